@@ -1,0 +1,83 @@
+//===-- gemm_common.h - Blocked GEMM driver shared by mixrt GEMMs -*- C++ -*-===//
+//
+// The cache-blocking loop nest (GotoBLAS style) shared by the INT8 and the
+// reduced-precision GEMMs. The caller supplies how panels are packed and
+// what a micro-tile does; the driver only decides the traversal, which never
+// reorders the k loop of an output element (k blocks run in ascending order).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXRT_LIB_GEMM_COMMON_H
+#define MIXRT_LIB_GEMM_COMMON_H
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace mixrt::detail {
+
+/// Rows of a micro-tile (rows of a packed A panel).
+inline constexpr int kGemmMr = 6;
+/// Columns of a micro-tile (columns of a packed B panel).
+inline constexpr int kGemmNr = 16;
+/// Depth of a k block (even, so int8 k pairs never straddle blocks).
+inline constexpr int64_t kGemmKc = 256;
+/// Rows of A packed at once (a multiple of kGemmMr).
+inline constexpr int64_t kGemmMc = 72;
+
+/// Depth of a packed panel: kc rounded up to even.
+inline int64_t paddedDepth(int64_t kc) { return (kc + 1) & ~int64_t{1}; }
+
+/// Runs the blocked GEMM traversal over an M x N x K problem (all > 0).
+///
+///   packA(k0, kc, m0, rows, T *panel)  packs rows [m0, m0+rows) (rows <= Mr)
+///                                      of the k block into a panel of
+///                                      kGemmMr * paddedDepth(kc) elements.
+///   packB(k0, kc, n0, cols, T *panel)  packs columns [n0, n0+cols)
+///                                      (cols <= Nr) into kGemmNr *
+///                                      paddedDepth(kc) elements.
+///   tile(k0, kc, m0, rows, n0, cols, const T *aPanel, const T *bPanel)
+///                                      computes one micro-tile.
+template <class T, class PackA, class PackB, class Tile>
+void blockedGemm(int64_t m, int64_t n, int64_t k, PackA &&packA, PackB &&packB,
+                 Tile &&tile) {
+  const int64_t panelDepth = paddedDepth(std::min(k, kGemmKc));
+  const int64_t numBPanels = (n + kGemmNr - 1) / kGemmNr;
+  const int64_t numAPanels = (std::min(m, kGemmMc) + kGemmMr - 1) / kGemmMr;
+  const int64_t bPanelSize = kGemmNr * panelDepth;
+  const int64_t aPanelSize = kGemmMr * panelDepth;
+  std::vector<T> bPacked(numBPanels * bPanelSize);
+  std::vector<T> aPacked(numAPanels * aPanelSize);
+
+  for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
+    const int64_t kc = std::min(kGemmKc, k - k0);
+    for (int64_t jp = 0; jp < numBPanels; ++jp) {
+      const int64_t n0 = jp * kGemmNr;
+      packB(k0, kc, n0, std::min<int64_t>(kGemmNr, n - n0),
+            bPacked.data() + jp * bPanelSize);
+    }
+    for (int64_t mb = 0; mb < m; mb += kGemmMc) {
+      const int64_t mc = std::min(kGemmMc, m - mb);
+      const int64_t aPanels = (mc + kGemmMr - 1) / kGemmMr;
+      for (int64_t ip = 0; ip < aPanels; ++ip) {
+        const int64_t m0 = mb + ip * kGemmMr;
+        packA(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0),
+              aPacked.data() + ip * aPanelSize);
+      }
+      for (int64_t jp = 0; jp < numBPanels; ++jp) {
+        const int64_t n0 = jp * kGemmNr;
+        const int64_t cols = std::min<int64_t>(kGemmNr, n - n0);
+        for (int64_t ip = 0; ip < aPanels; ++ip) {
+          const int64_t m0 = mb + ip * kGemmMr;
+          tile(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0), n0, cols,
+               aPacked.data() + ip * aPanelSize,
+               bPacked.data() + jp * bPanelSize);
+        }
+      }
+    }
+  }
+}
+
+} // namespace mixrt::detail
+
+#endif // MIXRT_LIB_GEMM_COMMON_H

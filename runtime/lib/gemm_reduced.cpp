@@ -1,0 +1,244 @@
+//===-- gemm_reduced.cpp - FP16/BF16 GEMM with f32 accumulation -----------===//
+//
+// Operands are rounded RNE to the 16-bit format (the rounding core of
+// float_bits.h) and widened exactly to f32 while packing. Every output then
+// runs acc = fmaf(a[m][k], b[k][n], acc) for k ascending from acc = 0. The
+// AVX2 kernel vectorizes across n (one lane per output column) with
+// vfmadd231ps, so each output keeps exactly that order and both paths give
+// identical bits. The f32 accumulator is converted once at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "float_bits.h"
+#include "gemm_common.h"
+#include "internal.h"
+
+#include <cmath>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace mixrt {
+namespace {
+
+using detail::kGemmMr;
+using detail::kGemmNr;
+
+//===----------------------------------------------------------------------===//
+// Micro-kernels: tile[Mr][Nr] (holding the accumulators so far) +=
+// A panel [kc][Mr] x B panel [kc][Nr], one fma per k in ascending order.
+//===----------------------------------------------------------------------===//
+
+void kernelF32Portable(int64_t kc, const float *a, const float *b,
+                       float *tile) {
+  for (int64_t kk = 0; kk < kc; ++kk, a += kGemmMr, b += kGemmNr)
+    for (int r = 0; r < kGemmMr; ++r)
+      for (int j = 0; j < kGemmNr; ++j)
+        tile[r * kGemmNr + j] =
+            std::fma(a[r], b[j], tile[r * kGemmNr + j]);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) void
+kernelF32Avx2(int64_t kc, const float *a, const float *b, float *tile) {
+  static_assert(kGemmMr == 6 && kGemmNr == 16, "kernel is written for 6x16");
+  __m256 acc[kGemmMr][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < kGemmMr; ++r) {
+    acc[r][0] = _mm256_loadu_ps(tile + r * kGemmNr);
+    acc[r][1] = _mm256_loadu_ps(tile + r * kGemmNr + 8);
+  }
+  for (int64_t kk = 0; kk < kc; ++kk, a += kGemmMr, b += kGemmNr) {
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < kGemmMr; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r);
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kGemmMr; ++r) {
+    _mm256_storeu_ps(tile + r * kGemmNr, acc[r][0]);
+    _mm256_storeu_ps(tile + r * kGemmNr + 8, acc[r][1]);
+  }
+}
+#endif
+
+using KernelF32 = void (*)(int64_t, const float *, const float *, float *);
+
+KernelF32 selectKernelF32() {
+#if defined(__x86_64__)
+  if (detail::useAvx2())
+    return kernelF32Avx2;
+#endif
+  return kernelF32Portable;
+}
+
+/// The operand value after rounding to `Fmt`, as an exact f32.
+template <class Fmt> struct RoundOperand {
+  float operator()(float x) const {
+    return detail::widen<Fmt, float>(detail::narrow<Fmt>(x));
+  }
+  float operator()(double x) const {
+    return detail::widen<Fmt, float>(detail::narrow<Fmt>(x));
+  }
+  float operator()(uint16_t bits) const {
+    return detail::widen<Fmt, float>(bits);
+  }
+};
+
+/// acc (M x N f32, leading dimension ldacc) = the reduced GEMM of validated
+/// operands of element type T.
+template <class Fmt, class T>
+void gemmReducedCore(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
+                     const T *b, int64_t ldb, float *acc, int64_t ldacc) {
+  for (int64_t i = 0; i < m; ++i)
+    std::fill(acc + i * ldacc, acc + i * ldacc + n, 0.0f);
+  if (m == 0 || n == 0 || k == 0)
+    return;
+  const RoundOperand<Fmt> round;
+  const KernelF32 kernel = selectKernelF32();
+  auto packA = [&](int64_t k0, int64_t kc, int64_t m0, int64_t rows,
+                   float *panel) {
+    for (int64_t kk = 0; kk < kc; ++kk)
+      for (int r = 0; r < kGemmMr; ++r)
+        panel[kk * kGemmMr + r] =
+            r < rows ? round(a[(m0 + r) * lda + k0 + kk]) : 0.0f;
+  };
+  auto packB = [&](int64_t k0, int64_t kc, int64_t n0, int64_t cols,
+                   float *panel) {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      const T *row = b + (k0 + kk) * ldb + n0;
+      for (int j = 0; j < kGemmNr; ++j)
+        panel[kk * kGemmNr + j] = j < cols ? round(row[j]) : 0.0f;
+    }
+  };
+  auto tile = [&](int64_t, int64_t kc, int64_t m0, int64_t rows, int64_t n0,
+                  int64_t cols, const float *aPanel, const float *bPanel) {
+    float t[kGemmMr * kGemmNr] = {};
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(acc + (m0 + r) * ldacc + n0,
+                acc + (m0 + r) * ldacc + n0 + cols, t + r * kGemmNr);
+    kernel(kc, aPanel, bPanel, t);
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(t + r * kGemmNr, t + r * kGemmNr + cols,
+                acc + (m0 + r) * ldacc + n0);
+  };
+  detail::blockedGemm<float>(m, n, k, packA, packB, tile);
+}
+
+template <class Fmt, class T, class Out>
+absl::Status gemmReducedTyped(absl::string_view op, int64_t m, int64_t n,
+                              int64_t k, const T *a, int64_t lda, const T *b,
+                              int64_t ldb, Out *c, int64_t ldc) {
+  std::vector<float> scratch;
+  float *acc;
+  int64_t ldacc;
+  if constexpr (std::is_same_v<Out, float>) {
+    acc = c;
+    ldacc = ldc;
+  } else {
+    scratch.resize(m * n);
+    acc = scratch.data();
+    ldacc = n;
+  }
+  gemmReducedCore<Fmt>(m, n, k, a, lda, b, ldb, acc, ldacc);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = acc[i * ldacc + j];
+      if (!std::isfinite(v))
+        return detail::outOfRange(op, ": result C[", i, "][", j, "] (", v,
+                                  ") is not finite");
+      c[i * ldc + j] = static_cast<Out>(v);
+    }
+  return absl::OkStatus();
+}
+
+template <class T, class Out>
+absl::Status gemmReduced(absl::string_view op, Float16Format format, int64_t m,
+                         int64_t n, int64_t k, const T *a, int64_t lda,
+                         const T *b, int64_t ldb, Out *c, int64_t ldc) {
+  if (absl::Status s =
+          detail::checkGemmShapes(op, m, n, k, a, lda, b, ldb, c, ldc);
+      !s.ok())
+    return s;
+  switch (format) {
+  case Float16Format::kF16:
+    return gemmReducedTyped<detail::F16Format>(op, m, n, k, a, lda, b, ldb, c,
+                                               ldc);
+  case Float16Format::kBF16:
+    return gemmReducedTyped<detail::BF16Format>(op, m, n, k, a, lda, b, ldb, c,
+                                                ldc);
+  }
+  return detail::invalidArgument(op, ": unknown format ",
+                                 static_cast<int>(format));
+}
+
+} // namespace
+
+absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
+                         const float *a, int64_t lda, const float *b,
+                         int64_t ldb, float *c, int64_t ldc) {
+  return gemmReduced("gemm_reduced_f32", format, m, n, k, a, lda, b, ldb, c,
+                     ldc);
+}
+
+absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
+                         const double *a, int64_t lda, const double *b,
+                         int64_t ldb, double *c, int64_t ldc) {
+  return gemmReduced("gemm_reduced_f64", format, m, n, k, a, lda, b, ldb, c,
+                     ldc);
+}
+
+absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
+                         const uint16_t *a, int64_t lda, const uint16_t *b,
+                         int64_t ldb, float *c, int64_t ldc) {
+  return gemmReduced("gemm_reduced_u16_f32", format, m, n, k, a, lda, b, ldb,
+                     c, ldc);
+}
+
+} // namespace mixrt
+
+//===----------------------------------------------------------------------===//
+// C ABI
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+mixrt_status_code mixrt_gemm_reduced_f32(mixrt_float16_format format,
+                                         int64_t M, int64_t N, int64_t K,
+                                         const float *A, int64_t lda,
+                                         const float *B, int64_t ldb, float *C,
+                                         int64_t ldc) {
+  return mixrt::detail::guardC([&] {
+    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
+                              K, A, lda, B, ldb, C, ldc);
+  });
+}
+
+mixrt_status_code mixrt_gemm_reduced_f64(mixrt_float16_format format,
+                                         int64_t M, int64_t N, int64_t K,
+                                         const double *A, int64_t lda,
+                                         const double *B, int64_t ldb,
+                                         double *C, int64_t ldc) {
+  return mixrt::detail::guardC([&] {
+    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
+                              K, A, lda, B, ldb, C, ldc);
+  });
+}
+
+mixrt_status_code mixrt_gemm_reduced_u16_f32(mixrt_float16_format format,
+                                             int64_t M, int64_t N, int64_t K,
+                                             const uint16_t *A, int64_t lda,
+                                             const uint16_t *B, int64_t ldb,
+                                             float *C, int64_t ldc) {
+  return mixrt::detail::guardC([&] {
+    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
+                              K, A, lda, B, ldb, C, ldc);
+  });
+}
+
+} // extern "C"
