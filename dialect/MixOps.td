@@ -1,0 +1,449 @@
+//===- MixOps.td - mix dialect operations ------------------*- tablegen -*-===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIX_OPS_TD
+#define MIX_OPS_TD
+
+include "dialect/MixBase.td"
+include "dialect/MixAttrs.td"
+include "dialect/MixInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+class Mix_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Mix_Dialect, mnemonic, traits>;
+
+def Mix_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def Mix_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Mix_ScalarTensor : 0DTensorOf<[F16, BF16, F32, F64]>;
+
+//===----------------------------------------------------------------------===//
+// Structure: network, block, terminators, weights
+//===----------------------------------------------------------------------===//
+
+def Mix_NetworkOp : Mix_Op<"network", [
+    IsolatedFromAbove, FunctionOpInterface, Symbol]> {
+  let summary = "A network: a named function with a default precision";
+  let description = [{
+    The root of a model. Its `precision` is the default of every layer inside
+    it that no block, layer or property override changes. Its inputs are the
+    region's arguments; `mix.return` yields its outputs.
+
+    ```mlir
+    mix.network @mlp precision(f32) (%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+      %w = mix.weight external "fc.weight" : tensor<8x2xf32>
+      %y = mix.dense %x, %w : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+      mix.return %y : tensor<4x2xf32>
+    }
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    Mix_PrecisionAttr:$precision,
+    OptionalAttr<DictArrayAttr>:$arg_attrs,
+    OptionalAttr<DictArrayAttr>:$res_attrs
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+  }];
+}
+
+def Mix_BlockOp : Mix_Op<"block", [
+    IsolatedFromAbove, RecursiveMemoryEffects]> {
+  let summary = "A group of layers with an optional name and precision override";
+  let description = [{
+    A block groups layers and may override the precision it inherits from its
+    parent (a network or another block). Blocks nest to any depth. Values
+    enter explicitly: each operand is bound to a region argument (the block
+    is isolated from above), and `mix.yield` gives the block's results.
+
+    ```mlir
+    %r = mix.block @stage1 precision(f16) (%a = %x) : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+      %y = mix.relu %a : (tensor<1x8xf32>) -> tensor<1x8xf32>
+      mix.yield %y : tensor<1x8xf32>
+    }
+    ```
+  }];
+  let arguments = (ins
+    Variadic<AnyType>:$inputs,
+    OptionalAttr<StrAttr>:$sym_name,
+    OptionalAttr<Mix_PrecisionAttr>:$precision
+  );
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// "@name" for named blocks, "<unnamed block>" otherwise.
+    std::string getDisplayName();
+  }];
+}
+
+def Mix_YieldOp : Mix_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"BlockOp">]> {
+  let summary = "Returns the results of a block";
+  let description = [{
+    ```mlir
+    mix.yield %y, %z : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Mix_ReturnOp : Mix_Op<"return", [
+    Pure, Terminator, ReturnLike, HasParent<"NetworkOp">]> {
+  let summary = "Returns the outputs of a network";
+  let description = [{
+    ```mlir
+    mix.return %logits : tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
+}
+
+def Mix_WeightOp : Mix_Op<"weight", [Pure]> {
+  let summary = "A weight tensor: inline data or a named external reference";
+  let description = [{
+    Weights are SSA values. Either the data is inline (a dense elements
+    attribute of the result type), or the op names a tensor to be loaded from
+    a weights file at compile time.
+
+    ```mlir
+    %b = mix.weight dense<[0.5, -1.0]> : tensor<2xf32>
+    %w = mix.weight external "stage1.conv1.weight" : tensor<16x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins
+    OptionalAttr<ElementsAttr>:$value,
+    OptionalAttr<StrAttr>:$ref
+  );
+  let results = (outs AnyStaticShapeTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layers
+//===----------------------------------------------------------------------===//
+
+// The precision overrides every layer may carry, and the resolution record.
+defvar Mix_LayerPrecisionArgs = (ins
+  OptionalAttr<Mix_PrecisionAttr>:$precision,
+  OptionalAttr<Mix_PrecisionAttr>:$weights_precision,
+  OptionalAttr<Mix_PrecisionAttr>:$activations_precision,
+  OptionalAttr<Mix_PrecisionAttr>:$accumulator_precision,
+  OptionalAttr<Mix_PrecisionAttr>:$output_precision,
+  OptionalAttr<Mix_ResolvedAttr>:$resolved
+);
+
+// A layer op. `weighted` layers implement getWeightOperands in C++.
+class Mix_LayerOp<string mnemonic, list<Trait> traits = [], bit weighted = 0>
+    : Mix_Op<mnemonic, !listconcat([Pure,
+        !if(weighted,
+            DeclareOpInterfaceMethods<Mix_LayerOpInterface, ["getWeightOperands"]>,
+            Mix_LayerOpInterface)],
+        !if(weighted, [Mix_HasWeights], []), traits)> {
+  let assemblyFormat = [{
+    operands `` custom<LayerPrecision>($precision, $weights_precision,
+        $activations_precision, $accumulator_precision, $output_precision)
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mix_DenseOp : Mix_LayerOp<"dense", [Mix_Int8Capable], 1> {
+  let summary = "Fully connected layer: y = x W + b";
+  let description = [{
+    `input` is `[..., K]`, `weight` is `[K, N]` (input features by output
+    features, so axis 1 is the output channel), the optional `bias` is
+    `[N]`; the result is `[..., N]`.
+
+    ```mlir
+    %y = mix.dense %x, %w, %b precision(f16, accumulator = f32)
+        : (tensor<8x64xf32>, tensor<64x10xf32>, tensor<10xf32>) -> tensor<8x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$weight,
+                            Optional<Mix_FloatTensor>:$bias),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_MatmulOp : Mix_LayerOp<"matmul", [Mix_Int8Capable]> {
+  let summary = "Batched matrix product of two activations";
+  let description = [{
+    `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]` with equal batch
+    dimensions; the result is `[..., M, N]`.
+
+    ```mlir
+    %c = mix.matmul %a, %b : (tensor<2x4x8xf32>, tensor<2x8x3xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_Conv2DOp : Mix_LayerOp<"conv2d", [Mix_Int8Capable], 1> {
+  let summary = "2-D convolution (NCHW input, FCHW weights)";
+  let description = [{
+    `input` is `[N, C, H, W]`, `weight` is `[F, C / groups, KH, KW]`, the
+    optional `bias` is `[F]`. `strides` and `dilations` are `[h, w]`,
+    `padding` is `[top, left, bottom, right]`. The result is
+    `[N, F, OH, OW]` with
+    `OH = (H + top + bottom - dilation_h * (KH - 1) - 1) / stride_h + 1`.
+
+    ```mlir
+    %y = mix.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$weight,
+                            Optional<Mix_FloatTensor>:$bias,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                            DefaultValuedAttr<I64Attr, "1">:$groups),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_BatchNormOp : Mix_LayerOp<"batch_norm", [Mix_Normalization], 1> {
+  let summary = "Batch normalization (inference form) over axis 1";
+  let description = [{
+    `y = scale * (x - mean) / sqrt(variance + epsilon) + bias` with the
+    per-channel parameters (`[C]`) broadcast along axis 1 of `input`
+    (`[N, C, ...]`).
+
+    ```mlir
+    %y = mix.batch_norm %x, %s, %b, %m, %v precision(f32)
+        : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$scale,
+                            Mix_FloatTensor:$bias, Mix_FloatTensor:$mean,
+                            Mix_FloatTensor:$variance,
+                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_LayerNormOp : Mix_LayerOp<"layer_norm", [Mix_Normalization, Mix_Reduction], 1> {
+  let summary = "Layer normalization over the last dimension";
+  let description = [{
+    Normalizes over the last dimension `D` of `input`, then applies `gamma`
+    and `beta` (`[D]`). Mean and variance are summed at accumulator
+    precision.
+
+    ```mlir
+    %y = mix.layer_norm %x, %g, %b precision(f32)
+        : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$gamma,
+                            Mix_FloatTensor:$beta,
+                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_SoftmaxOp : Mix_LayerOp<"softmax", [Mix_Reduction, Mix_UsesExp]> {
+  let summary = "Softmax along an axis";
+  let description = [{
+    ```mlir
+    %p = mix.softmax %x {axis = 1 : i64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ReluOp : Mix_LayerOp<"relu"> {
+  let summary = "Rectified linear unit";
+  let description = [{
+    ```mlir
+    %y = mix.relu %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input), Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_GeluOp : Mix_LayerOp<"gelu"> {
+  let summary = "Gaussian error linear unit (exact erf form or tanh approximation)";
+  let description = [{
+    ```mlir
+    %y = mix.gelu %x {approximate = true} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<BoolAttr, "false">:$approximate),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_AddOp : Mix_LayerOp<"add"> {
+  let summary = "Elementwise sum with numpy-style broadcasting";
+  let description = [{
+    ```mlir
+    %y = mix.add %a, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_MulOp : Mix_LayerOp<"mul"> {
+  let summary = "Elementwise product with numpy-style broadcasting";
+  let description = [{
+    ```mlir
+    %y = mix.mul %a, %b : (tensor<4x10xf32>, tensor<4x1xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
+  let summary = "Table lookup: rows of `table` selected by integer `indices`";
+  let description = [{
+    `indices` has any shape `S` (i32 or i64), `table` is `[V, D]`; the result
+    is `S + [D]`.
+
+    ```mlir
+    %e = mix.embedding %ids, %table : (tensor<2x16xi32>, tensor<1000x64xf32>) -> tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_IndexTensor:$indices, Mix_FloatTensor:$table),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_GlobalAvgPoolOp : Mix_LayerOp<"global_avg_pool", [Mix_Reduction]> {
+  let summary = "Mean over the spatial dimensions: [N, C, H, W] -> [N, C]";
+  let description = [{
+    ```mlir
+    %y = mix.global_avg_pool %x : (tensor<1x64x8x8xf32>) -> tensor<1x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input), Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_MaxPool2DOp : Mix_LayerOp<"max_pool2d"> {
+  let summary = "2-D max pooling (NCHW)";
+  let description = [{
+    `kernel` and `strides` are `[h, w]`, `padding` is
+    `[top, left, bottom, right]` (padded cells never win).
+
+    ```mlir
+    %y = mix.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DenseI64ArrayAttr:$kernel,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ReshapeOp : Mix_LayerOp<"reshape"> {
+  let summary = "Reinterprets the shape (same number of elements, row-major)";
+  let description = [{
+    ```mlir
+    %y = mix.reshape %x : (tensor<2x8xf32>) -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input), Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_FlattenOp : Mix_LayerOp<"flatten"> {
+  let summary = "Collapses the dimensions from `start_dim` on into one";
+  let description = [{
+    ```mlir
+    %y = mix.flatten %x : (tensor<1x16x4x4xf32>) -> tensor<1x256xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "1">:$start_dim),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_AttentionOp : Mix_LayerOp<"attention", [Mix_Int8Capable, Mix_Reduction], 1> {
+  let summary = "Multi-head self-attention with q/k/v/output projections";
+  let description = [{
+    `input` is `[B, S, E]`; `wq`, `wk`, `wv`, `wo` are `[E, E]` projection
+    weights (input by output features); `E` must be divisible by
+    `num_heads`. Scores `Q K^T / sqrt(E / num_heads)`, their softmax and the
+    weighted sum of values are computed at accumulator precision; the
+    projections are GEMMs at weights/activations precision. With
+    `causal = true` position i attends to positions <= i only.
+
+    ```mlir
+    %y = mix.attention %x, %wq, %wk, %wv, %wo {num_heads = 4 : i64}
+        : (tensor<2x16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$wq,
+                            Mix_FloatTensor:$wk, Mix_FloatTensor:$wv,
+                            Mix_FloatTensor:$wo,
+                            I64Attr:$num_heads,
+                            DefaultValuedAttr<BoolAttr, "false">:$causal),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_CrossEntropyLossOp : Mix_LayerOp<"cross_entropy_loss",
+    [Mix_Loss, Mix_Reduction, Mix_UsesExp]> {
+  let summary = "Mean cross-entropy of logits [N, C] against integer labels [N]";
+  let description = [{
+    ```mlir
+    %l = mix.cross_entropy_loss %logits, %labels : (tensor<4x10xf32>, tensor<4xi32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$logits, Mix_IndexTensor:$labels),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_ScalarTensor:$result);
+}
+
+def Mix_MseLossOp : Mix_LayerOp<"mse_loss", [Mix_Loss, Mix_Reduction]> {
+  let summary = "Mean squared error of two tensors of the same shape";
+  let description = [{
+    ```mlir
+    %l = mix.mse_loss %pred, %target : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$prediction, Mix_FloatTensor:$target),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_ScalarTensor:$result);
+}
+
+#endif // MIX_OPS_TD

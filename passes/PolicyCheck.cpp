@@ -1,0 +1,317 @@
+//===- PolicyCheck.cpp - checking resolved precisions against a policy ----===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/PolicyCheck.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+/// Rank of float precisions for "at least" comparisons.
+int floatRank(PrecisionKind kind) {
+  switch (kind) {
+  case PrecisionKind::f64:
+    return 3;
+  case PrecisionKind::f32:
+    return 2;
+  case PrecisionKind::f16:
+  case PrecisionKind::bf16:
+    return 1;
+  case PrecisionKind::int8:
+  case PrecisionKind::i32:
+    return 0;
+  }
+  return 0;
+}
+
+std::string opName(Operation *op) {
+  return "'" + op->getName().getStringRef().str() + "'";
+}
+
+class Checker {
+public:
+  Checker(const Policy &policy) : policy(policy) {}
+
+  LogicalResult run(Operation *root);
+  std::vector<Finding> takeFindings() { return std::move(findings); }
+
+private:
+  /// Adds a finding when the rule is enabled; returns it for extra notes.
+  Finding *add(Rule rule, Operation *op, std::optional<PrecisionProperty> prop,
+               PrecisionAttr precision, std::string message) {
+    Severity severity = policy.getSeverity(rule);
+    if (severity == Severity::off)
+      return nullptr;
+    findings.push_back(Finding{rule, severity, op, prop,
+                               precision ? precision.str() : std::string(),
+                               std::move(message), {}});
+    return &findings.back();
+  }
+
+  /// The note explaining where a decision came from.
+  static Finding::Note noteFor(const Decision &d, Operation *layer) {
+    std::string precision = d.precision.str();
+    Location loc = d.origin ? d.origin->getLoc() : layer->getLoc();
+    switch (d.source) {
+    case PrecisionSource::network:
+    case PrecisionSource::block:
+      return {loc, precision + " inherited from " + d.describe()};
+    case PrecisionSource::layer:
+      return {loc, precision + " set by the layer's own precision"};
+    case PrecisionSource::property:
+      return {loc, precision + " set by a property override"};
+    case PrecisionSource::derived:
+      return {loc, precision + " is the default accumulator/output for the "
+                               "layer's precisions, decided here"};
+    }
+    return {loc, precision};
+  }
+
+  void addWithNote(Rule rule, Operation *op, PrecisionProperty prop,
+                   const Decision &d, std::string message) {
+    if (Finding *f = add(rule, op, prop, d.precision, std::move(message)))
+      f->notes.push_back(noteFor(d, op));
+  }
+
+  void checkBlock(BlockOp block);
+  void checkLayer(LayerOpInterface layer, const LayerResolution &r);
+  void checkSensitive(LayerOpInterface layer, const LayerResolution &r);
+  void checkInt8(LayerOpInterface layer, const LayerResolution &r);
+  void checkAccumulator(LayerOpInterface layer, const LayerResolution &r);
+  void checkReductions(LayerOpInterface layer, const LayerResolution &r);
+  void checkRedundantLayer(LayerOpInterface layer, const LayerResolution &r);
+  void checkLists(LayerOpInterface layer, const LayerResolution &r);
+
+  const Policy &policy;
+  std::vector<Finding> findings;
+};
+} // namespace
+
+void Checker::checkBlock(BlockOp block) {
+  PrecisionAttr p = block.getPrecisionAttr();
+  if (!p)
+    return;
+  FailureOr<Decision> inherited = inheritedPrecision(block);
+  if (failed(inherited) || inherited->precision != p)
+    return;
+  if (Finding *f = add(Rule::RedundantOverride, block, std::nullopt, p,
+                       "block " + block.getDisplayName() + " sets precision " +
+                           p.str() + ", which it already inherits from " +
+                           inherited->describe()))
+    f->notes.push_back(noteFor(*inherited, block));
+}
+
+void Checker::checkSensitive(LayerOpInterface layer, const LayerResolution &r) {
+  bool sensitive = layer.isNormalization() || layer.isLoss() ||
+                   isa<SoftmaxOp>(layer.getOperation());
+  if (!sensitive)
+    return;
+  StringRef category = layer.isNormalization() ? "normalization layers"
+                       : layer.isLoss()        ? "loss layers"
+                                               : "softmax";
+  std::string minimum = stringifyPrecisionKind(policy.sensitiveMinimum).str();
+  for (PrecisionProperty prop :
+       {PrecisionProperty::activations, PrecisionProperty::accumulator}) {
+    const Decision &d = *r.get(prop);
+    if (floatRank(d.precision.getKind()) >= floatRank(policy.sensitiveMinimum))
+      continue;
+    addWithNote(Rule::SensitiveOpPrecision, layer, prop, d,
+                opName(layer) + " computes in " + d.precision.str() + " (" +
+                    stringifyPrecisionProperty(prop).str() + "); " +
+                    category.str() + " must compute in " + minimum +
+                    " or wider");
+  }
+}
+
+void Checker::checkInt8(LayerOpInterface layer, const LayerResolution &r) {
+  if (layer.isInt8Capable())
+    return;
+  for (PrecisionProperty prop : kAllProperties) {
+    const Decision *d = r.get(prop);
+    if (!d || !d->precision.isInt8())
+      continue;
+    addWithNote(Rule::Int8UnweightedOp, layer, prop, *d,
+                opName(layer) + " resolves its " +
+                    stringifyPrecisionProperty(prop).str() +
+                    " to int8, but int8 is only for GEMM-like layers (dense, "
+                    "matmul, conv2d, attention)");
+    return; // one finding per layer
+  }
+}
+
+void Checker::checkAccumulator(LayerOpInterface layer,
+                               const LayerResolution &r) {
+  bool int8Compute = r.activations.precision.isInt8() &&
+                     (!r.weights || r.weights->precision.isInt8());
+  const Decision &acc = r.accumulator;
+  PrecisionKind kind = acc.precision.getKind();
+  if (int8Compute) {
+    if (kind != PrecisionKind::i32)
+      addWithNote(Rule::AccumulatorPrecision, layer,
+                  PrecisionProperty::accumulator, acc,
+                  opName(layer) + " multiplies int8 by int8 but accumulates "
+                                  "in " +
+                      acc.precision.str() +
+                      "; int8 products must accumulate in exactly i32");
+    return;
+  }
+  if (kind == PrecisionKind::i32)
+    addWithNote(Rule::AccumulatorPrecision, layer,
+                PrecisionProperty::accumulator, acc,
+                opName(layer) +
+                    " computes in floating point but accumulates in i32; "
+                    "i32 accumulation is only for int8 x int8");
+  else if (floatRank(kind) < floatRank(PrecisionKind::f32))
+    addWithNote(Rule::AccumulatorPrecision, layer,
+                PrecisionProperty::accumulator, acc,
+                opName(layer) + " accumulates in " + acc.precision.str() +
+                    "; floating-point accumulation must be f32 or wider");
+}
+
+void Checker::checkReductions(LayerOpInterface layer,
+                              const LayerResolution &r) {
+  auto flagged = [&](PrecisionAttr p) {
+    return llvm::is_contained(policy.reducedPrecisions, p.getKind());
+  };
+  if (layer.isReduction() && flagged(r.accumulator.precision))
+    addWithNote(Rule::ReducedPrecisionReduction, layer,
+                PrecisionProperty::accumulator, r.accumulator,
+                opName(layer) + " sums in " + r.accumulator.precision.str() +
+                    " (accumulator); long reductions lose precision and "
+                    "overflow in reduced formats");
+  if (layer.usesExp() && flagged(r.activations.precision))
+    addWithNote(Rule::ReducedPrecisionReduction, layer,
+                PrecisionProperty::activations, r.activations,
+                opName(layer) + " evaluates exp in " +
+                    r.activations.precision.str() +
+                    " (activations); exp overflows reduced formats quickly");
+}
+
+void Checker::checkRedundantLayer(LayerOpInterface layer,
+                                  const LayerResolution &r) {
+  Operation *op = layer;
+  if (PrecisionAttr p = layer.getLayerPrecision()) {
+    FailureOr<Decision> inherited = inheritedPrecision(op);
+    if (succeeded(inherited) && inherited->precision == p)
+      if (Finding *f = add(Rule::RedundantOverride, op, std::nullopt, p,
+                           opName(layer) + " sets precision " + p.str() +
+                               ", which it already inherits from " +
+                               inherited->describe()))
+        f->notes.push_back(noteFor(*inherited, op));
+  }
+  // What each property would be without its own override.
+  for (PrecisionProperty prop : kAllProperties) {
+    PrecisionAttr p = layer.getPropertyOverride(prop);
+    if (!p)
+      continue;
+    PrecisionAttr without;
+    switch (prop) {
+    case PrecisionProperty::weights:
+    case PrecisionProperty::activations:
+      without = r.layer.precision;
+      break;
+    case PrecisionProperty::accumulator:
+      without = defaultAccumulator(
+          r.weights ? r.weights->precision : PrecisionAttr(),
+          r.activations.precision);
+      break;
+    case PrecisionProperty::output:
+      without = defaultOutput(r.activations.precision);
+      break;
+    }
+    if (without != p)
+      continue;
+    add(Rule::RedundantOverride, op, prop, p,
+        opName(layer) + " overrides its " +
+            stringifyPrecisionProperty(prop).str() + " to " + p.str() +
+            ", which it would resolve to anyway");
+  }
+}
+
+void Checker::checkLists(LayerOpInterface layer, const LayerResolution &r) {
+  auto check = [&](Rule rule, const PrecisionList &list,
+                   const std::string &owner, Operation *ownerOp) {
+    for (PrecisionProperty prop : list.properties) {
+      const Decision *d = r.get(prop);
+      if (!d || list.permits(d->precision.getKind()))
+        continue;
+      Finding *f =
+          add(rule, layer, prop, d->precision,
+              opName(layer) + " resolves its " +
+                  stringifyPrecisionProperty(prop).str() + " to " +
+                  d->precision.str() + ", which the policy does not allow " +
+                  owner);
+      if (!f)
+        return;
+      f->notes.push_back(noteFor(*d, layer));
+      if (ownerOp && ownerOp != d->origin)
+        f->notes.push_back({ownerOp->getLoc(), "the policy's list applies to " +
+                                                   describeOp(ownerOp)});
+    }
+  };
+  auto it = policy.ops.find(layer.getLayerKind());
+  if (it != policy.ops.end())
+    check(Rule::OpPrecisionList, it->second,
+          "for op kind '" + layer.getLayerKind().str() + "'", nullptr);
+  if (policy.blocks.empty())
+    return;
+  for (Operation *parent = layer->getParentOp(); parent;
+       parent = parent->getParentOp()) {
+    auto block = dyn_cast<BlockOp>(parent);
+    if (!block || !block.getSymNameAttr())
+      continue;
+    auto entry = policy.blocks.find(block.getSymNameAttr().getValue());
+    if (entry != policy.blocks.end())
+      check(Rule::BlockPrecisionList, entry->second,
+            "in block " + block.getDisplayName(), block);
+  }
+}
+
+void Checker::checkLayer(LayerOpInterface layer, const LayerResolution &r) {
+  checkSensitive(layer, r);
+  checkInt8(layer, r);
+  checkAccumulator(layer, r);
+  checkReductions(layer, r);
+  checkRedundantLayer(layer, r);
+  checkLists(layer, r);
+}
+
+LogicalResult Checker::run(Operation *root) {
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto block = dyn_cast<BlockOp>(op)) {
+      checkBlock(block);
+      return WalkResult::advance();
+    }
+    auto layer = dyn_cast<LayerOpInterface>(op);
+    if (!layer)
+      return WalkResult::advance();
+    FailureOr<LayerResolution> r = resolveLayer(layer);
+    if (failed(r))
+      return WalkResult::interrupt();
+    checkLayer(layer, *r);
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+FailureOr<std::vector<Finding>> mix::checkPolicy(Operation *root,
+                                                 const Policy &policy) {
+  Checker checker(policy);
+  if (failed(checker.run(root)))
+    return failure();
+  return checker.takeFindings();
+}
+
+void mix::emitFinding(const Finding &finding) {
+  InFlightDiagnostic diag = finding.severity == Severity::error
+                                ? finding.op->emitError()
+                                : finding.op->emitWarning();
+  diag << "[" << getRuleName(finding.rule) << "] " << finding.message;
+  for (const Finding::Note &note : finding.notes)
+    diag.attachNote(note.loc) << note.message;
+}

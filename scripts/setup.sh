@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs, idempotently, everything mixc needs to build, test and run its
+# examples on a fresh Debian 12 machine. Run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  catch2 libabsl-dev libbenchmark-dev
+  ninja-build cmake g++ python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
