@@ -1,0 +1,369 @@
+//===- LintDriver.cpp - the mix-lint precision-policy gate ----------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/LintDriver.h"
+#include "compiler/ModelLoader.h"
+#include "dialect/MixOps.h"
+#include "passes/PolicyCheck.h"
+#include "passes/Resolve.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mix;
+namespace json = llvm::json;
+
+namespace {
+
+/// One row of the --explain table.
+struct LayerRow {
+  std::string op;
+  std::string location;
+  std::string scope; // innermost enclosing block or network
+  /// "f16 (block @stage1)" per property; empty when not applicable.
+  std::string cells[4];
+  /// Precision and source separately, for JSON.
+  std::string precision[4];
+  std::string source[4];
+};
+
+std::string severityLabel(Severity s) { return getSeverityName(s).str(); }
+
+std::string innermostScope(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<BlockOp, NetworkOp>(p))
+      return describeOp(p);
+  return "";
+}
+
+FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
+  std::vector<LayerRow> rows;
+  WalkResult result = module.walk([&](LayerOpInterface layer) {
+    FailureOr<LayerResolution> r = resolveLayer(layer);
+    if (failed(r))
+      return WalkResult::interrupt();
+    LayerRow row;
+    row.op = layer->getName().getStringRef().str();
+    row.location = formatLocation(layer->getLoc());
+    row.scope = innermostScope(layer);
+    for (PrecisionProperty prop : kAllProperties) {
+      unsigned i = static_cast<unsigned>(prop);
+      const Decision *d = r->get(prop);
+      if (!d) {
+        row.cells[i] = "-";
+        continue;
+      }
+      row.precision[i] = d->precision.str();
+      row.source[i] = d->describe();
+      row.cells[i] = row.precision[i] + " (" + d->toAttr().describeSource() + ")";
+    }
+    rows.push_back(std::move(row));
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return rows;
+}
+
+void printTable(llvm::raw_ostream &out, const std::vector<LayerRow> &rows) {
+  const char *headers[] = {"layer",   "location",    "scope",
+                           "weights", "activations", "accumulator",
+                           "output"};
+  auto cell = [](const LayerRow &row, unsigned col) -> const std::string & {
+    switch (col) {
+    case 0:
+      return row.op;
+    case 1:
+      return row.location;
+    case 2:
+      return row.scope;
+    default:
+      return row.cells[col - 3];
+    }
+  };
+  size_t widths[7];
+  for (unsigned c = 0; c < 7; ++c) {
+    widths[c] = strlen(headers[c]);
+    for (const LayerRow &row : rows)
+      widths[c] = std::max(widths[c], cell(row, c).size());
+  }
+  auto line = [&](auto get) {
+    std::string s;
+    for (unsigned c = 0; c < 7; ++c) {
+      std::string text = get(c);
+      s += text;
+      if (c + 1 < 7)
+        s += std::string(widths[c] - text.size() + 2, ' ');
+    }
+    out << llvm::StringRef(s).rtrim() << "\n";
+  };
+  line([&](unsigned c) { return std::string(headers[c]); });
+  for (const LayerRow &row : rows)
+    line([&](unsigned c) { return cell(row, c); });
+}
+
+json::Value layersToJSON(const std::vector<LayerRow> &rows) {
+  json::Array layers;
+  for (const LayerRow &row : rows) {
+    json::Object props;
+    for (PrecisionProperty prop : kAllProperties) {
+      unsigned i = static_cast<unsigned>(prop);
+      if (row.precision[i].empty())
+        continue;
+      props[stringifyPrecisionProperty(prop)] = json::Object{
+          {"precision", row.precision[i]}, {"source", row.source[i]}};
+    }
+    layers.push_back(json::Object{{"op", row.op},
+                                  {"location", row.location},
+                                  {"scope", row.scope},
+                                  {"properties", std::move(props)}});
+  }
+  return std::move(layers);
+}
+
+/// Splits "file:line:col" for SARIF; line/col are 0 when unknown.
+struct SplitLoc {
+  std::string file;
+  int64_t line = 0, col = 0;
+};
+SplitLoc splitLocation(Location loc) {
+  SplitLoc s;
+  if (auto f = loc->findInstanceOf<FileLineColLoc>()) {
+    s.file = f.getFilename().str();
+    s.line = f.getLine();
+    s.col = f.getColumn();
+  }
+  return s;
+}
+
+json::Value findingToJSON(const Finding &f) {
+  json::Array notes;
+  for (const Finding::Note &n : f.notes)
+    notes.push_back(json::Object{{"location", formatLocation(n.loc)},
+                                 {"message", n.message}});
+  json::Object o{{"rule", getRuleName(f.rule)},
+                 {"severity", severityLabel(f.severity)},
+                 {"op", f.op->getName().getStringRef()},
+                 {"location", formatLocation(f.op->getLoc())},
+                 {"message", f.message},
+                 {"notes", std::move(notes)}};
+  if (f.property)
+    o["property"] = stringifyPrecisionProperty(*f.property);
+  if (!f.precision.empty())
+    o["precision"] = f.precision;
+  return std::move(o);
+}
+
+json::Value sarifLocation(Location loc, const std::string *message) {
+  SplitLoc s = splitLocation(loc);
+  json::Object region;
+  if (s.line > 0) {
+    region["startLine"] = s.line;
+    region["startColumn"] = s.col;
+  }
+  json::Object physical{{"artifactLocation", json::Object{{"uri", s.file}}},
+                        {"region", std::move(region)}};
+  json::Object result{{"physicalLocation", std::move(physical)}};
+  if (message)
+    result["message"] = json::Object{{"text", *message}};
+  return std::move(result);
+}
+
+json::Value toSARIF(const std::vector<Finding> &findings,
+                    const std::vector<LayerRow> *layers) {
+  json::Array rules;
+  for (unsigned i = 0; i < kNumRules; ++i) {
+    Rule rule = static_cast<Rule>(i);
+    rules.push_back(json::Object{
+        {"id", getRuleName(rule)},
+        {"shortDescription",
+         json::Object{{"text", getRuleDescription(rule)}}}});
+  }
+  json::Array results;
+  for (const Finding &f : findings) {
+    json::Array related;
+    for (const Finding::Note &n : f.notes)
+      related.push_back(sarifLocation(n.loc, &n.message));
+    results.push_back(json::Object{
+        {"ruleId", getRuleName(f.rule)},
+        {"ruleIndex", static_cast<int64_t>(f.rule)},
+        {"level", severityLabel(f.severity)},
+        {"message", json::Object{{"text", f.message}}},
+        {"locations", json::Array{sarifLocation(f.op->getLoc(), nullptr)}},
+        {"relatedLocations", std::move(related)}});
+  }
+  json::Object run{
+      {"tool", json::Object{{"driver",
+                             json::Object{{"name", "mix-lint"},
+                                          {"informationUri",
+                                           "docs/cli.md"},
+                                          {"rules", std::move(rules)}}}}},
+      {"results", std::move(results)}};
+  if (layers)
+    run["properties"] = json::Object{{"layers", layersToJSON(*layers)}};
+  return json::Object{
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+      {"version", "2.1.0"},
+      {"runs", json::Array{std::move(run)}}};
+}
+
+} // namespace
+
+int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
+                 llvm::raw_ostream &err) {
+  auto badInput = [&](const llvm::Twine &message) {
+    err << "mix-lint: error: " << message << "\n";
+    return kLintBadInput;
+  };
+
+  Policy policy = Policy::getDefault();
+  if (!options.policyPath.empty()) {
+    llvm::Expected<Policy> loaded = loadPolicyFile(options.policyPath);
+    if (!loaded)
+      return badInput(llvm::toString(loaded.takeError()));
+    policy = std::move(*loaded);
+  }
+
+  MLIRContext context;
+  loadMixDialects(context);
+  auto module = loadModel(options.modelPath, context);
+  if (!module)
+    return badInput(llvm::toString(module.takeError()));
+
+  // Resolution problems (e.g. an inherited int8 axis that does not fit) are
+  // bad input too: the model cannot be given precisions at all.
+  FirstErrorCollector errors(context);
+  FailureOr<std::vector<Finding>> findings = checkPolicy(**module, policy);
+  std::vector<LayerRow> rows;
+  if (succeeded(findings) && options.explain) {
+    FailureOr<std::vector<LayerRow>> explained = explainLayers(**module);
+    if (failed(explained))
+      findings = failure();
+    else
+      rows = std::move(*explained);
+  }
+  if (failed(findings))
+    return badInput(errors.hasError() ? errors.message()
+                                      : "precision resolution failed");
+
+  unsigned numErrors = 0, numWarnings = 0;
+  for (const Finding &f : *findings)
+    (f.severity == Severity::error ? numErrors : numWarnings) += 1;
+
+  switch (options.format) {
+  case LintFormat::text: {
+    if (options.explain) {
+      printTable(out, rows);
+      out << "\n";
+    }
+    for (const Finding &f : *findings) {
+      out << formatLocation(f.op->getLoc()) << ": "
+          << severityLabel(f.severity) << ": [" << getRuleName(f.rule) << "] "
+          << f.message << "\n";
+      for (const Finding::Note &n : f.notes)
+        out << formatLocation(n.loc) << ": note: " << n.message << "\n";
+    }
+    out << llvm::formatv("mix-lint: {0}: {1} error(s), {2} warning(s)\n",
+                         options.modelPath, numErrors, numWarnings);
+    break;
+  }
+  case LintFormat::json: {
+    json::Array list;
+    for (const Finding &f : *findings)
+      list.push_back(findingToJSON(f));
+    json::Object doc{{"model", options.modelPath},
+                     {"findings", std::move(list)},
+                     {"errors", numErrors},
+                     {"warnings", numWarnings}};
+    if (options.explain)
+      doc["layers"] = layersToJSON(rows);
+    out << llvm::formatv("{0:2}", json::Value(std::move(doc))) << "\n";
+    break;
+  }
+  case LintFormat::sarif:
+    out << llvm::formatv("{0:2}",
+                         toSARIF(*findings, options.explain ? &rows : nullptr))
+        << "\n";
+    break;
+  }
+  return numErrors ? kLintPolicyErrors : kLintClean;
+}
+
+static const char kUsage[] =
+    "usage: mix-lint MODEL.mlir [--policy POLICY.json] "
+    "[--format text|json|sarif] [--explain]\n"
+    "\n"
+    "Checks the resolved precisions of a mix model against a precision "
+    "policy.\n"
+    "Exit codes: 0 clean (warnings allowed), 1 policy errors, 2 bad input.\n";
+
+int mix::lintMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,
+                  llvm::raw_ostream &err) {
+  LintOptions options;
+  bool haveModel = false;
+  auto usageError = [&](const llvm::Twine &message) {
+    err << "mix-lint: error: " << message << "\n"
+        << "run 'mix-lint --help' for usage\n";
+    return kLintBadInput;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    // Accept both "--opt value" and "--opt=value".
+    auto value = [&](llvm::StringRef name,
+                     std::string &dest) -> std::optional<bool> {
+      if (arg == name) {
+        if (i + 1 >= args.size())
+          return false;
+        dest = args[++i];
+        return true;
+      }
+      if (arg.consume_front((name + "=").str())) {
+        dest = arg.str();
+        return true;
+      }
+      return std::nullopt;
+    };
+    std::string format;
+    if (arg == "-h" || arg == "--help") {
+      out << kUsage;
+      return kLintClean;
+    }
+    if (arg == "--explain") {
+      options.explain = true;
+      continue;
+    }
+    if (auto got = value("--policy", options.policyPath)) {
+      if (!*got || options.policyPath.empty())
+        return usageError("--policy needs a file name");
+      continue;
+    }
+    if (auto got = value("--format", format)) {
+      if (!*got)
+        return usageError("--format needs a value: text, json or sarif");
+      if (format == "text")
+        options.format = LintFormat::text;
+      else if (format == "json")
+        options.format = LintFormat::json;
+      else if (format == "sarif")
+        options.format = LintFormat::sarif;
+      else
+        return usageError("unknown format '" + format +
+                          "' (expected text, json or sarif)");
+      continue;
+    }
+    if (arg.size() > 1 && arg.starts_with("-"))
+      return usageError("unknown option '" + arg + "'");
+    if (haveModel)
+      return usageError("more than one model given ('" + options.modelPath +
+                        "' and '" + arg + "')");
+    options.modelPath = arg.str();
+    haveModel = true;
+  }
+  if (!haveModel)
+    return usageError("no model given");
+  return runLint(options, out, err);
+}

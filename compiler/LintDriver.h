@@ -1,0 +1,53 @@
+//===- LintDriver.h - the mix-lint precision-policy gate ------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The library behind `mix-lint`: load a policy and a model, resolve and
+// check it, print findings as text, JSON or SARIF and, on request, the
+// per-layer precision table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_COMPILER_LINTDRIVER_H
+#define MIXC_COMPILER_LINTDRIVER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace mix {
+
+enum class LintFormat { text, json, sarif };
+
+struct LintOptions {
+  /// The model file (`-` reads standard input).
+  std::string modelPath;
+  /// A JSON policy file; empty uses the built-in default policy.
+  std::string policyPath;
+  LintFormat format = LintFormat::text;
+  /// Also print every layer's resolved precisions and their provenance.
+  bool explain = false;
+};
+
+/// mix-lint's exit codes.
+enum LintExitCode : int {
+  kLintClean = 0,        ///< no policy errors (warnings allowed)
+  kLintPolicyErrors = 1, ///< at least one finding of severity error
+  kLintBadInput = 2,     ///< unreadable/invalid model or policy, bad usage
+};
+
+/// Runs the lint. Findings and tables go to `out`; a one-line error for bad
+/// input goes to `err`.
+int runLint(const LintOptions &options, llvm::raw_ostream &out,
+            llvm::raw_ostream &err);
+
+/// Parses mix-lint's command line (without argv[0]) and runs it.
+int lintMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,
+             llvm::raw_ostream &err);
+
+} // namespace mix
+
+#endif // MIXC_COMPILER_LINTDRIVER_H

@@ -1,0 +1,46 @@
+//===- ModelLoader.h - reading mix models with one-line errors ------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_COMPILER_MODELLOADER_H
+#define MIXC_COMPILER_MODELLOADER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+namespace mix {
+
+/// Loads the mix dialect (and what models may contain) into `context`.
+void loadMixDialects(mlir::MLIRContext &context);
+
+/// Formats a location as `file:line:col` (or `unknown location`).
+std::string formatLocation(mlir::Location loc);
+
+/// Collects the first error diagnostic reported while it is alive, as
+/// `file:line:col: message`; other diagnostics are swallowed.
+class FirstErrorCollector {
+public:
+  explicit FirstErrorCollector(mlir::MLIRContext &context);
+  ~FirstErrorCollector();
+  bool hasError() const { return !first.empty(); }
+  const std::string &message() const { return first; }
+
+private:
+  mlir::MLIRContext &context;
+  mlir::DiagnosticEngine::HandlerID id;
+  std::string first;
+};
+
+/// Reads, parses and verifies a model file (`-` is standard input). Fails
+/// with a one-line message naming the file and the location of the problem;
+/// a file without any `mix.network` is an error too.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadModel(llvm::StringRef path, mlir::MLIRContext &context);
+
+} // namespace mix
+
+#endif // MIXC_COMPILER_MODELLOADER_H

@@ -1,0 +1,13 @@
+//===- mix-lint.cpp - precision-policy gate for mix models ----------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/LintDriver.h"
+#include "llvm/Support/raw_ostream.h"
+
+int main(int argc, char **argv) {
+  return mix::lintMain(llvm::ArrayRef<const char *>(argv + 1, argc - 1),
+                       llvm::outs(), llvm::errs());
+}
