@@ -18,3 +18,30 @@ config.environment["PATH"] = os.pathsep.join(
 )
 config.substitutions.append(("%mixc_src", config.mixc_src_root))
 config.substitutions.append(("%examples", os.path.join(config.mixc_src_root, "examples")))
+
+# Pass statistics are compiled out of NDEBUG (Release) builds of LLVM/MLIR
+# users (llvm/ADT/Statistic.h: LLVM_ENABLE_STATS). Tests of the counters
+# require the `pass-statistics` feature, probed once here.
+import subprocess
+
+
+def _mix_opt_has_pass_statistics():
+    probe = (
+        "mix.network @n precision(f32) (%x: tensor<1xf32>) {\n"
+        "  %0 = mix.relu %x : (tensor<1xf32>) -> tensor<1xf32>\n"
+        "  mix.return\n"
+        "}\n"
+    )
+    try:
+        result = subprocess.run(
+            [os.path.join(config.mixc_tools_dir, "mix-opt"),
+             "--mix-resolve-precision", "--mlir-pass-statistics",
+             "-o", os.devnull],
+            input=probe, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "Number of layers resolved" in result.stderr
+
+
+if _mix_opt_has_pass_statistics():
+    config.available_features.add("pass-statistics")
