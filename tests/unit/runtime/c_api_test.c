@@ -1,0 +1,127 @@
+/*===-- c_api_test.c - mixrt C ABI test, compiled as C ------------------===*\
+|*                                                                          *|
+|* Checks that mixrt.h is valid C and that the C entry points, handles and  *|
+|* error messages behave as documented. Returns nonzero on any mismatch.    *|
+|*                                                                          *|
+\*===----------------------------------------------------------------------===*/
+
+#include <mixrt/mixrt.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define EXPECT(cond)                                                           \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "c_api_test.c:%d: check failed: %s\n", __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+#define EXPECT_ERROR(call, code, needle)                                       \
+  do {                                                                         \
+    EXPECT((call) == (code));                                                  \
+    EXPECT(strstr(mixrt_last_error_message(), (needle)) != NULL);              \
+  } while (0)
+
+static void test_conversions(void) {
+  EXPECT(mixrt_f32_to_f16(-2.0f) == 0xc000);
+  EXPECT(mixrt_f16_to_f32(0x3555) == 0x1.554p-2f);
+  EXPECT(mixrt_f32_to_bf16(3.0f) == 0x4040);
+  EXPECT(mixrt_bf16_to_f32(0x4040) == 3.0f);
+  EXPECT(mixrt_f64_to_f16(1.0 + 0x1p-11 + 0x1p-40) == 0x3c01);
+  EXPECT(mixrt_f16_to_f64(0x0001) == 0x1p-24);
+  EXPECT(mixrt_bf16_to_f64(0x0001) == 0x1p-133);
+  const double src[3] = {1.0, NAN, 1e6};
+  uint16_t dst[3];
+  EXPECT_ERROR(mixrt_f64_to_f16_array_checked(src, 3, dst),
+               MIXRT_STATUS_INVALID_ARGUMENT, "element 1");
+  EXPECT_ERROR(mixrt_f64_to_f16_array_checked(src, -3, dst),
+               MIXRT_STATUS_INVALID_ARGUMENT, "count (-3)");
+}
+
+static void test_qtensor(void) {
+  const float data[4] = {-1.0f, 0.0f, 0.5f, 1.0f};
+  const int64_t shape[1] = {4};
+  const float scales[1] = {0.5f};
+  const int32_t zps[1] = {-3};
+  mixrt_qtensor *t = NULL;
+  EXPECT(mixrt_quantize_f32_with_params(data, shape, 1,
+                                        MIXRT_QSCHEME_ASYMMETRIC,
+                                        MIXRT_PER_TENSOR, scales, zps,
+                                        &t) == MIXRT_STATUS_OK);
+  if (t) {
+    const int8_t *q = mixrt_qtensor_data(t);
+    EXPECT(q[0] == -5 && q[1] == -3 && q[2] == -2 && q[3] == -1);
+    float back[4];
+    EXPECT(mixrt_dequantize_f32(t, back, 4) == MIXRT_STATUS_OK);
+    EXPECT(back[0] == -1.0f && back[3] == 1.0f);
+    mixrt_qtensor_destroy(t);
+  }
+  const float bad[2] = {1.0f, INFINITY};
+  const int64_t shape2[1] = {2};
+  EXPECT_ERROR(mixrt_quantize_f32(bad, shape2, 1, MIXRT_QSCHEME_SYMMETRIC,
+                                  MIXRT_PER_TENSOR, &t),
+               MIXRT_STATUS_INVALID_ARGUMENT, "element 1");
+  EXPECT(t == NULL);
+}
+
+static void test_gemm(void) {
+  /* A 2x2 with lda 3, B 2x3, zero points per row / column, f32 result. */
+  const int8_t a[6] = {1, 2, 99, 3, 4, 99};
+  const int8_t b[6] = {1, 0, -1, 2, 1, 0};
+  const float sa[2] = {0.5f, 2.0f}, sb[3] = {1.0f, 1.0f, 0.25f};
+  const int32_t za[2] = {1, 0}, zb[3] = {0, 0, -1};
+  mixrt_gemm_s8_operand ao = {a, 3, 1, sa, za};
+  mixrt_gemm_s8_operand bo = {b, 3, 1, sb, zb};
+  float c[6];
+  EXPECT(mixrt_gemm_s8_f32(2, 3, 2, &ao, &bo, c, 3) == MIXRT_STATUS_OK);
+  /* row 0: (a - 1) = [0, 1]; col 2: (b + 1) = [0, 1] -> acc 1 * 0.5 * .25 */
+  EXPECT(c[2] == 0.125f);
+  /* row 1: [3, 4]; col 0: [1, 2] -> 11 * 2 * 1 */
+  EXPECT(c[3] == 22.0f);
+  int32_t c32[1];
+  EXPECT_ERROR(mixrt_gemm_s8s8s32(1, 1, 1, a, 1, b, 1, c32, 0),
+               MIXRT_STATUS_INVALID_ARGUMENT, "leading dimension of C");
+  float r[1];
+  const float fa[1] = {1e30f}, fb[1] = {1.0f};
+  EXPECT_ERROR(mixrt_gemm_reduced_f32(MIXRT_FORMAT_F16, 1, 1, 1, fa, 1, fb, 1,
+                                      r, 1),
+               MIXRT_STATUS_OUT_OF_RANGE, "not finite");
+}
+
+static void test_optimizer(void) {
+  mixrt_optimizer_config config;
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_SGD, &config);
+  config.learning_rate = 0.5;
+  mixrt_optimizer *opt = NULL;
+  EXPECT(mixrt_optimizer_create(&config, &opt) == MIXRT_STATUS_OK);
+  const double w[2] = {1.0, 2.0};
+  int64_t index = -1;
+  EXPECT(mixrt_optimizer_add_param(opt, w, 2, MIXRT_LOWP_F16, &index) ==
+         MIXRT_STATUS_OK);
+  const float g[2] = {1.0f, -1.0f};
+  const float *grads[1] = {g};
+  const int64_t sizes[1] = {2};
+  EXPECT(mixrt_optimizer_step_f32(opt, grads, sizes, 1) == MIXRT_STATUS_OK);
+  EXPECT(mixrt_optimizer_master(opt, 0)[0] == 0.5);
+  EXPECT(mixrt_optimizer_lowp_u16(opt, 0)[1] == 0x4100); /* 2.5 */
+  mixrt_optimizer_destroy(opt);
+}
+
+int main(void) {
+  EXPECT(strcmp(mixrt_last_error_message(), "") == 0);
+  test_conversions();
+  test_qtensor();
+  test_gemm();
+  test_optimizer();
+  if (failures) {
+    fprintf(stderr, "c_api_test: %d failures\n", failures);
+    return 1;
+  }
+  printf("c_api_test: OK\n");
+  return 0;
+}

@@ -1,0 +1,248 @@
+//===-- loss_scaler_test.cpp - Loss scaler tests --------------------------===//
+
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace mixrt;
+
+namespace {
+
+LossScaler makeScaler(double initial, int64_t interval, double max) {
+  LossScalerConfig config;
+  config.initial_scale = initial;
+  config.growth_interval = interval;
+  config.max_scale = max;
+  absl::StatusOr<LossScaler> s = LossScaler::Create(config);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+} // namespace
+
+TEST_CASE("loss_scaler.defaults", "[loss_scaler]") {
+  mixrt_loss_scaler_config c;
+  mixrt_loss_scaler_config_init(&c);
+  CHECK(c.initial_scale == 65536.0);
+  CHECK(c.growth_factor == 2.0);
+  CHECK(c.backoff_factor == 0.5);
+  CHECK(c.growth_interval == 2000);
+  CHECK(c.max_scale == 16777216.0);
+}
+
+TEST_CASE("loss_scaler.exact_trajectory", "[loss_scaler]") {
+  LossScaler s = makeScaler(1024.0, 3, 8192.0);
+  // Growth after 3 finite steps.
+  s.Update(false);
+  s.Update(false);
+  CHECK(s.scale() == 1024.0);
+  CHECK(s.growth_tracker() == 2);
+  s.Update(false);
+  CHECK(s.scale() == 2048.0);
+  CHECK(s.growth_tracker() == 0);
+  // Backoff on inf resets the counter.
+  s.Update(false);
+  s.Update(false);
+  s.Update(true);
+  CHECK(s.scale() == 1024.0);
+  CHECK(s.growth_tracker() == 0);
+  // Three more finite steps are needed after the reset.
+  s.Update(false);
+  s.Update(false);
+  CHECK(s.scale() == 1024.0);
+  s.Update(false);
+  CHECK(s.scale() == 2048.0);
+  // Grow to the maximum, then stay there (counter still resets).
+  for (int i = 0; i < 6; ++i)
+    s.Update(false);
+  CHECK(s.scale() == 8192.0);
+  for (int i = 0; i < 3; ++i)
+    s.Update(false);
+  CHECK(s.scale() == 8192.0);
+  CHECK(s.growth_tracker() == 0);
+  // Consecutive backoffs.
+  s.Update(true);
+  s.Update(true);
+  CHECK(s.scale() == 2048.0);
+}
+
+TEST_CASE("loss_scaler.growth_never_reaches_inf", "[loss_scaler]") {
+  const double max = std::numeric_limits<double>::max();
+  LossScaler s = makeScaler(0x1p1023, 1, max);
+  s.Update(false); // 2^1024 is inf: the scale stays.
+  CHECK(s.scale() == 0x1p1023);
+  CHECK(s.growth_tracker() == 0);
+}
+
+TEST_CASE("loss_scaler.nan_and_inf_gradients_skip_the_step", "[loss_scaler]") {
+  LossScaler s = makeScaler(8.0, 2, 1024.0);
+  std::vector<float> g1 = {8.0f, -16.0f}, g2 = {4.0f};
+  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g1),
+                                          absl::MakeSpan(g2)};
+  int applied = 0;
+  auto apply = [&] {
+    ++applied;
+    return absl::OkStatus();
+  };
+  absl::StatusOr<bool> skipped = s.Step(grads, apply);
+  REQUIRE(skipped.ok());
+  CHECK_FALSE(*skipped);
+  CHECK(applied == 1);
+  CHECK(g1 == std::vector<float>{1.0f, -2.0f});
+  CHECK(g2 == std::vector<float>{0.5f});
+  CHECK(s.growth_tracker() == 1);
+
+  g1 = {std::numeric_limits<float>::quiet_NaN(), 1.0f};
+  skipped = s.Step(grads, apply);
+  REQUIRE(skipped.ok());
+  CHECK(*skipped);
+  CHECK(applied == 1); // Never applied on a skipped step.
+  CHECK(s.scale() == 4.0);
+  CHECK(s.growth_tracker() == 0);
+
+  g1 = {1.0f, 1.0f};
+  g2 = {-std::numeric_limits<float>::infinity()};
+  skipped = s.Step(grads, apply);
+  CHECK(*skipped);
+  CHECK(applied == 1);
+  CHECK(s.scale() == 2.0);
+
+  // A finite value that overflows after unscaling (scale < 1) also skips.
+  LossScaler small = makeScaler(0.25, 5, 1.0);
+  std::vector<float> g3 = {3e38f};
+  std::vector<absl::Span<float>> grads3 = {absl::MakeSpan(g3)};
+  skipped = small.Step(grads3, apply);
+  CHECK(*skipped);
+  CHECK(small.scale() == 0.125);
+
+  // A failing update propagates and leaves the scaler unchanged.
+  g1 = {1.0f, 1.0f};
+  g2 = {1.0f};
+  const int64_t tracker = s.growth_tracker();
+  skipped = s.Step(grads, [] { return absl::InternalError("boom"); });
+  CHECK(skipped.status().code() == absl::StatusCode::kInternal);
+  CHECK(s.growth_tracker() == tracker);
+}
+
+TEST_CASE("loss_scaler.unscale_uses_the_f64_reciprocal", "[loss_scaler]") {
+  // scale 3: 1/3 in f64, the product rounded once to f32.
+  LossScaler s = makeScaler(3.0, 10, 100.0);
+  std::vector<float> g = {1.0f, 7.0f, 1e-40f};
+  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g)};
+  REQUIRE(s.Unscale(grads).ok());
+  const double r = 1.0 / 3.0;
+  CHECK(g[0] == static_cast<float>(1.0 * r));
+  CHECK(g[1] == static_cast<float>(7.0 * r));
+  CHECK(g[2] == static_cast<float>(double{1e-40f} * r));
+  std::vector<double> d = {1.0};
+  std::vector<absl::Span<double>> dg = {absl::MakeSpan(d)};
+  REQUIRE(s.Unscale(dg).ok());
+  CHECK(d[0] == r);
+}
+
+TEST_CASE("loss_scaler.scale_loss", "[loss_scaler]") {
+  LossScaler s = makeScaler(65536.0, 10, 65536.0);
+  CHECK(*s.ScaleLoss(0.5f) == 32768.0f);
+  CHECK(*s.ScaleLoss(0.5) == 32768.0);
+  CHECK(s.ScaleLoss(1e34f).status().code() == absl::StatusCode::kOutOfRange);
+  CHECK(s.ScaleLoss(std::nanf("")).status().code() ==
+        absl::StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("loss_scaler.invalid_configs", "[loss_scaler]") {
+  auto bad = [](auto mutate) {
+    LossScalerConfig c;
+    mutate(c);
+    return LossScaler::Create(c).status().code() ==
+           absl::StatusCode::kInvalidArgument;
+  };
+  CHECK(bad([](LossScalerConfig &c) { c.initial_scale = 0; }));
+  CHECK(bad([](LossScalerConfig &c) { c.initial_scale = INFINITY; }));
+  CHECK(bad([](LossScalerConfig &c) { c.growth_factor = 1.0; }));
+  CHECK(bad([](LossScalerConfig &c) { c.backoff_factor = 1.0; }));
+  CHECK(bad([](LossScalerConfig &c) { c.backoff_factor = 0.0; }));
+  CHECK(bad([](LossScalerConfig &c) { c.growth_interval = 0; }));
+  CHECK(bad([](LossScalerConfig &c) { c.max_scale = 1024; }));
+  CHECK(bad([](LossScalerConfig &c) { c.max_scale = NAN; }));
+}
+
+namespace {
+struct CallbackState {
+  int calls = 0;
+  mixrt_status_code result = MIXRT_STATUS_OK;
+};
+mixrt_status_code countingCallback(void *user) {
+  auto *state = static_cast<CallbackState *>(user);
+  ++state->calls;
+  return state->result;
+}
+} // namespace
+
+TEST_CASE("loss_scaler.c_api", "[loss_scaler]") {
+  mixrt_loss_scaler *s = nullptr;
+  mixrt_loss_scaler_config c;
+  mixrt_loss_scaler_config_init(&c);
+  c.initial_scale = 4.0;
+  c.growth_interval = 1;
+  REQUIRE(mixrt_loss_scaler_create(&c, &s) == MIXRT_STATUS_OK);
+  float loss = 0;
+  REQUIRE(mixrt_loss_scaler_scale_loss_f32(s, 1.5f, &loss) == MIXRT_STATUS_OK);
+  CHECK(loss == 6.0f);
+
+  float g[] = {4.0f, 8.0f};
+  float *tensors[] = {g};
+  const int64_t sizes[] = {2};
+  CallbackState state;
+  int32_t skipped = -1;
+  REQUIRE(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
+                                     &state, &skipped) == MIXRT_STATUS_OK);
+  CHECK(skipped == 0);
+  CHECK(state.calls == 1);
+  CHECK((g[0] == 1.0f && g[1] == 2.0f));
+  CHECK(mixrt_loss_scaler_scale(s) == 8.0);
+
+  g[1] = NAN;
+  REQUIRE(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
+                                     &state, &skipped) == MIXRT_STATUS_OK);
+  CHECK(skipped == 1);
+  CHECK(state.calls == 1);
+  CHECK(mixrt_loss_scaler_scale(s) == 4.0);
+
+  g[1] = 1.0f;
+  state.result = MIXRT_STATUS_OUT_OF_RANGE;
+  CHECK(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
+                                   &state, &skipped) ==
+        MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK_THAT(mixrt_last_error_message(), Catch::Contains("callback failed"));
+  CHECK(mixrt_loss_scaler_scale(s) == 4.0);
+
+  int32_t found = -1;
+  g[0] = INFINITY;
+  REQUIRE(mixrt_loss_scaler_unscale_f32(s, tensors, sizes, 1, &found) ==
+          MIXRT_STATUS_OK);
+  CHECK(found == 1);
+  REQUIRE(mixrt_loss_scaler_update(s, found) == MIXRT_STATUS_OK);
+  CHECK(mixrt_loss_scaler_scale(s) == 2.0);
+  CHECK(mixrt_loss_scaler_growth_tracker(s) == 0);
+
+  const int64_t badSizes[] = {-1};
+  CHECK(mixrt_loss_scaler_unscale_f32(s, tensors, badSizes, 1, &found) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_loss_scaler_unscale_f32(s, tensors, sizes, 1, nullptr) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, nullptr, nullptr,
+                                   &skipped) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_loss_scaler_update(nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  mixrt_loss_scaler_destroy(s);
+
+  c.backoff_factor = 2.0;
+  CHECK(mixrt_loss_scaler_create(&c, &s) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(s == nullptr);
+  CHECK_THAT(mixrt_last_error_message(), Catch::Contains("backoff_factor"));
+  REQUIRE(mixrt_loss_scaler_create(nullptr, &s) == MIXRT_STATUS_OK);
+  CHECK(mixrt_loss_scaler_scale(s) == 65536.0);
+  mixrt_loss_scaler_destroy(s);
+}

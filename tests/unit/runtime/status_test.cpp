@@ -1,0 +1,64 @@
+//===-- status_test.cpp - Error model and dispatch tests ------------------===//
+
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <thread>
+
+using namespace mixrt;
+using namespace mixrt::test;
+
+TEST_CASE("status.version_and_names", "[status]") {
+  CHECK(mixrt_api_version() == MIXRT_API_VERSION);
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_OK)) == "OK");
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_OUT_OF_RANGE)) ==
+        "OUT_OF_RANGE");
+  CHECK(std::string(mixrt_status_code_name(
+            static_cast<mixrt_status_code>(99))) == "UNKNOWN");
+  // The C codes mirror absl::StatusCode.
+  CHECK(MIXRT_STATUS_INVALID_ARGUMENT ==
+        static_cast<int>(absl::StatusCode::kInvalidArgument));
+  CHECK(MIXRT_STATUS_OUT_OF_RANGE ==
+        static_cast<int>(absl::StatusCode::kOutOfRange));
+  CHECK(MIXRT_STATUS_RESOURCE_EXHAUSTED ==
+        static_cast<int>(absl::StatusCode::kResourceExhausted));
+}
+
+TEST_CASE("status.last_error_is_thread_local", "[status]") {
+  CHECK(mixrt_f32_to_f16_array(nullptr, 1, nullptr) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  const std::string mine = mixrt_last_error_message();
+  CHECK_THAT(mine, Catch::Contains("src is null"));
+  std::string other = "unset";
+  std::thread t([&] {
+    other = mixrt_last_error_message(); // Nothing failed on this thread.
+    int8_t q;
+    float x = 1.0f;
+    (void)mixrt_quantize_f32_buffer(&x, 1, MIXRT_QSCHEME_SYMMETRIC, -1.0f, 0,
+                                    &q);
+  });
+  t.join();
+  CHECK(other.empty());
+  CHECK(std::string(mixrt_last_error_message()) == mine);
+  // Success leaves the message unchanged.
+  uint16_t h;
+  float x = 1.0f;
+  CHECK(mixrt_f32_to_f16_array(&x, 1, &h) == MIXRT_STATUS_OK);
+  CHECK(std::string(mixrt_last_error_message()) == mine);
+}
+
+TEST_CASE("status.simd_level_control", "[status]") {
+  const SimdLevel saved = GetSimdLevel();
+  CHECK(mixrt_set_simd_level(MIXRT_SIMD_PORTABLE) == MIXRT_STATUS_OK);
+  CHECK(mixrt_get_simd_level() == MIXRT_SIMD_PORTABLE);
+  if (mixrt_cpu_simd_level() == MIXRT_SIMD_AVX2) {
+    CHECK(mixrt_set_simd_level(MIXRT_SIMD_AVX2) == MIXRT_STATUS_OK);
+  } else {
+    CHECK(mixrt_set_simd_level(MIXRT_SIMD_AVX2) == MIXRT_STATUS_UNIMPLEMENTED);
+  }
+  CHECK(mixrt_set_simd_level(static_cast<mixrt_simd_level>(5)) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  REQUIRE(SetSimdLevel(saved).ok());
+}
