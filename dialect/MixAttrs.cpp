@@ -165,7 +165,14 @@ PrecisionAttr PrecisionAttr::parseBody(AsmParser &parser) {
 
   QuantScheme scheme = QuantScheme::symmetric;
   int64_t axis = -1;
+  SMLoc lessLoc = parser.getCurrentLocation();
   if (succeeded(parser.parseOptionalLess())) {
+    if (*kind != PrecisionKind::int8) {
+      parser.emitError(lessLoc)
+          << "only int8 precisions have a quantization scheme or axis, not "
+          << stringifyPrecisionKind(*kind);
+      return {};
+    }
     SMLoc schemeLoc = parser.getCurrentLocation();
     bool first = true;
     do {
@@ -173,8 +180,14 @@ PrecisionAttr PrecisionAttr::parseBody(AsmParser &parser) {
       if (parser.parseKeyword(&keyword))
         return {};
       if (keyword == "axis") {
+        SMLoc axisLoc = parser.getCurrentLocation();
         if (parser.parseEqual() || parser.parseInteger(axis))
           return {};
+        if (axis < 0) {
+          parser.emitError(axisLoc)
+              << "int8 quantization axis must be >= 0, got " << axis;
+          return {};
+        }
       } else if (first && symbolizeQuantScheme(keyword)) {
         scheme = *symbolizeQuantScheme(keyword);
       } else {

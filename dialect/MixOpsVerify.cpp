@@ -137,6 +137,8 @@ static LogicalResult checkScopePrecision(Operation *op, PrecisionAttr p) {
 }
 
 LogicalResult NetworkOp::verify() {
+  if (getSymName().empty())
+    return emitOpError() << "name cannot be empty";
   if (failed(checkScopePrecision(*this, getPrecision())))
     return failure();
   Block &entry = getBody().front();

@@ -72,16 +72,22 @@ ResolvedAttr LayerResolution::toAttr(MLIRContext *context) const {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Decision> mix::inheritedPrecision(Operation *op) {
+  // The innermost block with a precision decides, but only inside a network:
+  // a block outside any network has no well-defined default.
+  std::optional<Decision> decision;
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp()) {
     if (auto block = dyn_cast<BlockOp>(parent)) {
-      if (PrecisionAttr p = block.getPrecisionAttr())
-        return Decision{p, PrecisionSource::block, block};
+      if (PrecisionAttr p = block.getPrecisionAttr(); p && !decision)
+        decision = Decision{p, PrecisionSource::block, block};
       continue;
     }
-    if (auto network = dyn_cast<NetworkOp>(parent))
-      return Decision{network.getPrecision(), PrecisionSource::network,
-                      network};
+    if (auto network = dyn_cast<NetworkOp>(parent)) {
+      if (!decision)
+        decision = Decision{network.getPrecision(), PrecisionSource::network,
+                            network};
+      return *decision;
+    }
   }
   return op->emitOpError()
          << "is not inside a 'mix.network', so it has no default precision";
