@@ -1,9 +1,8 @@
-// BUG: a float precision written with the `symmetric` scheme is accepted and
+// Regression test (was a bug, fixed in 323acc3): a float precision written with the `symmetric` scheme is accepted and
 // silently dropped (`f16<symmetric>` parses as `f16`), because the parser
 // cannot tell an explicit `symmetric` from the default scheme
 // (dialect/MixAttrs.cpp, PrecisionAttr::parseBody / PrecisionAttr::verify).
 // `f16<asymmetric>` and `f16<axis = 0>` are rejected (see invalid.mlir).
-// XFAIL: *
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{only int8 precisions have a quantization scheme or axis, not f16}}

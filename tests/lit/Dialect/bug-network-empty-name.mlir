@@ -1,8 +1,7 @@
-// BUG: a network named `@""` is accepted (blocks reject an empty name with
+// Regression test (was a bug, fixed in 323acc3): a network named `@""` is accepted (blocks reject an empty name with
 // "block name cannot be empty", NetworkOp::verify has no such check,
 // dialect/MixOpsVerify.cpp) and then prints as `@<<INVALID EMPTY SYMBOL>>`,
 // which does not parse back.
-// XFAIL: *
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{name cannot be empty}}

@@ -1,10 +1,9 @@
-// BUG: a layer inside a `mix.block` that sets a precision but is not inside
+// Regression test (was a bug, fixed in 323acc3): a layer inside a `mix.block` that sets a precision but is not inside
 // any `mix.network` is resolved without error: inheritedPrecision() stops at
 // the first block with a precision and never checks that a network encloses
 // it, although Resolve.h documents that it "emits an error and fails when
 // `op` is not inside a `mix.network`" (passes/Resolve.cpp, inheritedPrecision).
 // A bare layer in a func.func is rejected (resolve-precision-invalid.mlir).
-// XFAIL: *
 // RUN: mix-opt %s -verify-diagnostics --mlir-print-op-on-diagnostic=false --mix-resolve-precision
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
