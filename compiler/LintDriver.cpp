@@ -59,7 +59,8 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
       }
       row.precision[i] = d->precision.str();
       row.source[i] = d->describe();
-      row.cells[i] = row.precision[i] + " (" + d->toAttr().describeSource() + ")";
+      row.cells[i] =
+          row.precision[i] + " (" + d->toAttr().describeSource() + ")";
     }
     rows.push_back(std::move(row));
     return WalkResult::advance();
@@ -70,9 +71,8 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
 }
 
 void printTable(llvm::raw_ostream &out, const std::vector<LayerRow> &rows) {
-  const char *headers[] = {"layer",   "location",    "scope",
-                           "weights", "activations", "accumulator",
-                           "output"};
+  const char *headers[] = {"layer",       "location",    "scope", "weights",
+                           "activations", "accumulator", "output"};
   auto cell = [](const LayerRow &row, unsigned col) -> const std::string & {
     switch (col) {
     case 0:
@@ -178,10 +178,10 @@ json::Value toSARIF(const std::vector<Finding> &findings,
   json::Array rules;
   for (unsigned i = 0; i < kNumRules; ++i) {
     Rule rule = static_cast<Rule>(i);
-    rules.push_back(json::Object{
-        {"id", getRuleName(rule)},
-        {"shortDescription",
-         json::Object{{"text", getRuleDescription(rule)}}}});
+    rules.push_back(
+        json::Object{{"id", getRuleName(rule)},
+                     {"shortDescription",
+                      json::Object{{"text", getRuleDescription(rule)}}}});
   }
   json::Array results;
   for (const Finding &f : findings) {
@@ -197,11 +197,10 @@ json::Value toSARIF(const std::vector<Finding> &findings,
         {"relatedLocations", std::move(related)}});
   }
   json::Object run{
-      {"tool", json::Object{{"driver",
-                             json::Object{{"name", "mix-lint"},
-                                          {"informationUri",
-                                           "docs/cli.md"},
-                                          {"rules", std::move(rules)}}}}},
+      {"tool",
+       json::Object{{"driver", json::Object{{"name", "mix-lint"},
+                                            {"informationUri", "docs/cli.md"},
+                                            {"rules", std::move(rules)}}}}},
       {"results", std::move(results)}};
   if (layers)
     run["properties"] = json::Object{{"layers", layersToJSON(*layers)}};
@@ -261,9 +260,8 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
       out << "\n";
     }
     for (const Finding &f : *findings) {
-      out << formatLocation(f.op->getLoc()) << ": "
-          << severityLabel(f.severity) << ": [" << getRuleName(f.rule) << "] "
-          << f.message << "\n";
+      out << formatLocation(f.op->getLoc()) << ": " << severityLabel(f.severity)
+          << ": [" << getRuleName(f.rule) << "] " << f.message << "\n";
       for (const Finding::Note &n : f.notes)
         out << formatLocation(n.loc) << ": note: " << n.message << "\n";
     }

@@ -316,8 +316,8 @@ Attribute ResolvedAttr::parse(AsmParser &parser, Type) {
       return {};
     std::optional<PrecisionProperty> prop = symbolizePrecisionProperty(keyword);
     if (!prop) {
-      parser.emitError(propLoc) << "unknown precision property '" << keyword
-                                << "'";
+      parser.emitError(propLoc)
+          << "unknown precision property '" << keyword << "'";
       return {};
     }
     DecisionAttr &slot = decisions[static_cast<unsigned>(*prop)];

@@ -1,4 +1,5 @@
-//===- MixAttrs.h - mix attributes and enums ---------------------------------------------===//
+//===- MixAttrs.h - mix attributes and enums
+//---------------------------------------------===//
 //
 // Part of the mixc project.
 //

@@ -1,4 +1,5 @@
-//===- MixDialect.h - the mix dialect ---------------------------------------------===//
+//===- MixDialect.h - the mix dialect
+//---------------------------------------------===//
 //
 // Part of the mixc project.
 //

@@ -63,11 +63,12 @@ LogicalResult mix::verifyLayerPrecisions(Operation *op) {
   Value firstWeight = weights.empty() ? Value() : weights.front();
   Value input = op->getNumOperands() ? op->getOperand(0) : Value();
   PrecisionAttr layerP = layer.getLayerPrecision();
-  if (failed(checkAxis(op, layer.getPropertyOverride(PrecisionProperty::weights),
+  if (failed(checkAxis(op,
+                       layer.getPropertyOverride(PrecisionProperty::weights),
                        "weights", firstWeight)) ||
-      failed(checkAxis(op,
-                       layer.getPropertyOverride(PrecisionProperty::activations),
-                       "activations", input)) ||
+      failed(checkAxis(
+          op, layer.getPropertyOverride(PrecisionProperty::activations),
+          "activations", input)) ||
       failed(checkAxis(op, layerP, "weights", firstWeight)) ||
       failed(checkAxis(op, layerP, "activations", input)))
     return failure();

@@ -1,4 +1,5 @@
-//===- MixInterfaces.h - mix op interfaces ---------------------------------------------===//
+//===- MixInterfaces.h - mix op interfaces
+//---------------------------------------------===//
 //
 // Part of the mixc project.
 //

@@ -23,12 +23,10 @@ using namespace mix;
 
 /// Parses `precision(f16, weights = int8, accumulator = f32)`. The clause is
 /// optional; the bare precision (the layer precision) may appear once, first.
-static ParseResult parseLayerPrecision(OpAsmParser &parser,
-                                       PrecisionAttr &layer,
-                                       PrecisionAttr &weights,
-                                       PrecisionAttr &activations,
-                                       PrecisionAttr &accumulator,
-                                       PrecisionAttr &output) {
+static ParseResult
+parseLayerPrecision(OpAsmParser &parser, PrecisionAttr &layer,
+                    PrecisionAttr &weights, PrecisionAttr &activations,
+                    PrecisionAttr &accumulator, PrecisionAttr &output) {
   if (failed(parser.parseOptionalKeyword("precision")))
     return success();
   if (parser.parseLParen())
@@ -143,9 +141,9 @@ ParseResult NetworkOp::parse(OpAsmParser &parser, OperationState &result) {
   result.addAttribute(
       getFunctionTypeAttrName(result.name),
       TypeAttr::get(builder.getFunctionType(argTypes, resultTypes)));
-  call_interface_impl::addArgAndResultAttrs(
-      builder, result, args, resultAttrs, getArgAttrsAttrName(result.name),
-      getResAttrsAttrName(result.name));
+  call_interface_impl::addArgAndResultAttrs(builder, result, args, resultAttrs,
+                                            getArgAttrsAttrName(result.name),
+                                            getResAttrsAttrName(result.name));
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   Region *body = result.addRegion();
@@ -233,11 +231,11 @@ void BlockOp::print(OpAsmPrinter &printer) {
   }
   printPrecisionClause(printer, getPrecisionAttr());
   printer << " (";
-  llvm::interleaveComma(
-      llvm::zip(getBody().getArguments(), getInputs()), printer,
-      [&](auto pair) {
-        printer << std::get<0>(pair) << " = " << std::get<1>(pair);
-      });
+  llvm::interleaveComma(llvm::zip(getBody().getArguments(), getInputs()),
+                        printer, [&](auto pair) {
+                          printer << std::get<0>(pair) << " = "
+                                  << std::get<1>(pair);
+                        });
   printer << ") : ";
   printer.printFunctionalType(getInputs().getTypes(), getResultTypes());
   printer.printOptionalAttrDictWithKeyword(

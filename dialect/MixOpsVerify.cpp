@@ -69,10 +69,9 @@ static LogicalResult checkVector(Operation *op, Value value, StringRef what,
   ArrayRef<int64_t> shape = shapeOf(value);
   if (shape.size() == 1 && shape[0] == size)
     return success();
-  InFlightDiagnostic diag = op->emitOpError()
-                            << "expects " << what << " of shape [" << size
-                            << "] (" << sizeName << "), got "
-                            << shapeStr(shape);
+  InFlightDiagnostic diag =
+      op->emitOpError() << "expects " << what << " of shape [" << size << "] ("
+                        << sizeName << "), got " << shapeStr(shape);
   noteDefinition(diag, value, what);
   return diag;
 }
@@ -95,8 +94,9 @@ static LogicalResult checkArraySize(Operation *op, StringRef name,
                              << " values, got " << values.size();
   for (int64_t v : values)
     if (v < minValue)
-      return op->emitOpError() << "expects every '" << name << "' value >= "
-                               << minValue << ", got " << shapeStr(values);
+      return op->emitOpError()
+             << "expects every '" << name << "' value >= " << minValue
+             << ", got " << shapeStr(values);
   return success();
 }
 
@@ -120,7 +120,8 @@ static LogicalResult checkSameShape(Operation *op, Value value,
                                     StringRef what) {
   if (shapeOf(value) == shapeOf(op->getResult(0)))
     return success();
-  return op->emitOpError() << "result shape " << shapeStr(shapeOf(op->getResult(0)))
+  return op->emitOpError() << "result shape "
+                           << shapeStr(shapeOf(op->getResult(0)))
                            << " differs from the " << what << " shape "
                            << shapeStr(shapeOf(value));
 }
@@ -169,10 +170,9 @@ LogicalResult ReturnOp::verify() {
   for (auto [i, value, type] : llvm::enumerate(getValues(), expected)) {
     if (value.getType() == type)
       continue;
-    InFlightDiagnostic diag = emitOpError()
-                              << "output #" << i << " has type "
-                              << value.getType()
-                              << ", but the network declares " << type;
+    InFlightDiagnostic diag =
+        emitOpError() << "output #" << i << " has type " << value.getType()
+                      << ", but the network declares " << type;
     diag.attachNote(network.getLoc()) << "network declared here";
     return diag;
   }
@@ -197,7 +197,8 @@ LogicalResult BlockOp::verifyRegions() {
        llvm::enumerate(entry.getArguments(), getInputs()))
     if (arg.getType() != input.getType())
       return emitOpError() << "body argument #" << i << " has type "
-                           << arg.getType() << ", but is bound to a value of type "
+                           << arg.getType()
+                           << ", but is bound to a value of type "
                            << input.getType();
   auto yield = dyn_cast<YieldOp>(entry.getTerminator());
   if (!yield)
@@ -214,10 +215,9 @@ LogicalResult BlockOp::verifyRegions() {
        llvm::enumerate(getResults(), yield.getValues())) {
     if (result.getType() == value.getType())
       continue;
-    InFlightDiagnostic diag = emitOpError()
-                              << "result #" << i << " has type "
-                              << result.getType() << ", but its body yields "
-                              << value.getType();
+    InFlightDiagnostic diag =
+        emitOpError() << "result #" << i << " has type " << result.getType()
+                      << ", but its body yields " << value.getType();
     diag.attachNote(yield.getLoc()) << "yield is here";
     return diag;
   }
@@ -230,7 +230,8 @@ LogicalResult WeightOp::verify() {
            << "must have exactly one of inline data or an external reference";
   if (StringAttr ref = getRefAttr(); ref && ref.getValue().empty())
     return emitOpError() << "external weight reference cannot be empty";
-  if (ElementsAttr value = getValueAttr(); value && value.getType() != getType())
+  if (ElementsAttr value = getValueAttr();
+      value && value.getType() != getType())
     return emitOpError() << "inline data of type " << value.getType()
                          << " does not match the result type " << getType();
   return success();
@@ -271,8 +272,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "operands have different ranks (" << a.size()
                          << " and " << b.size() << ")";
   if (a.drop_back(2) != b.drop_back(2))
-    return emitOpError() << "batch dimensions differ: " << shapeStr(a.drop_back(2))
-                         << " and " << shapeStr(b.drop_back(2));
+    return emitOpError() << "batch dimensions differ: "
+                         << shapeStr(a.drop_back(2)) << " and "
+                         << shapeStr(b.drop_back(2));
   if (a.back() != b[b.size() - 2])
     return emitOpError() << "contraction dimensions differ: lhs has K = "
                          << a.back() << ", rhs has K = " << b[b.size() - 2];
@@ -380,8 +382,12 @@ static LogicalResult checkBroadcast(Operation *op, Value lhs, Value rhs) {
   return checkResultShape(op, expected);
 }
 
-LogicalResult AddOp::verify() { return checkBroadcast(*this, getLhs(), getRhs()); }
-LogicalResult MulOp::verify() { return checkBroadcast(*this, getLhs(), getRhs()); }
+LogicalResult AddOp::verify() {
+  return checkBroadcast(*this, getLhs(), getRhs());
+}
+LogicalResult MulOp::verify() {
+  return checkBroadcast(*this, getLhs(), getRhs());
+}
 
 LogicalResult EmbeddingOp::verify() {
   if (failed(checkRank(*this, getTable(), "table", 2)))
@@ -404,8 +410,8 @@ LogicalResult MaxPool2DOp::verify() {
       failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
       failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
     return failure();
-  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(),
-                    s = getStrides(), p = getPadding();
+  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
+                    p = getPadding();
   if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
     return emitOpError() << "padding " << shapeStr(p)
                          << " must be smaller than the kernel " << shapeStr(k);
@@ -434,7 +440,8 @@ LogicalResult ReshapeOp::verify() {
 LogicalResult FlattenOp::verify() {
   ArrayRef<int64_t> in = shapeOf(getInput());
   int64_t start = getStartDim();
-  if (start < 0 || start >= static_cast<int64_t>(std::max<size_t>(in.size(), 1)))
+  if (start < 0 ||
+      start >= static_cast<int64_t>(std::max<size_t>(in.size(), 1)))
     return emitOpError() << "start_dim " << start
                          << " is out of range for rank " << in.size();
   SmallVector<int64_t> expected(in.take_front(start));
@@ -483,7 +490,8 @@ LogicalResult CrossEntropyLossOp::verify() {
 
 LogicalResult MseLossOp::verify() {
   if (shapeOf(getPrediction()) != shapeOf(getTarget()))
-    return emitOpError() << "prediction shape " << shapeStr(shapeOf(getPrediction()))
+    return emitOpError() << "prediction shape "
+                         << shapeStr(shapeOf(getPrediction()))
                          << " differs from the target shape "
                          << shapeStr(shapeOf(getTarget()));
   return success();

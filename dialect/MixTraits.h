@@ -1,4 +1,5 @@
-//===- MixTraits.h - mix layer category traits ---------------------------------------------===//
+//===- MixTraits.h - mix layer category traits
+//---------------------------------------------===//
 //
 // Part of the mixc project.
 //

@@ -80,12 +80,24 @@ StringRef mix::getSeverityName(Severity severity) {
 }
 
 llvm::ArrayRef<StringRef> mix::getLayerKinds() {
-  static const StringRef kinds[] = {
-      "dense",      "matmul",          "conv2d",     "batch_norm",
-      "layer_norm", "softmax",         "relu",       "gelu",
-      "add",        "mul",             "embedding",  "global_avg_pool",
-      "max_pool2d", "reshape",         "flatten",    "attention",
-      "cross_entropy_loss", "mse_loss"};
+  static const StringRef kinds[] = {"dense",
+                                    "matmul",
+                                    "conv2d",
+                                    "batch_norm",
+                                    "layer_norm",
+                                    "softmax",
+                                    "relu",
+                                    "gelu",
+                                    "add",
+                                    "mul",
+                                    "embedding",
+                                    "global_avg_pool",
+                                    "max_pool2d",
+                                    "reshape",
+                                    "flatten",
+                                    "attention",
+                                    "cross_entropy_loss",
+                                    "mse_loss"};
   return kinds;
 }
 
@@ -123,7 +135,7 @@ private:
   }
 
   llvm::Expected<const json::Object *> object(const json::Value &v,
-                                               const std::string &path) {
+                                              const std::string &path) {
     if (const json::Object *o = v.getAsObject())
       return o;
     return error(path, "expected an object");
@@ -177,7 +189,8 @@ private:
       return Severity::warning;
     if (s == "off")
       return Severity::off;
-    return error(path, "expected a severity: \"error\", \"warning\" or \"off\"");
+    return error(path,
+                 "expected a severity: \"error\", \"warning\" or \"off\"");
   }
 
   llvm::Error rule(Policy &policy, StringRef name, const json::Value &v,
@@ -196,8 +209,8 @@ llvm::Error PolicyParser::rule(Policy &policy, StringRef name,
     SmallVector<StringRef> names;
     for (const RuleInfo &info : kRules)
       names.push_back(info.name);
-    return error(path, "unknown rule '" + name + "' (known rules: " +
-                           llvm::join(names, ", ") + ")");
+    return error(path, "unknown rule '" + name +
+                           "' (known rules: " + llvm::join(names, ", ") + ")");
   }
   // A bare severity string, or an object with a severity and options.
   if (v.getAsString()) {
@@ -288,8 +301,8 @@ llvm::Expected<Policy> PolicyParser::parse(const json::Value &rootValue) {
   auto root = object(rootValue, "$");
   if (!root)
     return root.takeError();
-  if (llvm::Error e = onlyKeys(**root, "$",
-                               {"version", "extends", "rules", "ops", "blocks"}))
+  if (llvm::Error e = onlyKeys(
+          **root, "$", {"version", "extends", "rules", "ops", "blocks"}))
     return std::move(e);
 
   if (const json::Value *version = (*root)->get("version")) {
@@ -333,9 +346,10 @@ llvm::Expected<Policy> PolicyParser::parse(const json::Value &rootValue) {
       StringRef kind = kv.first;
       std::string path = "$.ops[\"" + kind.str() + "\"]";
       if (!llvm::is_contained(getLayerKinds(), kind))
-        return error(path, "unknown op kind '" + kind + "' (expected a mix "
-                                                        "layer such as "
-                                                        "conv2d or softmax)");
+        return error(path, "unknown op kind '" + kind +
+                               "' (expected a mix "
+                               "layer such as "
+                               "conv2d or softmax)");
       auto l = list(kv.second, path);
       if (!l)
         return l.takeError();

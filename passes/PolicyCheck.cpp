@@ -47,9 +47,13 @@ private:
     Severity severity = policy.getSeverity(rule);
     if (severity == Severity::off)
       return nullptr;
-    findings.push_back(Finding{rule, severity, op, prop,
+    findings.push_back(Finding{rule,
+                               severity,
+                               op,
+                               prop,
                                precision ? precision.str() : std::string(),
-                               std::move(message), {}});
+                               std::move(message),
+                               {}});
     return &findings.back();
   }
 
@@ -99,10 +103,10 @@ void Checker::checkBlock(BlockOp block) {
   FailureOr<Decision> inherited = inheritedPrecision(block);
   if (failed(inherited) || inherited->precision != p)
     return;
-  if (Finding *f = add(Rule::RedundantOverride, block, std::nullopt, p,
-                       "block " + block.getDisplayName() + " sets precision " +
-                           p.str() + ", which it already inherits from " +
-                           inherited->describe()))
+  if (Finding *f =
+          add(Rule::RedundantOverride, block, std::nullopt, p,
+              "block " + block.getDisplayName() + " sets precision " + p.str() +
+                  ", which it already inherits from " + inherited->describe()))
     f->notes.push_back(noteFor(*inherited, block));
 }
 
@@ -154,18 +158,18 @@ void Checker::checkAccumulator(LayerOpInterface layer,
     if (kind != PrecisionKind::i32)
       addWithNote(Rule::AccumulatorPrecision, layer,
                   PrecisionProperty::accumulator, acc,
-                  opName(layer) + " multiplies int8 by int8 but accumulates "
-                                  "in " +
+                  opName(layer) +
+                      " multiplies int8 by int8 but accumulates "
+                      "in " +
                       acc.precision.str() +
                       "; int8 products must accumulate in exactly i32");
     return;
   }
   if (kind == PrecisionKind::i32)
-    addWithNote(Rule::AccumulatorPrecision, layer,
-                PrecisionProperty::accumulator, acc,
-                opName(layer) +
-                    " computes in floating point but accumulates in i32; "
-                    "i32 accumulation is only for int8 x int8");
+    addWithNote(
+        Rule::AccumulatorPrecision, layer, PrecisionProperty::accumulator, acc,
+        opName(layer) + " computes in floating point but accumulates in i32; "
+                        "i32 accumulation is only for int8 x int8");
   else if (floatRank(kind) < floatRank(PrecisionKind::f32))
     addWithNote(Rule::AccumulatorPrecision, layer,
                 PrecisionProperty::accumulator, acc,
@@ -216,9 +220,9 @@ void Checker::checkRedundantLayer(LayerOpInterface layer,
       without = r.layer.precision;
       break;
     case PrecisionProperty::accumulator:
-      without = defaultAccumulator(
-          r.weights ? r.weights->precision : PrecisionAttr(),
-          r.activations.precision);
+      without =
+          defaultAccumulator(r.weights ? r.weights->precision : PrecisionAttr(),
+                             r.activations.precision);
       break;
     case PrecisionProperty::output:
       without = defaultOutput(r.activations.precision);
@@ -240,12 +244,11 @@ void Checker::checkLists(LayerOpInterface layer, const LayerResolution &r) {
       const Decision *d = r.get(prop);
       if (!d || list.permits(d->precision.getKind()))
         continue;
-      Finding *f =
-          add(rule, layer, prop, d->precision,
-              opName(layer) + " resolves its " +
-                  stringifyPrecisionProperty(prop).str() + " to " +
-                  d->precision.str() + ", which the policy does not allow " +
-                  owner);
+      Finding *f = add(rule, layer, prop, d->precision,
+                       opName(layer) + " resolves its " +
+                           stringifyPrecisionProperty(prop).str() + " to " +
+                           d->precision.str() +
+                           ", which the policy does not allow " + owner);
       if (!f)
         return;
       f->notes.push_back(noteFor(*d, layer));

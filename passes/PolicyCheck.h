@@ -7,9 +7,9 @@
 #ifndef MIXC_PASSES_POLICYCHECK_H
 #define MIXC_PASSES_POLICYCHECK_H
 
+#include "mlir/IR/Location.h"
 #include "passes/Policy.h"
 #include "passes/Resolve.h"
-#include "mlir/IR/Location.h"
 
 #include <string>
 #include <vector>

@@ -62,9 +62,9 @@ const Decision *LayerResolution::get(PrecisionProperty property) const {
 }
 
 ResolvedAttr LayerResolution::toAttr(MLIRContext *context) const {
-  return ResolvedAttr::get(context, weights ? weights->toAttr() : DecisionAttr(),
-                           activations.toAttr(), accumulator.toAttr(),
-                           output.toAttr());
+  return ResolvedAttr::get(
+      context, weights ? weights->toAttr() : DecisionAttr(),
+      activations.toAttr(), accumulator.toAttr(), output.toAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -84,8 +84,8 @@ FailureOr<Decision> mix::inheritedPrecision(Operation *op) {
     }
     if (auto network = dyn_cast<NetworkOp>(parent)) {
       if (!decision)
-        decision = Decision{network.getPrecision(), PrecisionSource::network,
-                            network};
+        decision =
+            Decision{network.getPrecision(), PrecisionSource::network, network};
       return *decision;
     }
   }

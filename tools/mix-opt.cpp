@@ -5,11 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/MixDialect.h"
-#include "passes/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "passes/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;

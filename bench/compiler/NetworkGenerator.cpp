@@ -58,8 +58,9 @@ struct Writer {
                ") -> " + kT + "\n";
         break;
       default:
-        out += v + " = mix.gelu " + in + (i % 2 ? " precision(output = f32)" : "") +
-               " : (" + kT + ") -> " + kT + "\n";
+        out += v + " = mix.gelu " + in +
+               (i % 2 ? " precision(output = f32)" : "") + " : (" + kT +
+               ") -> " + kT + "\n";
         break;
       }
       in = v;
@@ -78,8 +79,8 @@ struct Writer {
     out += result + " = mix.block @b" + std::to_string(id) +
            precisions[id % 3] + " (" + arg + " = " + in + ") : (" + kT +
            ") -> " + kT + " {\n";
-    std::string last = depth > 1 ? block(arg, depth - 1, level + 1)
-                                 : layers(arg, level + 1);
+    std::string last =
+        depth > 1 ? block(arg, depth - 1, level + 1) : layers(arg, level + 1);
     // Layers after the nested block keep the inner levels busy too.
     if (depth > 1 && remaining)
       last = layers(last, level + 1);

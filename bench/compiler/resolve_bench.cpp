@@ -14,9 +14,9 @@
 #include "NetworkGenerator.h"
 #include "compiler/ModelLoader.h"
 #include "dialect/MixOps.h"
+#include "mlir/Parser/Parser.h"
 #include "passes/PolicyCheck.h"
 #include "passes/Resolve.h"
-#include "mlir/Parser/Parser.h"
 
 #include <benchmark/benchmark.h>
 
@@ -30,8 +30,8 @@ namespace {
 struct Loaded {
   Loaded(unsigned layers) {
     loadMixDialects(context);
-    module = parseSourceString<ModuleOp>(bench::generateNetwork(layers),
-                                         &context);
+    module =
+        parseSourceString<ModuleOp>(bench::generateNetwork(layers), &context);
     if (!module) {
       std::cerr << "generated network does not parse\n";
       std::abort();
@@ -92,12 +92,21 @@ void BM_ParseReference(benchmark::State &state) {
 }
 } // namespace
 
-BENCHMARK(BM_ParseReference)->RangeMultiplier(10)->Range(1000, 100000)
-    ->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
-BENCHMARK(BM_ResolvePrecision)->RangeMultiplier(10)->Range(1000, 100000)
-    ->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
-BENCHMARK(BM_VerifyPolicy)->RangeMultiplier(10)->Range(1000, 100000)
-    ->Unit(benchmark::kMillisecond)->Complexity(benchmark::oN);
+BENCHMARK(BM_ParseReference)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
+BENCHMARK(BM_ResolvePrecision)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
+BENCHMARK(BM_VerifyPolicy)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
 
 int main(int argc, char **argv) {
   if (argc == 3 && std::strcmp(argv[1], "--generate") == 0) {

@@ -43,7 +43,8 @@ Run lint(std::vector<std::string> args) {
   return r;
 }
 
-const char *kModel = R"mlir(mix.network @n precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+const char *kModel =
+    R"mlir(mix.network @n precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %y = mix.block @b precision(f16) (%a = %x) : (tensor<2x4xf32>) -> tensor<2x4xf32> {
     %s = mix.softmax %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
     mix.yield %s : tensor<2x4xf32>
@@ -61,8 +62,9 @@ TEST_CASE("policy errors exit 1 with located findings and notes", "[lint]") {
   std::string loc = model.path + ":3:10";
   std::string block = model.path + ":2:8";
   CHECK(r.out ==
-        loc + ": error: [sensitive-op-precision] 'mix.softmax' computes in "
-              "f16 (activations); softmax must compute in f32 or wider\n" +
+        loc +
+            ": error: [sensitive-op-precision] 'mix.softmax' computes in "
+            "f16 (activations); softmax must compute in f32 or wider\n" +
             block + ": note: f16 inherited from block @b\n" + loc +
             ": warning: [reduced-precision-reduction] 'mix.softmax' "
             "evaluates exp in f16 (activations); exp overflows reduced "
@@ -102,8 +104,7 @@ TEST_CASE("json output is machine-readable", "[lint]") {
   REQUIRE(layers->size() == 1);
   llvm::json::Object *props =
       (*layers)[0].getAsObject()->getObject("properties");
-  CHECK(props->getObject("activations")->getString("source") ==
-        "block @b");
+  CHECK(props->getObject("activations")->getString("source") == "block @b");
   CHECK(props->getObject("accumulator")->getString("precision") == "f32");
   CHECK(props->getObject("weights") == nullptr);
 }

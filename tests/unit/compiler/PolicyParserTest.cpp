@@ -87,7 +87,8 @@ TEST_CASE("rule options", "[policy]") {
 }
 
 TEST_CASE("extends none turns every rule off but keeps the lists", "[policy]") {
-  Policy p = parseOk(R"({"extends": "none", "rules": {"int8-unweighted-op": "warning"}})");
+  Policy p = parseOk(
+      R"({"extends": "none", "rules": {"int8-unweighted-op": "warning"}})");
   CHECK(p.getSeverity(Rule::SensitiveOpPrecision) == Severity::off);
   CHECK(p.getSeverity(Rule::RedundantOverride) == Severity::off);
   CHECK(p.getSeverity(Rule::Int8UnweightedOp) == Severity::warning);
@@ -154,10 +155,12 @@ TEST_CASE("semantic errors name the JSON path", "[policy][errors]") {
   CHECK(parseError(R"({"rules": {"redundant-override": "fatal"}})") ==
         "p.json: $.rules[\"redundant-override\"]: expected a severity: "
         "\"error\", \"warning\" or \"off\"");
-  CHECK(parseError(R"({"rules": {"redundant-override": {"minimum": "f32"}}})") ==
-        "p.json: $.rules[\"redundant-override\"]: unknown key 'minimum' "
-        "(expected one of: severity)");
-  CHECK(parseError(R"({"rules": {"sensitive-op-precision": {"minimum": "f16"}}})") ==
+  CHECK(
+      parseError(R"({"rules": {"redundant-override": {"minimum": "f32"}}})") ==
+      "p.json: $.rules[\"redundant-override\"]: unknown key 'minimum' "
+      "(expected one of: severity)");
+  CHECK(parseError(
+            R"({"rules": {"sensitive-op-precision": {"minimum": "f16"}}})") ==
         "p.json: $.rules[\"sensitive-op-precision\"].minimum: expected "
         "\"f32\" or \"f64\"");
   CHECK(parseError(R"({"ops": {"convolution": {}}})") ==

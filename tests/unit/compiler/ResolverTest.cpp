@@ -6,8 +6,8 @@
 
 #include "compiler/ModelLoader.h"
 #include "dialect/MixOps.h"
-#include "passes/Resolve.h"
 #include "mlir/Parser/Parser.h"
+#include "passes/Resolve.h"
 
 #include <catch2/catch.hpp>
 
@@ -125,15 +125,15 @@ TEST_CASE("default accumulator and output table", "[resolve]") {
     PrecisionAttr weights, activations;
     K accumulator;
   } rows[] = {
-      {p(K::f16), p(K::f16), K::f32},    {p(K::bf16), p(K::bf16), K::f32},
-      {p(K::f32), p(K::f32), K::f32},    {p(K::f64), p(K::f64), K::f64},
-      {p(K::int8), p(K::int8), K::i32},  {p(K::int8), p(K::f16), K::f32},
-      {p(K::f16), p(K::int8), K::f32},   {{}, p(K::int8), K::i32},
-      {p(K::int8), p(K::f64), K::f64},   {{}, p(K::f16), K::f32},
+      {p(K::f16), p(K::f16), K::f32},   {p(K::bf16), p(K::bf16), K::f32},
+      {p(K::f32), p(K::f32), K::f32},   {p(K::f64), p(K::f64), K::f64},
+      {p(K::int8), p(K::int8), K::i32}, {p(K::int8), p(K::f16), K::f32},
+      {p(K::f16), p(K::int8), K::f32},  {{}, p(K::int8), K::i32},
+      {p(K::int8), p(K::f64), K::f64},  {{}, p(K::f16), K::f32},
   };
   for (const Row &row : rows) {
-    INFO((row.weights ? row.weights.str() : "none") << " x "
-                                                    << row.activations.str());
+    INFO((row.weights ? row.weights.str() : "none")
+         << " x " << row.activations.str());
     CHECK(defaultAccumulator(row.weights, row.activations).getKind() ==
           row.accumulator);
   }
