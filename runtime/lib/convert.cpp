@@ -118,51 +118,6 @@ bf16ToF32Avx2(const uint16_t *src, int64_t count, float *dst) {
 #endif // __x86_64__
 
 //===----------------------------------------------------------------------===//
-// Dispatch
-//===----------------------------------------------------------------------===//
-
-void f32ToF16Bulk(const float *src, int64_t count, uint16_t *dst) {
-#if defined(__x86_64__)
-  if (detail::useAvx2())
-    return f32ToF16Avx2(src, count, dst);
-#endif
-  narrowPortable<F16Format>(src, count, dst);
-}
-
-void f16ToF32Bulk(const uint16_t *src, int64_t count, float *dst) {
-#if defined(__x86_64__)
-  if (detail::useAvx2())
-    return f16ToF32Avx2(src, count, dst);
-#endif
-  widenPortable<F16Format>(src, count, dst);
-}
-
-void f32ToBF16Bulk(const float *src, int64_t count, uint16_t *dst) {
-#if defined(__x86_64__)
-  if (detail::useAvx2())
-    return f32ToBF16Avx2(src, count, dst);
-#endif
-  narrowPortable<BF16Format>(src, count, dst);
-}
-
-void bf16ToF32Bulk(const uint16_t *src, int64_t count, float *dst) {
-#if defined(__x86_64__)
-  if (detail::useAvx2())
-    return bf16ToF32Avx2(src, count, dst);
-#endif
-  widenPortable<BF16Format>(src, count, dst);
-}
-
-void f64ToF16Bulk(const double *src, int64_t count, uint16_t *dst) {
-  // No hardware converts f64 -> f16 in one rounding; the portable core does.
-  narrowPortable<F16Format>(src, count, dst);
-}
-
-void f64ToBF16Bulk(const double *src, int64_t count, uint16_t *dst) {
-  narrowPortable<BF16Format>(src, count, dst);
-}
-
-//===----------------------------------------------------------------------===//
 // Argument checks and checked conversions
 //===----------------------------------------------------------------------===//
 
@@ -233,6 +188,55 @@ absl::Status runWiden(absl::string_view op,
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Dispatch (shared with the reduced GEMM through internal.h)
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+void f32ToF16Bulk(const float *src, int64_t count, uint16_t *dst) {
+#if defined(__x86_64__)
+  if (useAvx2())
+    return f32ToF16Avx2(src, count, dst);
+#endif
+  narrowPortable<F16Format>(src, count, dst);
+}
+
+void f16ToF32Bulk(const uint16_t *src, int64_t count, float *dst) {
+#if defined(__x86_64__)
+  if (useAvx2())
+    return f16ToF32Avx2(src, count, dst);
+#endif
+  widenPortable<F16Format>(src, count, dst);
+}
+
+void f32ToBF16Bulk(const float *src, int64_t count, uint16_t *dst) {
+#if defined(__x86_64__)
+  if (useAvx2())
+    return f32ToBF16Avx2(src, count, dst);
+#endif
+  narrowPortable<BF16Format>(src, count, dst);
+}
+
+void bf16ToF32Bulk(const uint16_t *src, int64_t count, float *dst) {
+#if defined(__x86_64__)
+  if (useAvx2())
+    return bf16ToF32Avx2(src, count, dst);
+#endif
+  widenPortable<BF16Format>(src, count, dst);
+}
+
+void f64ToF16Bulk(const double *src, int64_t count, uint16_t *dst) {
+  // No hardware converts f64 -> f16 in one rounding; the portable core does.
+  narrowPortable<F16Format>(src, count, dst);
+}
+
+void f64ToBF16Bulk(const double *src, int64_t count, uint16_t *dst) {
+  narrowPortable<BF16Format>(src, count, dst);
+}
+
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
 // C++ API
 //===----------------------------------------------------------------------===//
 
@@ -256,38 +260,38 @@ double BF16ToF64(uint16_t value) {
 absl::Status F32ToF16(absl::Span<const float> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_f16", src, dst); !s.ok())
     return s;
-  return runNarrow("f32_to_f16", f32ToF16Bulk, src.data(), src.size(),
+  return runNarrow("f32_to_f16", detail::f32ToF16Bulk, src.data(), src.size(),
                    dst.data());
 }
 absl::Status F16ToF32(absl::Span<const uint16_t> src, absl::Span<float> dst) {
   if (absl::Status s = checkSpans("f16_to_f32", src, dst); !s.ok())
     return s;
-  return runWiden("f16_to_f32", f16ToF32Bulk, src.data(), src.size(),
+  return runWiden("f16_to_f32", detail::f16ToF32Bulk, src.data(), src.size(),
                   dst.data());
 }
 absl::Status F32ToBF16(absl::Span<const float> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_bf16", src, dst); !s.ok())
     return s;
-  return runNarrow("f32_to_bf16", f32ToBF16Bulk, src.data(), src.size(),
+  return runNarrow("f32_to_bf16", detail::f32ToBF16Bulk, src.data(), src.size(),
                    dst.data());
 }
 absl::Status BF16ToF32(absl::Span<const uint16_t> src, absl::Span<float> dst) {
   if (absl::Status s = checkSpans("bf16_to_f32", src, dst); !s.ok())
     return s;
-  return runWiden("bf16_to_f32", bf16ToF32Bulk, src.data(), src.size(),
+  return runWiden("bf16_to_f32", detail::bf16ToF32Bulk, src.data(), src.size(),
                   dst.data());
 }
 absl::Status F64ToF16(absl::Span<const double> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_f16", src, dst); !s.ok())
     return s;
-  return runNarrow("f64_to_f16", f64ToF16Bulk, src.data(), src.size(),
+  return runNarrow("f64_to_f16", detail::f64ToF16Bulk, src.data(), src.size(),
                    dst.data());
 }
 absl::Status F64ToBF16(absl::Span<const double> src,
                        absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_bf16", src, dst); !s.ok())
     return s;
-  return runNarrow("f64_to_bf16", f64ToBF16Bulk, src.data(), src.size(),
+  return runNarrow("f64_to_bf16", detail::f64ToBF16Bulk, src.data(), src.size(),
                    dst.data());
 }
 
@@ -295,7 +299,7 @@ absl::Status F32ToF16Checked(absl::Span<const float> src,
                              absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_f16_checked", src, dst); !s.ok())
     return s;
-  return runNarrowChecked<F16Format>("f32_to_f16_checked", "f16", f32ToF16Bulk,
+  return runNarrowChecked<F16Format>("f32_to_f16_checked", "f16", detail::f32ToF16Bulk,
                                      src.data(), src.size(), dst.data());
 }
 absl::Status F32ToBF16Checked(absl::Span<const float> src,
@@ -303,14 +307,14 @@ absl::Status F32ToBF16Checked(absl::Span<const float> src,
   if (absl::Status s = checkSpans("f32_to_bf16_checked", src, dst); !s.ok())
     return s;
   return runNarrowChecked<BF16Format>("f32_to_bf16_checked", "bf16",
-                                      f32ToBF16Bulk, src.data(), src.size(),
+                                      detail::f32ToBF16Bulk, src.data(), src.size(),
                                       dst.data());
 }
 absl::Status F64ToF16Checked(absl::Span<const double> src,
                              absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_f16_checked", src, dst); !s.ok())
     return s;
-  return runNarrowChecked<F16Format>("f64_to_f16_checked", "f16", f64ToF16Bulk,
+  return runNarrowChecked<F16Format>("f64_to_f16_checked", "f16", detail::f64ToF16Bulk,
                                      src.data(), src.size(), dst.data());
 }
 absl::Status F64ToBF16Checked(absl::Span<const double> src,
@@ -318,7 +322,7 @@ absl::Status F64ToBF16Checked(absl::Span<const double> src,
   if (absl::Status s = checkSpans("f64_to_bf16_checked", src, dst); !s.ok())
     return s;
   return runNarrowChecked<BF16Format>("f64_to_bf16_checked", "bf16",
-                                      f64ToBF16Bulk, src.data(), src.size(),
+                                      detail::f64ToBF16Bulk, src.data(), src.size(),
                                       dst.data());
 }
 
@@ -344,42 +348,42 @@ double mixrt_bf16_to_f64(uint16_t value) { return mixrt::BF16ToF64(value); }
 mixrt_status_code mixrt_f32_to_f16_array(const float *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_f16_array", mixrt::f32ToF16Bulk, src,
+    return mixrt::runNarrow("f32_to_f16_array", mixrt::detail::f32ToF16Bulk, src,
                             count, out_dst);
   });
 }
 mixrt_status_code mixrt_f16_to_f32_array(const uint16_t *src, int64_t count,
                                          float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("f16_to_f32_array", mixrt::f16ToF32Bulk, src, count,
+    return mixrt::runWiden("f16_to_f32_array", mixrt::detail::f16ToF32Bulk, src, count,
                            out_dst);
   });
 }
 mixrt_status_code mixrt_f32_to_bf16_array(const float *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_bf16_array", mixrt::f32ToBF16Bulk, src,
+    return mixrt::runNarrow("f32_to_bf16_array", mixrt::detail::f32ToBF16Bulk, src,
                             count, out_dst);
   });
 }
 mixrt_status_code mixrt_bf16_to_f32_array(const uint16_t *src, int64_t count,
                                           float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("bf16_to_f32_array", mixrt::bf16ToF32Bulk, src,
+    return mixrt::runWiden("bf16_to_f32_array", mixrt::detail::bf16ToF32Bulk, src,
                            count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_f16_array(const double *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_f16_array", mixrt::f64ToF16Bulk, src,
+    return mixrt::runNarrow("f64_to_f16_array", mixrt::detail::f64ToF16Bulk, src,
                             count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_bf16_array(const double *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_bf16_array", mixrt::f64ToBF16Bulk, src,
+    return mixrt::runNarrow("f64_to_bf16_array", mixrt::detail::f64ToBF16Bulk, src,
                             count, out_dst);
   });
 }
@@ -389,7 +393,7 @@ mixrt_status_code mixrt_f32_to_f16_array_checked(const float *src,
                                                  uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::F16Format>(
-        "f32_to_f16_array_checked", "f16", mixrt::f32ToF16Bulk, src, count,
+        "f32_to_f16_array_checked", "f16", mixrt::detail::f32ToF16Bulk, src, count,
         out_dst);
   });
 }
@@ -398,7 +402,7 @@ mixrt_status_code mixrt_f32_to_bf16_array_checked(const float *src,
                                                   uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::BF16Format>(
-        "f32_to_bf16_array_checked", "bf16", mixrt::f32ToBF16Bulk, src, count,
+        "f32_to_bf16_array_checked", "bf16", mixrt::detail::f32ToBF16Bulk, src, count,
         out_dst);
   });
 }
@@ -407,7 +411,7 @@ mixrt_status_code mixrt_f64_to_f16_array_checked(const double *src,
                                                  uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::F16Format>(
-        "f64_to_f16_array_checked", "f16", mixrt::f64ToF16Bulk, src, count,
+        "f64_to_f16_array_checked", "f16", mixrt::detail::f64ToF16Bulk, src, count,
         out_dst);
   });
 }
@@ -416,7 +420,7 @@ mixrt_status_code mixrt_f64_to_bf16_array_checked(const double *src,
                                                   uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::BF16Format>(
-        "f64_to_bf16_array_checked", "bf16", mixrt::f64ToBF16Bulk, src, count,
+        "f64_to_bf16_array_checked", "bf16", mixrt::detail::f64ToBF16Bulk, src, count,
         out_dst);
   });
 }

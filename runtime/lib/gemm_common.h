@@ -24,6 +24,9 @@ inline constexpr int kGemmNr = 16;
 inline constexpr int64_t kGemmKc = 256;
 /// Rows of A packed at once (a multiple of kGemmMr).
 inline constexpr int64_t kGemmMc = 72;
+/// Columns of B packed at once (a multiple of kGemmNr): a packed k x n block
+/// of B stays within L2 (256 x 256 x 4 bytes for f32).
+inline constexpr int64_t kGemmNc = 256;
 
 /// Depth of a packed panel: kc rounded up to even.
 inline int64_t paddedDepth(int64_t kc) { return (kc + 1) & ~int64_t{1}; }
@@ -42,36 +45,40 @@ template <class T, class PackA, class PackB, class Tile>
 void blockedGemm(int64_t m, int64_t n, int64_t k, PackA &&packA, PackB &&packB,
                  Tile &&tile) {
   const int64_t panelDepth = paddedDepth(std::min(k, kGemmKc));
-  const int64_t numBPanels = (n + kGemmNr - 1) / kGemmNr;
-  const int64_t numAPanels = (std::min(m, kGemmMc) + kGemmMr - 1) / kGemmMr;
+  const int64_t maxBPanels = (std::min(n, kGemmNc) + kGemmNr - 1) / kGemmNr;
+  const int64_t maxAPanels = (std::min(m, kGemmMc) + kGemmMr - 1) / kGemmMr;
   const int64_t bPanelSize = kGemmNr * panelDepth;
   const int64_t aPanelSize = kGemmMr * panelDepth;
-  std::vector<T> bPacked(numBPanels * bPanelSize);
-  std::vector<T> aPacked(numAPanels * aPanelSize);
+  std::vector<T> bPacked(maxBPanels * bPanelSize);
+  std::vector<T> aPacked(maxAPanels * aPanelSize);
 
   for (int64_t k0 = 0; k0 < k; k0 += kGemmKc) {
     const int64_t kc = std::min(kGemmKc, k - k0);
-    for (int64_t jp = 0; jp < numBPanels; ++jp) {
-      const int64_t n0 = jp * kGemmNr;
-      packB(k0, kc, n0, std::min<int64_t>(kGemmNr, n - n0),
-            bPacked.data() + jp * bPanelSize);
-    }
-    for (int64_t mb = 0; mb < m; mb += kGemmMc) {
-      const int64_t mc = std::min(kGemmMc, m - mb);
-      const int64_t aPanels = (mc + kGemmMr - 1) / kGemmMr;
-      for (int64_t ip = 0; ip < aPanels; ++ip) {
-        const int64_t m0 = mb + ip * kGemmMr;
-        packA(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0),
-              aPacked.data() + ip * aPanelSize);
+    for (int64_t nb = 0; nb < n; nb += kGemmNc) {
+      const int64_t nc = std::min(kGemmNc, n - nb);
+      const int64_t bPanels = (nc + kGemmNr - 1) / kGemmNr;
+      for (int64_t jp = 0; jp < bPanels; ++jp) {
+        const int64_t n0 = nb + jp * kGemmNr;
+        packB(k0, kc, n0, std::min<int64_t>(kGemmNr, n - n0),
+              bPacked.data() + jp * bPanelSize);
       }
-      for (int64_t jp = 0; jp < numBPanels; ++jp) {
-        const int64_t n0 = jp * kGemmNr;
-        const int64_t cols = std::min<int64_t>(kGemmNr, n - n0);
+      for (int64_t mb = 0; mb < m; mb += kGemmMc) {
+        const int64_t mc = std::min(kGemmMc, m - mb);
+        const int64_t aPanels = (mc + kGemmMr - 1) / kGemmMr;
         for (int64_t ip = 0; ip < aPanels; ++ip) {
           const int64_t m0 = mb + ip * kGemmMr;
-          tile(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0), n0, cols,
-               aPacked.data() + ip * aPanelSize,
-               bPacked.data() + jp * bPanelSize);
+          packA(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0),
+                aPacked.data() + ip * aPanelSize);
+        }
+        for (int64_t jp = 0; jp < bPanels; ++jp) {
+          const int64_t n0 = nb + jp * kGemmNr;
+          const int64_t cols = std::min<int64_t>(kGemmNr, n - n0);
+          for (int64_t ip = 0; ip < aPanels; ++ip) {
+            const int64_t m0 = mb + ip * kGemmMr;
+            tile(k0, kc, m0, std::min<int64_t>(kGemmMr, m - m0), n0, cols,
+                 aPacked.data() + ip * aPanelSize,
+                 bPacked.data() + jp * bPanelSize);
+          }
         }
       }
     }

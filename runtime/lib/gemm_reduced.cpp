@@ -1,7 +1,8 @@
 //===-- gemm_reduced.cpp - FP16/BF16 GEMM with f32 accumulation -----------===//
 //
-// Operands are rounded RNE to the 16-bit format (the rounding core of
-// float_bits.h) and widened exactly to f32 while packing. Every output then
+// Operands are rounded RNE to the 16-bit format and widened exactly to f32
+// once, with the bulk conversions (F16C/AVX2 where available, else the
+// rounding core of float_bits.h), then packed. Every output then
 // runs acc = fmaf(a[m][k], b[k][n], acc) for k ascending from acc = 0. The
 // AVX2 kernel vectorizes across n (one lane per output column) with
 // vfmadd231ps, so each output keeps exactly that order and both paths give
@@ -14,6 +15,8 @@
 #include "internal.h"
 
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -77,18 +80,44 @@ KernelF32 selectKernelF32() {
   return kernelF32Portable;
 }
 
-/// The operand value after rounding to `Fmt`, as an exact f32.
-template <class Fmt> struct RoundOperand {
-  float operator()(float x) const {
-    return detail::widen<Fmt, float>(detail::narrow<Fmt>(x));
+// Bulk conversions by format (tag dispatch over the SIMD-dispatched ones).
+void narrowBulk(detail::F16Format, const float *s, int64_t n, uint16_t *d) {
+  detail::f32ToF16Bulk(s, n, d);
+}
+void narrowBulk(detail::F16Format, const double *s, int64_t n, uint16_t *d) {
+  detail::f64ToF16Bulk(s, n, d);
+}
+void narrowBulk(detail::BF16Format, const float *s, int64_t n, uint16_t *d) {
+  detail::f32ToBF16Bulk(s, n, d);
+}
+void narrowBulk(detail::BF16Format, const double *s, int64_t n, uint16_t *d) {
+  detail::f64ToBF16Bulk(s, n, d);
+}
+void widenBulk(detail::F16Format, const uint16_t *s, int64_t n, float *d) {
+  detail::f16ToF32Bulk(s, n, d);
+}
+void widenBulk(detail::BF16Format, const uint16_t *s, int64_t n, float *d) {
+  detail::bf16ToF32Bulk(s, n, d);
+}
+
+/// Rounds a rows x cols operand (leading dimension ld) RNE to `Fmt` and
+/// widens it back exactly: a dense f32 matrix of the rounded values. Done
+/// once per operand with the bulk conversions, before any packing.
+template <class Fmt, class T>
+std::vector<float> roundOperand(const T *src, int64_t rows, int64_t cols,
+                                int64_t ld) {
+  std::vector<float> out(rows * cols);
+  std::vector<uint16_t> bits(std::is_same_v<T, uint16_t> ? 0 : cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    if constexpr (std::is_same_v<T, uint16_t>) {
+      widenBulk(Fmt{}, src + r * ld, cols, out.data() + r * cols);
+    } else {
+      narrowBulk(Fmt{}, src + r * ld, cols, bits.data());
+      widenBulk(Fmt{}, bits.data(), cols, out.data() + r * cols);
+    }
   }
-  float operator()(double x) const {
-    return detail::widen<Fmt, float>(detail::narrow<Fmt>(x));
-  }
-  float operator()(uint16_t bits) const {
-    return detail::widen<Fmt, float>(bits);
-  }
-};
+  return out;
+}
 
 /// acc (M x N f32, leading dimension ldacc) = the reduced GEMM of validated
 /// operands of element type T.
@@ -99,21 +128,21 @@ void gemmReducedCore(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
     std::fill(acc + i * ldacc, acc + i * ldacc + n, 0.0f);
   if (m == 0 || n == 0 || k == 0)
     return;
-  const RoundOperand<Fmt> round;
+  const std::vector<float> ar = roundOperand<Fmt>(a, m, k, lda);
+  const std::vector<float> br = roundOperand<Fmt>(b, k, n, ldb);
   const KernelF32 kernel = selectKernelF32();
   auto packA = [&](int64_t k0, int64_t kc, int64_t m0, int64_t rows,
                    float *panel) {
     for (int64_t kk = 0; kk < kc; ++kk)
       for (int r = 0; r < kGemmMr; ++r)
-        panel[kk * kGemmMr + r] =
-            r < rows ? round(a[(m0 + r) * lda + k0 + kk]) : 0.0f;
+        panel[kk * kGemmMr + r] = r < rows ? ar[(m0 + r) * k + k0 + kk] : 0.0f;
   };
   auto packB = [&](int64_t k0, int64_t kc, int64_t n0, int64_t cols,
                    float *panel) {
     for (int64_t kk = 0; kk < kc; ++kk) {
-      const T *row = b + (k0 + kk) * ldb + n0;
+      const float *row = br.data() + (k0 + kk) * n + n0;
       for (int j = 0; j < kGemmNr; ++j)
-        panel[kk * kGemmNr + j] = j < cols ? round(row[j]) : 0.0f;
+        panel[kk * kGemmNr + j] = j < cols ? row[j] : 0.0f;
     }
   };
   auto tile = [&](int64_t, int64_t kc, int64_t m0, int64_t rows, int64_t n0,

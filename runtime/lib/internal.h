@@ -132,6 +132,15 @@ absl::Status checkShape(absl::string_view op, absl::Span<const int64_t> shape,
 /// True if the AVX2 (+FMA +F16C) paths should run.
 bool useAvx2();
 
+/// Unchecked bulk conversions on the current SIMD path (convert.cpp); no
+/// argument validation.
+void f32ToF16Bulk(const float *src, int64_t count, uint16_t *dst);
+void f16ToF32Bulk(const uint16_t *src, int64_t count, float *dst);
+void f32ToBF16Bulk(const float *src, int64_t count, uint16_t *dst);
+void bf16ToF32Bulk(const uint16_t *src, int64_t count, float *dst);
+void f64ToF16Bulk(const double *src, int64_t count, uint16_t *dst);
+void f64ToBF16Bulk(const double *src, int64_t count, uint16_t *dst);
+
 } // namespace mixrt::detail
 
 namespace mixrt {
