@@ -10,13 +10,13 @@
 //   %3 dense:  w/act/out layer, acc derived
 //   %4 dense:  w/act/acc property, out derived (activations are overridden)
 //   %5 relu:   act network, acc derived, out property
-// CHECK-LABEL: MixResolvePrecisionPass
-// CHECK-DAG: (S) 6 layers - Number of layers resolved
-// CHECK-DAG: (S) 3 from-network - Properties inherited from the network default
-// CHECK-DAG: (S) 5 from-block - Properties inherited from a block
-// CHECK-DAG: (S) 3 from-layer - Properties decided by a layer precision
-// CHECK-DAG: (S) 4 from-property - Properties decided by a per-property override
-// CHECK-DAG: (S) 6 derived - Accumulator/output precisions derived by default
+// CHECK-LABEL: {{MixResolvePrecisionPass|mix-resolve-precision}}
+// CHECK-DAG: (S) 6 layers{{ +}}- Number of layers resolved
+// CHECK-DAG: (S) 3 from-network{{ +}}- Properties inherited from the network default
+// CHECK-DAG: (S) 5 from-block{{ +}}- Properties inherited from a block
+// CHECK-DAG: (S) 3 from-layer{{ +}}- Properties decided by a layer precision
+// CHECK-DAG: (S) 4 from-property{{ +}}- Properties decided by a per-property override
+// CHECK-DAG: (S) 6 derived{{ +}}- Accumulator/output precisions derived by default
 mix.network @n precision(f32) (%x: tensor<2x8xf32>) {
   %w = mix.weight external "w" : tensor<8x4xf32>
   %0 = mix.relu %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
