@@ -17,9 +17,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include <ctime>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <random>
 #include <vector>
@@ -35,7 +35,8 @@ namespace {
 double threadSeconds() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 double secondsSince(double start) { return threadSeconds() - start; }
@@ -141,7 +142,8 @@ double naiveS8Gops(int64_t n) {
   if (!cache.count(n)) {
     const std::vector<int8_t> a = randomS8(n * n, 1), b = randomS8(n * n, 2);
     std::vector<int32_t> c(n * n);
-    cache[n] = measureGops(n, [&] { naiveS8(n, a.data(), b.data(), c.data()); });
+    cache[n] =
+        measureGops(n, [&] { naiveS8(n, a.data(), b.data(), c.data()); });
   }
   return cache[n];
 }
@@ -155,8 +157,8 @@ double naiveReducedGops(int64_t n) {
     for (float &x : b)
       x = mixrt_f16_to_f32(mixrt_f32_to_f16(x));
     std::vector<float> c(n * n);
-    cache[n] = measureGops(
-        n, [&] { naiveReduced(n, a.data(), b.data(), c.data()); });
+    cache[n] =
+        measureGops(n, [&] { naiveReduced(n, a.data(), b.data(), c.data()); });
   }
   return cache[n];
 }

@@ -97,8 +97,8 @@ f32ToBF16Avx2(const float *src, int64_t count, uint16_t *dst) {
   narrowPortable<BF16Format>(src + i, count - i, dst + i);
 }
 
-__attribute__((target("avx2"))) void
-bf16ToF32Avx2(const uint16_t *src, int64_t count, float *dst) {
+__attribute__((target("avx2"))) void bf16ToF32Avx2(const uint16_t *src,
+                                                   int64_t count, float *dst) {
   int64_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m256i h = _mm256_cvtepu16_epi32(
@@ -151,16 +151,16 @@ absl::Status checkNarrowed(absl::string_view op, absl::string_view fmtName,
     if (!std::isfinite(src[i]))
       return detail::invalidArgument(op, ": element ", i, " (", src[i],
                                      ") is not finite");
-    return detail::outOfRange(op, ": element ", i, " (", src[i],
-                              ") overflows ", fmtName, " to infinity");
+    return detail::outOfRange(op, ": element ", i, " (", src[i], ") overflows ",
+                              fmtName, " to infinity");
   }
   return absl::OkStatus();
 }
 
 template <class T>
-absl::Status runNarrow(absl::string_view op, void (*fn)(const T *, int64_t,
-                                                        uint16_t *),
-                       const T *src, int64_t count, uint16_t *dst) {
+absl::Status runNarrow(absl::string_view op,
+                       void (*fn)(const T *, int64_t, uint16_t *), const T *src,
+                       int64_t count, uint16_t *dst) {
   if (absl::Status s = checkBulkArgs(op, src, count, dst); !s.ok())
     return s;
   fn(src, count, dst);
@@ -287,8 +287,7 @@ absl::Status F64ToF16(absl::Span<const double> src, absl::Span<uint16_t> dst) {
   return runNarrow("f64_to_f16", detail::f64ToF16Bulk, src.data(), src.size(),
                    dst.data());
 }
-absl::Status F64ToBF16(absl::Span<const double> src,
-                       absl::Span<uint16_t> dst) {
+absl::Status F64ToBF16(absl::Span<const double> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_bf16", src, dst); !s.ok())
     return s;
   return runNarrow("f64_to_bf16", detail::f64ToBF16Bulk, src.data(), src.size(),
@@ -299,31 +298,33 @@ absl::Status F32ToF16Checked(absl::Span<const float> src,
                              absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_f16_checked", src, dst); !s.ok())
     return s;
-  return runNarrowChecked<F16Format>("f32_to_f16_checked", "f16", detail::f32ToF16Bulk,
-                                     src.data(), src.size(), dst.data());
+  return runNarrowChecked<F16Format>("f32_to_f16_checked", "f16",
+                                     detail::f32ToF16Bulk, src.data(),
+                                     src.size(), dst.data());
 }
 absl::Status F32ToBF16Checked(absl::Span<const float> src,
                               absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_bf16_checked", src, dst); !s.ok())
     return s;
   return runNarrowChecked<BF16Format>("f32_to_bf16_checked", "bf16",
-                                      detail::f32ToBF16Bulk, src.data(), src.size(),
-                                      dst.data());
+                                      detail::f32ToBF16Bulk, src.data(),
+                                      src.size(), dst.data());
 }
 absl::Status F64ToF16Checked(absl::Span<const double> src,
                              absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_f16_checked", src, dst); !s.ok())
     return s;
-  return runNarrowChecked<F16Format>("f64_to_f16_checked", "f16", detail::f64ToF16Bulk,
-                                     src.data(), src.size(), dst.data());
+  return runNarrowChecked<F16Format>("f64_to_f16_checked", "f16",
+                                     detail::f64ToF16Bulk, src.data(),
+                                     src.size(), dst.data());
 }
 absl::Status F64ToBF16Checked(absl::Span<const double> src,
                               absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_bf16_checked", src, dst); !s.ok())
     return s;
   return runNarrowChecked<BF16Format>("f64_to_bf16_checked", "bf16",
-                                      detail::f64ToBF16Bulk, src.data(), src.size(),
-                                      dst.data());
+                                      detail::f64ToBF16Bulk, src.data(),
+                                      src.size(), dst.data());
 }
 
 } // namespace mixrt
@@ -348,43 +349,43 @@ double mixrt_bf16_to_f64(uint16_t value) { return mixrt::BF16ToF64(value); }
 mixrt_status_code mixrt_f32_to_f16_array(const float *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_f16_array", mixrt::detail::f32ToF16Bulk, src,
-                            count, out_dst);
+    return mixrt::runNarrow("f32_to_f16_array", mixrt::detail::f32ToF16Bulk,
+                            src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_f16_to_f32_array(const uint16_t *src, int64_t count,
                                          float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("f16_to_f32_array", mixrt::detail::f16ToF32Bulk, src, count,
-                           out_dst);
+    return mixrt::runWiden("f16_to_f32_array", mixrt::detail::f16ToF32Bulk, src,
+                           count, out_dst);
   });
 }
 mixrt_status_code mixrt_f32_to_bf16_array(const float *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_bf16_array", mixrt::detail::f32ToBF16Bulk, src,
-                            count, out_dst);
+    return mixrt::runNarrow("f32_to_bf16_array", mixrt::detail::f32ToBF16Bulk,
+                            src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_bf16_to_f32_array(const uint16_t *src, int64_t count,
                                           float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("bf16_to_f32_array", mixrt::detail::bf16ToF32Bulk, src,
-                           count, out_dst);
+    return mixrt::runWiden("bf16_to_f32_array", mixrt::detail::bf16ToF32Bulk,
+                           src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_f16_array(const double *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_f16_array", mixrt::detail::f64ToF16Bulk, src,
-                            count, out_dst);
+    return mixrt::runNarrow("f64_to_f16_array", mixrt::detail::f64ToF16Bulk,
+                            src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_bf16_array(const double *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_bf16_array", mixrt::detail::f64ToBF16Bulk, src,
-                            count, out_dst);
+    return mixrt::runNarrow("f64_to_bf16_array", mixrt::detail::f64ToBF16Bulk,
+                            src, count, out_dst);
   });
 }
 
@@ -393,8 +394,8 @@ mixrt_status_code mixrt_f32_to_f16_array_checked(const float *src,
                                                  uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::F16Format>(
-        "f32_to_f16_array_checked", "f16", mixrt::detail::f32ToF16Bulk, src, count,
-        out_dst);
+        "f32_to_f16_array_checked", "f16", mixrt::detail::f32ToF16Bulk, src,
+        count, out_dst);
   });
 }
 mixrt_status_code mixrt_f32_to_bf16_array_checked(const float *src,
@@ -402,8 +403,8 @@ mixrt_status_code mixrt_f32_to_bf16_array_checked(const float *src,
                                                   uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::BF16Format>(
-        "f32_to_bf16_array_checked", "bf16", mixrt::detail::f32ToBF16Bulk, src, count,
-        out_dst);
+        "f32_to_bf16_array_checked", "bf16", mixrt::detail::f32ToBF16Bulk, src,
+        count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_f16_array_checked(const double *src,
@@ -411,8 +412,8 @@ mixrt_status_code mixrt_f64_to_f16_array_checked(const double *src,
                                                  uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::F16Format>(
-        "f64_to_f16_array_checked", "f16", mixrt::detail::f64ToF16Bulk, src, count,
-        out_dst);
+        "f64_to_f16_array_checked", "f16", mixrt::detail::f64ToF16Bulk, src,
+        count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_bf16_array_checked(const double *src,
@@ -420,8 +421,8 @@ mixrt_status_code mixrt_f64_to_bf16_array_checked(const double *src,
                                                   uint16_t *out_dst) {
   return guardC([&] {
     return mixrt::runNarrowChecked<mixrt::detail::BF16Format>(
-        "f64_to_bf16_array_checked", "bf16", mixrt::detail::f64ToBF16Bulk, src, count,
-        out_dst);
+        "f64_to_bf16_array_checked", "bf16", mixrt::detail::f64ToBF16Bulk, src,
+        count, out_dst);
   });
 }
 

@@ -66,8 +66,9 @@ mixrt_simd_level mixrt_get_simd_level(void) {
 }
 
 mixrt_status_code mixrt_set_simd_level(mixrt_simd_level level) {
-  return mixrt::detail::guardC(
-      [&] { return mixrt::SetSimdLevel(static_cast<mixrt::SimdLevel>(level)); });
+  return mixrt::detail::guardC([&] {
+    return mixrt::SetSimdLevel(static_cast<mixrt::SimdLevel>(level));
+  });
 }
 
 } // extern "C"

@@ -65,9 +65,9 @@ inline uint16_t roundToNarrow(uint16_t sign, uint64_t sig, int exp) {
   const int top = exp + (63 - __builtin_clzll(sig)); // floor(log2(value))
   if (top > kBias)
     return static_cast<uint16_t>(sign | kInf);
-  const int quantumExp =
-      top - Fmt::kMantBits > kMinQuantumExp ? top - Fmt::kMantBits
-                                            : kMinQuantumExp;
+  const int quantumExp = top - Fmt::kMantBits > kMinQuantumExp
+                             ? top - Fmt::kMantBits
+                             : kMinQuantumExp;
   const int shift = quantumExp - exp;
   uint64_t m;
   if (shift <= 0) {
@@ -154,8 +154,8 @@ template <class Fmt, class T> inline T widen(uint16_t h) {
         static_cast<T>(mant) * static_cast<T>(Fmt::kSubnormalUlp);
     return bitCast<T>(sign | bitCast<Bits>(magnitude));
   }
-  const Bits wideExp = static_cast<Bits>(static_cast<int>(biasedExp) - kBias +
-                                         kWideBias);
+  const Bits wideExp =
+      static_cast<Bits>(static_cast<int>(biasedExp) - kBias + kWideBias);
   return bitCast<T>(sign | (wideExp << W::kMantBits) |
                     (static_cast<Bits>(mant) << kShift));
 }

@@ -1,4 +1,5 @@
-//===-- gemm_common.h - Blocked GEMM driver shared by mixrt GEMMs -*- C++ -*-===//
+//===-- gemm_common.h - Blocked GEMM driver shared by mixrt GEMMs -*- C++
+//-*-===//
 //
 // The cache-blocking loop nest (GotoBLAS style) shared by the INT8 and the
 // reduced-precision GEMMs. The caller supplies how panels are packed and

@@ -38,8 +38,7 @@ void kernelF32Portable(int64_t kc, const float *a, const float *b,
   for (int64_t kk = 0; kk < kc; ++kk, a += kGemmMr, b += kGemmNr)
     for (int r = 0; r < kGemmMr; ++r)
       for (int j = 0; j < kGemmNr; ++j)
-        tile[r * kGemmNr + j] =
-            std::fma(a[r], b[j], tile[r * kGemmNr + j]);
+        tile[r * kGemmNr + j] = std::fma(a[r], b[j], tile[r * kGemmNr + j]);
 }
 
 #if defined(__x86_64__)
@@ -149,8 +148,8 @@ void gemmReducedCore(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
                   int64_t cols, const float *aPanel, const float *bPanel) {
     float t[kGemmMr * kGemmNr] = {};
     for (int64_t r = 0; r < rows; ++r)
-      std::copy(acc + (m0 + r) * ldacc + n0,
-                acc + (m0 + r) * ldacc + n0 + cols, t + r * kGemmNr);
+      std::copy(acc + (m0 + r) * ldacc + n0, acc + (m0 + r) * ldacc + n0 + cols,
+                t + r * kGemmNr);
     kernel(kc, aPanel, bPanel, t);
     for (int64_t r = 0; r < rows; ++r)
       std::copy(t + r * kGemmNr, t + r * kGemmNr + cols,
@@ -225,8 +224,8 @@ absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
 absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
                          const uint16_t *a, int64_t lda, const uint16_t *b,
                          int64_t ldb, float *c, int64_t ldc) {
-  return gemmReduced("gemm_reduced_u16_f32", format, m, n, k, a, lda, b, ldb,
-                     c, ldc);
+  return gemmReduced("gemm_reduced_u16_f32", format, m, n, k, a, lda, b, ldb, c,
+                     ldc);
 }
 
 } // namespace mixrt
@@ -237,22 +236,20 @@ absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
 
 extern "C" {
 
-mixrt_status_code mixrt_gemm_reduced_f32(mixrt_float16_format format,
-                                         int64_t M, int64_t N, int64_t K,
-                                         const float *A, int64_t lda,
-                                         const float *B, int64_t ldb, float *C,
-                                         int64_t ldc) {
+mixrt_status_code mixrt_gemm_reduced_f32(mixrt_float16_format format, int64_t M,
+                                         int64_t N, int64_t K, const float *A,
+                                         int64_t lda, const float *B,
+                                         int64_t ldb, float *C, int64_t ldc) {
   return mixrt::detail::guardC([&] {
     return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
                               K, A, lda, B, ldb, C, ldc);
   });
 }
 
-mixrt_status_code mixrt_gemm_reduced_f64(mixrt_float16_format format,
-                                         int64_t M, int64_t N, int64_t K,
-                                         const double *A, int64_t lda,
-                                         const double *B, int64_t ldb,
-                                         double *C, int64_t ldc) {
+mixrt_status_code mixrt_gemm_reduced_f64(mixrt_float16_format format, int64_t M,
+                                         int64_t N, int64_t K, const double *A,
+                                         int64_t lda, const double *B,
+                                         int64_t ldb, double *C, int64_t ldc) {
   return mixrt::detail::guardC([&] {
     return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
                               K, A, lda, B, ldb, C, ldc);

@@ -91,8 +91,7 @@ __attribute__((target("avx2"))) void kernelS8Avx2(int64_t kPairs,
 }
 #endif
 
-using KernelS8 = void (*)(int64_t, const int16_t *, const int16_t *,
-                          int32_t *);
+using KernelS8 = void (*)(int64_t, const int16_t *, const int16_t *, int32_t *);
 
 KernelS8 selectKernelS8() {
 #if defined(__x86_64__)
@@ -129,9 +128,8 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
   }
   const uint64_t perK = static_cast<uint64_t>(maxAbsCentered(a, m, k, true)) *
                         static_cast<uint64_t>(maxAbsCentered(b, k, n, false));
-  const bool wide =
-      perK != 0 && static_cast<uint64_t>(k) >
-                       static_cast<uint64_t>(INT32_MAX) / perK;
+  const bool wide = perK != 0 && static_cast<uint64_t>(k) >
+                                     static_cast<uint64_t>(INT32_MAX) / perK;
   std::vector<int64_t> acc64(wide ? m * n : 0, 0);
   const KernelS8 kernel = selectKernelS8();
 
@@ -188,9 +186,9 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
     for (int64_t j = 0; j < n; ++j) {
       const int64_t v = acc64[i * n + j];
       if (v < INT32_MIN || v > INT32_MAX)
-        return detail::outOfRange(op, ": the int32 accumulator of C[", i,
-                                  "][", j, "] overflows (exact sum ", v,
-                                  ", K = ", k, ")");
+        return detail::outOfRange(op, ": the int32 accumulator of C[", i, "][",
+                                  j, "] overflows (exact sum ", v, ", K = ", k,
+                                  ")");
       c[i * ldc + j] = static_cast<int32_t>(v);
     }
   return absl::OkStatus();
@@ -202,8 +200,7 @@ absl::Status checkOperand(absl::string_view op, absl::string_view name,
                           const S8Operand &operand, int64_t rows, int64_t cols,
                           int64_t channels, bool needScales, S8View &out) {
   if (absl::Status s = detail::checkMatrix(op, name, operand.data, rows, cols,
-                                           operand.ld,
-                                           name == "A" ? "K" : "N");
+                                           operand.ld, name == "A" ? "K" : "N");
       !s.ok())
     return s;
   const size_t expected = operand.per_channel ? channels : 1;
@@ -222,8 +219,8 @@ absl::Status checkOperand(absl::string_view op, absl::string_view name,
                                    operand.zero_points.size());
   for (size_t i = 0; i < operand.zero_points.size(); ++i)
     if (operand.zero_points[i] < -128 || operand.zero_points[i] > 127)
-      return detail::invalidArgument(op, ": zero point ", i, " of ", name,
-                                     " (", operand.zero_points[i],
+      return detail::invalidArgument(op, ": zero point ", i, " of ", name, " (",
+                                     operand.zero_points[i],
                                      ") is outside [-128, 127]");
   out.data = operand.data;
   out.ld = operand.ld;
@@ -251,9 +248,9 @@ absl::Status gemmS8Checked(absl::string_view op, int64_t m, int64_t n,
 
 /// Scaled GEMM: out = (T)((double)sa * (double)sb * (double)acc).
 template <class T>
-absl::Status gemmS8Scaled(absl::string_view op, int64_t m, int64_t n,
-                          int64_t k, const S8Operand &a, const S8Operand &b,
-                          T *c, int64_t ldc) {
+absl::Status gemmS8Scaled(absl::string_view op, int64_t m, int64_t n, int64_t k,
+                          const S8Operand &a, const S8Operand &b, T *c,
+                          int64_t ldc) {
   S8View aView, bView;
   if (absl::Status s = gemmS8Checked(op, m, n, k, a, b, c, ldc,
                                      /*needScales=*/true, aView, bView);
@@ -352,8 +349,7 @@ absl::Status toOperand(const char *op, const char *name,
     return s;
   if (in->per_channel != 0 && in->per_channel != 1)
     return mixrt::detail::invalidArgument(op, ": ", name, "->per_channel (",
-                                          in->per_channel,
-                                          ") must be 0 or 1");
+                                          in->per_channel, ") must be 0 or 1");
   const int64_t count = in->per_channel ? channels : 1;
   out.data = in->data;
   out.ld = in->ld;

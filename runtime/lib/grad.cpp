@@ -41,9 +41,9 @@ absl::StatusOr<double> gradNorm(absl::string_view op,
   double sum = 0.0;
   for (absl::Span<const T> grad : grads)
     for (const T x : grad) {
-      const double scaled = multiply ? static_cast<double>(x) * factor
-                                     : std::ldexp(static_cast<double>(x),
-                                                  -exponent);
+      const double scaled = multiply
+                                ? static_cast<double>(x) * factor
+                                : std::ldexp(static_cast<double>(x), -exponent);
       sum += scaled * scaled;
     }
   const double norm = std::ldexp(std::sqrt(sum), exponent);
@@ -90,8 +90,9 @@ GradNorm(absl::Span<const absl::Span<const double>> grads) {
   return gradNorm<double>("grad_norm", grads);
 }
 
-absl::StatusOr<ClipResult> ClipGradNorm(absl::Span<const absl::Span<float>> grads,
-                                        double maxNorm, double eps) {
+absl::StatusOr<ClipResult>
+ClipGradNorm(absl::Span<const absl::Span<float>> grads, double maxNorm,
+             double eps) {
   return clipGradNorm<float>(grads, maxNorm, eps);
 }
 
@@ -119,7 +120,8 @@ mixrt_status_code gradNormC(const char *op, const T *const *tensors,
     if (absl::Status s = checkPtr(op, outNorm, "out_norm"); !s.ok())
       return s;
     std::vector<absl::Span<const T>> spans;
-    if (absl::Status s = mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
+    if (absl::Status s =
+            mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
         !s.ok())
       return s;
     absl::StatusOr<double> norm = mixrt::GradNorm(spans);
@@ -131,13 +133,13 @@ mixrt_status_code gradNormC(const char *op, const T *const *tensors,
 }
 
 template <class T>
-mixrt_status_code clipC(const char *op, T *const *tensors,
-                        const int64_t *sizes, int64_t numTensors,
-                        double maxNorm, double eps, double *outNorm,
-                        double *outCoef) {
+mixrt_status_code clipC(const char *op, T *const *tensors, const int64_t *sizes,
+                        int64_t numTensors, double maxNorm, double eps,
+                        double *outNorm, double *outCoef) {
   return mixrt::detail::guardC([&]() -> absl::Status {
     std::vector<absl::Span<T>> spans;
-    if (absl::Status s = mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
+    if (absl::Status s =
+            mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
         !s.ok())
       return s;
     absl::StatusOr<mixrt::ClipResult> result =
@@ -157,33 +159,33 @@ mixrt_status_code clipC(const char *op, T *const *tensors,
 extern "C" {
 
 mixrt_status_code mixrt_grad_norm_f32(const float *const *tensors,
-                                      const int64_t *sizes,
-                                      int64_t num_tensors, double *out_norm) {
+                                      const int64_t *sizes, int64_t num_tensors,
+                                      double *out_norm) {
   return gradNormC("grad_norm_f32", tensors, sizes, num_tensors, out_norm);
 }
 
 mixrt_status_code mixrt_grad_norm_f64(const double *const *tensors,
-                                      const int64_t *sizes,
-                                      int64_t num_tensors, double *out_norm) {
+                                      const int64_t *sizes, int64_t num_tensors,
+                                      double *out_norm) {
   return gradNormC("grad_norm_f64", tensors, sizes, num_tensors, out_norm);
 }
 
 mixrt_status_code mixrt_clip_grad_norm_f32(float *const *tensors,
                                            const int64_t *sizes,
-                                           int64_t num_tensors,
-                                           double max_norm, double eps,
-                                           double *out_norm, double *out_coef) {
-  return clipC("clip_grad_norm_f32", tensors, sizes, num_tensors, max_norm,
-               eps, out_norm, out_coef);
+                                           int64_t num_tensors, double max_norm,
+                                           double eps, double *out_norm,
+                                           double *out_coef) {
+  return clipC("clip_grad_norm_f32", tensors, sizes, num_tensors, max_norm, eps,
+               out_norm, out_coef);
 }
 
 mixrt_status_code mixrt_clip_grad_norm_f64(double *const *tensors,
                                            const int64_t *sizes,
-                                           int64_t num_tensors,
-                                           double max_norm, double eps,
-                                           double *out_norm, double *out_coef) {
-  return clipC("clip_grad_norm_f64", tensors, sizes, num_tensors, max_norm,
-               eps, out_norm, out_coef);
+                                           int64_t num_tensors, double max_norm,
+                                           double eps, double *out_norm,
+                                           double *out_coef) {
+  return clipC("clip_grad_norm_f64", tensors, sizes, num_tensors, max_norm, eps,
+               out_norm, out_coef);
 }
 
 } // extern "C"

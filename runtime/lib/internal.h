@@ -99,11 +99,9 @@ inline absl::Status checkGemmShapes(absl::string_view op, int64_t m, int64_t n,
 /// to `out` (T may be const).
 template <class T>
 absl::Status tensorSpans(absl::string_view op, T *const *tensors,
-                     const int64_t *sizes, int64_t numTensors,
-                     std::vector<absl::Span<T>> &out) {
-  if (absl::Status s =
-          checkNonNegative(op, numTensors, "num_tensors");
-      !s.ok())
+                         const int64_t *sizes, int64_t numTensors,
+                         std::vector<absl::Span<T>> &out) {
+  if (absl::Status s = checkNonNegative(op, numTensors, "num_tensors"); !s.ok())
     return s;
   if (absl::Status s = checkPtr(op, tensors, "tensors", numTensors > 0);
       !s.ok())
@@ -112,8 +110,8 @@ absl::Status tensorSpans(absl::string_view op, T *const *tensors,
     return s;
   for (int64_t i = 0; i < numTensors; ++i) {
     if (sizes[i] < 0)
-      return invalidArgument(op, ": sizes[", i, "] (",
-                                            sizes[i], ") is negative");
+      return invalidArgument(op, ": sizes[", i, "] (", sizes[i],
+                             ") is negative");
     if (sizes[i] > 0 && tensors[i] == nullptr)
       return invalidArgument(op, ": tensors[", i, "] is null");
     out.emplace_back(tensors[i], sizes[i]);
@@ -149,12 +147,11 @@ namespace mixrt {
 class QTensorBuilder {
 public:
   template <class T>
-  static absl::StatusOr<QTensor> quantize(absl::string_view op,
-                                          absl::Span<const T> data,
-                                          absl::Span<const int64_t> shape,
-                                          QScheme scheme, int axis,
-                                          absl::Span<const float> scales,
-                                          absl::Span<const int32_t> zeroPoints);
+  static absl::StatusOr<QTensor>
+  quantize(absl::string_view op, absl::Span<const T> data,
+           absl::Span<const int64_t> shape, QScheme scheme, int axis,
+           absl::Span<const float> scales,
+           absl::Span<const int32_t> zeroPoints);
 };
 
 } // namespace mixrt

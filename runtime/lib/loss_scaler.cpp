@@ -26,8 +26,8 @@ absl::Status checkConfig(const LossScalerConfig &c) {
     return detail::invalidArgument(kOp, ": growth_factor (", c.growth_factor,
                                    ") must be finite and > 1");
   if (!(c.backoff_factor > 0.0 && c.backoff_factor < 1.0))
-    return detail::invalidArgument(kOp, ": backoff_factor (",
-                                   c.backoff_factor, ") must be in (0, 1)");
+    return detail::invalidArgument(kOp, ": backoff_factor (", c.backoff_factor,
+                                   ") must be in (0, 1)");
   if (c.growth_interval < 1)
     return detail::invalidArgument(kOp, ": growth_interval (",
                                    c.growth_interval, ") must be >= 1");
@@ -38,8 +38,7 @@ absl::Status checkConfig(const LossScalerConfig &c) {
   return absl::OkStatus();
 }
 
-template <class T>
-absl::StatusOr<T> scaleLoss(double scale, T loss) {
+template <class T> absl::StatusOr<T> scaleLoss(double scale, T loss) {
   if (!std::isfinite(loss))
     return detail::invalidArgument("scale_loss: loss (", loss,
                                    ") is not finite");
@@ -102,9 +101,8 @@ void LossScaler::Update(bool foundInf) {
   growth_tracker_ = 0;
 }
 
-absl::StatusOr<bool>
-LossScaler::Step(absl::Span<const absl::Span<float>> grads,
-                 absl::FunctionRef<absl::Status()> apply) {
+absl::StatusOr<bool> LossScaler::Step(absl::Span<const absl::Span<float>> grads,
+                                      absl::FunctionRef<absl::Status()> apply) {
   absl::StatusOr<bool> foundInf = Unscale(grads);
   if (!foundInf.ok())
     return foundInf.status();
@@ -136,7 +134,8 @@ mixrt_status_code unscaleC(const char *op, const mixrt_loss_scaler *scaler,
     if (absl::Status s = checkPtr(op, outFoundInf, "out_found_inf"); !s.ok())
       return s;
     std::vector<absl::Span<T>> spans;
-    if (absl::Status s = mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
+    if (absl::Status s =
+            mixrt::detail::tensorSpans(op, tensors, sizes, numTensors, spans);
         !s.ok())
       return s;
     absl::StatusOr<bool> found = scaler->value.Unscale(spans);
@@ -178,8 +177,9 @@ void mixrt_loss_scaler_config_init(mixrt_loss_scaler_config *out_config) {
   out_config->max_scale = defaults.max_scale;
 }
 
-mixrt_status_code mixrt_loss_scaler_create(
-    const mixrt_loss_scaler_config *config, mixrt_loss_scaler **out_scaler) {
+mixrt_status_code
+mixrt_loss_scaler_create(const mixrt_loss_scaler_config *config,
+                         mixrt_loss_scaler **out_scaler) {
   return guardC([&]() -> absl::Status {
     if (absl::Status s =
             checkPtr("loss_scaler_create", out_scaler, "out_scaler");
@@ -212,26 +212,32 @@ int64_t mixrt_loss_scaler_growth_tracker(const mixrt_loss_scaler *scaler) {
   return scaler ? scaler->value.growth_tracker() : 0;
 }
 
-mixrt_status_code mixrt_loss_scaler_scale_loss_f32(
-    const mixrt_loss_scaler *scaler, float loss, float *out_scaled) {
+mixrt_status_code
+mixrt_loss_scaler_scale_loss_f32(const mixrt_loss_scaler *scaler, float loss,
+                                 float *out_scaled) {
   return scaleLossC("loss_scaler_scale_loss_f32", scaler, loss, out_scaled);
 }
 
-mixrt_status_code mixrt_loss_scaler_scale_loss_f64(
-    const mixrt_loss_scaler *scaler, double loss, double *out_scaled) {
+mixrt_status_code
+mixrt_loss_scaler_scale_loss_f64(const mixrt_loss_scaler *scaler, double loss,
+                                 double *out_scaled) {
   return scaleLossC("loss_scaler_scale_loss_f64", scaler, loss, out_scaled);
 }
 
-mixrt_status_code mixrt_loss_scaler_unscale_f32(
-    const mixrt_loss_scaler *scaler, float *const *tensors,
-    const int64_t *sizes, int64_t num_tensors, int32_t *out_found_inf) {
+mixrt_status_code mixrt_loss_scaler_unscale_f32(const mixrt_loss_scaler *scaler,
+                                                float *const *tensors,
+                                                const int64_t *sizes,
+                                                int64_t num_tensors,
+                                                int32_t *out_found_inf) {
   return unscaleC("loss_scaler_unscale_f32", scaler, tensors, sizes,
                   num_tensors, out_found_inf);
 }
 
-mixrt_status_code mixrt_loss_scaler_unscale_f64(
-    const mixrt_loss_scaler *scaler, double *const *tensors,
-    const int64_t *sizes, int64_t num_tensors, int32_t *out_found_inf) {
+mixrt_status_code mixrt_loss_scaler_unscale_f64(const mixrt_loss_scaler *scaler,
+                                                double *const *tensors,
+                                                const int64_t *sizes,
+                                                int64_t num_tensors,
+                                                int32_t *out_found_inf) {
   return unscaleC("loss_scaler_unscale_f64", scaler, tensors, sizes,
                   num_tensors, out_found_inf);
 }
@@ -247,10 +253,11 @@ mixrt_status_code mixrt_loss_scaler_update(mixrt_loss_scaler *scaler,
   });
 }
 
-mixrt_status_code mixrt_loss_scaler_step_f32(
-    mixrt_loss_scaler *scaler, float *const *tensors, const int64_t *sizes,
-    int64_t num_tensors, mixrt_optimizer_callback apply, void *user_data,
-    int32_t *out_skipped) {
+mixrt_status_code
+mixrt_loss_scaler_step_f32(mixrt_loss_scaler *scaler, float *const *tensors,
+                           const int64_t *sizes, int64_t num_tensors,
+                           mixrt_optimizer_callback apply, void *user_data,
+                           int32_t *out_skipped) {
   constexpr const char *kOp = "loss_scaler_step_f32";
   return guardC([&]() -> absl::Status {
     if (absl::Status s = checkPtr(kOp, scaler, "scaler"); !s.ok())
@@ -261,7 +268,8 @@ mixrt_status_code mixrt_loss_scaler_step_f32(
     if (absl::Status s = checkPtr(kOp, out_skipped, "out_skipped"); !s.ok())
       return s;
     std::vector<absl::Span<float>> spans;
-    if (absl::Status s = mixrt::detail::tensorSpans(kOp, tensors, sizes, num_tensors, spans);
+    if (absl::Status s =
+            mixrt::detail::tensorSpans(kOp, tensors, sizes, num_tensors, spans);
         !s.ok())
       return s;
     absl::StatusOr<bool> skipped =
@@ -273,8 +281,8 @@ mixrt_status_code mixrt_loss_scaler_step_f32(
               static_cast<absl::StatusCode>(code),
               absl::StrCat("loss_scaler_step_f32: optimizer callback failed "
                            "with ",
-                           mixrt_status_code_name(code), " (last error: ",
-                           mixrt_last_error_message(), ")"));
+                           mixrt_status_code_name(code),
+                           " (last error: ", mixrt_last_error_message(), ")"));
         });
     if (!skipped.ok())
       return skipped.status();

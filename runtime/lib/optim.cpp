@@ -230,9 +230,8 @@ absl::Status stepImpl(const OptimizerConfig &config, std::vector<Param> &params,
                                      params[p].master.size());
     for (size_t i = 0; i < grads[p].size(); ++i)
       if (!std::isfinite(grads[p][i]))
-        return detail::invalidArgument(kOp, ": element ", i, " of gradient ",
-                                       p, " (", grads[p][i],
-                                       ") is not finite");
+        return detail::invalidArgument(kOp, ": element ", i, " of gradient ", p,
+                                       " (", grads[p][i], ") is not finite");
   }
   // Update a copy and commit only if every parameter succeeded.
   std::vector<Param> next = params;
@@ -351,8 +350,7 @@ mixrt_status_code mixrt_optimizer_create(const mixrt_optimizer_config *config,
                                          mixrt_optimizer **out_optimizer) {
   return guardC([&]() -> absl::Status {
     constexpr const char *kOp = "optimizer_create";
-    if (absl::Status s = checkPtr(kOp, out_optimizer, "out_optimizer");
-        !s.ok())
+    if (absl::Status s = checkPtr(kOp, out_optimizer, "out_optimizer"); !s.ok())
       return s;
     *out_optimizer = nullptr;
     if (absl::Status s = checkPtr(kOp, config, "config"); !s.ok())
@@ -378,8 +376,7 @@ mixrt_status_code mixrt_optimizer_create(const mixrt_optimizer_config *config,
 void mixrt_optimizer_destroy(mixrt_optimizer *optimizer) { delete optimizer; }
 
 mixrt_status_code mixrt_optimizer_add_param(mixrt_optimizer *optimizer,
-                                            const double *values,
-                                            int64_t count,
+                                            const double *values, int64_t count,
                                             mixrt_lowp_format lowp,
                                             int64_t *out_index) {
   return guardC([&]() -> absl::Status {
@@ -391,9 +388,9 @@ mixrt_status_code mixrt_optimizer_add_param(mixrt_optimizer *optimizer,
       return s;
     if (absl::Status s = checkPtr(kOp, values, "values", count > 0); !s.ok())
       return s;
-    absl::StatusOr<int64_t> index = optimizer->value.AddParam(
-        absl::Span<const double>(values, count),
-        static_cast<mixrt::LowpFormat>(lowp));
+    absl::StatusOr<int64_t> index =
+        optimizer->value.AddParam(absl::Span<const double>(values, count),
+                                  static_cast<mixrt::LowpFormat>(lowp));
     if (!index.ok())
       return index.status();
     if (out_index)
@@ -422,8 +419,7 @@ mixrt_status_code mixrt_optimizer_step_f64(mixrt_optimizer *optimizer,
 
 int64_t mixrt_optimizer_param_size(const mixrt_optimizer *optimizer,
                                    int64_t index) {
-  return optimizer ? static_cast<int64_t>(
-                         optimizer->value.master(index).size())
+  return optimizer ? static_cast<int64_t>(optimizer->value.master(index).size())
                    : 0;
 }
 
@@ -443,8 +439,7 @@ mixrt_lowp_format mixrt_optimizer_lowp_format(const mixrt_optimizer *optimizer,
 const uint16_t *mixrt_optimizer_lowp_u16(const mixrt_optimizer *optimizer,
                                          int64_t index) {
   const mixrt::Optimizer *o = get(optimizer);
-  return o && !o->lowp_u16(index).empty() ? o->lowp_u16(index).data()
-                                          : nullptr;
+  return o && !o->lowp_u16(index).empty() ? o->lowp_u16(index).data() : nullptr;
 }
 
 const int8_t *mixrt_optimizer_lowp_int8(const mixrt_optimizer *optimizer,

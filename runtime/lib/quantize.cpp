@@ -112,8 +112,8 @@ absl::Status computeParams(absl::string_view op, absl::Span<const T> data,
     if (lo[c] == 0.0 && hi[c] == 0.0)
       continue; // All zero: scale 1, zero point 0.
     if (scheme == QScheme::kSymmetric) {
-      if (absl::Status s = roundScale(
-              op, std::max(-lo[c], hi[c]) / 127.0, c, scales[c]);
+      if (absl::Status s =
+              roundScale(op, std::max(-lo[c], hi[c]) / 127.0, c, scales[c]);
           !s.ok())
         return s;
       continue;
@@ -132,8 +132,8 @@ absl::Status checkParams(absl::string_view op, QScheme scheme,
                          absl::Span<const int32_t> zeroPoints,
                          int64_t channels) {
   if (static_cast<int64_t>(scales.size()) != channels)
-    return detail::invalidArgument(op, ": expected ", channels,
-                                   " scales, got ", scales.size());
+    return detail::invalidArgument(op, ": expected ", channels, " scales, got ",
+                                   scales.size());
   if (!zeroPoints.empty() &&
       static_cast<int64_t>(zeroPoints.size()) != channels)
     return detail::invalidArgument(op, ": expected ", channels,
@@ -176,10 +176,11 @@ void quantizeInto(absl::Span<const T> data, const AxisView &view,
 } // namespace
 
 template <class T>
-absl::StatusOr<QTensor> QTensorBuilder::quantize(
-    absl::string_view op, absl::Span<const T> data,
-    absl::Span<const int64_t> shape, QScheme scheme, int axis,
-    absl::Span<const float> scales, absl::Span<const int32_t> zeroPoints) {
+absl::StatusOr<QTensor>
+QTensorBuilder::quantize(absl::string_view op, absl::Span<const T> data,
+                         absl::Span<const int64_t> shape, QScheme scheme,
+                         int axis, absl::Span<const float> scales,
+                         absl::Span<const int32_t> zeroPoints) {
   if (absl::Status s = checkScheme(op, scheme); !s.ok())
     return s;
   int64_t count = 0;
@@ -246,14 +247,15 @@ absl::StatusOr<QTensor> Quantize(absl::Span<const float> data,
 absl::StatusOr<QTensor> Quantize(absl::Span<const double> data,
                                  absl::Span<const int64_t> shape,
                                  QScheme scheme, int axis) {
-  return QTensorBuilder::quantize<double>("quantize", data, shape, scheme,
-                                          axis, {}, {});
+  return QTensorBuilder::quantize<double>("quantize", data, shape, scheme, axis,
+                                          {}, {});
 }
 
-absl::StatusOr<QTensor> QuantizeWithParams(
-    absl::Span<const float> data, absl::Span<const int64_t> shape,
-    QScheme scheme, int axis, absl::Span<const float> scales,
-    absl::Span<const int32_t> zeroPoints) {
+absl::StatusOr<QTensor>
+QuantizeWithParams(absl::Span<const float> data,
+                   absl::Span<const int64_t> shape, QScheme scheme, int axis,
+                   absl::Span<const float> scales,
+                   absl::Span<const int32_t> zeroPoints) {
   if (scales.empty())
     return detail::invalidArgument("quantize_with_params: no scales given");
   return QTensorBuilder::quantize<float>("quantize_with_params", data, shape,
@@ -273,8 +275,7 @@ absl::Status QuantizeBuffer(absl::Span<const float> data, QScheme scheme,
     return s;
   const float scales[] = {scale};
   const int32_t zeroPoints[] = {zeroPoint};
-  if (absl::Status s = checkParams(kOp, scheme, scales, zeroPoints, 1);
-      !s.ok())
+  if (absl::Status s = checkParams(kOp, scheme, scales, zeroPoints, 1); !s.ok())
     return s;
   AxisView view;
   view.inner = static_cast<int64_t>(data.size());
@@ -298,10 +299,9 @@ absl::Status Dequantize(const QTensor &tensor, absl::Span<float> out) {
       bad = i;
   });
   if (bad >= 0)
-    return detail::outOfRange("dequantize: element ", bad,
-                              " overflows f32 (scale ",
-                              scales[tensor.ChannelOf(bad)], ", q ",
-                              static_cast<int>(q[bad]), ")");
+    return detail::outOfRange(
+        "dequantize: element ", bad, " overflows f32 (scale ",
+        scales[tensor.ChannelOf(bad)], ", q ", static_cast<int>(q[bad]), ")");
   return absl::OkStatus();
 }
 
@@ -359,9 +359,9 @@ mixrt_status_code quantizeC(const char *op, const float *data,
         withParams ? absl::Span<const float>(scales, channels)
                    : absl::Span<const float>();
     const absl::Span<const int32_t> zpSpan =
-        withParams && zeroPoints ? absl::Span<const int32_t>(zeroPoints,
-                                                              channels)
-                                 : absl::Span<const int32_t>();
+        withParams && zeroPoints
+            ? absl::Span<const int32_t>(zeroPoints, channels)
+            : absl::Span<const int32_t>();
     absl::StatusOr<mixrt::QTensor> q = mixrt::QTensorBuilder::quantize<float>(
         op, absl::Span<const float>(data, count), shapeSpan,
         static_cast<mixrt::QScheme>(scheme), axis, scaleSpan, zpSpan);
@@ -384,18 +384,18 @@ mixrt_status_code mixrt_quantize_f32(const float *data, const int64_t *shape,
                    nullptr, /*withParams=*/false, out_qtensor);
 }
 
-mixrt_status_code mixrt_quantize_f32_with_params(
-    const float *data, const int64_t *shape, int32_t rank, mixrt_qscheme scheme,
-    int32_t axis, const float *scales, const int32_t *zero_points,
-    mixrt_qtensor **out_qtensor) {
+mixrt_status_code
+mixrt_quantize_f32_with_params(const float *data, const int64_t *shape,
+                               int32_t rank, mixrt_qscheme scheme, int32_t axis,
+                               const float *scales, const int32_t *zero_points,
+                               mixrt_qtensor **out_qtensor) {
   return quantizeC("quantize_f32_with_params", data, shape, rank, scheme, axis,
                    scales, zero_points, /*withParams=*/true, out_qtensor);
 }
 
 mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
                                             mixrt_qscheme scheme, float scale,
-                                            int32_t zero_point,
-                                            int8_t *out_q) {
+                                            int32_t zero_point, int8_t *out_q) {
   return guardC([&]() -> absl::Status {
     constexpr const char *kOp = "quantize_f32_buffer";
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
@@ -404,7 +404,8 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
     if (absl::Status s = mixrt::detail::checkPtr(kOp, data, "data", count > 0);
         !s.ok())
       return s;
-    if (absl::Status s = mixrt::detail::checkPtr(kOp, out_q, "out_q", count > 0);
+    if (absl::Status s =
+            mixrt::detail::checkPtr(kOp, out_q, "out_q", count > 0);
         !s.ok())
       return s;
     return mixrt::QuantizeBuffer(absl::Span<const float>(data, count),
@@ -420,8 +421,8 @@ mixrt_status_code mixrt_dequantize_f32(const mixrt_qtensor *qtensor,
     if (absl::Status s = mixrt::detail::checkPtr(kOp, qtensor, "qtensor");
         !s.ok())
       return s;
-    if (absl::Status s = mixrt::detail::checkNonNegative(kOp, capacity,
-                                                         "capacity");
+    if (absl::Status s =
+            mixrt::detail::checkNonNegative(kOp, capacity, "capacity");
         !s.ok())
       return s;
     if (absl::Status s = mixrt::detail::checkPtr(kOp, out_data, "out_data");

@@ -82,8 +82,9 @@ const char *mixrt_status_code_name(mixrt_status_code code) {
     return "INTERNAL";
   case MIXRT_STATUS_RESOURCE_EXHAUSTED:
     return "RESOURCE_EXHAUSTED";
+  default:
+    return "UNKNOWN";
   }
-  return "UNKNOWN";
 }
 
 const char *mixrt_last_error_message(void) {

@@ -18,8 +18,8 @@
 |* threads, except that a handle (mixrt_qtensor, mixrt_loss_scaler,           *|
 |* mixrt_optimizer) must not be mutated while another thread uses it.         *|
 |* Functions taking a `const` handle only read it and may run concurrently    *|
-|* with each other. mixrt_set_simd_level() is atomic but changes the code path *|
-|* of every thread; it exists for tests and benchmarks.                       *|
+|* with each other. mixrt_set_simd_level() is atomic but switches the code   *|
+|* path of every thread; it exists for tests and benchmarks.                  *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -64,6 +64,8 @@ typedef enum mixrt_status_code {
   MIXRT_STATUS_INTERNAL = 13,
   /** Memory allocation failed. */
   MIXRT_STATUS_RESOURCE_EXHAUSTED = 8,
+  /** Not a status: forces a 32-bit enum so any int32 value is representable. */
+  MIXRT_STATUS_MAX_ENUM = 0x7fffffff,
 } mixrt_status_code;
 
 /** Returns MIXRT_API_VERSION of the library that was linked. */
@@ -84,6 +86,7 @@ typedef enum mixrt_simd_level {
   MIXRT_SIMD_PORTABLE = 0,
   /** x86-64 AVX2 + FMA + F16C. */
   MIXRT_SIMD_AVX2 = 1,
+  MIXRT_SIMD_MAX_ENUM = 0x7fffffff, /**< not a level (32-bit enum) */
 } mixrt_simd_level;
 
 /** Best level the CPU supports (detected once with __builtin_cpu_supports). */
@@ -147,15 +150,15 @@ MIXRT_API mixrt_status_code mixrt_f64_to_bf16_array(const double *src,
 MIXRT_API mixrt_status_code mixrt_f32_to_f16_array_checked(const float *src,
                                                            int64_t count,
                                                            uint16_t *out_dst);
-MIXRT_API mixrt_status_code
-mixrt_f32_to_bf16_array_checked(const float *src, int64_t count,
-                                uint16_t *out_dst);
+MIXRT_API mixrt_status_code mixrt_f32_to_bf16_array_checked(const float *src,
+                                                            int64_t count,
+                                                            uint16_t *out_dst);
 MIXRT_API mixrt_status_code mixrt_f64_to_f16_array_checked(const double *src,
                                                            int64_t count,
                                                            uint16_t *out_dst);
-MIXRT_API mixrt_status_code
-mixrt_f64_to_bf16_array_checked(const double *src, int64_t count,
-                                uint16_t *out_dst);
+MIXRT_API mixrt_status_code mixrt_f64_to_bf16_array_checked(const double *src,
+                                                            int64_t count,
+                                                            uint16_t *out_dst);
 
 /*===----------------------------------------------------------------------===*\
 |* Quantization                                                               *|
@@ -172,6 +175,7 @@ typedef enum mixrt_qscheme {
   /** Range [-128, 127], integer zero point, scale = (max' - min') / 255 with
    *  min' = min(min x, 0) and max' = max(max x, 0). */
   MIXRT_QSCHEME_ASYMMETRIC = 1,
+  MIXRT_QSCHEME_MAX_ENUM = 0x7fffffff, /**< not a scheme (32-bit enum) */
 } mixrt_qscheme;
 
 /** Value of `axis` meaning "one scale for the whole tensor". */
@@ -186,12 +190,9 @@ typedef struct mixrt_qtensor mixrt_qtensor;
  *  MIXRT_PER_TENSOR) or per index along `axis`. Fails on empty or non-finite
  *  input (the message names the first non-finite index). Release the result
  *  with mixrt_qtensor_destroy(). */
-MIXRT_API mixrt_status_code mixrt_quantize_f32(const float *data,
-                                               const int64_t *shape,
-                                               int32_t rank,
-                                               mixrt_qscheme scheme,
-                                               int32_t axis,
-                                               mixrt_qtensor **out_qtensor);
+MIXRT_API mixrt_status_code mixrt_quantize_f32(
+    const float *data, const int64_t *shape, int32_t rank, mixrt_qscheme scheme,
+    int32_t axis, mixrt_qtensor **out_qtensor);
 
 /** Like mixrt_quantize_f32() with given parameters: `scales` (positive,
  *  finite) and `zero_points` (NULL means all 0; must be 0 for the symmetric
@@ -295,33 +296,37 @@ MIXRT_API mixrt_status_code mixrt_gemm_s8_f64(int64_t M, int64_t N, int64_t K,
 typedef enum mixrt_float16_format {
   MIXRT_FORMAT_F16 = 0,
   MIXRT_FORMAT_BF16 = 1,
+  MIXRT_FORMAT_MAX_ENUM = 0x7fffffff, /**< not a format (32-bit enum) */
 } mixrt_float16_format;
 
-MIXRT_API mixrt_status_code
-mixrt_gemm_reduced_f32(mixrt_float16_format format, int64_t M, int64_t N,
-                       int64_t K, const float *A, int64_t lda, const float *B,
-                       int64_t ldb, float *C, int64_t ldc);
-MIXRT_API mixrt_status_code
-mixrt_gemm_reduced_f64(mixrt_float16_format format, int64_t M, int64_t N,
-                       int64_t K, const double *A, int64_t lda, const double *B,
-                       int64_t ldb, double *C, int64_t ldc);
+MIXRT_API mixrt_status_code mixrt_gemm_reduced_f32(mixrt_float16_format format,
+                                                   int64_t M, int64_t N,
+                                                   int64_t K, const float *A,
+                                                   int64_t lda, const float *B,
+                                                   int64_t ldb, float *C,
+                                                   int64_t ldc);
+MIXRT_API mixrt_status_code mixrt_gemm_reduced_f64(mixrt_float16_format format,
+                                                   int64_t M, int64_t N,
+                                                   int64_t K, const double *A,
+                                                   int64_t lda, const double *B,
+                                                   int64_t ldb, double *C,
+                                                   int64_t ldc);
 /** Operands already in the 16-bit format (IEEE bit patterns). */
-MIXRT_API mixrt_status_code
-mixrt_gemm_reduced_u16_f32(mixrt_float16_format format, int64_t M, int64_t N,
-                           int64_t K, const uint16_t *A, int64_t lda,
-                           const uint16_t *B, int64_t ldb, float *C,
-                           int64_t ldc);
+MIXRT_API mixrt_status_code mixrt_gemm_reduced_u16_f32(
+    mixrt_float16_format format, int64_t M, int64_t N, int64_t K,
+    const uint16_t *A, int64_t lda, const uint16_t *B, int64_t ldb, float *C,
+    int64_t ldc);
 
 /*===----------------------------------------------------------------------===*\
 |* Loss scaler (PyTorch GradScaler semantics with a maximum scale)            *|
 \*===----------------------------------------------------------------------===*/
 
 typedef struct mixrt_loss_scaler_config {
-  double initial_scale;   /**< positive, finite, <= max_scale; default 2^16 */
-  double growth_factor;   /**< finite, > 1; default 2 */
-  double backoff_factor;  /**< in (0, 1); default 0.5 */
+  double initial_scale;    /**< positive, finite, <= max_scale; default 2^16 */
+  double growth_factor;    /**< finite, > 1; default 2 */
+  double backoff_factor;   /**< in (0, 1); default 0.5 */
   int64_t growth_interval; /**< >= 1; default 2000 */
-  double max_scale;       /**< finite; default 2^24 */
+  double max_scale;        /**< finite; default 2^24 */
 } mixrt_loss_scaler_config;
 
 typedef struct mixrt_loss_scaler mixrt_loss_scaler;
@@ -330,9 +335,8 @@ typedef struct mixrt_loss_scaler mixrt_loss_scaler;
 MIXRT_API void
 mixrt_loss_scaler_config_init(mixrt_loss_scaler_config *out_config);
 /** `config` NULL means the defaults. */
-MIXRT_API mixrt_status_code
-mixrt_loss_scaler_create(const mixrt_loss_scaler_config *config,
-                         mixrt_loss_scaler **out_scaler);
+MIXRT_API mixrt_status_code mixrt_loss_scaler_create(
+    const mixrt_loss_scaler_config *config, mixrt_loss_scaler **out_scaler);
 MIXRT_API void mixrt_loss_scaler_destroy(mixrt_loss_scaler *scaler);
 /** Current scale. */
 MIXRT_API double mixrt_loss_scaler_scale(const mixrt_loss_scaler *scaler);
@@ -342,12 +346,10 @@ mixrt_loss_scaler_growth_tracker(const mixrt_loss_scaler *scaler);
 
 /** out_scaled = (float)((double)loss * scale). A non-finite loss fails with
  *  INVALID_ARGUMENT, a non-finite product with OUT_OF_RANGE. */
-MIXRT_API mixrt_status_code
-mixrt_loss_scaler_scale_loss_f32(const mixrt_loss_scaler *scaler, float loss,
-                                 float *out_scaled);
-MIXRT_API mixrt_status_code
-mixrt_loss_scaler_scale_loss_f64(const mixrt_loss_scaler *scaler, double loss,
-                                 double *out_scaled);
+MIXRT_API mixrt_status_code mixrt_loss_scaler_scale_loss_f32(
+    const mixrt_loss_scaler *scaler, float loss, float *out_scaled);
+MIXRT_API mixrt_status_code mixrt_loss_scaler_scale_loss_f64(
+    const mixrt_loss_scaler *scaler, double loss, double *out_scaled);
 
 /** Unscales `num_tensors` gradient buffers in place: g = (T)((double)g * r)
  *  with r = 1.0 / scale computed in f64. *out_found_inf is 1 if any result is
@@ -420,6 +422,7 @@ typedef enum mixrt_optimizer_kind {
   MIXRT_OPTIMIZER_SGD = 0,
   /** PyTorch torch.optim.Adam (L2 weight decay added to the gradient). */
   MIXRT_OPTIMIZER_ADAM = 1,
+  MIXRT_OPTIMIZER_MAX_ENUM = 0x7fffffff, /**< not a kind (32-bit enum) */
 } mixrt_optimizer_kind;
 
 typedef struct mixrt_optimizer_config {
@@ -441,6 +444,7 @@ typedef enum mixrt_lowp_format {
   MIXRT_LOWP_BF16 = 2,
   /** int8, symmetric, per tensor (a mixrt_qtensor of rank 1). */
   MIXRT_LOWP_INT8 = 3,
+  MIXRT_LOWP_MAX_ENUM = 0x7fffffff, /**< not a format (32-bit enum) */
 } mixrt_lowp_format;
 
 typedef struct mixrt_optimizer mixrt_optimizer;
@@ -449,18 +453,16 @@ typedef struct mixrt_optimizer mixrt_optimizer;
  *  Adam: lr 1e-3, betas 0.9/0.999, eps 1e-8). */
 MIXRT_API void mixrt_optimizer_config_init(mixrt_optimizer_kind kind,
                                            mixrt_optimizer_config *out_config);
-MIXRT_API mixrt_status_code
-mixrt_optimizer_create(const mixrt_optimizer_config *config,
-                       mixrt_optimizer **out_optimizer);
+MIXRT_API mixrt_status_code mixrt_optimizer_create(
+    const mixrt_optimizer_config *config, mixrt_optimizer **out_optimizer);
 MIXRT_API void mixrt_optimizer_destroy(mixrt_optimizer *optimizer);
 
 /** Adds a parameter with `count` finite initial master values (copied) and
  *  derives its low-precision copy. *out_index is its position (0, 1, ...).
  *  Fails with OUT_OF_RANGE if a value overflows the f16/bf16 copy. */
-MIXRT_API mixrt_status_code
-mixrt_optimizer_add_param(mixrt_optimizer *optimizer, const double *values,
-                          int64_t count, mixrt_lowp_format lowp,
-                          int64_t *out_index);
+MIXRT_API mixrt_status_code mixrt_optimizer_add_param(
+    mixrt_optimizer *optimizer, const double *values, int64_t count,
+    mixrt_lowp_format lowp, int64_t *out_index);
 MIXRT_API int64_t mixrt_optimizer_num_params(const mixrt_optimizer *optimizer);
 
 /** One step for all parameters: grads[i] holds the gradient of parameter i
@@ -468,19 +470,21 @@ MIXRT_API int64_t mixrt_optimizer_num_params(const mixrt_optimizer *optimizer);
  *  non-finite gradients (INVALID_ARGUMENT), non-finite new masters or an
  *  overflowing f16/bf16 copy (OUT_OF_RANGE) leave every master, state and
  *  copy unchanged. */
-MIXRT_API mixrt_status_code mixrt_optimizer_step_f32(
-    mixrt_optimizer *optimizer, const float *const *grads, const int64_t *sizes,
-    int64_t num_grads);
-MIXRT_API mixrt_status_code mixrt_optimizer_step_f64(
-    mixrt_optimizer *optimizer, const double *const *grads,
-    const int64_t *sizes, int64_t num_grads);
+MIXRT_API mixrt_status_code mixrt_optimizer_step_f32(mixrt_optimizer *optimizer,
+                                                     const float *const *grads,
+                                                     const int64_t *sizes,
+                                                     int64_t num_grads);
+MIXRT_API mixrt_status_code mixrt_optimizer_step_f64(mixrt_optimizer *optimizer,
+                                                     const double *const *grads,
+                                                     const int64_t *sizes,
+                                                     int64_t num_grads);
 
 /* Per-parameter accessors (NULL / 0 for a bad index). Pointers stay valid
  * until the next add_param or destroy; their contents change on each step. */
 MIXRT_API int64_t mixrt_optimizer_param_size(const mixrt_optimizer *optimizer,
                                              int64_t index);
-MIXRT_API const double *
-mixrt_optimizer_master(const mixrt_optimizer *optimizer, int64_t index);
+MIXRT_API const double *mixrt_optimizer_master(const mixrt_optimizer *optimizer,
+                                               int64_t index);
 MIXRT_API mixrt_lowp_format
 mixrt_optimizer_lowp_format(const mixrt_optimizer *optimizer, int64_t index);
 /** f16/bf16 bit patterns, or NULL for other formats. */
@@ -491,8 +495,9 @@ mixrt_optimizer_lowp_u16(const mixrt_optimizer *optimizer, int64_t index);
 MIXRT_API const int8_t *
 mixrt_optimizer_lowp_int8(const mixrt_optimizer *optimizer, int64_t index);
 /** The scale of a MIXRT_LOWP_INT8 copy, or 0 for other formats. */
-MIXRT_API float mixrt_optimizer_lowp_int8_scale(
-    const mixrt_optimizer *optimizer, int64_t index);
+MIXRT_API float
+mixrt_optimizer_lowp_int8_scale(const mixrt_optimizer *optimizer,
+                                int64_t index);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -29,7 +29,10 @@ namespace mixrt {
 // SIMD dispatch
 //===----------------------------------------------------------------------===//
 
-enum class SimdLevel { kPortable = MIXRT_SIMD_PORTABLE, kAvx2 = MIXRT_SIMD_AVX2 };
+enum class SimdLevel {
+  kPortable = MIXRT_SIMD_PORTABLE,
+  kAvx2 = MIXRT_SIMD_AVX2
+};
 
 /// Best level supported by this CPU.
 SimdLevel CpuSimdLevel();
@@ -126,11 +129,11 @@ absl::StatusOr<QTensor> Quantize(absl::Span<const double> data,
 
 /// Quantizes with the given scales/zero points (an empty `zero_points` means
 /// all 0).
-absl::StatusOr<QTensor> QuantizeWithParams(absl::Span<const float> data,
-                                           absl::Span<const int64_t> shape,
-                                           QScheme scheme, int axis,
-                                           absl::Span<const float> scales,
-                                           absl::Span<const int32_t> zero_points);
+absl::StatusOr<QTensor>
+QuantizeWithParams(absl::Span<const float> data,
+                   absl::Span<const int64_t> shape, QScheme scheme, int axis,
+                   absl::Span<const float> scales,
+                   absl::Span<const int32_t> zero_points);
 
 /// Quantizes a flat buffer with one scale and zero point.
 absl::Status QuantizeBuffer(absl::Span<const float> data, QScheme scheme,
@@ -157,7 +160,7 @@ struct S8Operand {
   const int8_t *data = nullptr;
   int64_t ld = 0;
   bool per_channel = false;
-  absl::Span<const float> scales;       ///< ignored for s32 results
+  absl::Span<const float> scales;        ///< ignored for s32 results
   absl::Span<const int32_t> zero_points; ///< empty means 0
 };
 
@@ -216,7 +219,8 @@ public:
 
   /// Unscales in place with the f64 reciprocal; returns found_inf.
   absl::StatusOr<bool> Unscale(absl::Span<const absl::Span<float>> grads) const;
-  absl::StatusOr<bool> Unscale(absl::Span<const absl::Span<double>> grads) const;
+  absl::StatusOr<bool>
+  Unscale(absl::Span<const absl::Span<double>> grads) const;
 
   /// Backoff on found_inf, else count and grow at the interval.
   void Update(bool found_inf);
@@ -242,7 +246,8 @@ private:
 inline constexpr double kClipDefaultEps = MIXRT_CLIP_DEFAULT_EPS;
 
 /// Overflow-safe L2 norm over several tensors (f64).
-absl::StatusOr<double> GradNorm(absl::Span<const absl::Span<const float>> grads);
+absl::StatusOr<double>
+GradNorm(absl::Span<const absl::Span<const float>> grads);
 absl::StatusOr<double>
 GradNorm(absl::Span<const absl::Span<const double>> grads);
 
@@ -252,9 +257,9 @@ struct ClipResult {
   double coef = 1.0;
 };
 
-absl::StatusOr<ClipResult> ClipGradNorm(absl::Span<const absl::Span<float>> grads,
-                                        double max_norm,
-                                        double eps = kClipDefaultEps);
+absl::StatusOr<ClipResult>
+ClipGradNorm(absl::Span<const absl::Span<float>> grads, double max_norm,
+             double eps = kClipDefaultEps);
 absl::StatusOr<ClipResult>
 ClipGradNorm(absl::Span<const absl::Span<double>> grads, double max_norm,
              double eps = kClipDefaultEps);
@@ -263,7 +268,10 @@ ClipGradNorm(absl::Span<const absl::Span<double>> grads, double max_norm,
 // Master-weight optimizers
 //===----------------------------------------------------------------------===//
 
-enum class OptimizerKind { kSgd = MIXRT_OPTIMIZER_SGD, kAdam = MIXRT_OPTIMIZER_ADAM };
+enum class OptimizerKind {
+  kSgd = MIXRT_OPTIMIZER_SGD,
+  kAdam = MIXRT_OPTIMIZER_ADAM
+};
 
 enum class LowpFormat {
   kNone = MIXRT_LOWP_NONE,

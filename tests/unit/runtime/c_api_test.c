@@ -49,10 +49,9 @@ static void test_qtensor(void) {
   const float scales[1] = {0.5f};
   const int32_t zps[1] = {-3};
   mixrt_qtensor *t = NULL;
-  EXPECT(mixrt_quantize_f32_with_params(data, shape, 1,
-                                        MIXRT_QSCHEME_ASYMMETRIC,
-                                        MIXRT_PER_TENSOR, scales, zps,
-                                        &t) == MIXRT_STATUS_OK);
+  EXPECT(mixrt_quantize_f32_with_params(
+             data, shape, 1, MIXRT_QSCHEME_ASYMMETRIC, MIXRT_PER_TENSOR, scales,
+             zps, &t) == MIXRT_STATUS_OK);
   if (t) {
     const int8_t *q = mixrt_qtensor_data(t);
     EXPECT(q[0] == -5 && q[1] == -3 && q[2] == -2 && q[3] == -1);
@@ -88,9 +87,9 @@ static void test_gemm(void) {
                MIXRT_STATUS_INVALID_ARGUMENT, "leading dimension of C");
   float r[1];
   const float fa[1] = {1e30f}, fb[1] = {1.0f};
-  EXPECT_ERROR(mixrt_gemm_reduced_f32(MIXRT_FORMAT_F16, 1, 1, 1, fa, 1, fb, 1,
-                                      r, 1),
-               MIXRT_STATUS_OUT_OF_RANGE, "not finite");
+  EXPECT_ERROR(
+      mixrt_gemm_reduced_f32(MIXRT_FORMAT_F16, 1, 1, 1, fa, 1, fb, 1, r, 1),
+      MIXRT_STATUS_OUT_OF_RANGE, "not finite");
 }
 
 static void test_optimizer(void) {

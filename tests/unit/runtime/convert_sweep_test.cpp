@@ -38,8 +38,7 @@ struct Mismatch {
 /// Converts all 2^32 patterns with `impl` and `reference` and returns the
 /// mismatch with the smallest input, if any.
 Mismatch sweep(const Converter &impl, const Converter &reference) {
-  const unsigned numThreads =
-      std::max(1u, std::thread::hardware_concurrency());
+  const unsigned numThreads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Mismatch> results(numThreads);
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
@@ -50,7 +49,8 @@ Mismatch sweep(const Converter &impl, const Converter &reference) {
       std::vector<float> in(kBlock);
       std::vector<uint16_t> got(kBlock), want(kBlock);
       for (uint64_t base = begin; base < end && !stop; base += kBlock) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, end - base));
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(kBlock, end - base));
         for (size_t i = 0; i < n; ++i)
           in[i] = f32FromBits(static_cast<uint32_t>(base + i));
         const float *src = in.data();

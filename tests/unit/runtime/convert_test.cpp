@@ -50,7 +50,8 @@ uint16_t referenceNarrow(double x, bool bf16) {
     return sign;
   // Largest finite + half an ulp: ties go to the even neighbour, inf.
   const double maxFinite = values.back();
-  const double halfUlpAboveMax = std::ldexp(1.0, (bf16 ? 127 : 15) - mantBits - 1);
+  const double halfUlpAboveMax =
+      std::ldexp(1.0, (bf16 ? 127 : 15) - mantBits - 1);
   if (a >= maxFinite + halfUlpAboveMax)
     return sign | inf;
   const int e = std::max(std::ilogb(a), minExp);
@@ -127,11 +128,11 @@ TEST_CASE("convert.widen_to_f64.all_inputs", "[convert]") {
     }
     if (std::isnan(bf16)) {
       const uint64_t want = (uint64_t{h & 0x8000u} << 48) |
-                            0x7ff8000000000000ull |
-                            (uint64_t{h & 0x7fu} << 45);
+                            0x7ff8000000000000ull | (uint64_t{h & 0x7fu} << 45);
       REQUIRE(bitsOf(bf16) == want);
     } else {
-      REQUIRE(bitsOf(bf16) == bitsOf(static_cast<double>(mixrt_bf16_to_f32(v))));
+      REQUIRE(bitsOf(bf16) ==
+              bitsOf(static_cast<double>(mixrt_bf16_to_f32(v))));
     }
   }
 }
@@ -143,8 +144,8 @@ TEST_CASE("convert.special_values", "[convert]") {
   CHECK(mixrt_f32_to_f16(65520.0f) == 0x7c00); // Tie at max + ulp/2 -> inf.
   CHECK(mixrt_f32_to_f16(-1e30f) == 0xfc00);
   CHECK(mixrt_f32_to_f16(std::numeric_limits<float>::infinity()) == 0x7c00);
-  CHECK(mixrt_f32_to_f16(0x1p-24f) == 0x0001);  // Smallest subnormal.
-  CHECK(mixrt_f32_to_f16(0x1p-25f) == 0x0000);  // Tie -> even (0).
+  CHECK(mixrt_f32_to_f16(0x1p-24f) == 0x0001);   // Smallest subnormal.
+  CHECK(mixrt_f32_to_f16(0x1p-25f) == 0x0000);   // Tie -> even (0).
   CHECK(mixrt_f32_to_f16(0x1.8p-24f) == 0x0002); // Tie -> even (2).
   CHECK(mixrt_f32_to_f16(0x1.0000p-25f + 0x1p-40f) == 0x0001);
   CHECK(mixrt_f32_to_f16(0x1.ff8p-15f) == 0x03ff); // Largest subnormal.
@@ -207,16 +208,15 @@ TEST_CASE("convert.f64_one_rounding", "[convert]") {
     INFO("x = " << c.x << " bf16 " << c.bf16);
     const uint16_t direct =
         c.bf16 ? mixrt_f64_to_bf16(c.x) : mixrt_f64_to_f16(c.x);
-    const uint16_t viaF32 = c.bf16
-                                ? mixrt_f32_to_bf16(static_cast<float>(c.x))
-                                : mixrt_f32_to_f16(static_cast<float>(c.x));
+    const uint16_t viaF32 = c.bf16 ? mixrt_f32_to_bf16(static_cast<float>(c.x))
+                                   : mixrt_f32_to_f16(static_cast<float>(c.x));
     CHECK(direct == c.want);
     CHECK(viaF32 != c.want); // The case really distinguishes the two.
     CHECK(referenceNarrow(c.x, c.bf16) == c.want);
     uint16_t bulk = 0;
-    REQUIRE((c.bf16 ? mixrt_f64_to_bf16_array(&c.x, 1, &bulk)
-                    : mixrt_f64_to_f16_array(&c.x, 1, &bulk)) ==
-            MIXRT_STATUS_OK);
+    REQUIRE((c.bf16
+                 ? mixrt_f64_to_bf16_array(&c.x, 1, &bulk)
+                 : mixrt_f64_to_f16_array(&c.x, 1, &bulk)) == MIXRT_STATUS_OK);
     CHECK(bulk == c.want);
   }
 }
@@ -228,9 +228,9 @@ TEST_CASE("convert.f64_random_vs_exact_reference", "[convert]") {
     // Random mantissa bits, exponents around both formats' ranges.
     const uint64_t mant = rng() & ((uint64_t{1} << 52) - 1);
     const int exp = static_cast<int>(rng() % 320) - 160;
-    const double x = std::ldexp(1.0 + std::ldexp(static_cast<double>(mant), -52),
-                                exp) *
-                     ((rng() & 1) ? -1.0 : 1.0);
+    const double x =
+        std::ldexp(1.0 + std::ldexp(static_cast<double>(mant), -52), exp) *
+        ((rng() & 1) ? -1.0 : 1.0);
     xs.push_back(x);
   }
   // Values near f16 ties: midpoint +- a few f64 ulps.
@@ -259,10 +259,15 @@ TEST_CASE("convert.f64_random_vs_exact_reference", "[convert]") {
 TEST_CASE("convert.bulk_matches_scalar_on_every_path", "[convert]") {
   std::mt19937 rng(7);
   std::vector<float> src;
-  const float specials[] = {0.0f, -0.0f, 65520.0f, -65504.0f, 0x1p-25f,
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            65520.0f,
+                            -65504.0f,
+                            0x1p-25f,
                             std::numeric_limits<float>::infinity(),
                             std::numeric_limits<float>::quiet_NaN(),
-                            f32FromBits(0xff812345), f32FromBits(0x7f7fffff)};
+                            f32FromBits(0xff812345),
+                            f32FromBits(0x7f7fffff)};
   for (int i = 0; i < 1000; ++i)
     src.push_back(i < 9 ? specials[i] : f32FromBits(rng()));
   for (SimdLevel level : availableSimdLevels()) {
@@ -320,8 +325,7 @@ TEST_CASE("convert.checked_reports_first_offender", "[convert]") {
   CHECK(mixrt_f64_to_bf16_array_checked(big, 2, out.data()) ==
         MIXRT_STATUS_OUT_OF_RANGE);
   const double fits[] = {65519.9, -65519.9};
-  CHECK(mixrt_f64_to_f16_array_checked(fits, 2, out.data()) ==
-        MIXRT_STATUS_OK);
+  CHECK(mixrt_f64_to_f16_array_checked(fits, 2, out.data()) == MIXRT_STATUS_OK);
   const float bfBig[] = {std::numeric_limits<float>::max()};
   CHECK(mixrt_f32_to_bf16_array_checked(bfBig, 1, out.data()) ==
         MIXRT_STATUS_OUT_OF_RANGE);
@@ -340,8 +344,7 @@ TEST_CASE("convert.bad_arguments", "[convert]") {
   CHECK(mixrt_f32_to_f16_array(nullptr, 2, out) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("src is null"));
-  CHECK(mixrt_f32_to_f16_array(f, 2, nullptr) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_f32_to_f16_array(f, 2, nullptr) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("dst is null"));
   CHECK(mixrt_f32_to_bf16_array(f, -1, out) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("negative"));

@@ -55,7 +55,7 @@ template <class T> std::vector<T> randomValues(size_t n, std::mt19937 &rng) {
 
 TEST_CASE("gemm_reduced.matches_scalar_reference_bit_for_bit", "[gemm]") {
   std::mt19937 rng(11);
-  const int64_t shapes[][3] = {{1, 1, 1},   {3, 5, 7},    {6, 16, 256},
+  const int64_t shapes[][3] = {{1, 1, 1},    {3, 5, 7},     {6, 16, 256},
                                {7, 17, 257}, {13, 33, 600}, {80, 20, 31}};
   for (Float16Format f : {Float16Format::kF16, Float16Format::kBF16}) {
     for (const auto &s : shapes) {
@@ -64,16 +64,17 @@ TEST_CASE("gemm_reduced.matches_scalar_reference_bit_for_bit", "[gemm]") {
       const std::vector<float> a = randomValues<float>(m * lda, rng);
       const std::vector<float> b = randomValues<float>(k * ldb, rng);
       const std::vector<float> want = reference(f, m, n, k, a, lda, b, ldb);
-      const std::vector<double> a64(a.begin(), a.end()), b64(b.begin(), b.end());
+      const std::vector<double> a64(a.begin(), a.end()),
+          b64(b.begin(), b.end());
       for (SimdLevel level : availableSimdLevels()) {
         SimdLevelScope scope(level);
         INFO("simd " << simdLevelName(level) << " bf16 "
                      << (f == Float16Format::kBF16) << " M " << m << " N " << n
                      << " K " << k);
         std::vector<float> c(m * ldc, -1.0f);
-        REQUIRE(GemmReduced(f, m, n, k, a.data(), lda, b.data(), ldb, c.data(),
-                            ldc)
-                    .ok());
+        REQUIRE(
+            GemmReduced(f, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc)
+                .ok());
         std::vector<double> c64(m * ldc);
         REQUIRE(GemmReduced(f, m, n, k, a64.data(), lda, b64.data(), ldb,
                             c64.data(), ldc)
@@ -135,8 +136,8 @@ TEST_CASE("gemm_reduced.accumulation_order_is_k_ascending", "[gemm]") {
     SimdLevelScope scope(level);
     std::vector<float> c(n, -1.0f);
     REQUIRE(mixrt_gemm_reduced_f32(MIXRT_FORMAT_BF16, 1, n, k, a.data(), k,
-                                   b.data(), n, c.data(), n) ==
-            MIXRT_STATUS_OK);
+                                   b.data(), n, c.data(),
+                                   n) == MIXRT_STATUS_OK);
     for (float v : c)
       CHECK(v == 0.0f);
   }
@@ -172,9 +173,8 @@ TEST_CASE("gemm_reduced.bad_arguments", "[gemm]") {
         MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_gemm_reduced_f32(MIXRT_FORMAT_F16, 2, 2, 2, a, 2, nullptr, 2, c,
                                2) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_gemm_reduced_f32(static_cast<mixrt_float16_format>(9), 2, 2, 2,
-                               a, 2, b, 2, c, 2) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_gemm_reduced_f32(static_cast<mixrt_float16_format>(9), 2, 2, 2, a,
+                               2, b, 2, c, 2) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("unknown format"));
   CHECK(mixrt_gemm_reduced_f32(MIXRT_FORMAT_F16, 2, 2, 0, a, 1, b, 2, c, 2) ==
         MIXRT_STATUS_OK);

@@ -23,7 +23,8 @@ struct Matrix {
   int64_t rows, cols, ld;
   std::vector<int8_t> data;
   Matrix(int64_t r, int64_t c, int64_t pad = 0)
-      : rows(r), cols(c), ld(c + pad), data(std::max<int64_t>(r * (c + pad), 1), 99) {}
+      : rows(r), cols(c), ld(c + pad),
+        data(std::max<int64_t>(r * (c + pad), 1), 99) {}
   int8_t &at(int64_t i, int64_t j) { return data[i * ld + j]; }
   int8_t at(int64_t i, int64_t j) const { return data[i * ld + j]; }
 };
@@ -72,7 +73,8 @@ void checkRaw(const Matrix &a, const Matrix &b) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j)
         REQUIRE(c[i * ldc + j] == want[i * n + j]);
-      for (int64_t j = n; j < ldc && i * ldc + j < static_cast<int64_t>(c.size()); ++j)
+      for (int64_t j = n;
+           j < ldc && i * ldc + j < static_cast<int64_t>(c.size()); ++j)
         REQUIRE(c[i * ldc + j] == -7);
     }
   }
@@ -82,10 +84,9 @@ void checkRaw(const Matrix &a, const Matrix &b) {
 
 TEST_CASE("gemm_s8.random_shapes_match_int64_reference", "[gemm]") {
   std::mt19937 rng(42);
-  const int64_t shapes[][3] = {{1, 1, 1},    {1, 1, 33},   {7, 13, 33},
-                               {6, 16, 260}, {13, 17, 1},  {37, 41, 260},
-                               {73, 70, 513}, {5, 3, 2},   {100, 33, 300},
-                               {2, 50, 259}};
+  const int64_t shapes[][3] = {
+      {1, 1, 1},     {1, 1, 33},    {7, 13, 33}, {6, 16, 260},   {13, 17, 1},
+      {37, 41, 260}, {73, 70, 513}, {5, 3, 2},   {100, 33, 300}, {2, 50, 259}};
   for (const auto &s : shapes) {
     Matrix a(s[0], s[2], 5), b(s[2], s[1], 2);
     fillRandom(a, rng);
@@ -122,8 +123,7 @@ TEST_CASE("gemm_s8.empty_dimensions", "[gemm]") {
   const int8_t a[1] = {1}, b[1] = {1};
   CHECK(mixrt_gemm_s8s8s32(2, 2, 0, a, 1, b, 2, c, 2) == MIXRT_STATUS_OK);
   CHECK((c[0] == 0 && c[3] == 0));
-  CHECK(mixrt_gemm_s8s8s32(0, 2, 3, nullptr, 3, b, 2, c, 2) ==
-        MIXRT_STATUS_OK);
+  CHECK(mixrt_gemm_s8s8s32(0, 2, 3, nullptr, 3, b, 2, c, 2) == MIXRT_STATUS_OK);
 }
 
 TEST_CASE("gemm_s8.int32_overflow_boundary", "[gemm]") {
@@ -133,8 +133,8 @@ TEST_CASE("gemm_s8.int32_overflow_boundary", "[gemm]") {
     INFO("simd " << simdLevelName(level));
     const std::vector<int8_t> a(131072, -128), b(131072, -128);
     int32_t c = 0;
-    REQUIRE(mixrt_gemm_s8s8s32(1, 1, 131071, a.data(), 131071, b.data(), 1,
-                               &c, 1) == MIXRT_STATUS_OK);
+    REQUIRE(mixrt_gemm_s8s8s32(1, 1, 131071, a.data(), 131071, b.data(), 1, &c,
+                               1) == MIXRT_STATUS_OK);
     CHECK(c == 2147467264);
     CHECK(mixrt_gemm_s8s8s32(1, 1, 131072, a.data(), 131072, b.data(), 1, &c,
                              1) == MIXRT_STATUS_OUT_OF_RANGE);
@@ -143,8 +143,8 @@ TEST_CASE("gemm_s8.int32_overflow_boundary", "[gemm]") {
 
     // The C++ API: raw and with operands.
     c = 0;
-    REQUIRE(GemmS8S8S32(1, 1, 131071, a.data(), 131071, b.data(), 1, &c, 1)
-                .ok());
+    REQUIRE(
+        GemmS8S8S32(1, 1, 131071, a.data(), 131071, b.data(), 1, &c, 1).ok());
     CHECK(c == 2147467264);
     CHECK(GemmS8S8S32(1, 1, 131072, a.data(), 131072, b.data(), 1, &c, 1)
               .code() == absl::StatusCode::kOutOfRange);
@@ -167,8 +167,8 @@ TEST_CASE("gemm_s8.int32_overflow_boundary", "[gemm]") {
     REQUIRE(mixrt_gemm_s8s8s32(1, 1, 132104, am.data(), 132104, bp.data(), 1,
                                &c, 1) == MIXRT_STATUS_OK);
     CHECK(c == -2147482624);
-    CHECK(mixrt_gemm_s8s8s32(1, 1, 132105, am.data(), 132105, bp.data(), 1,
-                             &c, 1) == MIXRT_STATUS_OUT_OF_RANGE);
+    CHECK(mixrt_gemm_s8s8s32(1, 1, 132105, am.data(), 132105, bp.data(), 1, &c,
+                             1) == MIXRT_STATUS_OUT_OF_RANGE);
   }
 }
 
@@ -280,9 +280,8 @@ TEST_CASE("gemm_s8.non_finite_scaled_result", "[gemm]") {
 TEST_CASE("gemm_s8.bad_arguments", "[gemm]") {
   const int8_t a[6] = {}, b[6] = {};
   int32_t c[6];
-  auto raw = [&](int64_t m, int64_t n, int64_t k, const int8_t *pa,
-                 int64_t lda, const int8_t *pb, int64_t ldb, int32_t *pc,
-                 int64_t ldc) {
+  auto raw = [&](int64_t m, int64_t n, int64_t k, const int8_t *pa, int64_t lda,
+                 const int8_t *pb, int64_t ldb, int32_t *pc, int64_t ldc) {
     return mixrt_gemm_s8s8s32(m, n, k, pa, lda, pb, ldb, pc, ldc);
   };
   CHECK(raw(-1, 2, 3, a, 3, b, 2, c, 2) == MIXRT_STATUS_INVALID_ARGUMENT);

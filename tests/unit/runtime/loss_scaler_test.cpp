@@ -214,8 +214,8 @@ TEST_CASE("loss_scaler.c_api", "[loss_scaler]") {
   g[1] = 1.0f;
   state.result = MIXRT_STATUS_OUT_OF_RANGE;
   CHECK(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
-                                   &state, &skipped) ==
-        MIXRT_STATUS_OUT_OF_RANGE);
+                                   &state,
+                                   &skipped) == MIXRT_STATUS_OUT_OF_RANGE);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("callback failed"));
   CHECK(mixrt_loss_scaler_scale(s) == 4.0);
 

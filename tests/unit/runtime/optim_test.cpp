@@ -31,8 +31,8 @@ TEST_CASE("optim.sgd_momentum_nesterov_weight_decay", "[optim]") {
   REQUIRE(*o.AddParam(std::vector<double>{1.0, -2.0}, LowpFormat::kF16) == 0);
   // Reference: torch.optim.SGD formulas in f64.
   std::vector<double> w = {1.0, -2.0}, buf(2);
-  const std::vector<float> grads[] = {{0.5f, 0.25f}, {-1.0f, 0.125f},
-                                      {0.0f, 3.0f}};
+  const std::vector<float> grads[] = {
+      {0.5f, 0.25f}, {-1.0f, 0.125f}, {0.0f, 3.0f}};
   for (int step = 0; step < 3; ++step) {
     REQUIRE(o.Step(one(grads[step])).ok());
     for (int i = 0; i < 2; ++i) {
@@ -82,8 +82,8 @@ TEST_CASE("optim.adam_matches_reference", "[optim]") {
     for (int i = 0; i < 3; ++i)
       REQUIRE(o.master(0)[i] == w[i]);
     // int8 copy: symmetric per tensor, re-derived from the new masters.
-    const QTensor want = *Quantize(absl::Span<const double>(w), {3},
-                                   QScheme::kSymmetric);
+    const QTensor want =
+        *Quantize(absl::Span<const double>(w), {3}, QScheme::kSymmetric);
     const QTensor *q = o.lowp_int8(0);
     REQUIRE(q != nullptr);
     CHECK(q->scales()[0] == want.scales()[0]);
@@ -114,8 +114,9 @@ TEST_CASE("optim.step_is_all_or_nothing", "[optim]") {
   grads = {g0, two};
   CHECK(o.Step(grads).code() == absl::StatusCode::kInvalidArgument);
   // Adding a parameter that overflows f16, or is empty / non-finite.
-  CHECK(o.AddParam(std::vector<double>{1e5}, LowpFormat::kF16).status().code() ==
-        absl::StatusCode::kOutOfRange);
+  CHECK(
+      o.AddParam(std::vector<double>{1e5}, LowpFormat::kF16).status().code() ==
+      absl::StatusCode::kOutOfRange);
   CHECK(o.AddParam(std::vector<double>{}, LowpFormat::kNone).status().code() ==
         absl::StatusCode::kInvalidArgument);
   CHECK(o.AddParam(std::vector<double>{INFINITY}, LowpFormat::kNone)

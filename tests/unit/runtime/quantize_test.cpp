@@ -46,40 +46,38 @@ TEST_CASE("quantize.ties_round_half_to_even", "[quantize]") {
 TEST_CASE("quantize.saturates_before_narrowing", "[quantize]") {
   const int64_t shape[] = {5};
   const float one[] = {1.0f};
-  const QTensor sym =
-      quantizeOk(QuantizeWithParams(std::vector<float>{200, -200, 127.5f,
-                                                       -127.5f, 126.5f},
-                                    shape, QScheme::kSymmetric, kPerTensor,
-                                    one, {}));
+  const QTensor sym = quantizeOk(
+      QuantizeWithParams(std::vector<float>{200, -200, 127.5f, -127.5f, 126.5f},
+                         shape, QScheme::kSymmetric, kPerTensor, one, {}));
   CHECK(values(sym) == std::vector<int8_t>{127, -127, 127, -127, 126});
 
   // 120 + 10 = 130 would wrap to -126 if narrowed before clamping.
   const int32_t zp[] = {10};
-  const QTensor asym = quantizeOk(QuantizeWithParams(
-      std::vector<float>{120, -140, -138, 1e30f, -1e30f}, shape,
-      QScheme::kAsymmetric, kPerTensor, one, zp));
+  const QTensor asym = quantizeOk(
+      QuantizeWithParams(std::vector<float>{120, -140, -138, 1e30f, -1e30f},
+                         shape, QScheme::kAsymmetric, kPerTensor, one, zp));
   CHECK(values(asym) == std::vector<int8_t>{127, -128, -128, 127, -128});
 
   // x / scale overflowing to inf also saturates.
   const float tiny[] = {1e-30f};
-  const QTensor inf = quantizeOk(
-      QuantizeWithParams(std::vector<float>{3e38f, -3e38f}, {2},
-                         QScheme::kSymmetric, kPerTensor, tiny, {}));
+  const QTensor inf =
+      quantizeOk(QuantizeWithParams(std::vector<float>{3e38f, -3e38f}, {2},
+                                    QScheme::kSymmetric, kPerTensor, tiny, {}));
   CHECK(values(inf) == std::vector<int8_t>{127, -127});
 }
 
 TEST_CASE("quantize.asymmetric_parameters_from_data", "[quantize]") {
   // min' = -51, max' = 204: scale 255 / 255 = 1, zp = -128 + 51 = -77.
-  const QTensor q = quantizeOk(Quantize(std::vector<float>{-51, 0, 51, 204},
-                                        {4}, QScheme::kAsymmetric));
+  const QTensor q = quantizeOk(
+      Quantize(std::vector<float>{-51, 0, 51, 204}, {4}, QScheme::kAsymmetric));
   CHECK(q.scales()[0] == 1.0f);
   CHECK(q.zero_points()[0] == -77);
   CHECK(values(q) == std::vector<int8_t>{-128, -77, -26, 127});
   CHECK(*Dequantize(q) == std::vector<float>{-51, 0, 51, 204});
 
   // Positive-only data: the range includes 0, zp = -128.
-  const QTensor pos =
-      quantizeOk(Quantize(std::vector<float>{0, 255}, {2}, QScheme::kAsymmetric));
+  const QTensor pos = quantizeOk(
+      Quantize(std::vector<float>{0, 255}, {2}, QScheme::kAsymmetric));
   CHECK(pos.zero_points()[0] == -128);
   CHECK(values(pos) == std::vector<int8_t>{-128, 127});
 
@@ -106,9 +104,9 @@ TEST_CASE("quantize.all_zero_tensor_has_scale_one", "[quantize]") {
     CHECK(values(q) == std::vector<int8_t>{0, 0, 0});
   }
   // A tiny nonzero tensor: the scale is clamped to FLT_MIN, not 0.
-  const QTensor t = quantizeOk(Quantize(
-      std::vector<float>{std::numeric_limits<float>::denorm_min()}, {1},
-      QScheme::kSymmetric));
+  const QTensor t = quantizeOk(
+      Quantize(std::vector<float>{std::numeric_limits<float>::denorm_min()},
+               {1}, QScheme::kSymmetric));
   CHECK(t.scales()[0] == FLT_MIN);
   CHECK(values(t) == std::vector<int8_t>{0});
 }
@@ -134,8 +132,8 @@ TEST_CASE("quantize.per_axis", "[quantize]") {
   const std::vector<float> z = {1, -1, 127, 0, 2, 0, -127, 63.5f};
   const float scales[] = {1.0f / 64, 1.0f};
   const int32_t zps[] = {0, 0};
-  const QTensor mid = quantizeOk(QuantizeWithParams(
-      z, {2, 2, 2}, QScheme::kSymmetric, 1, scales, zps));
+  const QTensor mid = quantizeOk(
+      QuantizeWithParams(z, {2, 2, 2}, QScheme::kSymmetric, 1, scales, zps));
   CHECK(mid.ChannelOf(2) == 1);
   CHECK(mid.ChannelOf(4) == 0);
   CHECK(values(mid) == std::vector<int8_t>{64, -64, 127, 0, 127, 0, -127, 64});
@@ -150,8 +148,8 @@ TEST_CASE("quantize.per_axis", "[quantize]") {
 }
 
 TEST_CASE("quantize.f64_input", "[quantize]") {
-  const QTensor q = quantizeOk(
-      Quantize(std::vector<double>{-254.0, 1.0, 3.0}, {3}, QScheme::kSymmetric));
+  const QTensor q = quantizeOk(Quantize(std::vector<double>{-254.0, 1.0, 3.0},
+                                        {3}, QScheme::kSymmetric));
   CHECK(q.scales()[0] == 2.0f);
   CHECK(values(q) == std::vector<int8_t>{-127, 0, 2});
   CHECK(Quantize(std::vector<double>{1e300}, {1}, QScheme::kSymmetric)
@@ -162,42 +160,44 @@ TEST_CASE("quantize.f64_input", "[quantize]") {
 TEST_CASE("quantize.rejects_bad_input", "[quantize]") {
   auto message = [](const absl::Status &s) { return std::string(s.message()); };
   const absl::Status nan =
-      Quantize(std::vector<float>{1, NAN, 2}, {3}, QScheme::kSymmetric).status();
+      Quantize(std::vector<float>{1, NAN, 2}, {3}, QScheme::kSymmetric)
+          .status();
   CHECK(nan.code() == absl::StatusCode::kInvalidArgument);
   CHECK_THAT(message(nan), Catch::Contains("element 1"));
   const absl::Status inf =
       Quantize(std::vector<float>{1, 2, -INFINITY}, {3}, QScheme::kAsymmetric)
           .status();
   CHECK_THAT(message(inf), Catch::Contains("element 2"));
-  CHECK_THAT(message(Quantize(std::vector<float>{}, {0}, QScheme::kSymmetric)
-                         .status()),
-             Catch::Contains("empty"));
-  CHECK_THAT(message(Quantize(std::vector<float>{1, 2}, {3},
-                              QScheme::kSymmetric)
-                         .status()),
-             Catch::Contains("data has 2"));
-  CHECK_THAT(message(Quantize(std::vector<float>{1, 2}, {2},
-                              QScheme::kSymmetric, 1)
-                         .status()),
-             Catch::Contains("axis 1"));
+  CHECK_THAT(
+      message(
+          Quantize(std::vector<float>{}, {0}, QScheme::kSymmetric).status()),
+      Catch::Contains("empty"));
+  CHECK_THAT(
+      message(Quantize(std::vector<float>{1, 2}, {3}, QScheme::kSymmetric)
+                  .status()),
+      Catch::Contains("data has 2"));
+  CHECK_THAT(
+      message(Quantize(std::vector<float>{1, 2}, {2}, QScheme::kSymmetric, 1)
+                  .status()),
+      Catch::Contains("axis 1"));
   const float zeroScale[] = {0.0f};
-  CHECK_THAT(message(QuantizeWithParams(std::vector<float>{1}, {1},
-                                        QScheme::kSymmetric, kPerTensor,
-                                        zeroScale, {})
-                         .status()),
-             Catch::Contains("scale 0"));
+  CHECK_THAT(
+      message(QuantizeWithParams(std::vector<float>{1}, {1},
+                                 QScheme::kSymmetric, kPerTensor, zeroScale, {})
+                  .status()),
+      Catch::Contains("scale 0"));
   const float one[] = {1.0f};
   const int32_t zp5[] = {5}, zp200[] = {200};
-  CHECK_THAT(message(QuantizeWithParams(std::vector<float>{1}, {1},
-                                        QScheme::kSymmetric, kPerTensor, one,
-                                        zp5)
-                         .status()),
-             Catch::Contains("must be 0"));
-  CHECK_THAT(message(QuantizeWithParams(std::vector<float>{1}, {1},
-                                        QScheme::kAsymmetric, kPerTensor, one,
-                                        zp200)
-                         .status()),
-             Catch::Contains("[-128, 127]"));
+  CHECK_THAT(
+      message(QuantizeWithParams(std::vector<float>{1}, {1},
+                                 QScheme::kSymmetric, kPerTensor, one, zp5)
+                  .status()),
+      Catch::Contains("must be 0"));
+  CHECK_THAT(
+      message(QuantizeWithParams(std::vector<float>{1}, {1},
+                                 QScheme::kAsymmetric, kPerTensor, one, zp200)
+                  .status()),
+      Catch::Contains("[-128, 127]"));
   CHECK(QuantizeWithParams(std::vector<float>{1, 2}, {2}, QScheme::kSymmetric,
                            0, one, {})
             .status()
@@ -207,9 +207,9 @@ TEST_CASE("quantize.rejects_bad_input", "[quantize]") {
 TEST_CASE("quantize.dequantize_overflow_is_an_error", "[quantize]") {
   const float big[] = {2e38f};
   // FLT_MAX / 2e38 = 1.7 -> 2; 2e38 * 2 overflows f32.
-  const QTensor q = quantizeOk(QuantizeWithParams(
-      std::vector<float>{1.0f, FLT_MAX}, {2}, QScheme::kSymmetric, kPerTensor,
-      big, {}));
+  const QTensor q =
+      quantizeOk(QuantizeWithParams(std::vector<float>{1.0f, FLT_MAX}, {2},
+                                    QScheme::kSymmetric, kPerTensor, big, {}));
   std::vector<float> out(2);
   const absl::Status s = Dequantize(q, absl::MakeSpan(out));
   CHECK(s.code() == absl::StatusCode::kOutOfRange);
@@ -262,10 +262,10 @@ TEST_CASE("quantize.c_api", "[quantize]") {
         MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_quantize_f32(x, shape, 2, MIXRT_QSCHEME_SYMMETRIC, 2, &q) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_quantize_f32(x, shape, 2, static_cast<mixrt_qscheme>(7), 0,
-                           &q) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_quantize_f32(nullptr, shape, 2, MIXRT_QSCHEME_SYMMETRIC, 0,
-                           &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_quantize_f32(x, shape, 2, static_cast<mixrt_qscheme>(7), 0, &q) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_quantize_f32(nullptr, shape, 2, MIXRT_QSCHEME_SYMMETRIC, 0, &q) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK_THAT(mixrt_last_error_message(), Catch::Contains("data is null"));
   CHECK(mixrt_quantize_f32(x, shape, 2, MIXRT_QSCHEME_SYMMETRIC, 0, nullptr) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
