@@ -58,7 +58,7 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
         continue;
       }
       row.precision[i] = d->precision.str();
-      row.source[i] = d->describe();
+      row.source[i] = d->toAttr().describeSource();
       row.cells[i] =
           row.precision[i] + " (" + d->toAttr().describeSource() + ")";
     }
@@ -199,7 +199,6 @@ json::Value toSARIF(const std::vector<Finding> &findings,
   json::Object run{
       {"tool",
        json::Object{{"driver", json::Object{{"name", "mix-lint"},
-                                            {"informationUri", "docs/cli.md"},
                                             {"rules", std::move(rules)}}}}},
       {"results", std::move(results)}};
   if (layers)

@@ -268,7 +268,23 @@ DecisionAttr DecisionAttr::parseBody(AsmParser &parser) {
   }
   StringAttr origin;
   (void)parser.parseOptionalSymbolName(origin);
-  return DecisionAttr::get(parser.getContext(), precision, *source, origin);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    precision, *source, origin);
+}
+
+LogicalResult DecisionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   PrecisionAttr precision,
+                                   PrecisionSource source, StringAttr origin) {
+  if (!precision)
+    return emitError() << "a decision needs a precision";
+  if (origin && source != PrecisionSource::network &&
+      source != PrecisionSource::block)
+    return emitError() << "only network and block decisions name an origin, "
+                          "not '"
+                       << stringifyPrecisionSource(source) << "'";
+  if (source == PrecisionSource::network && !origin)
+    return emitError() << "a network decision must name its network";
+  return success();
 }
 
 Attribute DecisionAttr::parse(AsmParser &parser, Type) {
@@ -339,8 +355,26 @@ Attribute ResolvedAttr::parse(AsmParser &parser, Type) {
       return {};
     }
   }
-  return ResolvedAttr::get(parser.getContext(), decisions[0], decisions[1],
-                           decisions[2], decisions[3]);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    decisions[0], decisions[1], decisions[2], decisions[3]);
+}
+
+LogicalResult ResolvedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   DecisionAttr weights,
+                                   DecisionAttr activations,
+                                   DecisionAttr accumulator,
+                                   DecisionAttr output) {
+  if (!activations || !accumulator || !output)
+    return emitError() << "resolved precisions need activations, accumulator "
+                          "and output";
+  auto isI32 = [](DecisionAttr d) {
+    return d && d.getPrecision().getKind() == PrecisionKind::i32;
+  };
+  if (isI32(weights) || isI32(activations) || isI32(output))
+    return emitError() << "i32 is only an accumulator precision";
+  if (accumulator.getPrecision().isInt8())
+    return emitError() << "the accumulator cannot be int8";
+  return success();
 }
 
 void ResolvedAttr::print(AsmPrinter &printer) const {

@@ -87,6 +87,7 @@ def Mix_DecisionAttr : Mix_Attr<"Decision", "decision"> {
     OptionalParameter<"::mlir::StringAttr">:$origin
   );
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     void printBody(::llvm::raw_ostream &os) const;
     static DecisionAttr parseBody(::mlir::AsmParser &parser);
@@ -115,6 +116,7 @@ def Mix_ResolvedAttr : Mix_Attr<"Resolved", "resolved"> {
     "DecisionAttr":$output
   );
   let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The decision for `property`; null for weights on a layer without them.
     DecisionAttr get(::mix::PrecisionProperty property) const;

@@ -174,7 +174,7 @@ void NetworkOp::print(OpAsmPrinter &printer) {
 std::string BlockOp::getDisplayName() {
   if (StringAttr name = getSymNameAttr())
     return "@" + name.getValue().str();
-  return "<unnamed block>";
+  return "<unnamed>";
 }
 
 ParseResult BlockOp::parse(OpAsmParser &parser, OperationState &result) {

@@ -91,7 +91,7 @@ def Mix_BlockOp : Mix_Op<"block", [
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
-    /// "@name" for named blocks, "<unnamed block>" otherwise.
+    /// "@name" for named blocks, "<unnamed>" otherwise.
     std::string getDisplayName();
   }];
 }

@@ -33,7 +33,7 @@ static const RuleInfo kRules[kNumRules] = {
     {Rule::SensitiveOpPrecision, "sensitive-op-precision", Severity::error,
      "Normalization, softmax and loss layers compute (activations and "
      "accumulator) in at least f32."},
-    {Rule::Int8UnweightedOp, "int8-unweighted-op", Severity::error,
+    {Rule::Int8NonGemmLayer, "int8-non-gemm-layer", Severity::error,
      "int8 is only used by GEMM-like layers (dense, matmul, conv2d, "
      "attention)."},
     {Rule::AccumulatorPrecision, "accumulator-precision", Severity::error,
@@ -383,9 +383,11 @@ llvm::Expected<Policy> mix::parsePolicy(StringRef text, StringRef sourceName) {
     std::string message = llvm::toString(value.takeError());
     llvm::Regex re("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$");
     SmallVector<StringRef> m;
-    if (re.match(message, &m))
-      message = (m[1] + ":" + m[2] + ": invalid JSON: " + m[3]).str();
-    else
+    if (re.match(message, &m)) {
+      // LLVM counts columns from 1, except at the start of a line (0).
+      StringRef column = m[2] == "0" ? "1" : m[2];
+      message = (m[1] + ":" + column + ": invalid JSON: " + m[3]).str();
+    } else
       message = " invalid JSON: " + message;
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    (sourceName + ":" + message).str());

@@ -29,7 +29,7 @@ enum class Severity { off, warning, error };
 /// The rules a policy can configure.
 enum class Rule {
   SensitiveOpPrecision,
-  Int8UnweightedOp,
+  Int8NonGemmLayer,
   AccumulatorPrecision,
   ReducedPrecisionReduction,
   RedundantOverride,

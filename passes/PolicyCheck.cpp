@@ -82,7 +82,7 @@ private:
       f->notes.push_back(noteFor(d, op));
   }
 
-  void checkBlock(BlockOp block);
+  LogicalResult checkBlock(BlockOp block);
   void checkLayer(LayerOpInterface layer, const LayerResolution &r);
   void checkSensitive(LayerOpInterface layer, const LayerResolution &r);
   void checkInt8(LayerOpInterface layer, const LayerResolution &r);
@@ -96,18 +96,21 @@ private:
 };
 } // namespace
 
-void Checker::checkBlock(BlockOp block) {
+LogicalResult Checker::checkBlock(BlockOp block) {
   PrecisionAttr p = block.getPrecisionAttr();
   if (!p)
-    return;
+    return success();
   FailureOr<Decision> inherited = inheritedPrecision(block);
-  if (failed(inherited) || inherited->precision != p)
-    return;
+  if (failed(inherited))
+    return failure();
+  if (inherited->precision != p)
+    return success();
   if (Finding *f =
           add(Rule::RedundantOverride, block, std::nullopt, p,
               "block " + block.getDisplayName() + " sets precision " + p.str() +
                   ", which it already inherits from " + inherited->describe()))
     f->notes.push_back(noteFor(*inherited, block));
+  return success();
 }
 
 void Checker::checkSensitive(LayerOpInterface layer, const LayerResolution &r) {
@@ -139,7 +142,7 @@ void Checker::checkInt8(LayerOpInterface layer, const LayerResolution &r) {
     const Decision *d = r.get(prop);
     if (!d || !d->precision.isInt8())
       continue;
-    addWithNote(Rule::Int8UnweightedOp, layer, prop, *d,
+    addWithNote(Rule::Int8NonGemmLayer, layer, prop, *d,
                 opName(layer) + " resolves its " +
                     stringifyPrecisionProperty(prop).str() +
                     " to int8, but int8 is only for GEMM-like layers (dense, "
@@ -286,10 +289,9 @@ void Checker::checkLayer(LayerOpInterface layer, const LayerResolution &r) {
 
 LogicalResult Checker::run(Operation *root) {
   WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto block = dyn_cast<BlockOp>(op)) {
-      checkBlock(block);
-      return WalkResult::advance();
-    }
+    if (auto block = dyn_cast<BlockOp>(op))
+      return failed(checkBlock(block)) ? WalkResult::interrupt()
+                                       : WalkResult::advance();
     auto layer = dyn_cast<LayerOpInterface>(op);
     if (!layer)
       return WalkResult::advance();

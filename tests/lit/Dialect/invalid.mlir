@@ -1403,3 +1403,23 @@ mix.network @n precision(f32) (%p: tensor<4x3xf32>, %t: tensor<4x2xf32>) {
   %0 = mix.mse_loss %p, %t : (tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<f32>
   mix.return
 }
+
+// -----
+
+// expected-error @+1 {{only network and block decisions name an origin, not 'layer'}}
+module attributes {t.d = #mix.decision<f16 from layer @x>} {}
+
+// -----
+
+// expected-error @+1 {{a network decision must name its network}}
+module attributes {t.d = #mix.decision<f32 from network>} {}
+
+// -----
+
+// expected-error @+1 {{i32 is only an accumulator precision}}
+module attributes {t.r = #mix.resolved<activations = i32 from layer, accumulator = i32 from derived, output = f32 from derived>} {}
+
+// -----
+
+// expected-error @+1 {{the accumulator cannot be int8}}
+module attributes {t.r = #mix.resolved<activations = int8 from layer, accumulator = int8 from derived, output = f32 from derived>} {}

@@ -33,7 +33,7 @@ mix.network @n precision(f32) (%x: tensor<8xf32>) {
 
 // An unnamed block, two levels up; the weights fit, the activations do not.
 mix.network @n precision(f32) (%x: tensor<8xf32>) {
-  // expected-note @+1 {{precision inherited from block <unnamed block>}}
+  // expected-note @+1 {{precision inherited from block <unnamed>}}
   mix.block precision(int8<axis = 1>) (%a = %x) : (tensor<8xf32>) -> () {
     mix.block @inner (%b = %a) : (tensor<8xf32>) -> () {
       %w = mix.weight external "w" : tensor<8x4xf32>
@@ -45,7 +45,7 @@ mix.network @n precision(f32) (%x: tensor<8xf32>) {
   }
   mix.return
 }
-// CHECK: note: precision inherited from block <unnamed block>
+// CHECK: note: precision inherited from block <unnamed>
 
 // -----
 

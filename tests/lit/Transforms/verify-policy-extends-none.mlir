@@ -4,7 +4,7 @@
 // RUN: not mix-opt %s --mlir-print-op-on-diagnostic=false --mix-verify-policy="policy=%S/Inputs/extends-none.json" -o /dev/null
 mix.network @n precision(f16) (%x: tensor<1x4x2x2xf32>, %t: tensor<2x8xf32>) {
   %p = mix.weight external "p" : tensor<4xf32>
-  // Default rules are off: no sensitive-op-precision, no int8-unweighted-op.
+  // Default rules are off: no sensitive-op-precision, no int8-non-gemm-layer.
   %0 = mix.batch_norm %x, %p, %p, %p, %p : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
   %1 = mix.softmax %t : (tensor<2x8xf32>) -> tensor<2x8xf32>
   %2 = mix.add %t, %t precision(int8) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>

@@ -23,7 +23,7 @@ mix.network @n precision(f32) (%x: tensor<1x4x2x2xf32>, %t: tensor<2x8xf32>) {
   // expected-warning @+2 {{[accumulator-precision] 'mix.dense' multiplies int8 by int8 but accumulates in f32; int8 products must accumulate in exactly i32}}
   // expected-note @+1 {{f32 set by a property override}}
   %1 = mix.dense %t, %w precision(int8, accumulator = f32) : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
-  // int8-unweighted-op is off.
+  // int8-non-gemm-layer is off.
   %2 = mix.relu %t precision(int8) : (tensor<2x8xf32>) -> tensor<2x8xf32>
   mix.return
 }

@@ -9,7 +9,7 @@
 mix.network @n precision(f16) (%t: tensor<2x8xf32>) {
   // sensitive-op-precision (error) + reduced-precision-reduction (warning)
   %0 = mix.softmax %t : (tensor<2x8xf32>) -> tensor<2x8xf32>
-  // int8-unweighted-op (error)
+  // int8-non-gemm-layer (error)
   %1 = mix.relu %t precision(int8) : (tensor<2x8xf32>) -> tensor<2x8xf32>
   // redundant-override (warning) twice
   %2 = mix.relu %t precision(f16) : (tensor<2x8xf32>) -> tensor<2x8xf32>

@@ -51,7 +51,7 @@ mix.network @n precision(f16) (%t: tensor<2x4xf32>) {
 // Losses; bf16 is not one of the default reduced precisions (only f16 is),
 // so bf16 exp is not a warning.
 mix.network @n precision(f32) (%t: tensor<2x4xf32>, %y: tensor<2xi32>) {
-  // expected-note @+1 {{bf16 inherited from block <unnamed block>}}
+  // expected-note @+1 {{bf16 inherited from block <unnamed>}}
   mix.block precision(bf16) (%a = %t, %b = %y) : (tensor<2x4xf32>, tensor<2xi32>) -> () {
     // expected-error @+1 {{[sensitive-op-precision] 'mix.cross_entropy_loss' computes in bf16 (activations); loss layers must compute in f32 or wider}}
     %0 = mix.cross_entropy_loss %a, %b : (tensor<2x4xf32>, tensor<2xi32>) -> tensor<f32>
@@ -82,7 +82,7 @@ mix.network @n precision(f32) (%x: tensor<1x4x2x2xf32>) {
   %p = mix.weight external "p" : tensor<4xf32>
   // expected-error @+5 {{[sensitive-op-precision] 'mix.batch_norm' computes in int8 (activations); normalization layers must compute in f32 or wider}}
   // expected-error @+4 {{[sensitive-op-precision] 'mix.batch_norm' computes in i32 (accumulator); normalization layers must compute in f32 or wider}}
-  // expected-error @+3 {{[int8-unweighted-op] 'mix.batch_norm' resolves its weights to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+3 {{[int8-non-gemm-layer] 'mix.batch_norm' resolves its weights to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
   // expected-note @+2 {{int8 set by the layer's own precision}}
   // expected-note @+1 {{i32 is the default accumulator/output for the layer's precisions, decided here}}
   %0 = mix.batch_norm %x, %p, %p, %p, %p precision(int8) : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
@@ -92,20 +92,20 @@ mix.network @n precision(f32) (%x: tensor<1x4x2x2xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// int8-unweighted-op (error)
+// int8-non-gemm-layer (error)
 //===----------------------------------------------------------------------===//
 
 mix.network @n precision(f32) (%x: tensor<2x4xf32>, %ids: tensor<2xi32>, %img: tensor<1x1x4x4xf32>) {
-  // expected-error @+2 {{[int8-unweighted-op] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
   // expected-note @+1 {{int8 set by the layer's own precision}}
   %0 = mix.relu %x precision(int8) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %e = mix.weight external "e" : tensor<10x4xf32>
   // embedding has weights but is not GEMM-like; one finding per layer.
-  // expected-error @+2 {{[int8-unweighted-op] 'mix.embedding' resolves its weights to int8, but int8 is only for GEMM-like layers}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.embedding' resolves its weights to int8, but int8 is only for GEMM-like layers}}
   // expected-note @+1 {{int8 set by a property override}}
   %1 = mix.embedding %ids, %e precision(weights = int8) : (tensor<2xi32>, tensor<10x4xf32>) -> tensor<2x4xf32>
   // An int8 output alone is enough.
-  // expected-error @+2 {{[int8-unweighted-op] 'mix.max_pool2d' resolves its output to int8, but int8 is only for GEMM-like layers}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.max_pool2d' resolves its output to int8, but int8 is only for GEMM-like layers}}
   // expected-note @+1 {{int8 set by a property override}}
   %2 = mix.max_pool2d %img precision(output = int8) {kernel = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32>
   mix.return
@@ -120,9 +120,9 @@ mix.network @n precision(f32) (%x: tensor<2x4xf32>) {
     %w = mix.weight external "w" : tensor<4x4xf32>
     %0 = mix.dense %a, %w : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
     %1 = mix.matmul %a, %w : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
-    // expected-error @+1 {{[int8-unweighted-op] 'mix.add' resolves its activations to int8}}
+    // expected-error @+1 {{[int8-non-gemm-layer] 'mix.add' resolves its activations to int8}}
     %2 = mix.add %0, %1 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-    // expected-error @+1 {{[int8-unweighted-op] 'mix.reshape' resolves its activations to int8}}
+    // expected-error @+1 {{[int8-non-gemm-layer] 'mix.reshape' resolves its activations to int8}}
     %3 = mix.reshape %2 : (tensor<2x4xf32>) -> tensor<8xf32>
     // Overriding to a float is the fix.
     %4 = mix.gelu %2 precision(f32) : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -213,7 +213,7 @@ mix.network @n precision(f32) (%x: tensor<2x4xf32>) {
   mix.block @outer precision(f16) (%a = %x) : (tensor<2x4xf32>) -> () {
     // Through a block without precision, unnamed.
     mix.block @plain (%b = %a) : (tensor<2x4xf32>) -> () {
-      // expected-warning @+1 {{[redundant-override] block <unnamed block> sets precision f16, which it already inherits from block @outer}}
+      // expected-warning @+1 {{[redundant-override] block <unnamed> sets precision f16, which it already inherits from block @outer}}
       mix.block precision(f16) (%c = %b) : (tensor<2x4xf32>) -> () {
         mix.yield
       }

@@ -34,7 +34,7 @@ TEST_CASE("the default policy enables every rule at its documented severity",
           "[policy]") {
   Policy p = Policy::getDefault();
   CHECK(p.getSeverity(Rule::SensitiveOpPrecision) == Severity::error);
-  CHECK(p.getSeverity(Rule::Int8UnweightedOp) == Severity::error);
+  CHECK(p.getSeverity(Rule::Int8NonGemmLayer) == Severity::error);
   CHECK(p.getSeverity(Rule::AccumulatorPrecision) == Severity::error);
   CHECK(p.getSeverity(Rule::ReducedPrecisionReduction) == Severity::warning);
   CHECK(p.getSeverity(Rule::RedundantOverride) == Severity::warning);
@@ -88,10 +88,10 @@ TEST_CASE("rule options", "[policy]") {
 
 TEST_CASE("extends none turns every rule off but keeps the lists", "[policy]") {
   Policy p = parseOk(
-      R"({"extends": "none", "rules": {"int8-unweighted-op": "warning"}})");
+      R"({"extends": "none", "rules": {"int8-non-gemm-layer": "warning"}})");
   CHECK(p.getSeverity(Rule::SensitiveOpPrecision) == Severity::off);
   CHECK(p.getSeverity(Rule::RedundantOverride) == Severity::off);
-  CHECK(p.getSeverity(Rule::Int8UnweightedOp) == Severity::warning);
+  CHECK(p.getSeverity(Rule::Int8NonGemmLayer) == Severity::warning);
   CHECK(p.getSeverity(Rule::OpPrecisionList) == Severity::error);
   CHECK(p.getSeverity(Rule::BlockPrecisionList) == Severity::error);
 }
@@ -135,7 +135,7 @@ TEST_CASE("deny wins over allow", "[policy]") {
 TEST_CASE("syntax errors name the line and column", "[policy][errors]") {
   CHECK(parseError("{\n  \"rules\": {,}\n}") ==
         "p.json:2:13: invalid JSON: Expected object key");
-  CHECK(parseError("") == "p.json:1:0: invalid JSON: Unexpected EOF");
+  CHECK(parseError("") == "p.json:1:1: invalid JSON: Unexpected EOF");
 }
 
 TEST_CASE("semantic errors name the JSON path", "[policy][errors]") {
@@ -149,7 +149,7 @@ TEST_CASE("semantic errors name the JSON path", "[policy][errors]") {
         "p.json: $.extends: expected \"default\" or \"none\"");
   CHECK(parseError(R"({"rules": {"no-such-rule": "error"}})") ==
         "p.json: $.rules[\"no-such-rule\"]: unknown rule 'no-such-rule' "
-        "(known rules: sensitive-op-precision, int8-unweighted-op, "
+        "(known rules: sensitive-op-precision, int8-non-gemm-layer, "
         "accumulator-precision, reduced-precision-reduction, "
         "redundant-override, op-precision-list, block-precision-list)");
   CHECK(parseError(R"({"rules": {"redundant-override": "fatal"}})") ==
