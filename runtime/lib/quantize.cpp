@@ -436,31 +436,32 @@ mixrt_status_code mixrt_dequantize_f32(const mixrt_qtensor *qtensor,
 void mixrt_qtensor_destroy(mixrt_qtensor *qtensor) { delete qtensor; }
 
 mixrt_qscheme mixrt_qtensor_scheme(const mixrt_qtensor *qtensor) {
-  return static_cast<mixrt_qscheme>(qtensor->value.scheme());
+  return qtensor ? static_cast<mixrt_qscheme>(qtensor->value.scheme())
+                 : MIXRT_QSCHEME_SYMMETRIC;
 }
 int32_t mixrt_qtensor_rank(const mixrt_qtensor *qtensor) {
-  return static_cast<int32_t>(qtensor->value.shape().size());
+  return qtensor ? static_cast<int32_t>(qtensor->value.shape().size()) : 0;
 }
 const int64_t *mixrt_qtensor_shape(const mixrt_qtensor *qtensor) {
-  return qtensor->value.shape().data();
+  return qtensor ? qtensor->value.shape().data() : nullptr;
 }
 int32_t mixrt_qtensor_axis(const mixrt_qtensor *qtensor) {
-  return qtensor->value.axis();
+  return qtensor ? qtensor->value.axis() : MIXRT_PER_TENSOR;
 }
 int64_t mixrt_qtensor_num_elements(const mixrt_qtensor *qtensor) {
-  return qtensor->value.num_elements();
+  return qtensor ? qtensor->value.num_elements() : 0;
 }
 const int8_t *mixrt_qtensor_data(const mixrt_qtensor *qtensor) {
-  return qtensor->value.data().data();
+  return qtensor ? qtensor->value.data().data() : nullptr;
 }
 int64_t mixrt_qtensor_num_scales(const mixrt_qtensor *qtensor) {
-  return static_cast<int64_t>(qtensor->value.scales().size());
+  return qtensor ? static_cast<int64_t>(qtensor->value.scales().size()) : 0;
 }
 const float *mixrt_qtensor_scales(const mixrt_qtensor *qtensor) {
-  return qtensor->value.scales().data();
+  return qtensor ? qtensor->value.scales().data() : nullptr;
 }
 const int32_t *mixrt_qtensor_zero_points(const mixrt_qtensor *qtensor) {
-  return qtensor->value.zero_points().data();
+  return qtensor ? qtensor->value.zero_points().data() : nullptr;
 }
 
 } // extern "C"

@@ -218,7 +218,7 @@ MIXRT_API mixrt_status_code mixrt_dequantize_f32(const mixrt_qtensor *qtensor,
 /** Destroys a tensor; NULL is allowed. */
 MIXRT_API void mixrt_qtensor_destroy(mixrt_qtensor *qtensor);
 
-/* Accessors. The handle must not be NULL; pointers stay valid until
+/* Accessors (NULL / 0 for a NULL handle). Pointers stay valid until
  * mixrt_qtensor_destroy(). */
 MIXRT_API mixrt_qscheme mixrt_qtensor_scheme(const mixrt_qtensor *qtensor);
 MIXRT_API int32_t mixrt_qtensor_rank(const mixrt_qtensor *qtensor);

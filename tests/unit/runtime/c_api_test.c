@@ -66,6 +66,10 @@ static void test_qtensor(void) {
                                   MIXRT_PER_TENSOR, &t),
                MIXRT_STATUS_INVALID_ARGUMENT, "element 1");
   EXPECT(t == NULL);
+  /* Accessors tolerate a NULL handle. */
+  EXPECT(mixrt_qtensor_data(NULL) == NULL && mixrt_qtensor_rank(NULL) == 0);
+  EXPECT(mixrt_qtensor_axis(NULL) == MIXRT_PER_TENSOR);
+  mixrt_qtensor_destroy(NULL);
 }
 
 static void test_gemm(void) {
