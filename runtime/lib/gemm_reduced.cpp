@@ -29,27 +29,30 @@ using detail::kGemmMr;
 using detail::kGemmNr;
 
 //===----------------------------------------------------------------------===//
-// Micro-kernels: tile[Mr][Nr] (holding the accumulators so far) +=
-// A panel [kc][Mr] x B panel [kc][Nr], one fma per k in ascending order.
+// Micro-kernels: C[Mr][Nr] (leading dimension ldc, holding the accumulators
+// so far) += A panel [kc][Mr] x B panel [kc][Nr], one fma per k in
+// ascending order.
 //===----------------------------------------------------------------------===//
 
-void kernelF32Portable(int64_t kc, const float *a, const float *b,
-                       float *tile) {
+void kernelF32Portable(int64_t kc, const float *a, const float *b, float *c,
+                       int64_t ldc) {
   for (int64_t kk = 0; kk < kc; ++kk, a += kGemmMr, b += kGemmNr)
     for (int r = 0; r < kGemmMr; ++r)
       for (int j = 0; j < kGemmNr; ++j)
-        tile[r * kGemmNr + j] = std::fma(a[r], b[j], tile[r * kGemmNr + j]);
+        c[r * ldc + j] = std::fma(a[r], b[j], c[r * ldc + j]);
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) void
-kernelF32Avx2(int64_t kc, const float *a, const float *b, float *tile) {
+__attribute__((target("avx2,fma"))) void kernelF32Avx2(int64_t kc,
+                                                       const float *a,
+                                                       const float *b, float *c,
+                                                       int64_t ldc) {
   static_assert(kGemmMr == 6 && kGemmNr == 16, "kernel is written for 6x16");
   __m256 acc[kGemmMr][2];
 #pragma GCC unroll 6
   for (int r = 0; r < kGemmMr; ++r) {
-    acc[r][0] = _mm256_loadu_ps(tile + r * kGemmNr);
-    acc[r][1] = _mm256_loadu_ps(tile + r * kGemmNr + 8);
+    acc[r][0] = _mm256_loadu_ps(c + r * ldc);
+    acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
   }
   for (int64_t kk = 0; kk < kc; ++kk, a += kGemmMr, b += kGemmNr) {
     const __m256 b0 = _mm256_loadu_ps(b);
@@ -63,13 +66,14 @@ kernelF32Avx2(int64_t kc, const float *a, const float *b, float *tile) {
   }
 #pragma GCC unroll 6
   for (int r = 0; r < kGemmMr; ++r) {
-    _mm256_storeu_ps(tile + r * kGemmNr, acc[r][0]);
-    _mm256_storeu_ps(tile + r * kGemmNr + 8, acc[r][1]);
+    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
   }
 }
 #endif
 
-using KernelF32 = void (*)(int64_t, const float *, const float *, float *);
+using KernelF32 = void (*)(int64_t, const float *, const float *, float *,
+                           int64_t);
 
 KernelF32 selectKernelF32() {
 #if defined(__x86_64__)
@@ -102,17 +106,17 @@ void widenBulk(detail::BF16Format, const uint16_t *s, int64_t n, float *d) {
 /// Rounds a rows x cols operand (leading dimension ld) RNE to `Fmt` and
 /// widens it back exactly: a dense f32 matrix of the rounded values. Done
 /// once per operand with the bulk conversions, before any packing.
-template <class Fmt, class T>
-std::vector<float> roundOperand(const T *src, int64_t rows, int64_t cols,
-                                int64_t ld) {
-  std::vector<float> out(rows * cols);
+template <class Fmt, detail::ScratchSlot Slot, class T>
+const float *roundOperand(const T *src, int64_t rows, int64_t cols,
+                          int64_t ld) {
+  float *out = detail::threadScratch<float, Slot>(rows * cols);
   std::vector<uint16_t> bits(std::is_same_v<T, uint16_t> ? 0 : cols);
   for (int64_t r = 0; r < rows; ++r) {
     if constexpr (std::is_same_v<T, uint16_t>) {
-      widenBulk(Fmt{}, src + r * ld, cols, out.data() + r * cols);
+      widenBulk(Fmt{}, src + r * ld, cols, out + r * cols);
     } else {
       narrowBulk(Fmt{}, src + r * ld, cols, bits.data());
-      widenBulk(Fmt{}, bits.data(), cols, out.data() + r * cols);
+      widenBulk(Fmt{}, bits.data(), cols, out + r * cols);
     }
   }
   return out;
@@ -127,33 +131,44 @@ void gemmReducedCore(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
     std::fill(acc + i * ldacc, acc + i * ldacc + n, 0.0f);
   if (m == 0 || n == 0 || k == 0)
     return;
-  const std::vector<float> ar = roundOperand<Fmt>(a, m, k, lda);
-  const std::vector<float> br = roundOperand<Fmt>(b, k, n, ldb);
+  const float *ar =
+      roundOperand<Fmt, detail::ScratchSlot::kRoundedA>(a, m, k, lda);
+  const float *br =
+      roundOperand<Fmt, detail::ScratchSlot::kRoundedB>(b, k, n, ldb);
   const KernelF32 kernel = selectKernelF32();
   auto packA = [&](int64_t k0, int64_t kc, int64_t m0, int64_t rows,
                    float *panel) {
-    for (int64_t kk = 0; kk < kc; ++kk)
-      for (int r = 0; r < kGemmMr; ++r)
-        panel[kk * kGemmMr + r] = r < rows ? ar[(m0 + r) * k + k0 + kk] : 0.0f;
+    for (int64_t r = 0; r < kGemmMr; ++r) {
+      if (r >= rows) {
+        for (int64_t kk = 0; kk < kc; ++kk)
+          panel[kk * kGemmMr + r] = 0.0f;
+        continue;
+      }
+      const float *row = ar + (m0 + r) * k + k0;
+      for (int64_t kk = 0; kk < kc; ++kk)
+        panel[kk * kGemmMr + r] = row[kk];
+    }
   };
   auto packB = [&](int64_t k0, int64_t kc, int64_t n0, int64_t cols,
                    float *panel) {
     for (int64_t kk = 0; kk < kc; ++kk) {
-      const float *row = br.data() + (k0 + kk) * n + n0;
+      const float *row = br + (k0 + kk) * n + n0;
       for (int j = 0; j < kGemmNr; ++j)
         panel[kk * kGemmNr + j] = j < cols ? row[j] : 0.0f;
     }
   };
   auto tile = [&](int64_t, int64_t kc, int64_t m0, int64_t rows, int64_t n0,
                   int64_t cols, const float *aPanel, const float *bPanel) {
+    float *c = acc + m0 * ldacc + n0;
+    if (rows == kGemmMr && cols == kGemmNr)
+      return kernel(kc, aPanel, bPanel, c, ldacc);
+    // Edge tile: run on a zero-padded copy.
     float t[kGemmMr * kGemmNr] = {};
     for (int64_t r = 0; r < rows; ++r)
-      std::copy(acc + (m0 + r) * ldacc + n0, acc + (m0 + r) * ldacc + n0 + cols,
-                t + r * kGemmNr);
-    kernel(kc, aPanel, bPanel, t);
+      std::copy(c + r * ldacc, c + r * ldacc + cols, t + r * kGemmNr);
+    kernel(kc, aPanel, bPanel, t, kGemmNr);
     for (int64_t r = 0; r < rows; ++r)
-      std::copy(t + r * kGemmNr, t + r * kGemmNr + cols,
-                acc + (m0 + r) * ldacc + n0);
+      std::copy(t + r * kGemmNr, t + r * kGemmNr + cols, c + r * ldacc);
   };
   detail::blockedGemm<float>(m, n, k, packA, packB, tile);
 }
@@ -162,15 +177,14 @@ template <class Fmt, class T, class Out>
 absl::Status gemmReducedTyped(absl::string_view op, int64_t m, int64_t n,
                               int64_t k, const T *a, int64_t lda, const T *b,
                               int64_t ldb, Out *c, int64_t ldc) {
-  std::vector<float> scratch;
   float *acc;
   int64_t ldacc;
   if constexpr (std::is_same_v<Out, float>) {
     acc = c;
     ldacc = ldc;
   } else {
-    scratch.resize(m * n);
-    acc = scratch.data();
+    acc =
+        detail::threadScratch<float, detail::ScratchSlot::kAccumulator>(m * n);
     ldacc = n;
   }
   gemmReducedCore<Fmt>(m, n, k, a, lda, b, ldb, acc, ldacc);
