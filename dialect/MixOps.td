@@ -142,6 +142,38 @@ def Mix_WeightOp : Mix_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Mix_CastOp : Mix_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "Converts a tensor to another floating-point type (one RNE rounding)";
+  let description = [{
+    Inserted by `mix-insert-casts` where a value produced at one precision is
+    consumed at another. Narrowing rounds to nearest, ties to even, once
+    (f64 to f16 never goes through f32); values beyond the target's range
+    become +-inf, NaN stays NaN. Widening is exact.
+
+    With `checked`, the compiled code reports a finite value that overflows
+    to infinity as an error (with this op's location) instead of propagating
+    it.
+
+    Casts to the same type fold away, and `cast(cast(x))` folds to a single
+    cast from `x` when the inner cast is an exact widening.
+
+    ```mlir
+    %h = mix.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+    ```
+  }];
+  let arguments = (ins Mix_FloatTensor:$input, UnitAttr:$checked);
+  let results = (outs Mix_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`checked` $checked^)? attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// True when every value of type `from` is exactly representable in
+    /// `to` (f16/bf16 -> f32/f64, f32 -> f64, and identity).
+    static bool isExactWidening(::mlir::Type from, ::mlir::Type to);
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Layers
 //===----------------------------------------------------------------------===//

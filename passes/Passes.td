@@ -86,4 +86,49 @@ def MixVerifyPolicyPass : Pass<"mix-verify-policy", "mlir::ModuleOp"> {
   ];
 }
 
+def MixInsertCastsPass : Pass<"mix-insert-casts", "mlir::ModuleOp"> {
+  let summary = "Make precision changes explicit with mix.cast";
+  let description = [{
+    After resolution, gives every value the element type of the precision it
+    is produced at and inserts a `mix.cast` wherever a value is consumed at
+    another precision:
+
+    - each layer's activation operands are cast to its activations precision
+      and its weight operands to its weights precision (int8 operands stay
+      in f32 here: `mix-quantize` turns them into int8 arithmetic);
+    - each layer's result takes its output precision;
+    - blocks take the types of the values bound to them and of the values
+      they yield, so precisions flow through block boundaries without
+      round trips; the network keeps its declared signature (casts before
+      `mix.return`).
+
+    No cast explosion: a value gets at most one cast per target type, shared
+    by all its uses; casts to the same type are never created and
+    `cast(cast(x))` folds when the inner cast is an exact widening. Narrowing
+    casts are `checked` unless `checked=false`. Layers without a `resolved`
+    attribute are resolved on the fly.
+
+    Before (a relu in an f16 block):
+    ```mlir
+    %r = mix.relu %a {resolved = #mix.resolved<activations = f16 from block @s, ...>}
+        : (tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    %c = mix.cast %a checked : tensor<4xf32> to tensor<4xf16>
+    %r = mix.relu %c {resolved = ...} : (tensor<4xf16>) -> tensor<4xf16>
+    ```
+  }];
+  let dependentDialects = ["::mix::MixDialect"];
+  let options = [
+    Option<"checked", "checked", "bool", /*default=*/"true",
+           "Mark narrowing casts as checked (overflow to inf is reported)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per network and block with its number of casts">,
+  ];
+  let statistics = [
+    Statistic<"numCasts", "casts", "Number of mix.cast ops inserted">,
+  ];
+}
+
 #endif // MIX_PASSES_TD

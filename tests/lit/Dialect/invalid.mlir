@@ -1423,3 +1423,11 @@ module attributes {t.r = #mix.resolved<activations = i32 from layer, accumulator
 
 // expected-error @+1 {{the accumulator cannot be int8}}
 module attributes {t.r = #mix.resolved<activations = int8 from layer, accumulator = int8 from derived, output = f32 from derived>} {}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<2x2xf16> {
+  // expected-error @+1 {{'mix.cast' op requires the same shape for all operands and results}}
+  %0 = mix.cast %x : tensor<4xf32> to tensor<2x2xf16>
+  mix.return %0 : tensor<2x2xf16>
+}

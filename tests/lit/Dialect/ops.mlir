@@ -411,3 +411,12 @@ mix.network @resolved precision(f32) (%x: tensor<4xf32>) {
 // GENERIC: "mix.conv2d"(%{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}>
 // GENERIC: }) {{{.*}}t.i8_axis = #mix.precision<int8<symmetric, axis = 0>>{{.*}}} : () -> ()
 }
+
+// CHECK-LABEL: mix.network @casts
+mix.network @casts precision(f32) (%x: tensor<2x4xf32>) -> (tensor<2x4xf16>, tensor<2x4xbf16>) {
+  // CHECK: mix.cast %{{.*}} : tensor<2x4xf32> to tensor<2x4xf16>
+  %0 = mix.cast %x : tensor<2x4xf32> to tensor<2x4xf16>
+  // CHECK: mix.cast %{{.*}} checked : tensor<2x4xf32> to tensor<2x4xbf16>
+  %1 = mix.cast %x checked : tensor<2x4xf32> to tensor<2x4xbf16>
+  mix.return %0, %1 : tensor<2x4xf16>, tensor<2x4xbf16>
+}

@@ -1,0 +1,146 @@
+//===- InsertCasts.cpp - explicit precision conversions -------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/InsertCasts.h"
+#include "mlir/IR/Builders.h"
+#include "passes/Passes.h"
+#include "passes/Resolve.h"
+
+namespace mix {
+#define GEN_PASS_DEF_MIXINSERTCASTSPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+Type mix::getComputeElementType(Attribute attr) {
+  auto precision = cast<PrecisionAttr>(attr);
+  if (precision.isInt8())
+    return Float32Type::get(precision.getContext());
+  return precision.getElementType();
+}
+
+namespace {
+class CastInserter {
+public:
+  explicit CastInserter(const InsertCastsOptions &options) : options(options) {}
+
+  LogicalResult run(NetworkOp network) {
+    if (failed(processBody(network.getBody().front(), network)))
+      return failure();
+    // The network keeps its declared signature.
+    auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
+    for (auto [operand, type] :
+         llvm::zip(ret->getOpOperands(), network.getResultTypes()))
+      operand.set(
+          castTo(operand.get(), getElementTypeOrSelf(type), ret, network));
+    return success();
+  }
+
+  CastCounts counts;
+
+private:
+  LogicalResult processBody(Block &body, Operation *scope) {
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (isa<CastOp>(op))
+        continue; // inserted by us, or already explicit
+      if (auto block = dyn_cast<BlockOp>(op)) {
+        Block &inner = block.getBody().front();
+        for (auto [arg, input] :
+             llvm::zip(inner.getArguments(), block.getInputs()))
+          arg.setType(input.getType());
+        if (failed(processBody(inner, block)))
+          return failure();
+        auto yield = cast<YieldOp>(inner.getTerminator());
+        for (auto [result, value] :
+             llvm::zip(block.getResults(), yield.getValues()))
+          result.setType(value.getType());
+        continue;
+      }
+      auto layer = dyn_cast<LayerOpInterface>(op);
+      if (!layer)
+        continue;
+      FailureOr<LayerResolution> r = resolveLayer(layer);
+      if (failed(r))
+        return failure();
+      SmallVector<Value> weights = layer.getWeightOperands();
+      for (OpOperand &operand : op.getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (!type || !isa<FloatType>(type.getElementType()))
+          continue; // integer indices and labels
+        PrecisionAttr p = llvm::is_contained(weights, v) && r->weights
+                              ? r->weights->precision
+                              : r->activations.precision;
+        operand.set(castTo(v, getComputeElementType(p), &op, scope));
+      }
+      Type outElem = getComputeElementType(r->output.precision);
+      for (Value result : op.getResults())
+        if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+          result.setType(type.clone(outElem));
+    }
+    return success();
+  }
+
+  /// A value of `v`'s shape with element type `elem`: `v` itself, or a cast
+  /// shared by every consumer that needs that type.
+  Value castTo(Value v, Type elem, Operation *consumer, Operation *scope) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == elem)
+      return v;
+    Type target = type.clone(elem);
+    auto key = std::make_pair(v, target);
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
+    OpBuilder builder(consumer->getContext());
+    if (Operation *def = v.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+    // The cast reports at the layer that needs the conversion.
+    auto castOp = CastOp::create(builder, consumer->getLoc(), target, v);
+    if (options.checked && !CastOp::isExactWidening(type, target))
+      castOp.setChecked(true);
+    cache[key] = castOp.getResult();
+    ++counts.total;
+    ++counts.perScope[scope];
+    return castOp.getResult();
+  }
+
+  const InsertCastsOptions &options;
+  llvm::DenseMap<std::pair<Value, Type>, Value> cache;
+};
+
+struct MixInsertCastsPass
+    : public mix::impl::MixInsertCastsPassBase<MixInsertCastsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    InsertCastsOptions opts;
+    opts.checked = checked;
+    FailureOr<CastCounts> counts = insertCasts(getOperation(), opts);
+    if (failed(counts))
+      return signalPassFailure();
+    numCasts += counts->total;
+    if (report)
+      for (auto [scope, n] : counts->perScope)
+        scope->emitRemark()
+            << describeOp(scope) << ": " << n << " cast(s) inserted";
+  }
+};
+} // namespace
+
+FailureOr<CastCounts> mix::insertCasts(Operation *root,
+                                       const InsertCastsOptions &options) {
+  CastInserter inserter(options);
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      for (auto network : block.getOps<NetworkOp>())
+        if (failed(inserter.run(network)))
+          return failure();
+  return std::move(inserter.counts);
+}
