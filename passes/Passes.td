@@ -131,4 +131,34 @@ def MixInsertCastsPass : Pass<"mix-insert-casts", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower mix networks to func + linalg/arith/math/tensor";
+  let description = [{
+    Inlines every `mix.block` (precisions are already explicit after
+    `mix-insert-casts`), turns each `mix.network` into a `func.func` with the
+    same signature (`llvm.emit_c_interface` set), and each layer into
+    `linalg` ops on tensors:
+
+    - elementwise layers and `mix.cast` become `linalg.generic` with
+      numpy-broadcast indexing maps; the body computes in the operand type
+      and converts once to the result type;
+    - `mix.dense` and `mix.matmul` become a `linalg.generic` contraction
+      whose body extends the operands to the accumulator precision (from the
+      layer's resolution) and multiply-adds there, k ascending, then one
+      conversion to the output type (after the bias);
+    - `mix.softmax` subtracts the row maximum, evaluates exp at activations
+      precision and sums at accumulator precision;
+    - inline `mix.weight` data becomes `arith.constant`.
+
+    Linalg is the level where tiling and vectorization plug in. Layers not
+    yet covered (and external weights, which must be loaded first) make the
+    conversion fail with a diagnostic at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // MIX_PASSES_TD

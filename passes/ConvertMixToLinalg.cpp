@@ -1,0 +1,453 @@
+//===- ConvertMixToLinalg.cpp - mix to linalg conversion ------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/ConvertMixToLinalg.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "passes/Passes.h"
+#include "passes/Resolve.h"
+
+namespace mix {
+#define GEN_PASS_DEF_CONVERTMIXTOLINALGPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Converts a scalar between float types (exact extension or one RNE
+/// truncation), or returns it unchanged.
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+/// The indexing map reading `operandType` inside an iteration space equal
+/// to `resultType`'s shape, with numpy broadcasting (right-aligned; size-1
+/// dimensions broadcast).
+AffineMap broadcastMap(ShapedType operandType, ShapedType resultType,
+                       MLIRContext *ctx) {
+  int64_t rank = resultType.getRank(), opRank = operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < opRank; ++d) {
+    int64_t resultDim = d + rank - opRank;
+    if (operandType.getDimSize(d) == 1 && resultType.getDimSize(resultDim) != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(resultDim, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value emptyLike(OpBuilder &b, Location loc, ShapedType type, Type elem) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), elem);
+}
+
+Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type elem) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+      .getResult(0);
+}
+
+/// An elementwise linalg.generic over the result shape; `body` gets the
+/// scalar operands and returns the scalar result in the result type.
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                  ShapedType resultType,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        broadcastMap(cast<ShapedType>(in.getType()), resultType, ctx));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = emptyLike(b, loc, resultType, resultType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// The float type the layer accumulates in.
+FailureOr<Type> accumulatorType(LayerOpInterface layer) {
+  PrecisionAttr acc;
+  if (ResolvedAttr resolved = layer.getResolution()) {
+    acc = resolved.getAccumulator().getPrecision();
+  } else {
+    FailureOr<LayerResolution> r = resolveLayer(layer);
+    if (failed(r))
+      return failure();
+    acc = r->accumulator.precision;
+  }
+  if (!acc.isFloat())
+    return layer->emitOpError()
+           << "accumulates in " << acc.str()
+           << "; integer layers must be lowered by mix-quantize first";
+  return acc.getElementType();
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Value result = elementwise(
+        rewriter, op.getLoc(), adaptor.getInput(), type,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return convertScalar(b, loc, args[0], type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// relu, add, mul: compute in the operands' type, convert to the result's.
+template <typename OpTy>
+struct ElementwiseLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Value result =
+        elementwise(rewriter, op.getLoc(), adaptor.getOperands(), type,
+                    [&](OpBuilder &b, Location loc, ValueRange args) {
+                      Value r = compute(b, loc, args);
+                      return convertScalar(b, loc, r, type.getElementType());
+                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value compute(OpBuilder &b, Location loc, ValueRange args);
+};
+
+/// Converts both operands to the wider of their types.
+std::pair<Value, Value> promote(OpBuilder &b, Location loc, Value x, Value y) {
+  auto wx = cast<FloatType>(x.getType()).getWidth();
+  auto wy = cast<FloatType>(y.getType()).getWidth();
+  if (wx < wy)
+    x = convertScalar(b, loc, x, y.getType());
+  else if (wy < wx)
+    y = convertScalar(b, loc, y, x.getType());
+  return {x, y};
+}
+
+template <>
+Value ElementwiseLowering<ReluOp>::compute(OpBuilder &b, Location loc,
+                                           ValueRange args) {
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(args[0].getType(), 0.0));
+  // maxnumf: relu(NaN) = 0 would hide NaN; maximumf propagates it.
+  return arith::MaximumFOp::create(b, loc, args[0], zero);
+}
+template <>
+Value ElementwiseLowering<AddOp>::compute(OpBuilder &b, Location loc,
+                                          ValueRange args) {
+  auto [x, y] = promote(b, loc, args[0], args[1]);
+  return arith::AddFOp::create(b, loc, x, y);
+}
+template <>
+Value ElementwiseLowering<MulOp>::compute(OpBuilder &b, Location loc,
+                                          ValueRange args) {
+  auto [x, y] = promote(b, loc, args[0], args[1]);
+  return arith::MulFOp::create(b, loc, x, y);
+}
+
+/// sum_k lhs[..., m, k] * rhs[..., k, n] in `accType` (k ascending), then
+/// `finish(acc, indices)` per output element.
+Value contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  bool rhsBatched, Type accType, ShapedType resultType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank(); // [..., M, N]
+  int64_t loops = rank + 1;            // + k
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> lhsExprs, rhsExprs, outExprs;
+  int64_t lhsRank = cast<ShapedType>(lhs.getType()).getRank();
+  // lhs: [..., K] where leading dims map to the result's leading dims.
+  for (int64_t i = 0; i < lhsRank - 1; ++i)
+    lhsExprs.push_back(d(i + (rank - lhsRank)));
+  lhsExprs.push_back(d(rank));
+  if (rhsBatched)
+    for (int64_t i = 0; i < rank - 2; ++i)
+      rhsExprs.push_back(d(i));
+  rhsExprs.push_back(d(rank));
+  rhsExprs.push_back(d(rank - 1));
+  for (int64_t i = 0; i < rank; ++i)
+    outExprs.push_back(d(i));
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
+                                 AffineMap::get(loops, 0, rhsExprs, ctx),
+                                 AffineMap::get(loops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = zeroFilled(b, loc, resultType.getShape(), accType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{RankedTensorType::get(resultType.getShape(), accType)},
+      ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value x = convertScalar(nb, nloc, args[0], accType);
+        Value y = convertScalar(nb, nloc, args[1], accType);
+        Value prod = arith::MulFOp::create(nb, nloc, x, y);
+        Value sum = arith::AddFOp::create(nb, nloc, args[2], prod);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  return generic.getResult(0);
+}
+
+struct DenseLowering : OpConversionPattern<DenseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DenseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    auto type = cast<ShapedType>(op.getType());
+    Location loc = op.getLoc();
+    Value sum =
+        contraction(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+                    /*rhsBatched=*/false, *acc, type);
+    Type outElem = type.getElementType();
+    SmallVector<Value> inputs = {sum};
+    if (adaptor.getBias())
+      inputs.push_back(adaptor.getBias());
+    Value result =
+        elementwise(rewriter, loc, inputs, type,
+                    [&](OpBuilder &b, Location l, ValueRange args) {
+                      Value v = args[0];
+                      if (args.size() > 1)
+                        v = arith::AddFOp::create(
+                            b, l, v, convertScalar(b, l, args[1], *acc));
+                      return convertScalar(b, l, v, outElem);
+                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    auto type = cast<ShapedType>(op.getType());
+    Location loc = op.getLoc();
+    Value sum = contraction(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                            /*rhsBatched=*/true, *acc, type);
+    Value result = elementwise(
+        rewriter, loc, sum, type, [&](OpBuilder &b, Location l, ValueRange a) {
+          return convertScalar(b, l, a[0], type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto inType = cast<ShapedType>(input.getType());
+    auto type = cast<ShapedType>(op.getType());
+    Type elem = inType.getElementType();
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+
+    // Reduced shape and maps (the axis dimension removed).
+    SmallVector<int64_t> reducedShape;
+    SmallVector<AffineExpr> reducedExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis) {
+        reducedShape.push_back(inType.getDimSize(i));
+        reducedExprs.push_back(getAffineDimExpr(i, ctx));
+      }
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, ctx);
+    SmallVector<utils::IteratorType> reduceIters(rank,
+                                                 utils::IteratorType::parallel);
+    reduceIters[axis] = utils::IteratorType::reduction;
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+
+    // 1. Row maximum (exact in any format).
+    Value negInf = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getFloatAttr(elem, -std::numeric_limits<double>::infinity()));
+    Value maxInit =
+        linalg::FillOp::create(rewriter, loc, ValueRange{negInf},
+                               ValueRange{tensor::EmptyOp::create(
+                                   rewriter, loc, reducedShape, elem)})
+            .getResult(0);
+    Value max =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{maxInit.getType()}, ValueRange{input},
+            ValueRange{maxInit}, ArrayRef<AffineMap>{identity, reduced},
+            reduceIters,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              linalg::YieldOp::create(
+                  b, l, Value(arith::MaximumFOp::create(b, l, a[0], a[1])));
+            })
+            .getResult(0);
+    // 2. exp(x - max) at activations precision.
+    Value e = linalg::GenericOp::create(
+                  rewriter, loc, TypeRange{inType}, ValueRange{input, max},
+                  ValueRange{emptyLike(rewriter, loc, inType, elem)},
+                  ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value diff = arith::SubFOp::create(b, l, a[0], a[1]);
+                    linalg::YieldOp::create(
+                        b, l, Value(math::ExpOp::create(b, l, diff)));
+                  })
+                  .getResult(0);
+    // 3. Sum at accumulator precision.
+    Value sumInit = zeroFilled(rewriter, loc, reducedShape, *acc);
+    Value sum = linalg::GenericOp::create(
+                    rewriter, loc, TypeRange{sumInit.getType()}, ValueRange{e},
+                    ValueRange{sumInit}, ArrayRef<AffineMap>{identity, reduced},
+                    reduceIters,
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      Value x = convertScalar(b, l, a[0], *acc);
+                      linalg::YieldOp::create(
+                          b, l, Value(arith::AddFOp::create(b, l, a[1], x)));
+                    })
+                    .getResult(0);
+    // 4. Normalize at accumulator precision, store at output precision.
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{e, sum},
+            ValueRange{emptyLike(rewriter, loc, type, type.getElementType())},
+            ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange a) {
+              Value x = convertScalar(b, l, a[0], *acc);
+              Value q = arith::DivFOp::create(b, l, x, a[1]);
+              linalg::YieldOp::create(
+                  b, l, convertScalar(b, l, q, type.getElementType()));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WeightLowering : OpConversionPattern<WeightOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WeightOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ElementsAttr value = op.getValueAttr();
+    if (!value)
+      return op.emitOpError()
+             << "external weight '" << op.getRefAttr().getValue()
+             << "' must be loaded before lowering (mixc --weights)";
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(value));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+/// mix.network -> func.func with the same signature and C interface.
+LogicalResult convertNetwork(NetworkOp network) {
+  OpBuilder b(network);
+  auto func = func::FuncOp::create(b, network.getLoc(), network.getSymName(),
+                                   network.getFunctionType());
+  func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  func.getBody().takeBody(network.getBody());
+  auto ret = cast<ReturnOp>(func.getBody().front().getTerminator());
+  b.setInsertionPoint(ret);
+  func::ReturnOp::create(b, ret.getLoc(), ret.getValues());
+  ret.erase();
+  network.erase();
+  return success();
+}
+
+struct ConvertMixToLinalgPass
+    : public mix::impl::ConvertMixToLinalgPassBase<ConvertMixToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Record resolutions before the structure that decides them disappears.
+    if (failed(resolvePrecisions(module)))
+      return signalPassFailure();
+    inlineMixBlocks(module);
+
+    ConversionTarget target(getContext());
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.addIllegalDialect<MixDialect>();
+    target.addLegalOp<NetworkOp, ReturnOp>();
+    RewritePatternSet patterns(&getContext());
+    populateMixToLinalgConversionPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    for (auto network : llvm::make_early_inc_range(module.getOps<NetworkOp>()))
+      if (failed(convertNetwork(network)))
+        return signalPassFailure();
+  }
+};
+} // namespace
+
+void mix::inlineMixBlocks(Operation *root) {
+  SmallVector<BlockOp> blocks;
+  root->walk<WalkOrder::PostOrder>([&](BlockOp b) { blocks.push_back(b); });
+  IRRewriter rewriter(root->getContext());
+  for (BlockOp block : blocks) {
+    Block &body = block.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getValues());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&body, block, block.getInputs());
+    rewriter.replaceOp(block, results);
+  }
+}
+
+void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns) {
+  patterns.add<CastLowering, ElementwiseLowering<ReluOp>,
+               ElementwiseLowering<AddOp>, ElementwiseLowering<MulOp>,
+               DenseLowering, MatmulLowering, SoftmaxLowering, WeightLowering>(
+      patterns.getContext());
+}
