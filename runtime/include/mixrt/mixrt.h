@@ -243,7 +243,8 @@ mixrt_qtensor_zero_points(const mixrt_qtensor *qtensor);
 |* call fails with OUT_OF_RANGE iff some exact final sum is outside the int32 *|
 |* range; it never returns a wrapped value. Intermediate sums are not         *|
 |* checked: int32 addition is associative modulo 2^32, so when the exact      *|
-|* final sum fits, any summation order yields it.                             *|
+|* final sum fits, any summation order yields it. C must not overlap A or B;  *|
+|* on failure its contents are unspecified.                                   *|
 \*===----------------------------------------------------------------------===*/
 
 /** Raw s8 x s8 -> s32 GEMM without zero points, for generated code. */
@@ -290,7 +291,7 @@ MIXRT_API mixrt_status_code mixrt_gemm_s8_f64(int64_t M, int64_t N, int64_t K,
 |* Operands are rounded RNE to the 16-bit format, then for each output       *|
 |* acc = 0.0f; for k = 0..K-1 ascending: acc = fmaf(a[m][k], b[k][n], acc);  *|
 |* and acc is converted once to the output type. A non-finite result fails   *|
-|* with OUT_OF_RANGE naming (m, n).                                           *|
+|* with OUT_OF_RANGE naming (m, n). C must not overlap A or B.                *|
 \*===----------------------------------------------------------------------===*/
 
 typedef enum mixrt_float16_format {
