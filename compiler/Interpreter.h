@@ -1,0 +1,71 @@
+//===- Interpreter.h - f64 reference interpreter of the mix dialect -------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs a `mix.network` on dense f64 tensors. This is the "ideal" reference
+// that tests compare compiled code against: every layer computes in f64 and
+// precision attributes are ignored. The one exception is `mix.cast`, which
+// rounds every value to its result element type exactly as the compiled code
+// does (one round-to-nearest-even conversion), so IR after
+// `mix-insert-casts` can be interpreted too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_COMPILER_INTERPRETER_H
+#define MIXC_COMPILER_INTERPRETER_H
+
+#include "dialect/MixOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mix {
+
+/// A dense row-major tensor of doubles. A rank-0 tensor (empty `shape`)
+/// holds one value. Integer tensors (labels, indices) hold exact doubles.
+struct RefTensor {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<double> data;
+
+  /// The product of `shape` (1 for a rank-0 tensor).
+  int64_t numElements() const;
+};
+
+/// Named weights for `mix.weight external "name"` references.
+using WeightMap = llvm::StringMap<RefTensor>;
+
+/// Options of the reference interpreter (none yet; kept so that callers do
+/// not change when some are added).
+struct InterpreterOptions {};
+
+/// Runs `network` on `inputs` (one per network argument, in order; integer
+/// inputs such as labels and indices are stored as exact doubles) and
+/// returns its outputs in `mix.return` order. External weights are looked up
+/// by name in `weights` and must have the declared shape; their values are
+/// used as given (not rounded to the declared element type).
+///
+/// `network` must have passed the verifier. Non-finite input values are
+/// allowed and propagate as in IEEE arithmetic. Errors (wrong inputs, a
+/// missing or misshapen weight, an out-of-range index or label, an overflow
+/// in a `checked` cast, an op the interpreter does not know) are returned as
+/// one-line messages starting with the location of the offending op as
+/// `file:line:col`.
+llvm::Expected<std::vector<RefTensor>>
+interpret(NetworkOp network, llvm::ArrayRef<RefTensor> inputs,
+          const WeightMap &weights, const InterpreterOptions &options = {});
+
+/// Rounds `value` to the floating-point type `type` (f16, bf16, f32 or f64)
+/// with one round-to-nearest-even conversion and returns it as a double:
+/// values beyond the type's range become +-inf, NaN stays NaN (sign kept),
+/// subnormals are produced. This is what `mix.cast` does to every value.
+double roundToType(double value, mlir::FloatType type);
+
+} // namespace mix
+
+#endif // MIXC_COMPILER_INTERPRETER_H
