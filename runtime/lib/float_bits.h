@@ -119,6 +119,23 @@ template <class Fmt, class T> inline uint16_t narrow(T x) {
       return sign;
     return roundToNarrow<Fmt>(sign, mant, 1 - kWideBias - W::kMantBits);
   }
+  // Fast path, same result as roundToNarrow: a source whose exponent is in
+  // the target's normal range. Rebias the exponent in place, then RNE on the
+  // dropped bits: adding (half - 1) + lsb carries exactly when they exceed
+  // half or equal it with an odd kept part; a carry out of the mantissa
+  // increments the exponent, up to the infinity encoding.
+  constexpr int kBias = (1 << (Fmt::kExpBits - 1)) - 1;
+  constexpr int kShift = W::kMantBits - Fmt::kMantBits;
+  const int exp = static_cast<int>(biasedExp) - kWideBias;
+  if (exp >= 1 - kBias && exp <= kBias) {
+    const Bits magnitude = bits & ((Bits{1} << (kWideBits - 1)) - 1);
+    const Bits rebased =
+        magnitude - (static_cast<Bits>(kWideBias - kBias) << W::kMantBits);
+    const Bits rounded = (rebased + ((Bits{1} << (kShift - 1)) - 1) +
+                          ((rebased >> kShift) & 1)) >>
+                         kShift;
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(rounded));
+  }
   return roundToNarrow<Fmt>(sign, mant | (Bits{1} << W::kMantBits),
                             static_cast<int>(biasedExp) - kWideBias -
                                 W::kMantBits);
