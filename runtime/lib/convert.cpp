@@ -157,10 +157,11 @@ absl::Status checkNarrowed(absl::string_view op, absl::string_view fmtName,
   return absl::OkStatus();
 }
 
-template <class T>
-absl::Status runNarrow(absl::string_view op,
-                       void (*fn)(const T *, int64_t, uint16_t *), const T *src,
-                       int64_t count, uint16_t *dst) {
+/// Validates the arguments of a bulk conversion and runs it.
+template <class Src, class Dst>
+absl::Status runBulk(absl::string_view op,
+                     void (*fn)(const Src *, int64_t, Dst *), const Src *src,
+                     int64_t count, Dst *dst) {
   if (absl::Status s = checkBulkArgs(op, src, count, dst); !s.ok())
     return s;
   fn(src, count, dst);
@@ -171,18 +172,9 @@ template <class Fmt, class T>
 absl::Status runNarrowChecked(absl::string_view op, absl::string_view fmtName,
                               void (*fn)(const T *, int64_t, uint16_t *),
                               const T *src, int64_t count, uint16_t *dst) {
-  if (absl::Status s = runNarrow(op, fn, src, count, dst); !s.ok())
+  if (absl::Status s = runBulk(op, fn, src, count, dst); !s.ok())
     return s;
   return checkNarrowed<Fmt>(op, fmtName, src, count, dst);
-}
-
-absl::Status runWiden(absl::string_view op,
-                      void (*fn)(const uint16_t *, int64_t, float *),
-                      const uint16_t *src, int64_t count, float *dst) {
-  if (absl::Status s = checkBulkArgs(op, src, count, dst); !s.ok())
-    return s;
-  fn(src, count, dst);
-  return absl::OkStatus();
 }
 
 } // namespace
@@ -260,38 +252,38 @@ double BF16ToF64(uint16_t value) {
 absl::Status F32ToF16(absl::Span<const float> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_f16", src, dst); !s.ok())
     return s;
-  return runNarrow("f32_to_f16", detail::f32ToF16Bulk, src.data(), src.size(),
-                   dst.data());
+  return runBulk("f32_to_f16", detail::f32ToF16Bulk, src.data(), src.size(),
+                 dst.data());
 }
 absl::Status F16ToF32(absl::Span<const uint16_t> src, absl::Span<float> dst) {
   if (absl::Status s = checkSpans("f16_to_f32", src, dst); !s.ok())
     return s;
-  return runWiden("f16_to_f32", detail::f16ToF32Bulk, src.data(), src.size(),
-                  dst.data());
+  return runBulk("f16_to_f32", detail::f16ToF32Bulk, src.data(), src.size(),
+                 dst.data());
 }
 absl::Status F32ToBF16(absl::Span<const float> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f32_to_bf16", src, dst); !s.ok())
     return s;
-  return runNarrow("f32_to_bf16", detail::f32ToBF16Bulk, src.data(), src.size(),
-                   dst.data());
+  return runBulk("f32_to_bf16", detail::f32ToBF16Bulk, src.data(), src.size(),
+                 dst.data());
 }
 absl::Status BF16ToF32(absl::Span<const uint16_t> src, absl::Span<float> dst) {
   if (absl::Status s = checkSpans("bf16_to_f32", src, dst); !s.ok())
     return s;
-  return runWiden("bf16_to_f32", detail::bf16ToF32Bulk, src.data(), src.size(),
-                  dst.data());
+  return runBulk("bf16_to_f32", detail::bf16ToF32Bulk, src.data(), src.size(),
+                 dst.data());
 }
 absl::Status F64ToF16(absl::Span<const double> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_f16", src, dst); !s.ok())
     return s;
-  return runNarrow("f64_to_f16", detail::f64ToF16Bulk, src.data(), src.size(),
-                   dst.data());
+  return runBulk("f64_to_f16", detail::f64ToF16Bulk, src.data(), src.size(),
+                 dst.data());
 }
 absl::Status F64ToBF16(absl::Span<const double> src, absl::Span<uint16_t> dst) {
   if (absl::Status s = checkSpans("f64_to_bf16", src, dst); !s.ok())
     return s;
-  return runNarrow("f64_to_bf16", detail::f64ToBF16Bulk, src.data(), src.size(),
-                   dst.data());
+  return runBulk("f64_to_bf16", detail::f64ToBF16Bulk, src.data(), src.size(),
+                 dst.data());
 }
 
 absl::Status F32ToF16Checked(absl::Span<const float> src,
@@ -349,43 +341,43 @@ double mixrt_bf16_to_f64(uint16_t value) { return mixrt::BF16ToF64(value); }
 mixrt_status_code mixrt_f32_to_f16_array(const float *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_f16_array", mixrt::detail::f32ToF16Bulk,
-                            src, count, out_dst);
+    return mixrt::runBulk("f32_to_f16_array", mixrt::detail::f32ToF16Bulk, src,
+                          count, out_dst);
   });
 }
 mixrt_status_code mixrt_f16_to_f32_array(const uint16_t *src, int64_t count,
                                          float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("f16_to_f32_array", mixrt::detail::f16ToF32Bulk, src,
-                           count, out_dst);
+    return mixrt::runBulk("f16_to_f32_array", mixrt::detail::f16ToF32Bulk, src,
+                          count, out_dst);
   });
 }
 mixrt_status_code mixrt_f32_to_bf16_array(const float *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f32_to_bf16_array", mixrt::detail::f32ToBF16Bulk,
-                            src, count, out_dst);
+    return mixrt::runBulk("f32_to_bf16_array", mixrt::detail::f32ToBF16Bulk,
+                          src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_bf16_to_f32_array(const uint16_t *src, int64_t count,
                                           float *out_dst) {
   return guardC([&] {
-    return mixrt::runWiden("bf16_to_f32_array", mixrt::detail::bf16ToF32Bulk,
-                           src, count, out_dst);
+    return mixrt::runBulk("bf16_to_f32_array", mixrt::detail::bf16ToF32Bulk,
+                          src, count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_f16_array(const double *src, int64_t count,
                                          uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_f16_array", mixrt::detail::f64ToF16Bulk,
-                            src, count, out_dst);
+    return mixrt::runBulk("f64_to_f16_array", mixrt::detail::f64ToF16Bulk, src,
+                          count, out_dst);
   });
 }
 mixrt_status_code mixrt_f64_to_bf16_array(const double *src, int64_t count,
                                           uint16_t *out_dst) {
   return guardC([&] {
-    return mixrt::runNarrow("f64_to_bf16_array", mixrt::detail::f64ToBF16Bulk,
-                            src, count, out_dst);
+    return mixrt::runBulk("f64_to_bf16_array", mixrt::detail::f64ToBF16Bulk,
+                          src, count, out_dst);
   });
 }
 
