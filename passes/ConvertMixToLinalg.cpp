@@ -292,7 +292,10 @@ struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
     auto type = cast<ShapedType>(op.getType());
     Type elem = inType.getElementType();
     int64_t rank = inType.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // The attribute getter returns an unsigned value: -1 is the last axis.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
 
     // Reduced shape and maps (the axis dimension removed).
     SmallVector<int64_t> reducedShape;
