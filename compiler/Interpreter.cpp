@@ -623,10 +623,8 @@ llvm::Expected<RefTensor> Interpreter::evalWeight(WeightOp op) {
                              : static_cast<double>(v.getSExtValue());
     return t;
   }
-  return errorAt(op.getLoc(),
-                 "the interpreter supports inline weights only as dense "
-                 "elements, not " +
-                     typeStr(value.getType()) + " data of this kind");
+  return errorAt(op.getLoc(), "the interpreter supports inline weight data "
+                              "only as dense<...> elements");
 }
 
 llvm::Expected<RefTensor> Interpreter::evalCast(CastOp op, const RefTensor &x) {

@@ -47,8 +47,9 @@ struct InterpreterOptions {};
 /// Runs `network` on `inputs` (one per network argument, in order; integer
 /// inputs such as labels and indices are stored as exact doubles) and
 /// returns its outputs in `mix.return` order. External weights are looked up
-/// by name in `weights` and must have the declared shape; their values are
-/// used as given (not rounded to the declared element type).
+/// by name in `weights` and must have the declared shape. Input and weight
+/// values are used as given (not rounded to the declared element type);
+/// integer inputs must hold exact values of their element type.
 ///
 /// `network` must have passed the verifier. Non-finite input values are
 /// allowed and propagate as in IEEE arithmetic. Errors (wrong inputs, a
@@ -62,8 +63,10 @@ interpret(NetworkOp network, llvm::ArrayRef<RefTensor> inputs,
 
 /// Rounds `value` to the floating-point type `type` (f16, bf16, f32 or f64)
 /// with one round-to-nearest-even conversion and returns it as a double:
-/// values beyond the type's range become +-inf, NaN stays NaN (sign kept),
-/// subnormals are produced. This is what `mix.cast` does to every value.
+/// values beyond the type's range become +-inf, NaN stays NaN (sign kept;
+/// the payload is not part of the contract), subnormals are produced. This
+/// is what `mix.cast` does to every value; a `checked` cast additionally
+/// fails when a finite value becomes infinite.
 double roundToType(double value, mlir::FloatType type);
 
 } // namespace mix

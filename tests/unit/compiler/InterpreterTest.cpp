@@ -733,6 +733,33 @@ mix.network @net precision(f32) () -> tensor<2x3xf32> {
         "shape [2, 3] needs 6");
 }
 
+TEST_CASE("errors: unsupported data and argument types", "[interp]") {
+  Model resource(R"mlir(
+mix.network @net precision(f32) () -> tensor<2xf32> {
+  %w = mix.weight dense_resource<blob> : tensor<2xf32>
+  mix.return %w : tensor<2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob: "0x040000000000803F00000040"
+    }
+  }
+#-}
+)mlir");
+  CHECK(resource.error({}) == "test.mlir:3:8: the interpreter supports inline "
+                              "weight data only as dense<...> elements");
+
+  Model scalar(R"mlir(
+mix.network @net precision(f32) (%x: f32) {
+  mix.return
+}
+)mlir");
+  CHECK(scalar.error({tensor({}, {1})}) ==
+        "test.mlir:2:1: input #0 of network @net has type f32, which the "
+        "interpreter does not support (only tensors)");
+}
+
 TEST_CASE("errors: indices, labels and unsupported ops", "[interp]") {
   Model emb(R"mlir(
 mix.network @net precision(f32) (%ids: tensor<3xi64>) -> tensor<3x2xf32> {
