@@ -58,16 +58,6 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Formats a shape as `[2, 3, 4]`.
-std::string shapeStr(ArrayRef<int64_t> dims) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << '[';
-  llvm::interleaveComma(dims, os);
-  os << ']';
-  return s;
-}
-
 /// Formats a type as MLIR prints it.
 std::string typeStr(Type type) {
   std::string s;
@@ -590,15 +580,15 @@ llvm::Expected<RefTensor> Interpreter::evalWeight(WeightOp op) {
     const RefTensor &w = it->second;
     if (ArrayRef<int64_t>(w.shape) != type.getShape())
       return errorAt(op.getLoc(), "external weight '" + ref.getValue() +
-                                      "' has shape " + shapeStr(w.shape) +
+                                      "' has shape " + formatShape(w.shape) +
                                       ", but the model declares " +
-                                      shapeStr(type.getShape()) + " (" +
+                                      formatShape(type.getShape()) + " (" +
                                       typeStr(type) + ")");
     if (static_cast<int64_t>(w.data.size()) != w.numElements())
       return errorAt(op.getLoc(), "external weight '" + ref.getValue() +
                                       "' holds " + llvm::Twine(w.data.size()) +
                                       " values, but its shape " +
-                                      shapeStr(w.shape) + " needs " +
+                                      formatShape(w.shape) + " needs " +
                                       llvm::Twine(w.numElements()));
     return w;
   }
@@ -697,14 +687,14 @@ llvm::Error checkInput(NetworkOp network, unsigned i, const RefTensor &input) {
                        ", which the interpreter does not "
                        "support (only tensors)");
   if (ArrayRef<int64_t>(input.shape) != type.getShape())
-    return errorAt(network.getLoc(), what + " has shape " +
-                                         shapeStr(input.shape) + ", expected " +
-                                         shapeStr(type.getShape()) + " (" +
-                                         typeStr(type) + ")");
+    return errorAt(network.getLoc(),
+                   what + " has shape " + formatShape(input.shape) +
+                       ", expected " + formatShape(type.getShape()) + " (" +
+                       typeStr(type) + ")");
   if (static_cast<int64_t>(input.data.size()) != input.numElements())
     return errorAt(network.getLoc(),
                    what + " holds " + llvm::Twine(input.data.size()) +
-                       " values, but its shape " + shapeStr(input.shape) +
+                       " values, but its shape " + formatShape(input.shape) +
                        " needs " + llvm::Twine(input.numElements()));
   if (auto intType = dyn_cast<IntegerType>(type.getElementType())) {
     unsigned width = intType.getWidth();

@@ -22,4 +22,9 @@
 #define GET_OP_CLASSES
 #include "dialect/MixOps.h.inc"
 
+namespace mix {
+/// Formats a shape as `[2, 3, 4]` for diagnostics.
+std::string formatShape(llvm::ArrayRef<int64_t> dims);
+} // namespace mix
+
 #endif // MIXC_DIALECT_MIXOPS_H

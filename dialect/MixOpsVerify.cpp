@@ -19,8 +19,7 @@ using namespace mix;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Formats a shape as `[2, 3, 4]`.
-static std::string shapeStr(ArrayRef<int64_t> dims) {
+std::string mix::formatShape(ArrayRef<int64_t> dims) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << '[';
@@ -49,7 +48,7 @@ static LogicalResult checkRank(Operation *op, Value value, StringRef what,
   InFlightDiagnostic diag = op->emitOpError()
                             << "expects " << what << " of rank " << rank
                             << ", got rank " << actual << " "
-                            << shapeStr(shapeOf(value));
+                            << formatShape(shapeOf(value));
   noteDefinition(diag, value, what);
   return diag;
 }
@@ -71,7 +70,7 @@ static LogicalResult checkVector(Operation *op, Value value, StringRef what,
     return success();
   InFlightDiagnostic diag =
       op->emitOpError() << "expects " << what << " of shape [" << size << "] ("
-                        << sizeName << "), got " << shapeStr(shape);
+                        << sizeName << "), got " << formatShape(shape);
   noteDefinition(diag, value, what);
   return diag;
 }
@@ -81,9 +80,9 @@ static LogicalResult checkResultShape(Operation *op,
   ArrayRef<int64_t> actual = shapeOf(op->getResult(0));
   if (actual == expected)
     return success();
-  return op->emitOpError() << "result shape " << shapeStr(actual)
+  return op->emitOpError() << "result shape " << formatShape(actual)
                            << " does not match the expected shape "
-                           << shapeStr(expected);
+                           << formatShape(expected);
 }
 
 static LogicalResult checkArraySize(Operation *op, StringRef name,
@@ -96,7 +95,7 @@ static LogicalResult checkArraySize(Operation *op, StringRef name,
     if (v < minValue)
       return op->emitOpError()
              << "expects every '" << name << "' value >= " << minValue
-             << ", got " << shapeStr(values);
+             << ", got " << formatShape(values);
   return success();
 }
 
@@ -121,9 +120,9 @@ static LogicalResult checkSameShape(Operation *op, Value value,
   if (shapeOf(value) == shapeOf(op->getResult(0)))
     return success();
   return op->emitOpError() << "result shape "
-                           << shapeStr(shapeOf(op->getResult(0)))
+                           << formatShape(shapeOf(op->getResult(0)))
                            << " differs from the " << what << " shape "
-                           << shapeStr(shapeOf(value));
+                           << formatShape(shapeOf(value));
 }
 
 //===----------------------------------------------------------------------===//
@@ -273,8 +272,8 @@ LogicalResult MatmulOp::verify() {
                          << " and " << b.size() << ")";
   if (a.drop_back(2) != b.drop_back(2))
     return emitOpError() << "batch dimensions differ: "
-                         << shapeStr(a.drop_back(2)) << " and "
-                         << shapeStr(b.drop_back(2));
+                         << formatShape(a.drop_back(2)) << " and "
+                         << formatShape(b.drop_back(2));
   if (a.back() != b[b.size() - 2])
     return emitOpError() << "contraction dimensions differ: lhs has K = "
                          << a.back() << ", rhs has K = " << b[b.size() - 2];
@@ -375,8 +374,8 @@ static LogicalResult checkBroadcast(Operation *op, Value lhs, Value rhs) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      return op->emitOpError() << "operand shapes " << shapeStr(a) << " and "
-                               << shapeStr(b) << " are not broadcastable";
+      return op->emitOpError() << "operand shapes " << formatShape(a) << " and "
+                               << formatShape(b) << " are not broadcastable";
     expected[i] = da == 1 ? db : da;
   }
   return checkResultShape(op, expected);
@@ -413,8 +412,9 @@ LogicalResult MaxPool2DOp::verify() {
   ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
                     p = getPadding();
   if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
-    return emitOpError() << "padding " << shapeStr(p)
-                         << " must be smaller than the kernel " << shapeStr(k);
+    return emitOpError() << "padding " << formatShape(p)
+                         << " must be smaller than the kernel "
+                         << formatShape(k);
   FailureOr<int64_t> oh =
       windowOutput(*this, "height", in[2], p[0], p[2], k[0], s[0], 1);
   if (failed(oh))
@@ -430,9 +430,9 @@ LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());
   auto out = cast<ShapedType>(getType());
   if (in.getNumElements() != out.getNumElements())
-    return emitOpError() << "cannot reshape " << shapeStr(in.getShape()) << " ("
-                         << in.getNumElements() << " elements) into "
-                         << shapeStr(out.getShape()) << " ("
+    return emitOpError() << "cannot reshape " << formatShape(in.getShape())
+                         << " (" << in.getNumElements() << " elements) into "
+                         << formatShape(out.getShape()) << " ("
                          << out.getNumElements() << " elements)";
   return success();
 }
@@ -470,7 +470,7 @@ LogicalResult AttentionOp::verify() {
       continue;
     InFlightDiagnostic diag = emitOpError()
                               << "expects " << name << " of shape [" << e
-                              << ", " << e << "], got " << shapeStr(shape);
+                              << ", " << e << "], got " << formatShape(shape);
     noteDefinition(diag, value, name);
     return diag;
   }
@@ -491,8 +491,8 @@ LogicalResult CrossEntropyLossOp::verify() {
 LogicalResult MseLossOp::verify() {
   if (shapeOf(getPrediction()) != shapeOf(getTarget()))
     return emitOpError() << "prediction shape "
-                         << shapeStr(shapeOf(getPrediction()))
+                         << formatShape(shapeOf(getPrediction()))
                          << " differs from the target shape "
-                         << shapeStr(shapeOf(getTarget()));
+                         << formatShape(shapeOf(getTarget()));
   return success();
 }

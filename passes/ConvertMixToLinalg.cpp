@@ -218,8 +218,10 @@ Value contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value x = convertScalar(nb, nloc, args[0], accType);
         Value y = convertScalar(nb, nloc, args[1], accType);
-        Value prod = arith::MulFOp::create(nb, nloc, x, y);
-        Value sum = arith::AddFOp::create(nb, nloc, args[2], prod);
+        // One fused multiply-add per step, k ascending: the order and rounding
+        // of mixrt's reduced GEMM (docs/runtime.md), so both agree bit for
+        // bit.
+        Value sum = math::FmaOp::create(nb, nloc, x, y, args[2]);
         linalg::YieldOp::create(nb, nloc, sum);
       });
   return generic.getResult(0);

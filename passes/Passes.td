@@ -144,8 +144,9 @@ def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
       and converts once to the result type;
     - `mix.dense` and `mix.matmul` become a `linalg.generic` contraction
       whose body extends the operands to the accumulator precision (from the
-      layer's resolution) and multiply-adds there, k ascending, then one
-      conversion to the output type (after the bias);
+      layer's resolution) and accumulates with one fused multiply-add per
+      step, k ascending (mixrt's reduced-GEMM order), then one conversion to
+      the output type (after the bias);
     - `mix.softmax` subtracts the row maximum, evaluates exp at activations
       precision and sums at accumulator precision;
     - inline `mix.weight` data becomes `arith.constant`.
