@@ -47,6 +47,7 @@ std::string mix::getLLVMPhasePipeline() {
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"
+         "lower-affine,"
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "arith-expand{include-bf16=true},"

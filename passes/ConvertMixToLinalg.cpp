@@ -375,6 +375,362 @@ struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
   }
 };
 
+/// A generic with the given maps and iterators on `inputs` into a fresh
+/// tensor of `shape` x `elem` initialised to `init` (or uninitialised).
+Value generic(OpBuilder &b, Location loc, ValueRange inputs,
+              ArrayRef<int64_t> shape, Type elem, std::optional<double> init,
+              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value out = tensor::EmptyOp::create(b, loc, shape, elem);
+  if (init) {
+    Value v = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, *init));
+    out = linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{out})
+              .getResult(0);
+  }
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{RankedTensorType::get(shape, elem)}, inputs,
+             ValueRange{out}, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+             })
+      .getResult(0);
+}
+
+/// Pads the two spatial dims of an NCHW tensor with `value`, as a
+/// linalg.generic that reads the source at clamped indices and selects the
+/// pad value outside it (no tensor.pad: its bufferization needs a strided
+/// memref copy, i.e. a runtime library call).
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, double value) {
+  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += padding[0] + padding[2];
+  shape[3] += padding[1] + padding[3];
+  Type elem = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  return generic(
+      b, loc, ValueRange{}, shape, elem, std::nullopt,
+      {AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto index = [&](int64_t i) {
+          return arith::ConstantIndexOp::create(nb, l, i);
+        };
+        SmallVector<Value> source;
+        Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
+        for (int64_t d = 0; d < 4; ++d) {
+          Value i = linalg::IndexOp::create(nb, l, d);
+          if (d < 2) {
+            source.push_back(i);
+            continue;
+          }
+          int64_t before = padding[d - 2], size = type.getDimSize(d);
+          Value shifted = arith::SubIOp::create(nb, l, i, index(before));
+          Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                           shifted, index(0));
+          Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                           shifted, index(size));
+          inside = arith::AndIOp::create(nb, l, inside,
+                                         arith::AndIOp::create(nb, l, ge, lt));
+          Value clamped = arith::MinSIOp::create(
+              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)),
+              index(size - 1));
+          source.push_back(clamped);
+        }
+        Value v = tensor::ExtractOp::create(nb, l, input, source);
+        Value pad =
+            arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, value));
+        return Value(arith::SelectOp::create(nb, l, inside, v, pad));
+      });
+}
+
+struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    auto wType = cast<ShapedType>(adaptor.getWeight().getType());
+    Value input =
+        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), 0.0);
+    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
+    int64_t groups = op.getGroups();
+    int64_t perGroupOut = wType.getDimSize(0) / groups;
+    int64_t perGroupIn = wType.getDimSize(1);
+    // Loops: n, f, oh, ow (parallel), c, kh, kw (reduction).
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineExpr n = dim(0), f = dim(1), oh = dim(2), ow = dim(3), c = dim(4),
+               kh = dim(5), kw = dim(6);
+    AffineExpr inChannel = f.floorDiv(perGroupOut) * perGroupIn + c;
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(
+            7, 0, {n, inChannel, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]},
+            ctx),
+        AffineMap::get(7, 0, {f, c, kh, kw}, ctx),
+        AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(3, utils::IteratorType::reduction);
+    Value sum = generic(rewriter, loc, ValueRange{input, adaptor.getWeight()},
+                        type.getShape(), *acc, 0.0, maps, iterators,
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          return Value(math::FmaOp::create(
+                              b, l, convertScalar(b, l, a[0], *acc),
+                              convertScalar(b, l, a[1], *acc), a[2]));
+                        });
+    SmallVector<Value> inputs = {sum};
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<AffineMap> epilogueMaps = {id};
+    if (adaptor.getBias()) {
+      inputs.push_back(adaptor.getBias());
+      epilogueMaps.push_back(AffineMap::get(4, 0, {dim(1)}, ctx));
+    }
+    epilogueMaps.push_back(id);
+    Type outElem = type.getElementType();
+    Value result = generic(
+        rewriter, loc, inputs, type.getShape(), outElem, std::nullopt,
+        epilogueMaps,
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value v = a[0];
+          if (inputs.size() > 1)
+            v = arith::AddFOp::create(b, l, v, convertScalar(b, l, a[1], *acc));
+          return convertScalar(b, l, v, outElem);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BatchNormLowering : OpConversionPattern<BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    Value input = adaptor.getInput();
+    Type compute = cast<ShapedType>(input.getType()).getElementType();
+    int64_t rank = type.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap channel =
+        AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    double eps = op.getEpsilon().convertToDouble();
+    Value result = generic(
+        rewriter, loc,
+        ValueRange{input, adaptor.getScale(), adaptor.getBias(),
+                   adaptor.getMean(), adaptor.getVariance()},
+        type.getShape(), type.getElementType(), std::nullopt,
+        {id, channel, channel, channel, channel, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto cv = [&](Value v) { return convertScalar(b, l, v, compute); };
+          Value epsilon =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(compute, eps));
+          Value denom = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, cv(a[4]), epsilon));
+          Value centered = arith::SubFOp::create(b, l, a[0], cv(a[3]));
+          Value scaled = arith::MulFOp::create(
+              b, l, cv(a[1]), arith::DivFOp::create(b, l, centered, denom));
+          Value y = arith::AddFOp::create(b, l, scaled, cv(a[2]));
+          return convertScalar(b, l, y, type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GlobalAvgPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    auto inType = cast<ShapedType>(adaptor.getInput().getType());
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    Value sum = generic(
+        rewriter, loc, adaptor.getInput(), type.getShape(), *acc, 0.0,
+        {AffineMap::getMultiDimIdentityMap(4, ctx),
+         AffineMap::get(4, 0, {dim(0), dim(1)}, ctx)},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return Value(arith::AddFOp::create(b, l, a[1],
+                                             convertScalar(b, l, a[0], *acc)));
+        });
+    double count = double(inType.getDimSize(2) * inType.getDimSize(3));
+    Value result = elementwise(
+        rewriter, loc, sum, type, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value n =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, count));
+          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], n),
+                               type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+                             -std::numeric_limits<double>::infinity());
+    Type elem = cast<ShapedType>(input.getType()).getElementType();
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Loops: n, c, oh, ow (parallel), kh, kw (reduction). The kernel extent
+    // comes from a shape-only operand.
+    Value window = tensor::EmptyOp::create(rewriter, loc, k, elem);
+    Value max = generic(
+        rewriter, loc, ValueRange{input, window}, type.getShape(), elem,
+        -std::numeric_limits<double>::infinity(),
+        {AffineMap::get(
+             6, 0,
+             {dim(0), dim(1), dim(2) * s[0] + dim(4), dim(3) * s[1] + dim(5)},
+             ctx),
+         AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
+         AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return Value(arith::MaximumFOp::create(b, l, a[2], a[0]));
+        });
+    Value result = elementwise(
+        rewriter, loc, max, type, [&](OpBuilder &b, Location l, ValueRange a) {
+          return convertScalar(b, l, a[0], type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// reshape and flatten: collapse to 1-D, expand to the result shape (both
+/// row-major, so no data moves), then convert the element type if needed.
+template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto type = cast<RankedTensorType>(op.getType());
+    auto all = [](int64_t rank) {
+      ReassociationIndices r;
+      for (int64_t i = 0; i < rank; ++i)
+        r.push_back(i);
+      return SmallVector<ReassociationIndices>{r};
+    };
+    Value flat = input;
+    if (inType.getRank() != 1)
+      flat = tensor::CollapseShapeOp::create(rewriter, loc, input,
+                                             all(inType.getRank()));
+    Value shaped = flat;
+    if (type.getRank() != 1)
+      shaped = tensor::ExpandShapeOp::create(
+          rewriter, loc, type.clone(inType.getElementType()), flat,
+          all(type.getRank()));
+    if (inType.getElementType() != type.getElementType())
+      shaped =
+          elementwise(rewriter, loc, shaped, type,
+                      [&](OpBuilder &b, Location l, ValueRange a) {
+                        return convertScalar(b, l, a[0], type.getElementType());
+                      });
+    rewriter.replaceOp(op, shaped);
+    return success();
+  }
+};
+
+struct CrossEntropyLossLowering : OpConversionPattern<CrossEntropyLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CrossEntropyLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value logits = adaptor.getLogits();
+    auto lType = cast<ShapedType>(logits.getType());
+    Type elem = lType.getElementType();
+    int64_t rows = lType.getDimSize(0);
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row = AffineMap::get(2, 0, {dim(0)}, ctx);
+    SmallVector<utils::IteratorType> reduceCols = {
+        utils::IteratorType::parallel, utils::IteratorType::reduction};
+    Value max =
+        generic(rewriter, loc, logits, {rows}, elem,
+                -std::numeric_limits<double>::infinity(), {id2, row},
+                reduceCols, [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(arith::MaximumFOp::create(b, l, a[0], a[1]));
+                });
+    // sum_c exp(x - max) at accumulator precision (exp at activations').
+    Value sum = generic(rewriter, loc, ValueRange{logits, max}, {rows}, *acc,
+                        0.0, {id2, row, row}, reduceCols,
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value e = math::ExpOp::create(
+                              b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+                          return Value(arith::AddFOp::create(
+                              b, l, a[2], convertScalar(b, l, e, *acc)));
+                        });
+    // Per row: log(sum) + max - x[label], then the mean over rows.
+    Value labels = adaptor.getLabels();
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+    Value total = generic(
+        rewriter, loc, ValueRange{sum, max, labels}, {}, *acc, 0.0,
+        {id1, id1, id1, toScalar}, {utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value n = linalg::IndexOp::create(b, l, 0);
+          Value label =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), a[2]);
+          Value picked =
+              tensor::ExtractOp::create(b, l, logits, ValueRange{n, label});
+          Value lse =
+              arith::AddFOp::create(b, l, math::LogOp::create(b, l, a[0]),
+                                    convertScalar(b, l, a[1], *acc));
+          Value term = arith::SubFOp::create(b, l, lse,
+                                             convertScalar(b, l, picked, *acc));
+          return Value(arith::AddFOp::create(b, l, a[3], term));
+        });
+    auto type = cast<ShapedType>(op.getType());
+    Value result = generic(
+        rewriter, loc, total, {}, type.getElementType(), std::nullopt,
+        {AffineMap::get(0, 0, {}, ctx), AffineMap::get(0, 0, {}, ctx)}, {},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value count =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, rows));
+          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], count),
+                               type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct WeightLowering : OpConversionPattern<WeightOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -453,6 +809,9 @@ void mix::inlineMixBlocks(Operation *root) {
 void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns) {
   patterns.add<CastLowering, ElementwiseLowering<ReluOp>,
                ElementwiseLowering<AddOp>, ElementwiseLowering<MulOp>,
-               DenseLowering, MatmulLowering, SoftmaxLowering, WeightLowering>(
+               DenseLowering, MatmulLowering, SoftmaxLowering, WeightLowering,
+               Conv2DLowering, BatchNormLowering, GlobalAvgPoolLowering,
+               MaxPool2DLowering, ReshapeLowering<ReshapeOp>,
+               ReshapeLowering<FlattenOp>, CrossEntropyLossLowering>(
       patterns.getContext());
 }
