@@ -53,6 +53,7 @@ std::string mix::getLLVMPhasePipeline() {
          "arith-expand{include-bf16=true},"
          "finalize-memref-to-llvm,"
          "convert-math-to-llvm,"
+         "convert-math-to-libm,"
          "convert-arith-to-llvm,"
          "convert-func-to-llvm,"
          "convert-cf-to-llvm,"

@@ -731,6 +731,341 @@ struct CrossEntropyLossLowering : OpConversionPattern<CrossEntropyLossOp> {
   }
 };
 
+/// Softmax over the last axis of an accumulator-typed tensor (scores).
+Value softmaxLastAxis(OpBuilder &b, Location loc, Value x) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<ShapedType>(x.getType());
+  Type elem = type.getElementType();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> reducedShape(type.getShape().drop_back());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap reduced =
+      AffineMap::get(rank, 0,
+                     llvm::to_vector(llvm::map_range(
+                         llvm::seq<int64_t>(0, rank - 1),
+                         [&](int64_t i) { return getAffineDimExpr(i, ctx); })),
+                     ctx);
+  SmallVector<utils::IteratorType> reduce(rank, utils::IteratorType::parallel);
+  reduce.back() = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  Value max = generic(
+      b, loc, x, reducedShape, elem, -std::numeric_limits<double>::infinity(),
+      {id, reduced}, reduce, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return Value(arith::MaximumFOp::create(nb, l, a[0], a[1]));
+      });
+  Value e = generic(b, loc, ValueRange{x, max}, type.getShape(), elem,
+                    std::nullopt, {id, reduced, id}, parallel,
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      return Value(math::ExpOp::create(
+                          nb, l, arith::SubFOp::create(nb, l, a[0], a[1])));
+                    });
+  Value sum = generic(b, loc, e, reducedShape, elem, 0.0, {id, reduced}, reduce,
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        return Value(arith::AddFOp::create(nb, l, a[1], a[0]));
+                      });
+  return generic(b, loc, ValueRange{e, sum}, type.getShape(), elem,
+                 std::nullopt, {id, reduced, id}, parallel,
+                 [&](OpBuilder &nb, Location l, ValueRange a) {
+                   return Value(arith::DivFOp::create(nb, l, a[0], a[1]));
+                 });
+}
+
+/// [B, S, E] -> [B, S, H, E/H] (row-major split of the last dimension).
+Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape = {type.getDimSize(0), type.getDimSize(1), heads,
+                                type.getDimSize(2) / heads};
+  return tensor::ExpandShapeOp::create(
+      b, loc, type.clone(shape), x,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    Value x = adaptor.getInput();
+    Type act = cast<ShapedType>(x.getType()).getElementType();
+    int64_t B = type.getDimSize(0), S = type.getDimSize(1),
+            E = type.getDimSize(2), H = op.getNumHeads(), D = E / H;
+    auto project = [&](Value w) {
+      return contraction(rewriter, loc, x, w, /*rhsBatched=*/false, *acc,
+                         cast<ShapedType>(type));
+    };
+    // Projections: activations x weights, accumulated at accumulator
+    // precision and kept there for the scores.
+    Value q = splitHeads(rewriter, loc, project(adaptor.getWq()), H);
+    Value k = splitHeads(rewriter, loc, project(adaptor.getWk()), H);
+    Value v = splitHeads(rewriter, loc, project(adaptor.getWv()), H);
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // scores[b, h, i, j] = sum_d q[b, i, h, d] k[b, j, h, d] / sqrt(D).
+    Value scores =
+        generic(rewriter, loc, ValueRange{q, k}, {B, H, S, S}, *acc, 0.0,
+                {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
+                 AffineMap::get(5, 0, {dim(0), dim(3), dim(1), dim(4)}, ctx),
+                 AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+                {utils::IteratorType::parallel, utils::IteratorType::parallel,
+                 utils::IteratorType::parallel, utils::IteratorType::parallel,
+                 utils::IteratorType::reduction},
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(math::FmaOp::create(b, l, a[0], a[1], a[2]));
+                });
+    bool causal = op.getCausal();
+    double scale = 1.0 / std::sqrt(double(D));
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    Value scaled = generic(
+        rewriter, loc, scores, {B, H, S, S}, *acc, std::nullopt, {id4, id4},
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value c =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, scale));
+          Value sv = arith::MulFOp::create(b, l, a[0], c);
+          if (!causal)
+            return sv;
+          Value i = linalg::IndexOp::create(b, l, 2);
+          Value j = linalg::IndexOp::create(b, l, 3);
+          Value future =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, j, i);
+          Value ninf = arith::ConstantOp::create(
+              b, l,
+              b.getFloatAttr(*acc, -std::numeric_limits<double>::infinity()));
+          return Value(arith::SelectOp::create(b, l, future, ninf, sv));
+        });
+    Value probs = softmaxLastAxis(rewriter, loc, scaled);
+    // context[b, i, h, d] = sum_j probs[b, h, i, j] v[b, j, h, d], rounded
+    // to the activations precision for the output projection.
+    Value context =
+        generic(rewriter, loc, ValueRange{probs, v}, {B, S, H, D}, *acc, 0.0,
+                {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
+                 AffineMap::get(5, 0, {dim(0), dim(4), dim(2), dim(3)}, ctx),
+                 AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+                {utils::IteratorType::parallel, utils::IteratorType::parallel,
+                 utils::IteratorType::parallel, utils::IteratorType::parallel,
+                 utils::IteratorType::reduction},
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(math::FmaOp::create(b, l, a[0], a[1], a[2]));
+                });
+    Value merged = tensor::CollapseShapeOp::create(
+        rewriter, loc, context,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value mergedAct =
+        elementwise(rewriter, loc, merged,
+                    cast<ShapedType>(RankedTensorType::get({B, S, E}, act)),
+                    [&](OpBuilder &b, Location l, ValueRange a) {
+                      return convertScalar(b, l, a[0], act);
+                    });
+    Value out = contraction(rewriter, loc, mergedAct, adaptor.getWo(),
+                            /*rhsBatched=*/false, *acc, type);
+    Value result = elementwise(
+        rewriter, loc, out, type, [&](OpBuilder &b, Location l, ValueRange a) {
+          return convertScalar(b, l, a[0], type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    Value x = adaptor.getInput();
+    int64_t rank = type.getRank();
+    int64_t d = type.getShape().back();
+    SmallVector<int64_t> rowShape(type.getShape().drop_back());
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineExpr> rowExprs;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      rowExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
+    AffineMap last =
+        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)}, ctx);
+    SmallVector<utils::IteratorType> reduce(rank,
+                                            utils::IteratorType::parallel);
+    reduce.back() = utils::IteratorType::reduction;
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    auto count = [&](OpBuilder &b, Location l) {
+      return arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, double(d)));
+    };
+    Value sum = generic(rewriter, loc, x, rowShape, *acc, 0.0, {id, row},
+                        reduce, [&](OpBuilder &b, Location l, ValueRange a) {
+                          return Value(arith::AddFOp::create(
+                              b, l, a[1], convertScalar(b, l, a[0], *acc)));
+                        });
+    Value mean =
+        generic(rewriter, loc, sum, rowShape, *acc, std::nullopt,
+                {AffineMap::getMultiDimIdentityMap(rank - 1, ctx),
+                 AffineMap::getMultiDimIdentityMap(rank - 1, ctx)},
+                SmallVector<utils::IteratorType>(rank - 1,
+                                                 utils::IteratorType::parallel),
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(arith::DivFOp::create(b, l, a[0], count(b, l)));
+                });
+    // Biased variance (divide by D), as PyTorch's LayerNorm.
+    Value sq = generic(rewriter, loc, ValueRange{x, mean}, rowShape, *acc, 0.0,
+                       {id, row, row}, reduce,
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         Value c = arith::SubFOp::create(
+                             b, l, convertScalar(b, l, a[0], *acc), a[1]);
+                         return Value(math::FmaOp::create(b, l, c, c, a[2]));
+                       });
+    double eps = op.getEpsilon().convertToDouble();
+    Value result = generic(
+        rewriter, loc,
+        ValueRange{x, mean, sq, adaptor.getGamma(), adaptor.getBeta()},
+        type.getShape(), type.getElementType(), std::nullopt,
+        {id, row, row, last, last, id}, parallel,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto cv = [&](Value v) { return convertScalar(b, l, v, *acc); };
+          Value var = arith::DivFOp::create(b, l, a[2], count(b, l));
+          Value epsilon =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, eps));
+          Value denom = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, var, epsilon));
+          Value norm = arith::DivFOp::create(
+              b, l, arith::SubFOp::create(b, l, cv(a[0]), a[1]), denom);
+          Value y = math::FmaOp::create(b, l, norm, cv(a[3]), cv(a[4]));
+          return convertScalar(b, l, y, type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GeluLowering : OpConversionPattern<GeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    bool approximate = op.getApproximate();
+    Value result = elementwise(
+        rewriter, op.getLoc(), adaptor.getInput(), type,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          // erf/tanh evaluate in at least f32 (libm has no f16 variants).
+          Type in = a[0].getType();
+          Type compute =
+              cast<FloatType>(in).getWidth() < 32 ? b.getF32Type() : in;
+          Value x = convertScalar(b, l, a[0], compute);
+          auto c = [&](double v) {
+            return arith::ConstantOp::create(b, l, b.getFloatAttr(compute, v));
+          };
+          Value inner;
+          if (approximate) {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+            Value x3 = arith::MulFOp::create(b, l, x,
+                                             arith::MulFOp::create(b, l, x, x));
+            Value t = math::FmaOp::create(b, l, c(0.044715), x3, x);
+            inner = math::TanhOp::create(
+                b, l, arith::MulFOp::create(b, l, c(std::sqrt(2.0 / M_PI)), t));
+          } else {
+            // 0.5 x (1 + erf(x / sqrt(2)))
+            inner = math::ErfOp::create(
+                b, l, arith::MulFOp::create(b, l, x, c(M_SQRT1_2)));
+          }
+          Value y = arith::MulFOp::create(
+              b, l, arith::MulFOp::create(b, l, c(0.5), x),
+              arith::AddFOp::create(b, l, c(1.0), inner));
+          return convertScalar(b, l, y, type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = cast<ShapedType>(op.getType());
+    int64_t rank = type.getRank();
+    SmallVector<AffineExpr> idx;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      idx.push_back(getAffineDimExpr(i, ctx));
+    Value table = adaptor.getTable();
+    int64_t rows = cast<ShapedType>(table.getType()).getDimSize(0);
+    Value result = generic(
+        rewriter, op.getLoc(), adaptor.getIndices(), type.getShape(),
+        type.getElementType(), std::nullopt,
+        {AffineMap::get(rank, 0, idx, ctx),
+         AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          // Indices are clamped into the table: the reference interpreter
+          // reports out-of-range ones; compiled code must never read outside.
+          Value i = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value maxRow = arith::ConstantIndexOp::create(b, l, rows - 1);
+          i = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, i, zero), maxRow);
+          Value col = linalg::IndexOp::create(b, l, rank - 1);
+          Value v = tensor::ExtractOp::create(b, l, table, ValueRange{i, col});
+          return convertScalar(b, l, v, type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct MseLossLowering : OpConversionPattern<MseLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MseLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
+    auto inType = cast<ShapedType>(adaptor.getPrediction().getType());
+    int64_t rank = inType.getRank();
+    Value total = generic(
+        rewriter, loc, ValueRange{adaptor.getPrediction(), adaptor.getTarget()},
+        {}, *acc, 0.0,
+        {AffineMap::getMultiDimIdentityMap(rank, ctx),
+         AffineMap::getMultiDimIdentityMap(rank, ctx),
+         AffineMap::get(rank, 0, {}, ctx)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value diff =
+              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], *acc),
+                                    convertScalar(b, l, a[1], *acc));
+          return Value(math::FmaOp::create(b, l, diff, diff, a[2]));
+        });
+    auto type = cast<ShapedType>(op.getType());
+    double n = double(inType.getNumElements());
+    Value result = generic(
+        rewriter, loc, total, {}, type.getElementType(), std::nullopt,
+        {AffineMap::get(0, 0, {}, ctx), AffineMap::get(0, 0, {}, ctx)}, {},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value count =
+              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, n));
+          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], count),
+                               type.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct WeightLowering : OpConversionPattern<WeightOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -807,11 +1142,12 @@ void mix::inlineMixBlocks(Operation *root) {
 }
 
 void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns) {
-  patterns.add<CastLowering, ElementwiseLowering<ReluOp>,
-               ElementwiseLowering<AddOp>, ElementwiseLowering<MulOp>,
-               DenseLowering, MatmulLowering, SoftmaxLowering, WeightLowering,
-               Conv2DLowering, BatchNormLowering, GlobalAvgPoolLowering,
-               MaxPool2DLowering, ReshapeLowering<ReshapeOp>,
-               ReshapeLowering<FlattenOp>, CrossEntropyLossLowering>(
+  patterns.add<
+      CastLowering, ElementwiseLowering<ReluOp>, ElementwiseLowering<AddOp>,
+      ElementwiseLowering<MulOp>, DenseLowering, MatmulLowering,
+      SoftmaxLowering, WeightLowering, Conv2DLowering, BatchNormLowering,
+      GlobalAvgPoolLowering, MaxPool2DLowering, ReshapeLowering<ReshapeOp>,
+      ReshapeLowering<FlattenOp>, CrossEntropyLossLowering, AttentionLowering,
+      LayerNormLowering, GeluLowering, EmbeddingLowering, MseLossLowering>(
       patterns.getContext());
 }
