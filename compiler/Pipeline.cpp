@@ -70,6 +70,7 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
     pm.addPass(createMixVerifyPolicyPass(policy));
   }
   if (upTo(MixPhase::casts)) {
+    pm.addPass(createMixCheckInt8AccumulationPass());
     MixInsertCastsPassOptions casts;
     casts.checked = options.checkedCasts;
     pm.addPass(createMixInsertCastsPass(casts));

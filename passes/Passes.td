@@ -131,6 +131,28 @@ def MixInsertCastsPass : Pass<"mix-insert-casts", "mlir::ModuleOp"> {
   ];
 }
 
+def MixCheckInt8AccumulationPass
+    : Pass<"mix-check-int8-accumulation", "mlir::ModuleOp"> {
+  let summary = "Prove that no int8 layer can overflow its i32 accumulator";
+  let description = [{
+    For every layer that multiplies int8 by int8 (dense, matmul, conv2d,
+    attention projections), bounds the exact sum from the quantization
+    schemes alone: K * max|a - za| * max|b - zb|, with max |q - z| = 127 for
+    symmetric and 255 for asymmetric int8, where K is the number of products
+    per output (dense/matmul: K; conv2d: C/groups * KH * KW; attention: E).
+    A layer whose bound exceeds 2^31 - 1 is rejected with a diagnostic that
+    gives K, the bound and the largest safe K. (The bias term joins the
+    bound once weights are quantized at compile time.)
+
+    ```
+    error: 'mix.dense' op int8 accumulation can overflow int32: K = 140000
+      products of at most 127 x 127 sum to 2258060000 > 2147483647; at most
+      133144 products per i32 sum are safe (split K or use a float precision)
+    ```
+  }];
+  let dependentDialects = ["::mix::MixDialect"];
+}
+
 def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower mix networks to func + linalg/arith/math/tensor";
   let description = [{
