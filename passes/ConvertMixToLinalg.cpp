@@ -91,6 +91,17 @@ Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
   return generic.getResult(0);
 }
 
+/// `value` converted elementwise to the element type of `type` (same shape).
+Value convertTensor(OpBuilder &b, Location loc, Value value, ShapedType type) {
+  if (cast<ShapedType>(value.getType()).getElementType() ==
+      type.getElementType())
+    return value;
+  return elementwise(b, loc, value, type,
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       return convertScalar(nb, l, a[0], type.getElementType());
+                     });
+}
+
 /// The float type the layer accumulates in.
 FailureOr<Type> accumulatorType(LayerOpInterface layer) {
   PrecisionAttr acc;
@@ -270,10 +281,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Location loc = op.getLoc();
     Value sum = contraction(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
                             /*rhsBatched=*/true, *acc, type);
-    Value result = elementwise(
-        rewriter, loc, sum, type, [&](OpBuilder &b, Location l, ValueRange a) {
-          return convertScalar(b, l, a[0], type.getElementType());
-        });
+    Value result = convertTensor(rewriter, loc, sum, type);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -615,10 +623,7 @@ struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           return Value(arith::MaximumFOp::create(b, l, a[2], a[0]));
         });
-    Value result = elementwise(
-        rewriter, loc, max, type, [&](OpBuilder &b, Location l, ValueRange a) {
-          return convertScalar(b, l, a[0], type.getElementType());
-        });
+    Value result = convertTensor(rewriter, loc, max, type);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -651,13 +656,7 @@ template <typename OpTy> struct ReshapeLowering : OpConversionPattern<OpTy> {
       shaped = tensor::ExpandShapeOp::create(
           rewriter, loc, type.clone(inType.getElementType()), flat,
           all(type.getRank()));
-    if (inType.getElementType() != type.getElementType())
-      shaped =
-          elementwise(rewriter, loc, shaped, type,
-                      [&](OpBuilder &b, Location l, ValueRange a) {
-                        return convertScalar(b, l, a[0], type.getElementType());
-                      });
-    rewriter.replaceOp(op, shaped);
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, shaped, type));
     return success();
   }
 };
@@ -857,17 +856,11 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         rewriter, loc, context,
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     Value mergedAct =
-        elementwise(rewriter, loc, merged,
-                    cast<ShapedType>(RankedTensorType::get({B, S, E}, act)),
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      return convertScalar(b, l, a[0], act);
-                    });
+        convertTensor(rewriter, loc, merged,
+                      cast<ShapedType>(RankedTensorType::get({B, S, E}, act)));
     Value out = contraction(rewriter, loc, mergedAct, adaptor.getWo(),
                             /*rhsBatched=*/false, *acc, type);
-    Value result = elementwise(
-        rewriter, loc, out, type, [&](OpBuilder &b, Location l, ValueRange a) {
-          return convertScalar(b, l, a[0], type.getElementType());
-        });
+    Value result = convertTensor(rewriter, loc, out, type);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -49,21 +49,26 @@ uint32_t bits(float f) {
   return u;
 }
 
-/// Compiles `source` to LLVM and JITs it.
+/// Lowers `module` to LLVM and JITs it.
+std::unique_ptr<ExecutionEngine> compile(ModuleOp module) {
+  PassManager pm(module.getContext());
+  REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
+  REQUIRE(succeeded(pm.run(module)));
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
+                                                  /*sizeLevel=*/0, nullptr);
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    FAIL(llvm::toString(engine.takeError()));
+  return std::move(*engine);
+}
+
+/// Parses `source`, lowers it to LLVM and JITs it.
 std::unique_ptr<ExecutionEngine> compile(MLIRContext &context,
                                          llvm::StringRef source) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   REQUIRE(module);
-  PassManager pm(&context);
-  REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
-  REQUIRE(succeeded(pm.run(*module)));
-  ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                                  /*sizeLevel=*/0, nullptr);
-  auto engine = ExecutionEngine::create(*module, options);
-  if (!engine)
-    FAIL(llvm::toString(engine.takeError()));
-  return std::move(*engine);
+  return compile(*module);
 }
 
 struct Jit {
@@ -223,15 +228,8 @@ struct ResnetRun {
 ResnetRun runCompiledResnet(Jit &jit, OwningOpRef<ModuleOp> module,
                             std::vector<float> &image,
                             std::vector<int32_t> &labels) {
-  PassManager pm(&jit.context);
-  REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
-  REQUIRE(succeeded(pm.run(*module)));
-  ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
-  auto engine = ExecutionEngine::create(*module, options);
-  if (!engine)
-    FAIL(llvm::toString(engine.takeError()));
-  auto fn = (*engine)->lookup("_mlir_ciface_resnet");
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_resnet");
   REQUIRE(bool(fn));
   ResnetRun run;
   run.logits.assign(20, 0.0f);
@@ -352,15 +350,8 @@ TEST_CASE("the transformer example compiles and matches the reference",
       FAIL(llvm::toString(ref.takeError()));
     inlineWeights(*module, weights);
 
-    PassManager pm(&jit.context);
-    REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
-    REQUIRE(succeeded(pm.run(*module)));
-    ExecutionEngineOptions options;
-    options.transformer = makeOptimizingTransformer(2, 0, nullptr);
-    auto engine = ExecutionEngine::create(*module, options);
-    if (!engine)
-      FAIL(llvm::toString(engine.takeError()));
-    auto fn = (*engine)->lookup("_mlir_ciface_transformer");
+    std::unique_ptr<ExecutionEngine> engine = compile(*module);
+    auto fn = engine->lookup("_mlir_ciface_transformer");
     REQUIRE(bool(fn));
     StridedMemRefType<int32_t, 2> tokView;
     tokView.basePtr = tokView.data = tokens.data();
