@@ -28,13 +28,69 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Converts a scalar between float types (exact extension or one RNE
-/// truncation), or returns it unchanged.
+/// f64 -> f32 rounding to odd: an inexact result gets its last bit set. A
+/// following RNE rounding to a format with at most 22 significant bits then
+/// equals one direct RNE rounding of the f64 (no double rounding).
+Value truncF64ToF32RoundToOdd(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value t = arith::TruncFOp::create(b, loc, f32, x);
+  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), t);
+  // Ordered comparisons: NaN inputs keep the RNE result.
+  Value inexact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
+  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                     math::AbsFOp::create(b, loc, back),
+                                     math::AbsFOp::create(b, loc, x));
+  Value bits = arith::BitcastOp::create(b, loc, i32, t);
+  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+  // Sign-magnitude: one less in the bits is one ulp towards zero.
+  Value toward = arith::SelectOp::create(
+      b, loc, away, arith::SubIOp::create(b, loc, bits, one), bits);
+  Value odd = arith::OrIOp::create(b, loc, toward, one);
+  Value result = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, f32, result);
+}
+
+/// Any float -> bf16 with one RNE rounding, in integer arithmetic, with
+/// mixrt's NaN rule (quiet, sign and top payload bits kept): the upstream
+/// bf16 expansion canonicalizes NaNs and loses their sign.
+Value truncToBF16(OpBuilder &b, Location loc, Value v) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  if (v.getType().isF64())
+    v = truncF64ToF32RoundToOdd(b, loc, v);
+  else if (!v.getType().isF32())
+    v = arith::ExtFOp::create(b, loc, f32, v); // f16: exact
+  auto c = [&](int64_t x) {
+    return arith::ConstantIntOp::create(b, loc, i32, x);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value high = arith::ShRUIOp::create(b, loc, bits, c(16));
+  Value lsb = arith::AndIOp::create(b, loc, high, c(1));
+  Value bias = arith::AddIOp::create(b, loc, c(0x7FFF), lsb);
+  Value rounded = arith::ShRUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, bias), c(16));
+  Value quietNaN = arith::OrIOp::create(b, loc, high, c(0x40));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value r = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
+  Value r16 = arith::TruncIOp::create(b, loc, b.getI16Type(), r);
+  return arith::BitcastOp::create(b, loc, b.getBF16Type(), r16);
+}
+
+/// Converts a scalar between float types with one rounding: exact extension,
+/// or one RNE truncation (via f32 for f16 <-> bf16, where widening first is
+/// exact).
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
     return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+  if (to.isBF16())
+    return truncToBF16(b, loc, v);
+  unsigned fromWidth = cast<FloatType>(from).getWidth();
+  unsigned toWidth = cast<FloatType>(to).getWidth();
+  if (fromWidth == toWidth) // bf16 -> f16
+    return arith::TruncFOp::create(
+        b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+  if (fromWidth < toWidth)
     return arith::ExtFOp::create(b, loc, to, v);
   return arith::TruncFOp::create(b, loc, to, v);
 }
