@@ -343,102 +343,6 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
-struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<Type> acc = accumulatorType(op);
-    if (failed(acc))
-      return failure();
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value input = adaptor.getInput();
-    auto inType = cast<ShapedType>(input.getType());
-    auto type = cast<ShapedType>(op.getType());
-    Type elem = inType.getElementType();
-    int64_t rank = inType.getRank();
-    // The attribute getter returns an unsigned value: -1 is the last axis.
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-
-    // Reduced shape and maps (the axis dimension removed).
-    SmallVector<int64_t> reducedShape;
-    SmallVector<AffineExpr> reducedExprs;
-    for (int64_t i = 0; i < rank; ++i)
-      if (i != axis) {
-        reducedShape.push_back(inType.getDimSize(i));
-        reducedExprs.push_back(getAffineDimExpr(i, ctx));
-      }
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, ctx);
-    SmallVector<utils::IteratorType> reduceIters(rank,
-                                                 utils::IteratorType::parallel);
-    reduceIters[axis] = utils::IteratorType::reduction;
-    SmallVector<utils::IteratorType> parallel(rank,
-                                              utils::IteratorType::parallel);
-
-    // 1. Row maximum (exact in any format).
-    Value negInf = arith::ConstantOp::create(
-        rewriter, loc,
-        rewriter.getFloatAttr(elem, -std::numeric_limits<double>::infinity()));
-    Value maxInit =
-        linalg::FillOp::create(rewriter, loc, ValueRange{negInf},
-                               ValueRange{tensor::EmptyOp::create(
-                                   rewriter, loc, reducedShape, elem)})
-            .getResult(0);
-    Value max =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{maxInit.getType()}, ValueRange{input},
-            ValueRange{maxInit}, ArrayRef<AffineMap>{identity, reduced},
-            reduceIters,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              linalg::YieldOp::create(
-                  b, l, Value(arith::MaximumFOp::create(b, l, a[0], a[1])));
-            })
-            .getResult(0);
-    // 2. exp(x - max) at activations precision.
-    Value e = linalg::GenericOp::create(
-                  rewriter, loc, TypeRange{inType}, ValueRange{input, max},
-                  ValueRange{emptyLike(rewriter, loc, inType, elem)},
-                  ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value diff = arith::SubFOp::create(b, l, a[0], a[1]);
-                    linalg::YieldOp::create(
-                        b, l, Value(math::ExpOp::create(b, l, diff)));
-                  })
-                  .getResult(0);
-    // 3. Sum at accumulator precision.
-    Value sumInit = zeroFilled(rewriter, loc, reducedShape, *acc);
-    Value sum = linalg::GenericOp::create(
-                    rewriter, loc, TypeRange{sumInit.getType()}, ValueRange{e},
-                    ValueRange{sumInit}, ArrayRef<AffineMap>{identity, reduced},
-                    reduceIters,
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Value x = convertScalar(b, l, a[0], *acc);
-                      linalg::YieldOp::create(
-                          b, l, Value(arith::AddFOp::create(b, l, a[1], x)));
-                    })
-                    .getResult(0);
-    // 4. Normalize at accumulator precision, store at output precision.
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{type}, ValueRange{e, sum},
-            ValueRange{emptyLike(rewriter, loc, type, type.getElementType())},
-            ArrayRef<AffineMap>{identity, reduced, identity}, parallel,
-            [&](OpBuilder &b, Location l, ValueRange a) {
-              Value x = convertScalar(b, l, a[0], *acc);
-              Value q = arith::DivFOp::create(b, l, x, a[1]);
-              linalg::YieldOp::create(
-                  b, l, convertScalar(b, l, q, type.getElementType()));
-            })
-            .getResult(0);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 /// A generic with the given maps and iterators on `inputs` into a fresh
 /// tensor of `shape` x `elem` initialised to `init` (or uninitialised).
 Value generic(OpBuilder &b, Location loc, ValueRange inputs,
@@ -786,22 +690,26 @@ struct CrossEntropyLossLowering : OpConversionPattern<CrossEntropyLossOp> {
   }
 };
 
-/// Softmax over the last axis of an accumulator-typed tensor (scores).
-Value softmaxLastAxis(OpBuilder &b, Location loc, Value x) {
+/// Softmax of `x` along `axis`: the maximum (exact in any format),
+/// exp(x - max) in x's element type, the sum and the division in `accType`,
+/// one conversion to `outElem`.
+Value softmax(OpBuilder &b, Location loc, Value x, int64_t axis, Type accType,
+              Type outElem) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<ShapedType>(x.getType());
   Type elem = type.getElementType();
   int64_t rank = type.getRank();
-  SmallVector<int64_t> reducedShape(type.getShape().drop_back());
+  SmallVector<int64_t> reducedShape;
+  SmallVector<AffineExpr> reducedExprs;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis) {
+      reducedShape.push_back(type.getDimSize(i));
+      reducedExprs.push_back(getAffineDimExpr(i, ctx));
+    }
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap reduced =
-      AffineMap::get(rank, 0,
-                     llvm::to_vector(llvm::map_range(
-                         llvm::seq<int64_t>(0, rank - 1),
-                         [&](int64_t i) { return getAffineDimExpr(i, ctx); })),
-                     ctx);
+  AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, ctx);
   SmallVector<utils::IteratorType> reduce(rank, utils::IteratorType::parallel);
-  reduce.back() = utils::IteratorType::reduction;
+  reduce[axis] = utils::IteratorType::reduction;
   SmallVector<utils::IteratorType> parallel(rank,
                                             utils::IteratorType::parallel);
   Value max = generic(
@@ -815,16 +723,38 @@ Value softmaxLastAxis(OpBuilder &b, Location loc, Value x) {
                       return Value(math::ExpOp::create(
                           nb, l, arith::SubFOp::create(nb, l, a[0], a[1])));
                     });
-  Value sum = generic(b, loc, e, reducedShape, elem, 0.0, {id, reduced}, reduce,
-                      [&](OpBuilder &nb, Location l, ValueRange a) {
-                        return Value(arith::AddFOp::create(nb, l, a[1], a[0]));
+  Value sum = generic(b, loc, e, reducedShape, accType, 0.0, {id, reduced},
+                      reduce, [&](OpBuilder &nb, Location l, ValueRange a) {
+                        return Value(arith::AddFOp::create(
+                            nb, l, a[1], convertScalar(nb, l, a[0], accType)));
                       });
-  return generic(b, loc, ValueRange{e, sum}, type.getShape(), elem,
+  return generic(b, loc, ValueRange{e, sum}, type.getShape(), outElem,
                  std::nullopt, {id, reduced, id}, parallel,
                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                   return Value(arith::DivFOp::create(nb, l, a[0], a[1]));
+                   Value q = arith::DivFOp::create(
+                       nb, l, convertScalar(nb, l, a[0], accType), a[1]);
+                   return convertScalar(nb, l, q, outElem);
                  });
 }
+
+struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> acc = accumulatorType(op);
+    if (failed(acc))
+      return failure();
+    auto type = cast<ShapedType>(op.getType());
+    // The attribute getter returns an unsigned value: -1 is the last axis.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += type.getRank();
+    rewriter.replaceOp(op, softmax(rewriter, op.getLoc(), adaptor.getInput(),
+                                   axis, *acc, type.getElementType()));
+    return success();
+  }
+};
 
 /// [B, S, E] -> [B, S, H, E/H] (row-major split of the last dimension).
 Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
@@ -894,7 +824,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
               b.getFloatAttr(*acc, -std::numeric_limits<double>::infinity()));
           return Value(arith::SelectOp::create(b, l, future, ninf, sv));
         });
-    Value probs = softmaxLastAxis(rewriter, loc, scaled);
+    Value probs = softmax(rewriter, loc, scaled, /*axis=*/3, *acc, *acc);
     // context[b, i, h, d] = sum_j probs[b, h, i, j] v[b, j, h, d], rounded
     // to the activations precision for the output projection.
     Value context =
