@@ -21,6 +21,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -438,6 +439,121 @@ RefTensor evalReshape(Operation *op, const RefTensor &x) {
 /// its own environment).
 using Env = llvm::DenseMap<Value, RefTensor>;
 
+//===----------------------------------------------------------------------===//
+// Quantized ops (exact emulation of the compiled code and mixrt)
+//===----------------------------------------------------------------------===//
+
+/// A per-channel parameter: one value, or one per channel.
+double channelParam(const RefTensor &t, int64_t c) {
+  return t.data.size() == 1 ? t.data[0] : t.data[c];
+}
+
+/// (f32)((f64)sa * (f64)sb * acc) + bias in f32, as mixrt_gemm_s8_f32 plus
+/// one f32 addition; rounded to the result's element type.
+double rescaleValue(double sa, double sb, int64_t acc, const RefTensor *bias,
+                    int64_t c, FloatType outType) {
+  float v = static_cast<float>(sa * sb * static_cast<double>(acc));
+  if (bias)
+    v = v + static_cast<float>(bias->data[c]);
+  return roundToType(v, outType);
+}
+
+FloatType resultFloatType(Operation *op) {
+  return cast<FloatType>(getElementTypeOrSelf(op->getResult(0).getType()));
+}
+
+RefTensor evalQDense(QDenseOp op, const RefTensor &x, const RefTensor &xs,
+                     const RefTensor &xz, const RefTensor &w,
+                     const RefTensor &ws, const RefTensor &wz,
+                     const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t k = w.shape[0], n = w.shape[1];
+  int64_t rows = product(ArrayRef<int64_t>(x.shape).drop_back());
+  int64_t za = static_cast<int64_t>(xz.data[0]);
+  FloatType outType = resultFloatType(op);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t zb = static_cast<int64_t>(channelParam(wz, j));
+      int64_t acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += (static_cast<int64_t>(x.data[r * k + p]) - za) *
+               (static_cast<int64_t>(w.data[p * n + j]) - zb);
+      y.data[r * n + j] = rescaleValue(xs.data[0], channelParam(ws, j), acc,
+                                       bias, j, outType);
+    }
+  return y;
+}
+
+RefTensor evalQMatmul(QMatmulOp op, const RefTensor &a, const RefTensor &as,
+                      const RefTensor &az, const RefTensor &b,
+                      const RefTensor &bs, const RefTensor &bz) {
+  RefTensor y = zerosLike(op.getResult());
+  size_t rank = a.shape.size();
+  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
+  int64_t batch = product(ArrayRef<int64_t>(a.shape).drop_back(2));
+  int64_t za = static_cast<int64_t>(az.data[0]);
+  int64_t zb = static_cast<int64_t>(bz.data[0]);
+  FloatType outType = resultFloatType(op);
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += (static_cast<int64_t>(a.data[(t * m + i) * k + p]) - za) *
+                 (static_cast<int64_t>(b.data[(t * k + p) * n + j]) - zb);
+        y.data[(t * m + i) * n + j] =
+            rescaleValue(as.data[0], bs.data[0], acc, nullptr, 0, outType);
+      }
+  return y;
+}
+
+RefTensor evalQConv2D(QConv2DOp op, const RefTensor &x, const RefTensor &xs,
+                      const RefTensor &xz, const RefTensor &w,
+                      const RefTensor &ws, const RefTensor &wz,
+                      const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t batch = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  int64_t f = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  int64_t oh = y.shape[2], ow = y.shape[3];
+  int64_t groups = static_cast<int64_t>(op.getGroups());
+  int64_t fg = f / groups;
+  int64_t za = static_cast<int64_t>(xz.data[0]);
+  ArrayRef<int64_t> s = op.getStrides(), p = op.getPadding(),
+                    d = op.getDilations();
+  FloatType outType = resultFloatType(op);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t o = 0; o < f; ++o) {
+      int64_t group = o / fg;
+      int64_t zb = static_cast<int64_t>(channelParam(wz, o));
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t acc = 0; // padded positions hold za: they add 0
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            int64_t channel = group * cg + ci;
+            for (int64_t u = 0; u < kh; ++u) {
+              int64_t row = i * s[0] - p[0] + u * d[0];
+              if (row < 0 || row >= h)
+                continue;
+              for (int64_t v = 0; v < kw; ++v) {
+                int64_t col = j * s[1] - p[1] + v * d[1];
+                if (col < 0 || col >= wd)
+                  continue;
+                acc += (static_cast<int64_t>(
+                            x.data[((b * c + channel) * h + row) * wd + col]) -
+                        za) *
+                       (static_cast<int64_t>(
+                            w.data[((o * cg + ci) * kh + u) * kw + v]) -
+                        zb);
+              }
+            }
+          }
+          y.data[((b * f + o) * oh + i) * ow + j] = rescaleValue(
+              xs.data[0], channelParam(ws, o), acc, bias, o, outType);
+        }
+    }
+  return y;
+}
+
 class Interpreter {
 public:
   Interpreter(const WeightMap &weights, const InterpreterOptions &options)
@@ -458,9 +574,10 @@ private:
   llvm::Expected<RefTensor> evalCrossEntropy(CrossEntropyLossOp op,
                                              const RefTensor &logits,
                                              const RefTensor &labels);
+  llvm::Error evalQuantize(QuantizeOp op, const RefTensor &x, Env &env);
 
   const WeightMap &weights;
-  [[maybe_unused]] const InterpreterOptions &options;
+  const InterpreterOptions &options;
 };
 
 llvm::Expected<std::vector<RefTensor>>
@@ -469,9 +586,18 @@ Interpreter::runRegion(Region &region, ArrayRef<RefTensor> args) {
   Env env;
   for (auto [arg, value] : llvm::zip_equal(body.getArguments(), args))
     env[arg] = value;
-  for (Operation &op : body.without_terminator())
+  for (Operation &op : body.without_terminator()) {
+    if (options.beforeLayer && isa<LayerOpInterface>(op)) {
+      SmallVector<const RefTensor *> operands;
+      for (Value v : op.getOperands())
+        operands.push_back(&env.find(v)->second);
+      options.beforeLayer(&op, operands);
+    }
     if (llvm::Error err = execute(&op, env))
       return std::move(err);
+    if (options.afterOp && op.getNumResults() == 1)
+      options.afterOp(&op, env.find(op.getResult(0))->second);
+  }
   std::vector<RefTensor> results;
   for (Value v : body.getTerminator()->getOperands())
     results.push_back(env.lookup(v));
@@ -563,6 +689,26 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
       .Case([&](MseLossOp m) {
         return bind(evalMseLoss(in(m.getPrediction()), in(m.getTarget())));
       })
+      .Case([&](QuantizeOp q) { return evalQuantize(q, in(q.getInput()), env); })
+      .Case([&](QDenseOp d) {
+        return bind(evalQDense(d, in(d.getInput()), in(d.getInputScale()),
+                               in(d.getInputZeroPoint()), in(d.getWeight()),
+                               in(d.getWeightScales()),
+                               in(d.getWeightZeroPoints()),
+                               optional(d.getBias())));
+      })
+      .Case([&](QMatmulOp m) {
+        return bind(evalQMatmul(m, in(m.getLhs()), in(m.getLhsScale()),
+                                in(m.getLhsZeroPoint()), in(m.getRhs()),
+                                in(m.getRhsScale()), in(m.getRhsZeroPoint())));
+      })
+      .Case([&](QConv2DOp c) {
+        return bind(evalQConv2D(c, in(c.getInput()), in(c.getInputScale()),
+                                in(c.getInputZeroPoint()), in(c.getWeight()),
+                                in(c.getWeightScales()),
+                                in(c.getWeightZeroPoints()),
+                                optional(c.getBias())));
+      })
       .Default([&](Operation *other) {
         return errorAt(other->getLoc(), "the interpreter does not support '" +
                                             other->getName().getStringRef() +
@@ -629,6 +775,69 @@ llvm::Expected<RefTensor> Interpreter::evalCast(CastOp op, const RefTensor &x) {
     v = rounded;
   }
   return y;
+}
+
+llvm::Error Interpreter::evalQuantize(QuantizeOp op, const RefTensor &x,
+                                      Env &env) {
+  auto inType = cast<FloatType>(getElementTypeOrSelf(op.getInput().getType()));
+  bool f64 = inType.isF64();
+  bool symmetric = op.getScheme() == QuantScheme::symmetric;
+  // The input as compiled code holds it (its element type), then widened
+  // to the compute type (f32, or f64 for f64 input) exactly.
+  std::vector<double> values(x.data.size());
+  for (auto [i, v] : llvm::enumerate(x.data)) {
+    values[i] = roundToType(v, inType);
+    if (op.getChecked() && !std::isfinite(values[i]))
+      return errorAt(op.getLoc(), "non-finite value " + valueStr(values[i]) +
+                                      " at element " + llvm::Twine(i) +
+                                      " reaches an int8 quantize");
+  }
+  float scale;
+  int32_t zeroPoint;
+  if (op.getScaleAttr()) {
+    scale = op.getScaleAttr().getValue().convertToFloat();
+    zeroPoint = static_cast<int32_t>(op.getZeroPointAttr().getInt());
+  } else {
+    // mixrt's parameters: lo = min(min x, 0), hi = max(max x, 0) in f64.
+    double lo = 0, hi = 0;
+    for (double v : values) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    scale = 1.0f;
+    zeroPoint = 0;
+    if (lo != 0 || hi != 0) {
+      double wide = symmetric ? std::max(-lo, hi) / 127.0 : (hi - lo) / 255.0;
+      scale = static_cast<float>(wide);
+      if (!std::isfinite(scale))
+        return errorAt(op.getLoc(), "int8 quantization scale " +
+                                        valueStr(wide) +
+                                        " is not representable in f32");
+      scale = std::max(scale, std::numeric_limits<float>::min());
+      if (!symmetric)
+        zeroPoint = static_cast<int32_t>(std::clamp(
+            std::nearbyint(-128.0 - lo / static_cast<double>(scale)), -128.0,
+            127.0));
+    }
+  }
+  double qmin = symmetric ? -127 : -128, qmax = 127;
+  RefTensor q;
+  q.shape = x.shape;
+  q.data.resize(values.size());
+  for (auto [i, v] : llvm::enumerate(values)) {
+    // The quotient in the compute type, round half to even, + zero point,
+    // clamp before narrowing (mixrt's quantizeOne).
+    double r = f64 ? std::nearbyint(v / static_cast<double>(scale)) +
+                         static_cast<double>(zeroPoint)
+                   : static_cast<double>(
+                         std::nearbyint(static_cast<float>(v) / scale) +
+                         static_cast<float>(zeroPoint));
+    q.data[i] = std::isnan(r) ? zeroPoint : std::clamp(r, qmin, qmax);
+  }
+  env[op.getResult()] = std::move(q);
+  env[op.getUsedScale()] = RefTensor{{}, {static_cast<double>(scale)}};
+  env[op.getUsedZeroPoint()] = RefTensor{{}, {static_cast<double>(zeroPoint)}};
+  return llvm::Error::success();
 }
 
 llvm::Expected<RefTensor> Interpreter::evalEmbedding(EmbeddingOp op,

@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace mix {
@@ -40,9 +41,17 @@ struct RefTensor {
 /// Named weights for `mix.weight external "name"` references.
 using WeightMap = llvm::StringMap<RefTensor>;
 
-/// Options of the reference interpreter (none yet; kept so that callers do
-/// not change when some are added).
-struct InterpreterOptions {};
+/// Options of the reference interpreter.
+struct InterpreterOptions {
+  /// Called before each layer op (LayerOpInterface) runs, with its operand
+  /// values in operand order (calibration records int8 layer inputs).
+  std::function<void(mlir::Operation *layer,
+                     llvm::ArrayRef<const RefTensor *> operands)>
+      beforeLayer;
+  /// Called after every op with a single result (layers, quantized ops,
+  /// casts, weights), with that result (accuracy reports compare them).
+  std::function<void(mlir::Operation *op, const RefTensor &result)> afterOp;
+};
 
 /// Runs `network` on `inputs` (one per network argument, in order; integer
 /// inputs such as labels and indices are stored as exact doubles) and
@@ -51,10 +60,17 @@ struct InterpreterOptions {};
 /// values are used as given (not rounded to the declared element type);
 /// integer inputs must hold exact values of their element type.
 ///
+/// The quantized ops of mix-quantize are emulated bit for bit as compiled
+/// code computes them (and as mixrt does): `mix.quantize` rounds its input
+/// to the input element type first, then quantizes in that type; the
+/// integer GEMMs sum exactly and rescale with
+/// `(f32)((f64)sa * (f64)sb * acc)` and an f32 bias.
+///
 /// `network` must have passed the verifier. Non-finite input values are
 /// allowed and propagate as in IEEE arithmetic. Errors (wrong inputs, a
 /// missing or misshapen weight, an out-of-range index or label, an overflow
-/// in a `checked` cast, an op the interpreter does not know) are returned as
+/// in a `checked` cast, a non-finite value reaching a `checked` quantize, an
+/// op the interpreter does not know) are returned as
 /// one-line messages starting with the location of the offending op as
 /// `file:line:col`.
 llvm::Expected<std::vector<RefTensor>>

@@ -29,6 +29,7 @@ std::optional<MixPhase> mix::parsePhase(StringRef name) {
       .Case("resolve", MixPhase::resolve)
       .Case("policy", MixPhase::policy)
       .Case("casts", MixPhase::casts)
+      .Case("quantize", MixPhase::quantize)
       .Case("linalg", MixPhase::linalg)
       .Case("llvm", MixPhase::llvm)
       .Default(std::nullopt);
@@ -62,22 +63,38 @@ std::string mix::getLLVMPhasePipeline() {
 
 LogicalResult mix::buildMixPipeline(OpPassManager &pm,
                                     const MixPipelineOptions &options) {
-  auto upTo = [&](MixPhase phase) { return options.stopAfter >= phase; };
-  pm.addPass(createMixResolvePrecisionPass());
+  auto upTo = [&](MixPhase phase) {
+    return options.startAt <= phase && phase <= options.stopAfter;
+  };
+  if (upTo(MixPhase::resolve))
+    pm.addPass(createMixResolvePrecisionPass());
   if (upTo(MixPhase::policy) && options.verifyPolicy) {
     MixVerifyPolicyPassOptions policy;
     policy.policyPath = options.policyPath;
     pm.addPass(createMixVerifyPolicyPass(policy));
   }
   if (upTo(MixPhase::casts)) {
-    pm.addPass(createMixCheckInt8AccumulationPass());
+    MixCheckInt8AccumulationPassOptions int8;
+    int8.splitK = options.splitK;
+    pm.addPass(createMixCheckInt8AccumulationPass(int8));
     MixInsertCastsPassOptions casts;
     casts.checked = options.checkedCasts;
     pm.addPass(createMixInsertCastsPass(casts));
     pm.addPass(createCanonicalizerPass());
   }
-  if (upTo(MixPhase::linalg))
-    pm.addPass(createConvertMixToLinalgPass());
+  if (upTo(MixPhase::quantize)) {
+    MixQuantizePassOptions quantize;
+    quantize.calibration = options.calibrationPath;
+    quantize.weightGranularity =
+        options.perTensorWeights ? "tensor" : "channel";
+    quantize.checked = options.checkedCasts;
+    pm.addPass(createMixQuantizePass(quantize));
+  }
+  if (upTo(MixPhase::linalg)) {
+    ConvertMixToLinalgPassOptions linalg;
+    linalg.checks = options.checkedCasts;
+    pm.addPass(createConvertMixToLinalgPass(linalg));
+  }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
     if (failed(parsePassPipeline(getLLVMPhasePipeline(), pm)))
@@ -102,9 +119,20 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
   Option<bool> checked{*this, "checked",
                        llvm::cl::desc("Checked narrowing casts"),
                        llvm::cl::init(true)};
+  Option<std::string> calibration{
+      *this, "calibration",
+      llvm::cl::desc("Calibration file (default: dynamic int8 scales)")};
+  Option<bool> splitK{*this, "split-k",
+                      llvm::cl::desc("Split K of int8 layers that could "
+                                     "overflow instead of rejecting them"),
+                      llvm::cl::init(false)};
+  Option<bool> perTensorWeights{
+      *this, "per-tensor-weights",
+      llvm::cl::desc("One int8 weight scale per tensor"),
+      llvm::cl::init(false)};
   Option<std::string> stopAfter{
       *this, "stop-after",
-      llvm::cl::desc("Last phase: resolve|policy|casts|linalg|llvm"),
+      llvm::cl::desc("Last phase: resolve|policy|casts|quantize|linalg|llvm"),
       llvm::cl::init("llvm")};
 };
 } // namespace
@@ -114,12 +142,15 @@ void mix::registerMixPipelines() {
   PassPipelineRegistration<LowerToLLVMOptions>(
       "mix-lower-to-llvm",
       "Lower mix networks to the LLVM dialect (resolve, policy, casts, "
-      "linalg, llvm)",
+      "quantize, linalg, llvm)",
       [](OpPassManager &pm, const LowerToLLVMOptions &cl) {
         MixPipelineOptions options;
         options.policyPath = cl.policy;
         options.verifyPolicy = cl.verifyPolicy;
         options.checkedCasts = cl.checked;
+        options.calibrationPath = cl.calibration;
+        options.splitK = cl.splitK;
+        options.perTensorWeights = cl.perTensorWeights;
         if (std::optional<MixPhase> phase = parsePhase(cl.stopAfter))
           options.stopAfter = *phase;
         (void)buildMixPipeline(pm, options);

@@ -9,7 +9,8 @@
 //
 //   resolve  mix-resolve-precision
 //   policy   mix-verify-policy (optional)
-//   casts    mix-insert-casts, canonicalize (cast folding)
+//   casts    mix-check-int8-accumulation, mix-insert-casts, canonicalize
+//   quantize mix-quantize: int8 layers to quantize + integer GEMM + rescale
 //   linalg   convert-mix-to-linalg: func + linalg/arith/math/tensor
 //   llvm     one-shot bufferization (results become out-parameters, buffers
 //            deallocated), linalg to loops, everything to the LLVM dialect
@@ -28,23 +29,34 @@
 
 namespace mix {
 
-enum class MixPhase { resolve, policy, casts, linalg, llvm };
+enum class MixPhase { resolve, policy, casts, quantize, linalg, llvm };
 
-/// Parses "resolve", "policy", "casts", "linalg" or "llvm".
+/// Parses "resolve", "policy", "casts", "quantize", "linalg" or "llvm".
 std::optional<MixPhase> parsePhase(llvm::StringRef name);
 
 struct MixPipelineOptions {
+  /// The first phase to run (earlier ones are skipped: run a pipeline in
+  /// stages, e.g. to inspect the IR between phases).
+  MixPhase startAt = MixPhase::resolve;
   /// The last phase to run.
   MixPhase stopAfter = MixPhase::llvm;
   /// Run mix-verify-policy (phase `policy`).
   bool verifyPolicy = true;
   /// Policy file for mix-verify-policy; empty: the built-in default.
   std::string policyPath;
-  /// Mark narrowing casts checked.
+  /// Checked numerics: narrowing casts report overflow and int8 quantizes
+  /// report non-finite input at run time (mixrt_check_fail).
   bool checkedCasts = true;
+  /// Calibration file for static int8 activation scales; empty: dynamic.
+  std::string calibrationPath;
+  /// Split K of int8 layers whose i32 sum could overflow (else rejected).
+  bool splitK = false;
+  /// One int8 weight scale per tensor instead of per output channel.
+  bool perTensorWeights = false;
 };
 
-/// Adds the passes of every phase up to `options.stopAfter` to `pm`.
+/// Adds the passes of every phase from `options.startAt` up to
+/// `options.stopAfter` to `pm`.
 /// Fails when a pass pipeline cannot be built (an internal error).
 mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);

@@ -9,10 +9,16 @@
 
 include "dialect/MixBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 
 class Mix_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Mix_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
+}
+
+// The scheme of a quantize op, printed as the bare keyword.
+def Mix_QuantSchemeAttr : EnumAttr<Mix_Dialect, Mix_QuantScheme, "scheme"> {
+  let assemblyFormat = "$value";
 }
 
 def Mix_PrecisionAttr : Mix_Attr<"Precision", "precision"> {

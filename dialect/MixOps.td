@@ -478,4 +478,141 @@ def Mix_MseLossOp : Mix_LayerOp<"mse_loss", [Mix_Loss, Mix_Reduction]> {
   let results = (outs Mix_ScalarTensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Quantized arithmetic (produced by mix-quantize)
+//===----------------------------------------------------------------------===//
+
+def Mix_Int8Tensor : StaticShapeTensorOf<[I8]>;
+def Mix_ScaleTensor : 0DTensorOf<[F32]>;
+def Mix_ZeroPointTensor : 0DTensorOf<[I32]>;
+def Mix_ChannelScales : 1DTensorOf<[F32]>;
+def Mix_ChannelZeroPoints : 1DTensorOf<[I32]>;
+
+def Mix_QuantizeOp : Mix_Op<"quantize", [Pure]> {
+  let summary = "Quantizes a tensor to int8 with one scale and zero point";
+  let description = [{
+    `q = saturate(round_half_even(x / scale) + zero_point)`: the quotient is
+    computed in the input type (f16/bf16 inputs are first widened exactly to
+    f32), rounded half to even, the zero point is added, and the result is
+    clamped to the scheme's range (symmetric [-127, 127], asymmetric
+    [-128, 127]) before it is narrowed to i8 - bit for bit what mixrt's
+    `mixrt_quantize_f32` does.
+
+    With `static(scale = s, zero_point = z)` the parameters are compile-time
+    constants (from calibration). Without it they are computed from the data
+    on every call exactly as mixrt computes them: symmetric
+    `scale = max|x| / 127`, asymmetric `scale = (max' - min') / 255` with
+    `min' = min(min x, 0)`, `max' = max(max x, 0)` and
+    `zero_point = round_half_even(-128 - min' / scale)`, in f64, the scale
+    rounded once to f32 (at least FLT_MIN; 1 for an all-zero tensor). The
+    parameters used are also returned, for the rescale.
+
+    With `checked`, a non-finite input value is reported at run time with
+    this op's location instead of being quantized.
+
+    ```mlir
+    %q, %s, %z = mix.quantize %x symmetric static(scale = 0.0125, zero_point = 0) checked
+        : tensor<1x64xf32> -> tensor<1x64xi8>, tensor<f32>, tensor<i32>
+    ```
+  }];
+  let arguments = (ins Mix_FloatTensor:$input,
+                       Mix_QuantSchemeAttr:$scheme,
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<I32Attr>:$zero_point,
+                       UnitAttr:$checked);
+  let results = (outs Mix_Int8Tensor:$result, Mix_ScaleTensor:$used_scale,
+                      Mix_ZeroPointTensor:$used_zero_point);
+  let assemblyFormat = [{
+    $input `` $scheme (`static` `(` `scale` `=` $scale^ `,` `zero_point` `=`
+    $zero_point `)`)? (`checked` $checked^)? attr-dict `:` type($input) `->`
+    type($result) `,` type($used_scale) `,` type($used_zero_point)
+  }];
+  let hasVerifier = 1;
+}
+
+// Operands shared by the integer GEMM-like ops: an int8 activation with its
+// scale and zero point.
+class Mix_QuantizedLayerOp<string mnemonic> : Mix_Op<mnemonic, [Pure]> {
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mix_QDenseOp : Mix_QuantizedLayerOp<"qdense"> {
+  let summary = "Integer fully connected layer with an f32 rescale";
+  let description = [{
+    `acc[..., n] = sum_k (x[..., k] - zx) * (w[k, n] - zw[n])` exactly in
+    i32 (the int32 proof of `mix-check-int8-accumulation` guarantees it
+    cannot wrap), then `y = (f32)((f64)sx * (f64)sw[n] * (f64)acc) + bias[n]`
+    (the rescale of `mixrt_gemm_s8_f32`, then one f32 addition). Weight
+    scales and zero points hold one value per output column, or one for the
+    whole weight. With `k_chunk = c`, the sum is computed in i32 pieces of at
+    most `c` products that are added exactly in f64 (split K).
+
+    ```mlir
+    %y = mix.qdense %xq, %xs, %xz, %wq, %ws, %wz, %b
+        : (tensor<1x64xi8>, tensor<f32>, tensor<i32>, tensor<64x10xi8>,
+           tensor<10xf32>, tensor<10xi32>, tensor<10xf32>) -> tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Mix_Int8Tensor:$input, Mix_ScaleTensor:$input_scale,
+                       Mix_ZeroPointTensor:$input_zero_point,
+                       Mix_Int8Tensor:$weight, Mix_ChannelScales:$weight_scales,
+                       Mix_ChannelZeroPoints:$weight_zero_points,
+                       Optional<Mix_FloatTensor>:$bias,
+                       OptionalAttr<I64Attr>:$k_chunk);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_QMatmulOp : Mix_QuantizedLayerOp<"qmatmul"> {
+  let summary = "Integer batched matrix product with an f32 rescale";
+  let description = [{
+    `acc[..., m, n] = sum_k (a[..., m, k] - za) * (b[..., k, n] - zb)` in i32,
+    then `(f32)((f64)sa * (f64)sb * (f64)acc)`. Both operands are quantized
+    per tensor. `k_chunk` splits K as in `mix.qdense`.
+
+    ```mlir
+    %c = mix.qmatmul %aq, %as, %az, %bq, %bs, %bz
+        : (tensor<4x8xi8>, tensor<f32>, tensor<i32>, tensor<8x3xi8>,
+           tensor<f32>, tensor<i32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Mix_Int8Tensor:$lhs, Mix_ScaleTensor:$lhs_scale,
+                       Mix_ZeroPointTensor:$lhs_zero_point,
+                       Mix_Int8Tensor:$rhs, Mix_ScaleTensor:$rhs_scale,
+                       Mix_ZeroPointTensor:$rhs_zero_point,
+                       OptionalAttr<I64Attr>:$k_chunk);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_QConv2DOp : Mix_QuantizedLayerOp<"qconv2d"> {
+  let summary = "Integer 2-D convolution (NCHW, FCHW) with an f32 rescale";
+  let description = [{
+    The integer form of `mix.conv2d`: padding reads the input's zero point
+    (so padded positions contribute exactly 0), products
+    `(x - zx) * (w - zw[f])` are summed in i32 per output, and the sum is
+    rescaled with `(f32)((f64)sx * (f64)sw[f] * (f64)acc)` before the f32
+    bias. `k_chunk` (groups = 1 only) splits the input channels so that each
+    i32 piece sums at most `k_chunk` products.
+
+    ```mlir
+    %y = mix.qconv2d %xq, %xs, %xz, %wq, %ws, %wz, %b {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x1x8x8xi8>, tensor<f32>, tensor<i32>, tensor<4x1x3x3xi8>,
+           tensor<4xf32>, tensor<4xi32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Mix_Int8Tensor:$input, Mix_ScaleTensor:$input_scale,
+                       Mix_ZeroPointTensor:$input_zero_point,
+                       Mix_Int8Tensor:$weight, Mix_ChannelScales:$weight_scales,
+                       Mix_ChannelZeroPoints:$weight_zero_points,
+                       Optional<Mix_FloatTensor>:$bias,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       OptionalAttr<I64Attr>:$k_chunk);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
 #endif // MIX_OPS_TD

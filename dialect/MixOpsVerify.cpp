@@ -12,6 +12,8 @@
 #include "dialect/MixOps.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mix;
 
@@ -240,87 +242,96 @@ LogicalResult WeightOp::verify() {
 // Layers
 //===----------------------------------------------------------------------===//
 
-LogicalResult DenseOp::verify() {
-  if (failed(checkMinRank(*this, getInput(), "input", 1)) ||
-      failed(checkRank(*this, getWeight(), "weight", 2)))
+/// Shapes of dense and qdense.
+template <typename OpTy> static LogicalResult verifyDenseShapes(OpTy op) {
+  if (failed(checkMinRank(op, op.getInput(), "input", 1)) ||
+      failed(checkRank(op, op.getWeight(), "weight", 2)))
     return failure();
-  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getWeight());
+  ArrayRef<int64_t> in = shapeOf(op.getInput()), w = shapeOf(op.getWeight());
   if (in.back() != w[0]) {
-    InFlightDiagnostic diag = emitOpError()
+    InFlightDiagnostic diag = op.emitOpError()
                               << "input features (" << in.back()
                               << ") do not match the weight's rows (" << w[0]
                               << "); the weight is [in_features, "
                                  "out_features]";
-    noteDefinition(diag, getWeight(), "weight");
+    noteDefinition(diag, op.getWeight(), "weight");
     return diag;
   }
-  if (getBias() &&
-      failed(checkVector(*this, getBias(), "bias", w[1], "out_features")))
+  if (op.getBias() &&
+      failed(checkVector(op, op.getBias(), "bias", w[1], "out_features")))
     return failure();
   SmallVector<int64_t> expected(in.drop_back());
   expected.push_back(w[1]);
-  return checkResultShape(*this, expected);
+  return checkResultShape(op, expected);
 }
 
-LogicalResult MatmulOp::verify() {
-  if (failed(checkMinRank(*this, getLhs(), "lhs", 2)) ||
-      failed(checkMinRank(*this, getRhs(), "rhs", 2)))
+LogicalResult DenseOp::verify() { return verifyDenseShapes(*this); }
+
+/// Shapes of matmul and qmatmul.
+template <typename OpTy> static LogicalResult verifyMatmulShapes(OpTy op) {
+  if (failed(checkMinRank(op, op.getLhs(), "lhs", 2)) ||
+      failed(checkMinRank(op, op.getRhs(), "rhs", 2)))
     return failure();
-  ArrayRef<int64_t> a = shapeOf(getLhs()), b = shapeOf(getRhs());
+  ArrayRef<int64_t> a = shapeOf(op.getLhs()), b = shapeOf(op.getRhs());
   if (a.size() != b.size())
-    return emitOpError() << "operands have different ranks (" << a.size()
-                         << " and " << b.size() << ")";
+    return op.emitOpError() << "operands have different ranks (" << a.size()
+                            << " and " << b.size() << ")";
   if (a.drop_back(2) != b.drop_back(2))
-    return emitOpError() << "batch dimensions differ: "
-                         << formatShape(a.drop_back(2)) << " and "
-                         << formatShape(b.drop_back(2));
+    return op.emitOpError() << "batch dimensions differ: "
+                            << formatShape(a.drop_back(2)) << " and "
+                            << formatShape(b.drop_back(2));
   if (a.back() != b[b.size() - 2])
-    return emitOpError() << "contraction dimensions differ: lhs has K = "
-                         << a.back() << ", rhs has K = " << b[b.size() - 2];
+    return op.emitOpError() << "contraction dimensions differ: lhs has K = "
+                            << a.back() << ", rhs has K = " << b[b.size() - 2];
   SmallVector<int64_t> expected(a.drop_back());
   expected.push_back(b.back());
-  return checkResultShape(*this, expected);
+  return checkResultShape(op, expected);
 }
 
-LogicalResult Conv2DOp::verify() {
-  if (failed(checkRank(*this, getInput(), "input", 4)) ||
-      failed(checkRank(*this, getWeight(), "weight", 4)) ||
-      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
-      failed(checkArraySize(*this, "dilations", getDilations(), 2, 1)) ||
-      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
+LogicalResult MatmulOp::verify() { return verifyMatmulShapes(*this); }
+
+/// Shapes and attributes of conv2d and qconv2d.
+template <typename OpTy> static LogicalResult verifyConvShapes(OpTy op) {
+  if (failed(checkRank(op, op.getInput(), "input", 4)) ||
+      failed(checkRank(op, op.getWeight(), "weight", 4)) ||
+      failed(checkArraySize(op, "strides", op.getStrides(), 2, 1)) ||
+      failed(checkArraySize(op, "dilations", op.getDilations(), 2, 1)) ||
+      failed(checkArraySize(op, "padding", op.getPadding(), 4, 0)))
     return failure();
-  int64_t groups = getGroups();
+  int64_t groups = op.getGroups();
   if (groups < 1)
-    return emitOpError() << "expects groups >= 1, got " << groups;
-  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getWeight());
+    return op.emitOpError() << "expects groups >= 1, got " << groups;
+  ArrayRef<int64_t> in = shapeOf(op.getInput()), w = shapeOf(op.getWeight());
   if (in[1] % groups != 0)
-    return emitOpError() << "input channels (" << in[1]
+    return op.emitOpError() << "input channels (" << in[1]
                          << ") are not divisible by groups (" << groups << ")";
   if (w[0] % groups != 0)
-    return emitOpError() << "output channels (" << w[0]
+    return op.emitOpError() << "output channels (" << w[0]
                          << ") are not divisible by groups (" << groups << ")";
   if (w[1] * groups != in[1]) {
-    InFlightDiagnostic diag = emitOpError()
+    InFlightDiagnostic diag = op.emitOpError()
                               << "channel mismatch: the input has " << in[1]
                               << " channels, but the weight expects " << w[1]
                               << " per group x " << groups << " group(s)";
-    noteDefinition(diag, getWeight(), "weight");
+    noteDefinition(diag, op.getWeight(), "weight");
     return diag;
   }
-  if (getBias() &&
-      failed(checkVector(*this, getBias(), "bias", w[0], "output channels")))
+  if (op.getBias() &&
+      failed(checkVector(op, op.getBias(), "bias", w[0], "output channels")))
     return failure();
-  ArrayRef<int64_t> s = getStrides(), d = getDilations(), p = getPadding();
+  ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(), p = op.getPadding();
   FailureOr<int64_t> oh =
-      windowOutput(*this, "height", in[2], p[0], p[2], w[2], s[0], d[0]);
+      windowOutput(op, "height", in[2], p[0], p[2], w[2], s[0], d[0]);
   if (failed(oh))
     return failure();
   FailureOr<int64_t> ow =
-      windowOutput(*this, "width", in[3], p[1], p[3], w[3], s[1], d[1]);
+      windowOutput(op, "width", in[3], p[1], p[3], w[3], s[1], d[1]);
   if (failed(ow))
     return failure();
-  return checkResultShape(*this, {in[0], w[0], *oh, *ow});
+  return checkResultShape(op, {in[0], w[0], *oh, *ow});
 }
+
+LogicalResult Conv2DOp::verify() { return verifyConvShapes(*this); }
 
 LogicalResult BatchNormOp::verify() {
   if (failed(checkMinRank(*this, getInput(), "input", 2)))
@@ -495,4 +506,74 @@ LogicalResult MseLossOp::verify() {
                          << " differs from the target shape "
                          << formatShape(shapeOf(getTarget()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantized arithmetic
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  if (shapeOf(getInput()) != shapeOf(getResult()))
+    return emitOpError() << "result shape " << formatShape(shapeOf(getResult()))
+                         << " differs from the input shape "
+                         << formatShape(shapeOf(getInput()));
+  if (!!getScaleAttr() != !!getZeroPointAttr())
+    return emitOpError() << "static parameters need both a scale and a zero "
+                            "point";
+  if (FloatAttr scale = getScaleAttr()) {
+    double s = scale.getValueAsDouble();
+    if (!(s > 0) || !std::isfinite(s))
+      return emitOpError() << "scale must be positive and finite, got " << s;
+    int64_t z = getZeroPointAttr().getInt();
+    if (getScheme() == QuantScheme::symmetric && z != 0)
+      return emitOpError() << "the symmetric scheme needs zero point 0, got "
+                           << z;
+    if (z < -128 || z > 127)
+      return emitOpError() << "zero point " << z << " is outside [-128, 127]";
+  }
+  return success();
+}
+
+/// Per-channel weight scales and zero points hold 1 or `channels` values.
+template <typename OpTy>
+static LogicalResult verifyWeightParams(OpTy op, int64_t channels) {
+  for (auto [value, what] :
+       {std::pair<Value, StringRef>{op.getWeightScales(), "weight scales"},
+        {op.getWeightZeroPoints(), "weight zero points"}}) {
+    int64_t n = shapeOf(value)[0];
+    if (n != 1 && n != channels)
+      return op.emitOpError() << "expects " << what << " of shape [1] or ["
+                              << channels << "] (output channels), got ["
+                              << n << "]";
+  }
+  return success();
+}
+
+static LogicalResult verifyKChunk(Operation *op, std::optional<uint64_t> chunk) {
+  if (chunk && static_cast<int64_t>(*chunk) < 1)
+    return op->emitOpError() << "expects k_chunk >= 1, got "
+                             << static_cast<int64_t>(*chunk);
+  return success();
+}
+
+LogicalResult QDenseOp::verify() {
+  if (failed(verifyDenseShapes(*this)) ||
+      failed(verifyKChunk(*this, getKChunk())))
+    return failure();
+  return verifyWeightParams(*this, shapeOf(getWeight())[1]);
+}
+
+LogicalResult QMatmulOp::verify() {
+  if (failed(verifyMatmulShapes(*this)))
+    return failure();
+  return verifyKChunk(*this, getKChunk());
+}
+
+LogicalResult QConv2DOp::verify() {
+  if (failed(verifyConvShapes(*this)) ||
+      failed(verifyKChunk(*this, getKChunk())))
+    return failure();
+  if (getKChunk() && getGroups() != 1)
+    return emitOpError() << "k_chunk needs groups = 1";
+  return verifyWeightParams(*this, shapeOf(getWeight())[0]);
 }

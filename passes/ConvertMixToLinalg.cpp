@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/ConvertMixToLinalg.h"
+#include "passes/LinalgBuilders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "passes/Passes.h"
@@ -21,142 +24,13 @@ namespace mix {
 
 using namespace mlir;
 using namespace mix;
+using namespace mix::lowering;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// f64 -> f32 rounding to odd: an inexact result gets its last bit set. A
-/// following RNE rounding to a format with at most 22 significant bits then
-/// equals one direct RNE rounding of the f64 (no double rounding).
-Value truncF64ToF32RoundToOdd(OpBuilder &b, Location loc, Value x) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value t = arith::TruncFOp::create(b, loc, f32, x);
-  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), t);
-  // Ordered comparisons: NaN inputs keep the RNE result.
-  Value inexact =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
-  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                     math::AbsFOp::create(b, loc, back),
-                                     math::AbsFOp::create(b, loc, x));
-  Value bits = arith::BitcastOp::create(b, loc, i32, t);
-  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
-  // Sign-magnitude: one less in the bits is one ulp towards zero.
-  Value toward = arith::SelectOp::create(
-      b, loc, away, arith::SubIOp::create(b, loc, bits, one), bits);
-  Value odd = arith::OrIOp::create(b, loc, toward, one);
-  Value result = arith::SelectOp::create(b, loc, inexact, odd, bits);
-  return arith::BitcastOp::create(b, loc, f32, result);
-}
-
-/// Any float -> bf16 with one RNE rounding, in integer arithmetic, with
-/// mixrt's NaN rule (quiet, sign and top payload bits kept): the upstream
-/// bf16 expansion canonicalizes NaNs and loses their sign.
-Value truncToBF16(OpBuilder &b, Location loc, Value v) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  if (v.getType().isF64())
-    v = truncF64ToF32RoundToOdd(b, loc, v);
-  else if (!v.getType().isF32())
-    v = arith::ExtFOp::create(b, loc, f32, v); // f16: exact
-  auto c = [&](int64_t x) {
-    return arith::ConstantIntOp::create(b, loc, i32, x);
-  };
-  Value bits = arith::BitcastOp::create(b, loc, i32, v);
-  Value high = arith::ShRUIOp::create(b, loc, bits, c(16));
-  Value lsb = arith::AndIOp::create(b, loc, high, c(1));
-  Value bias = arith::AddIOp::create(b, loc, c(0x7FFF), lsb);
-  Value rounded = arith::ShRUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, bits, bias), c(16));
-  Value quietNaN = arith::OrIOp::create(b, loc, high, c(0x40));
-  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  Value r = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
-  Value r16 = arith::TruncIOp::create(b, loc, b.getI16Type(), r);
-  return arith::BitcastOp::create(b, loc, b.getBF16Type(), r16);
-}
-
-/// Converts a scalar between float types with one rounding: exact extension,
-/// or one RNE truncation (via f32 for f16 <-> bf16, where widening first is
-/// exact).
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (to.isBF16())
-    return truncToBF16(b, loc, v);
-  unsigned fromWidth = cast<FloatType>(from).getWidth();
-  unsigned toWidth = cast<FloatType>(to).getWidth();
-  if (fromWidth == toWidth) // bf16 -> f16
-    return arith::TruncFOp::create(
-        b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
-  if (fromWidth < toWidth)
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
-/// The indexing map reading `operandType` inside an iteration space equal
-/// to `resultType`'s shape, with numpy broadcasting (right-aligned; size-1
-/// dimensions broadcast).
-AffineMap broadcastMap(ShapedType operandType, ShapedType resultType,
-                       MLIRContext *ctx) {
-  int64_t rank = resultType.getRank(), opRank = operandType.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < opRank; ++d) {
-    int64_t resultDim = d + rank - opRank;
-    if (operandType.getDimSize(d) == 1 && resultType.getDimSize(resultDim) != 1)
-      exprs.push_back(getAffineConstantExpr(0, ctx));
-    else
-      exprs.push_back(getAffineDimExpr(resultDim, ctx));
-  }
-  return AffineMap::get(rank, 0, exprs, ctx);
-}
-
-Value emptyLike(OpBuilder &b, Location loc, ShapedType type, Type elem) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), elem);
-}
-
-Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                 Type elem) {
-  Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
-  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
-      .getResult(0);
-}
-
-/// An elementwise linalg.generic over the result shape; `body` gets the
-/// scalar operands and returns the scalar result in the result type.
-Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
-                  ShapedType resultType,
-                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps;
-  for (Value in : inputs)
-    maps.push_back(
-        broadcastMap(cast<ShapedType>(in.getType()), resultType, ctx));
-  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  Value init = emptyLike(b, loc, resultType, resultType.getElementType());
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value r = body(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, r);
-      });
-  return generic.getResult(0);
-}
-
-/// `value` converted elementwise to the element type of `type` (same shape).
-Value convertTensor(OpBuilder &b, Location loc, Value value, ShapedType type) {
-  if (cast<ShapedType>(value.getType()).getElementType() ==
-      type.getElementType())
-    return value;
-  return elementwise(b, loc, value, type,
-                     [&](OpBuilder &nb, Location l, ValueRange a) {
-                       return convertScalar(nb, l, a[0], type.getElementType());
-                     });
-}
 
 /// The float type the layer accumulates in.
 FailureOr<Type> accumulatorType(LayerOpInterface layer) {
@@ -180,16 +54,56 @@ FailureOr<Type> accumulatorType(LayerOpInterface layer) {
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// True when some finite value of `from` rounds to infinity in `to`.
+bool canOverflow(Type from, Type to) {
+  auto largest = [](Type t) {
+    return APFloat::getLargest(cast<FloatType>(t).getFloatSemantics())
+        .convertToDouble();
+  };
+  return largest(to) < largest(from);
+}
+
 struct CastLowering : OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
+  CastLowering(MLIRContext *ctx, bool checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  bool checks;
   LogicalResult
   matchAndRewrite(CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<ShapedType>(op.getType());
+    Type to = type.getElementType();
+    Type from = getElementTypeOrSelf(op.getInput().getType());
+    bool check = checks && op.getChecked() && canOverflow(from, to);
+    // Overflow is detected in a type that holds both sides exactly.
+    Type wide = cast<FloatType>(from).getWidth() < 32
+                    ? Type(rewriter.getF32Type())
+                    : from;
+    std::string what;
+    llvm::raw_string_ostream(what) << "checked cast from " << from << " to "
+                                   << to << " overflows";
     Value result = elementwise(
         rewriter, op.getLoc(), adaptor.getInput(), type,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return convertScalar(b, loc, args[0], type.getElementType());
+          Value r = convertScalar(b, loc, args[0], to);
+          if (!check)
+            return r;
+          Value inf = arith::ConstantOp::create(
+              b, loc, b.getFloatAttr(wide, APFloat::getInf(
+                      cast<FloatType>(wide).getFloatSemantics())));
+          Value x = math::AbsFOp::create(b, loc,
+                                         convertScalar(b, loc, args[0], wide));
+          Value back =
+              math::AbsFOp::create(b, loc, convertScalar(b, loc, r, wide));
+          Value finite =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, inf);
+          Value overflowed = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, back, inf);
+          emitCheck(b, loc, op,
+                    arith::AndIOp::create(b, loc, finite, overflowed),
+                    /*OUT_OF_RANGE=*/11, what,
+                    linearIndex(b, loc, type.getShape()),
+                    convertScalar(b, loc, args[0], b.getF64Type()));
+          return r;
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -251,47 +165,26 @@ Value ElementwiseLowering<MulOp>::compute(OpBuilder &b, Location loc,
   return arith::MulFOp::create(b, loc, x, y);
 }
 
-/// sum_k lhs[..., m, k] * rhs[..., k, n] in `accType` (k ascending), then
-/// `finish(acc, indices)` per output element.
+/// sum_k lhs[..., m, k] * rhs[..., k, n] in `accType` (k ascending).
 Value contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   bool rhsBatched, Type accType, ShapedType resultType) {
-  MLIRContext *ctx = b.getContext();
-  int64_t rank = resultType.getRank(); // [..., M, N]
-  int64_t loops = rank + 1;            // + k
-  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> lhsExprs, rhsExprs, outExprs;
-  int64_t lhsRank = cast<ShapedType>(lhs.getType()).getRank();
-  // lhs: [..., K] where leading dims map to the result's leading dims.
-  for (int64_t i = 0; i < lhsRank - 1; ++i)
-    lhsExprs.push_back(d(i + (rank - lhsRank)));
-  lhsExprs.push_back(d(rank));
-  if (rhsBatched)
-    for (int64_t i = 0; i < rank - 2; ++i)
-      rhsExprs.push_back(d(i));
-  rhsExprs.push_back(d(rank));
-  rhsExprs.push_back(d(rank - 1));
-  for (int64_t i = 0; i < rank; ++i)
-    outExprs.push_back(d(i));
-  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, lhsExprs, ctx),
-                                 AffineMap::get(loops, 0, rhsExprs, ctx),
-                                 AffineMap::get(loops, 0, outExprs, ctx)};
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps = contractionMaps(
+      cast<ShapedType>(lhs.getType()).getRank(), rank, rhsBatched,
+      b.getContext());
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init = zeroFilled(b, loc, resultType.getShape(), accType);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{RankedTensorType::get(resultType.getShape(), accType)},
-      ValueRange{lhs, rhs}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value x = convertScalar(nb, nloc, args[0], accType);
-        Value y = convertScalar(nb, nloc, args[1], accType);
-        // One fused multiply-add per step, k ascending: the order and rounding
-        // of mixrt's reduced GEMM (docs/runtime.md), so both agree bit for
-        // bit.
-        Value sum = math::FmaOp::create(nb, nloc, x, y, args[2]);
-        linalg::YieldOp::create(nb, nloc, sum);
-      });
-  return generic.getResult(0);
+  return generic(b, loc, ValueRange{lhs, rhs}, resultType.getShape(), accType,
+                 0.0, maps, iterators,
+                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                   Value x = convertScalar(nb, nloc, args[0], accType);
+                   Value y = convertScalar(nb, nloc, args[1], accType);
+                   // One fused multiply-add per step, k ascending: the order
+                   // and rounding of mixrt's reduced GEMM (docs/runtime.md),
+                   // so both agree bit for bit.
+                   return Value(math::FmaOp::create(nb, nloc, x, y, args[2]));
+                 });
 }
 
 struct DenseLowering : OpConversionPattern<DenseOp> {
@@ -343,77 +236,6 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
-/// A generic with the given maps and iterators on `inputs` into a fresh
-/// tensor of `shape` x `elem` initialised to `init` (or uninitialised).
-Value generic(OpBuilder &b, Location loc, ValueRange inputs,
-              ArrayRef<int64_t> shape, Type elem, std::optional<double> init,
-              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators,
-              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
-  Value out = tensor::EmptyOp::create(b, loc, shape, elem);
-  if (init) {
-    Value v = arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, *init));
-    out = linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{out})
-              .getResult(0);
-  }
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{RankedTensorType::get(shape, elem)}, inputs,
-             ValueRange{out}, maps, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
-             })
-      .getResult(0);
-}
-
-/// Pads the two spatial dims of an NCHW tensor with `value`, as a
-/// linalg.generic that reads the source at clamped indices and selects the
-/// pad value outside it (no tensor.pad: its bufferization needs a strided
-/// memref copy, i.e. a runtime library call).
-Value padSpatial(OpBuilder &b, Location loc, Value input,
-                 ArrayRef<int64_t> padding, double value) {
-  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
-    return input;
-  auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shape(type.getShape());
-  shape[2] += padding[0] + padding[2];
-  shape[3] += padding[1] + padding[3];
-  Type elem = type.getElementType();
-  MLIRContext *ctx = b.getContext();
-  return generic(
-      b, loc, ValueRange{}, shape, elem, std::nullopt,
-      {AffineMap::getMultiDimIdentityMap(4, ctx)},
-      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange) {
-        auto index = [&](int64_t i) {
-          return arith::ConstantIndexOp::create(nb, l, i);
-        };
-        SmallVector<Value> source;
-        Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
-        for (int64_t d = 0; d < 4; ++d) {
-          Value i = linalg::IndexOp::create(nb, l, d);
-          if (d < 2) {
-            source.push_back(i);
-            continue;
-          }
-          int64_t before = padding[d - 2], size = type.getDimSize(d);
-          Value shifted = arith::SubIOp::create(nb, l, i, index(before));
-          Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
-                                           shifted, index(0));
-          Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
-                                           shifted, index(size));
-          inside = arith::AndIOp::create(nb, l, inside,
-                                         arith::AndIOp::create(nb, l, ge, lt));
-          Value clamped = arith::MinSIOp::create(
-              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)),
-              index(size - 1));
-          source.push_back(clamped);
-        }
-        Value v = tensor::ExtractOp::create(nb, l, input, source);
-        Value pad =
-            arith::ConstantOp::create(nb, l, nb.getFloatAttr(elem, value));
-        return Value(arith::SelectOp::create(nb, l, inside, v, pad));
-      });
-}
-
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -427,7 +249,10 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
     auto type = cast<ShapedType>(op.getType());
     auto wType = cast<ShapedType>(adaptor.getWeight().getType());
     Value input =
-        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), 0.0);
+        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+                   zeroConstant(rewriter, loc,
+                                cast<ShapedType>(adaptor.getInput().getType())
+                                    .getElementType()));
     ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
     int64_t groups = op.getGroups();
     int64_t perGroupOut = wType.getDimSize(0) / groups;
@@ -560,8 +385,14 @@ struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto type = cast<ShapedType>(op.getType());
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             -std::numeric_limits<double>::infinity());
+    Type inElem =
+        cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+    Value input = padSpatial(
+        rewriter, loc, adaptor.getInput(), op.getPadding(),
+        arith::ConstantOp::create(
+            rewriter, loc,
+            rewriter.getFloatAttr(inElem,
+                                  -std::numeric_limits<double>::infinity())));
     Type elem = cast<ShapedType>(input.getType()).getElementType();
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
     auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
@@ -1091,12 +922,14 @@ struct ConvertMixToLinalgPass
     inlineMixBlocks(module);
 
     ConversionTarget target(getContext());
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+    target.addLegalDialect<arith::ArithDialect, func::FuncDialect,
+                           linalg::LinalgDialect, LLVM::LLVMDialect,
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     target.addIllegalDialect<MixDialect>();
     target.addLegalOp<NetworkOp, ReturnOp>();
     RewritePatternSet patterns(&getContext());
-    populateMixToLinalgConversionPatterns(patterns);
+    populateMixToLinalgConversionPatterns(patterns, checks);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     for (auto network : llvm::make_early_inc_range(module.getOps<NetworkOp>()))
@@ -1120,13 +953,16 @@ void mix::inlineMixBlocks(Operation *root) {
   }
 }
 
-void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns) {
+void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns,
+                                                bool checks) {
+  patterns.add<CastLowering>(patterns.getContext(), checks);
   patterns.add<
-      CastLowering, ElementwiseLowering<ReluOp>, ElementwiseLowering<AddOp>,
+      ElementwiseLowering<ReluOp>, ElementwiseLowering<AddOp>,
       ElementwiseLowering<MulOp>, DenseLowering, MatmulLowering,
       SoftmaxLowering, WeightLowering, Conv2DLowering, BatchNormLowering,
       GlobalAvgPoolLowering, MaxPool2DLowering, ReshapeLowering<ReshapeOp>,
       ReshapeLowering<FlattenOp>, CrossEntropyLossLowering, AttentionLowering,
       LayerNormLowering, GeluLowering, EmbeddingLowering, MseLossLowering>(
       patterns.getContext());
+  populateQuantizedToLinalgConversionPatterns(patterns, checks);
 }

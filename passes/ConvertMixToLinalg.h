@@ -13,7 +13,14 @@ namespace mix {
 
 /// Patterns lowering mix layer ops, casts and inline weights to
 /// linalg/arith/math/tensor (see ConvertMixToLinalgPass in Passes.td).
-void populateMixToLinalgConversionPatterns(mlir::RewritePatternSet &patterns);
+/// With `checks` false, `checked` casts and quantizes get no run-time check.
+void populateMixToLinalgConversionPatterns(mlir::RewritePatternSet &patterns,
+                                           bool checks = true);
+
+/// Patterns lowering mix.quantize and the integer GEMM ops (qdense, qmatmul,
+/// qconv2d) with mixrt's arithmetic; part of the patterns above.
+void populateQuantizedToLinalgConversionPatterns(
+    mlir::RewritePatternSet &patterns, bool checks = true);
 
 /// Inlines every mix.block nested in `root` into its parent.
 void inlineMixBlocks(mlir::Operation *root);

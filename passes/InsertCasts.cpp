@@ -38,6 +38,58 @@ public:
          llvm::zip(ret->getOpOperands(), network.getResultTypes()))
       operand.set(
           castTo(operand.get(), getElementTypeOrSelf(type), ret, network));
+    return foldWeightCasts(network);
+  }
+
+  /// Casts of inline float weights become weights of the target type,
+  /// converted now with the same single RNE rounding: the object stores the
+  /// narrow data and nothing is converted at run time. A checked cast that
+  /// would overflow is a compile-time error at the weight.
+  LogicalResult foldWeightCasts(NetworkOp network) {
+    SmallVector<CastOp> casts;
+    network.walk([&](CastOp c) {
+      if (auto w = c.getInput().getDefiningOp<WeightOp>())
+        if (isa_and_nonnull<DenseFPElementsAttr>(w.getValueAttr()))
+          casts.push_back(c);
+    });
+    for (CastOp c : casts) {
+      auto weight = c.getInput().getDefiningOp<WeightOp>();
+      auto data = cast<DenseFPElementsAttr>(weight.getValueAttr());
+      auto target = cast<RankedTensorType>(c.getType());
+      const llvm::fltSemantics &sem =
+          cast<FloatType>(target.getElementType()).getFloatSemantics();
+      SmallVector<APFloat> converted;
+      converted.reserve(data.getNumElements());
+      for (auto [i, v] : llvm::enumerate(data.getValues<APFloat>())) {
+        APFloat r = v;
+        bool lost = false;
+        r.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+        if (c.getChecked() && r.isInfinity() && v.isFinite()) {
+          SmallString<16> text;
+          v.toString(text);
+          return weight.emitOpError()
+                 << "value " << text << " at element " << i
+                 << " overflows " << target.getElementType()
+                 << " (a checked conversion of this weight)";
+        }
+        converted.push_back(r);
+      }
+      OpBuilder b(c);
+      auto folded = WeightOp::create(b, weight.getLoc(), target,
+                                     DenseElementsAttr::get(target, converted),
+                                     StringAttr());
+      c.replaceAllUsesWith(folded.getResult());
+      for (auto &[scope, n] : counts.perScope)
+        if (scope == c->getParentOp() && n > 0)
+          --n;
+      --counts.total;
+      for (auto it = cache.begin(); it != cache.end(); ++it)
+        if (it->second == c.getResult())
+          it->second = folded.getResult();
+      c.erase();
+      if (weight->use_empty())
+        weight.erase();
+    }
     return success();
   }
 

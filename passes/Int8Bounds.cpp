@@ -57,7 +57,7 @@ mix::getInt8AccumulationBound(LayerOpInterface layer,
   return bound;
 }
 
-LogicalResult mix::checkInt8Accumulation(Operation *root) {
+LogicalResult mix::checkInt8Accumulation(Operation *root, bool splitK) {
   bool ok = true;
   WalkResult walk = root->walk([&](LayerOpInterface layer) {
     FailureOr<LayerResolution> r = resolveLayer(layer);
@@ -67,6 +67,22 @@ LogicalResult mix::checkInt8Accumulation(Operation *root) {
         getInt8AccumulationBound(layer, *r);
     if (!bound || bound->fits())
       return WalkResult::advance();
+    if (splitK && bound->maxSafeK >= 1 &&
+        isa<DenseOp, MatmulOp, Conv2DOp>(layer.getOperation())) {
+      auto conv = dyn_cast<Conv2DOp>(layer.getOperation());
+      // conv2d splits whole input channels: one channel's window must fit.
+      int64_t window = 1;
+      if (conv) {
+        auto w = cast<ShapedType>(conv.getWeight().getType());
+        window = w.getDimSize(2) * w.getDimSize(3);
+      }
+      if ((!conv || conv.getGroups() == 1) && bound->maxSafeK >= window) {
+        layer->setAttr(kKChunkAttrName,
+                       IntegerAttr::get(IntegerType::get(root->getContext(), 64),
+                                        bound->maxSafeK));
+        return WalkResult::advance();
+      }
+    }
     ok = false;
     InFlightDiagnostic diag =
         layer->emitOpError()
@@ -90,7 +106,7 @@ struct MixCheckInt8AccumulationPass
           MixCheckInt8AccumulationPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(checkInt8Accumulation(getOperation())))
+    if (failed(checkInt8Accumulation(getOperation(), splitK)))
       signalPassFailure();
   }
 };

@@ -51,9 +51,17 @@ std::optional<int64_t> getContractionLength(mlir::Operation *layer);
 std::optional<Int8AccumulationBound>
 getInt8AccumulationBound(LayerOpInterface layer, const LayerResolution &r);
 
+/// The discardable attribute by which mix-check-int8-accumulation asks
+/// mix-quantize to split K: the most products per i32 partial sum.
+inline constexpr llvm::StringLiteral kKChunkAttrName = "mix.k_chunk";
+
 /// Checks every int8 layer below `root`; emits an error naming K and the
-/// bound for each layer that could overflow. Fails if any could.
-mlir::LogicalResult checkInt8Accumulation(mlir::Operation *root);
+/// bound for each layer that could overflow. Fails if any could. With
+/// `splitK`, a dense, matmul or conv2d (groups = 1) layer that could
+/// overflow gets a `mix.k_chunk` attribute instead (split K into i32 partial
+/// sums added exactly in f64).
+mlir::LogicalResult checkInt8Accumulation(mlir::Operation *root,
+                                          bool splitK = false);
 
 } // namespace mix
 

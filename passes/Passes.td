@@ -141,8 +141,12 @@ def MixCheckInt8AccumulationPass
     symmetric and 255 for asymmetric int8, where K is the number of products
     per output (dense/matmul: K; conv2d: C/groups * KH * KW; attention: E).
     A layer whose bound exceeds 2^31 - 1 is rejected with a diagnostic that
-    gives K, the bound and the largest safe K. (The bias term joins the
-    bound once weights are quantized at compile time.)
+    gives K, the bound and the largest safe K. With `split-k`, such a dense,
+    matmul or conv2d (groups = 1) layer is instead marked with
+    `mix.k_chunk = <largest safe K>`: `mix-quantize` then sums K in i32
+    pieces of at most that many products and adds the pieces exactly in f64,
+    so the result equals the exact sum. The bias is not part of the bound:
+    mixc adds it in f32 after the rescale, never in the i32 accumulator.
 
     ```
     error: 'mix.dense' op int8 accumulation can overflow int32: K = 140000
@@ -151,6 +155,57 @@ def MixCheckInt8AccumulationPass
     ```
   }];
   let dependentDialects = ["::mix::MixDialect"];
+  let options = [
+    Option<"splitK", "split-k", "bool", /*default=*/"false",
+           "Split K of layers that could overflow instead of rejecting them">,
+  ];
+}
+
+def MixQuantizePass : Pass<"mix-quantize", "mlir::ModuleOp"> {
+  let summary = "Turn int8 layers into quantize, integer GEMM and rescale";
+  let description = [{
+    For every dense, matmul and conv2d layer resolved to int8 activations
+    (and int8 weights for dense and conv2d):
+
+    - the weights (inline data: load external weights first) are quantized
+      at compile time with mixrt's own quantizer, so the values are
+      bit-identical to `mixrt_quantize_f32`; symmetric per output channel by
+      default (dense axis 1, conv2d axis 0), the scheme from the weights'
+      precision (`int8<asymmetric>`), per tensor with
+      `weight-granularity=tensor`;
+    - the activation input gets a `mix.quantize`: static scale and zero
+      point from the calibration file (`calibration=<file>`, keys
+      `<layer path>/input`, or `/lhs` and `/rhs` for matmul), or computed on
+      every call (dynamic) when no file is given;
+    - the layer becomes `mix.qdense` / `mix.qmatmul` / `mix.qconv2d`: exact
+      i32 accumulation with zero-point corrections and the rescale
+      `(f32)((f64)sa * (f64)sb * (f64)acc)`, then the f32 bias.
+
+    Weights-only or activations-only int8 (the other one a float) and int8
+    attention are rejected with a diagnostic.
+
+    ```mlir
+    %xq, %xs, %xz = mix.quantize %x symmetric checked
+        : tensor<1x64xf32> -> tensor<1x64xi8>, tensor<f32>, tensor<i32>
+    %wq = mix.weight dense<...> : tensor<64x10xi8>
+    %ws = mix.weight dense<...> : tensor<10xf32>
+    %wz = mix.weight dense<0> : tensor<10xi32>
+    %y = mix.qdense %xq, %xs, %xz, %wq, %ws, %wz, %b : (...) -> tensor<1x10xf32>
+    ```
+  }];
+  let dependentDialects = ["::mix::MixDialect"];
+  let options = [
+    Option<"calibration", "calibration", "std::string", /*default=*/"",
+           "Calibration file with activation ranges (empty: dynamic scales)">,
+    Option<"weightGranularity", "weight-granularity", "std::string",
+           /*default=*/"\"channel\"",
+           "Weight scales per output 'channel' (default) or per 'tensor'">,
+    Option<"checked", "checked", "bool", /*default=*/"true",
+           "Report non-finite values reaching a quantize at run time">,
+  ];
+  let statistics = [
+    Statistic<"numQuantized", "layers", "Number of int8 layers quantized">,
+  ];
 }
 
 def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
@@ -173,14 +228,28 @@ def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
       precision and sums at accumulator precision;
     - inline `mix.weight` data becomes `arith.constant`.
 
-    Linalg is the level where tiling and vectorization plug in. Layers not
-    yet covered (and external weights, which must be loaded first) make the
-    conversion fail with a diagnostic at the op.
+    - `checked` casts that can overflow and `checked` quantizes get a
+      run-time check per element that calls
+      `mixrt_check_fail(code, "file:line:col", what, index, value)` when a
+      finite value becomes infinite or a non-finite value reaches int8
+      (`checks=false` leaves them out);
+    - `mix.quantize` and the integer GEMMs follow mixrt's arithmetic bit for
+      bit (ConvertQuantizedToLinalg.cpp).
+
+    Linalg is the level where tiling and vectorization plug in. External
+    weights must be loaded first, and int8 layers quantized by
+    `mix-quantize`; otherwise the conversion fails with a diagnostic at the
+    op.
   }];
+  let options = [
+    Option<"checks", "checks", "bool", /*default=*/"true",
+           "Emit the run-time checks of checked casts and quantizes">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::scf::SCFDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -21,6 +21,42 @@ std::string mix::describeOp(Operation *op) {
   return "'" + op->getName().getStringRef().str() + "'";
 }
 
+/// "<kind>#<i>": i counts the ops with the same name before `op` in its
+/// block.
+static std::string indexedName(Operation *op, StringRef kind) {
+  unsigned index = 0;
+  for (Operation &other : *op->getBlock()) {
+    if (&other == op)
+      break;
+    if (other.getName() == op->getName())
+      ++index;
+  }
+  return (kind + "#" + Twine(index)).str();
+}
+
+std::string mix::getLayerPath(Operation *layer) {
+  SmallVector<std::string> segments;
+  StringRef kind = layer->getName().getStringRef();
+  kind.consume_front("mix.");
+  segments.push_back(indexedName(layer, kind));
+  for (Operation *p = layer->getParentOp(); p; p = p->getParentOp()) {
+    if (auto block = dyn_cast<BlockOp>(p)) {
+      segments.push_back(block.getSymName() ? block.getSymName()->str()
+                                            : indexedName(block, "block"));
+    } else if (auto network = dyn_cast<NetworkOp>(p)) {
+      segments.push_back(network.getSymName().str());
+      break;
+    }
+  }
+  std::string path;
+  for (const std::string &s : llvm::reverse(segments)) {
+    if (!path.empty())
+      path += '/';
+    path += s;
+  }
+  return path;
+}
+
 std::string Decision::describe() const {
   switch (source) {
   case PrecisionSource::network:

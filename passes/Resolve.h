@@ -91,6 +91,12 @@ mlir::LogicalResult resolvePrecisions(mlir::Operation *root,
 /// name plus the block/network name where it has one.
 std::string describeOp(mlir::Operation *op);
 
+/// A stable name of a layer for calibration files and reports: the network,
+/// the enclosing block names and the op kind with its index among the ops of
+/// that kind in its block, e.g. "edge/features/conv2d#1". Unnamed blocks
+/// appear as "block#<index among the blocks of their parent>".
+std::string getLayerPath(mlir::Operation *layer);
+
 } // namespace mix
 
 #endif // MIXC_PASSES_RESOLVE_H

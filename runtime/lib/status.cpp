@@ -7,6 +7,8 @@
 
 #include "internal.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <string>
 
 namespace mixrt::detail {
@@ -14,6 +16,15 @@ namespace mixrt::detail {
 namespace {
 /// The last error message of the calling thread.
 thread_local std::string lastErrorMessage;
+
+/// Failed checks of generated code on the calling thread (see
+/// mixrt_check_fail()).
+struct CheckFailures {
+  int64_t count = 0;
+  int32_t code = MIXRT_STATUS_OK;
+  std::string message; ///< of the first failure
+};
+thread_local CheckFailures checkFailures;
 } // namespace
 
 mixrt_status_code toCStatus(const absl::Status &status) {
@@ -89,6 +100,44 @@ const char *mixrt_status_code_name(mixrt_status_code code) {
 
 const char *mixrt_last_error_message(void) {
   return mixrt::detail::lastErrorMessage.c_str();
+}
+
+void mixrt_check_fail(int32_t code, const char *location, const char *what,
+                      int64_t index, double value) {
+  mixrt::detail::CheckFailures &f = mixrt::detail::checkFailures;
+  if (f.count++ > 0)
+    return;
+  f.code = code == MIXRT_STATUS_OK ? MIXRT_STATUS_INTERNAL : code;
+  try {
+    f.message = absl::StrCat(location ? location : "<unknown location>", ": ",
+                             what ? what : "check failed", " at element ",
+                             index, " (value ", value, ")");
+  } catch (...) {
+    f.message.clear(); // Keep the code; the message could not be stored.
+  }
+}
+
+void mixrt_check_reset(void) {
+  mixrt::detail::checkFailures.count = 0;
+  mixrt::detail::checkFailures.code = MIXRT_STATUS_OK;
+  mixrt::detail::checkFailures.message.clear();
+}
+
+mixrt_status_code mixrt_check_status(void) {
+  const mixrt::detail::CheckFailures &f = mixrt::detail::checkFailures;
+  if (f.count == 0)
+    return MIXRT_STATUS_OK;
+  try {
+    mixrt::detail::lastErrorMessage =
+        f.count == 1 ? f.message
+                     : absl::StrCat(f.message, "; ", f.count, " failed checks");
+  } catch (...) {
+  }
+  return static_cast<mixrt_status_code>(f.code);
+}
+
+int64_t mixrt_check_failure_count(void) {
+  return mixrt::detail::checkFailures.count;
 }
 
 } // extern "C"

@@ -80,6 +80,37 @@ MIXRT_API const char *mixrt_status_code_name(mixrt_status_code code);
  *  mixrt call on the same thread. */
 MIXRT_API const char *mixrt_last_error_message(void);
 
+/*===----------------------------------------------------------------------===*\
+|* Checked numerics of generated code                                         *|
+|*                                                                            *|
+|* Code compiled by mixc reports a `checked` cast that overflows to infinity *|
+|* or a non-finite value reaching an int8 quantize by calling                 *|
+|* mixrt_check_fail() with the op's source location. The first failure on a  *|
+|* thread since mixrt_check_reset() is kept; later ones only count. The      *|
+|* generated entry points reset before running and return                     *|
+|* mixrt_check_status() after.                                                *|
+\*===----------------------------------------------------------------------===*/
+
+/** Records a failed check of generated code on the calling thread: `code`
+ *  (MIXRT_STATUS_OUT_OF_RANGE for an overflow, MIXRT_STATUS_INVALID_ARGUMENT
+ *  for a non-finite input), `location` ("model.mlir:12:5"), `what` ("checked
+ *  cast to f16 overflows"), the flat element `index` and the offending
+ *  `value`. NULL strings are allowed. Never fails. */
+MIXRT_API void mixrt_check_fail(int32_t code, const char *location,
+                                const char *what, int64_t index, double value);
+
+/** Forgets the failures recorded on the calling thread. */
+MIXRT_API void mixrt_check_reset(void);
+
+/** MIXRT_STATUS_OK if no check failed on the calling thread since the last
+ *  reset; otherwise the code of the first failure, whose message
+ *  ("model.mlir:12:5: checked cast to f16 overflows at element 3 (value
+ *  70000); 5 failed checks") becomes mixrt_last_error_message(). */
+MIXRT_API mixrt_status_code mixrt_check_status(void);
+
+/** Number of failed checks on the calling thread since the last reset. */
+MIXRT_API int64_t mixrt_check_failure_count(void);
+
 /** Code paths of the bulk conversions and GEMMs. */
 typedef enum mixrt_simd_level {
   /** Portable C++ (any CPU). */

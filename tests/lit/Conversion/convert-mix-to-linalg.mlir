@@ -9,7 +9,13 @@ mix.network @mlp precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
     // Operands are rounded to f16 once, at the block's cast.
     // CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf16>)
     // CHECK: arith.truncf %{{.*}} : f32 to f16
-    // CHECK-DAG: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<4x3xf32>
+    // The cast is checked: an overflow to inf is reported at run time, with
+    // the location of the layer that needed the conversion.
+    // CHECK: scf.if
+    // CHECK: llvm.mlir.addressof @__mix_str_
+    // CHECK: func.call @mixrt_check_fail
+    // Weights are converted at compile time: the constant is already f16.
+    // CHECK-DAG: arith.constant dense<{{.*}}> : tensor<4x3xf16>
     %w = mix.weight dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.5, 2.5, 3.5]]> : tensor<4x3xf32>
     %b = mix.weight dense<[0.5, -0.5, 1.0]> : tensor<3xf32>
     // The dense contraction accumulates in f32 with fma (k is the reduction loop) on

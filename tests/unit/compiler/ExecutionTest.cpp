@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "JitUtil.h"
+
 #include "compiler/ModelLoader.h"
 #include "compiler/Pipeline.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -30,6 +32,7 @@
 
 using namespace mlir;
 using namespace mix;
+using namespace mix::test;
 
 namespace {
 /// Rounds `x` to f16 (RNE) and back, in software.
@@ -41,60 +44,6 @@ float roundF16(float x) {
   v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
             &lost);
   return v.convertToFloat();
-}
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-/// Lowers `module` to LLVM and JITs it.
-std::unique_ptr<ExecutionEngine> compile(ModuleOp module) {
-  PassManager pm(module.getContext());
-  REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
-  REQUIRE(succeeded(pm.run(module)));
-  ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                                  /*sizeLevel=*/0, nullptr);
-  auto engine = ExecutionEngine::create(module, options);
-  if (!engine)
-    FAIL(llvm::toString(engine.takeError()));
-  return std::move(*engine);
-}
-
-/// Parses `source`, lowers it to LLVM and JITs it.
-std::unique_ptr<ExecutionEngine> compile(MLIRContext &context,
-                                         llvm::StringRef source) {
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
-  REQUIRE(module);
-  return compile(*module);
-}
-
-struct Jit {
-  Jit() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    DialectRegistry registry;
-    registerMixPipelineDependencies(registry);
-    context.appendDialectRegistry(registry);
-    loadMixDialects(context);
-  }
-  MLIRContext context;
-};
-
-template <int N>
-StridedMemRefType<float, N> view(float *data, std::array<int64_t, N> shape) {
-  StridedMemRefType<float, N> m;
-  m.basePtr = m.data = data;
-  m.offset = 0;
-  int64_t stride = 1;
-  for (int i = N - 1; i >= 0; --i) {
-    m.sizes[i] = shape[i];
-    m.strides[i] = stride;
-    stride *= shape[i];
-  }
-  return m;
 }
 
 const char *kMlp = R"mlir(
@@ -122,8 +71,8 @@ TEST_CASE("an f16 block with an f32 softmax runs bit-exactly", "[exec]") {
 
   float x[8] = {1.1f, -0.3f, 2.7f, 0.05f, -1.0f, 3.3f, 0.25f, -0.75f};
   float y[6] = {};
-  auto in = view<2>(x, {2, 4});
-  auto out = view<2>(y, {2, 3});
+  auto in = view<float, 2>(x, {2, 4});
+  auto out = view<float, 2>(y, {2, 3});
   reinterpret_cast<Fn> (*fn)(&in, &out);
 
   // Emulation: operands rounded to f16 once; fmaf in f32, k ascending; bias
@@ -165,61 +114,6 @@ TEST_CASE("an f16 block with an f32 softmax runs bit-exactly", "[exec]") {
 #include "mlir/IR/BuiltinAttributes.h"
 
 namespace {
-/// Deterministic weights for every external reference, scaled by fan-in so
-/// activations stay O(1); batch-norm variances positive.
-WeightMap makeWeights(ModuleOp module) {
-  WeightMap weights;
-  uint64_t state = 0x2545F4914F6CDD1Dull;
-  auto next = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return double((state >> 11) & 0xFFFFF) / double(0x100000) - 0.5;
-  };
-  module.walk([&](WeightOp w) {
-    if (!w.getRefAttr())
-      return;
-    auto type = cast<ShapedType>(w.getType());
-    RefTensor t;
-    t.shape.assign(type.getShape().begin(), type.getShape().end());
-    int64_t fanIn =
-        type.getRank() > 1 ? type.getNumElements() / type.getDimSize(0) : 1;
-    bool variance = w.getRefAttr().getValue().ends_with(".var");
-    for (int64_t i = 0; i < type.getNumElements(); ++i) {
-      double v = next() * 2.0 / std::sqrt(double(fanIn));
-      // Representable in f32, so compiled code and reference see one value.
-      t.data.push_back(double(float(variance ? 0.5 + std::fabs(v) : v)));
-    }
-    weights[w.getRefAttr().getValue()] = std::move(t);
-  });
-  return weights;
-}
-
-/// Replaces external references by the same data inline.
-void inlineWeights(ModuleOp module, const WeightMap &weights) {
-  module.walk([&](WeightOp w) {
-    if (!w.getRefAttr())
-      return;
-    const RefTensor &t = weights.find(w.getRefAttr().getValue())->second;
-    std::vector<float> values(t.data.begin(), t.data.end());
-    auto type = cast<RankedTensorType>(w.getType());
-    w.setValueAttr(DenseElementsAttr::get(type, llvm::ArrayRef(values)));
-    w.removeRefAttr();
-  });
-}
-
-/// Removes every block, layer and property precision override, so the whole
-/// network runs at its f32 default.
-void stripOverrides(ModuleOp module) {
-  module.walk([](Operation *op) {
-    if (auto block = dyn_cast<BlockOp>(op))
-      block.removePrecisionAttr();
-    if (isa<LayerOpInterface>(op))
-      for (llvm::StringRef name :
-           {"precision", "weights_precision", "activations_precision",
-            "accumulator_precision", "output_precision", "resolved"})
-        op->removeAttr(name);
-  });
-}
-
 struct ResnetRun {
   std::vector<float> logits;
   float loss;
@@ -234,13 +128,13 @@ ResnetRun runCompiledResnet(Jit &jit, OwningOpRef<ModuleOp> module,
   ResnetRun run;
   run.logits.assign(20, 0.0f);
   run.loss = 0.0f;
-  auto in = view<4>(image.data(), {2, 3, 16, 16});
+  auto in = view<float, 4>(image.data(), {2, 3, 16, 16});
   StridedMemRefType<int32_t, 1> lab;
   lab.basePtr = lab.data = labels.data();
   lab.offset = 0;
   lab.sizes[0] = 2;
   lab.strides[0] = 1;
-  auto out = view<2>(run.logits.data(), {2, 10});
+  auto out = view<float, 2>(run.logits.data(), {2, 10});
   StridedMemRefType<float, 0> loss;
   loss.basePtr = loss.data = &run.loss;
   loss.offset = 0;
@@ -251,12 +145,6 @@ ResnetRun runCompiledResnet(Jit &jit, OwningOpRef<ModuleOp> module,
   return run;
 }
 
-std::string readExample(llvm::StringRef name) {
-  std::string path = std::string(MIXC_SOURCE_DIR) + "/examples/" + name.str();
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  REQUIRE(buffer);
-  return (*buffer)->getBuffer().str();
-}
 } // namespace
 
 TEST_CASE("the ResNet example compiles and matches the reference", "[exec]") {
@@ -367,7 +255,7 @@ TEST_CASE("the transformer example compiles and matches the reference",
     tgtView.strides[0] = 1;
     std::vector<float> probs(2 * 8 * 50);
     float loss = 0;
-    auto probsView = view<3>(probs.data(), {2, 8, 50});
+    auto probsView = view<float, 3>(probs.data(), {2, 8, 50});
     StridedMemRefType<float, 0> lossView;
     lossView.basePtr = lossView.data = &loss;
     lossView.offset = 0;

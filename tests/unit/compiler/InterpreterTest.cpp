@@ -949,6 +949,6 @@ TEST_CASE("example: edge_int8", "[interp]") {
   bool succeeded = static_cast<bool>(missing);
   REQUIRE_FALSE(succeeded);
   CHECK(llvm::toString(missing.takeError()) ==
-        repoRoot() + "/examples/edge_int8.mlir:54:11: external weight "
+        repoRoot() + "/examples/edge_int8.mlir:59:11: external weight "
                      "'classifier.fc2.bias' is not in the weight map");
 }

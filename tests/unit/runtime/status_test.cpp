@@ -62,3 +62,38 @@ TEST_CASE("status.simd_level_control", "[status]") {
         MIXRT_STATUS_INVALID_ARGUMENT);
   REQUIRE(SetSimdLevel(saved).ok());
 }
+
+TEST_CASE("status.check_failures_of_generated_code", "[status]") {
+  mixrt_check_reset();
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  CHECK(mixrt_check_failure_count() == 0);
+
+  // The first failure decides the code and the message; later ones count.
+  mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, "model.mlir:12:5",
+                   "checked cast to f16 overflows", 3, 70000.0);
+  mixrt_check_fail(MIXRT_STATUS_INVALID_ARGUMENT, "model.mlir:20:7",
+                   "non-finite value reaches an int8 quantize", 0, 1.0 / 0.0);
+  CHECK(mixrt_check_failure_count() == 2);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "model.mlir:12:5: checked cast to f16 overflows at element 3 (value "
+        "70000); 2 failed checks");
+
+  // Failures are per thread.
+  std::thread([] {
+    CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+    mixrt_check_fail(MIXRT_STATUS_INVALID_ARGUMENT, nullptr, nullptr, 7, 0.5);
+    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(std::string(mixrt_last_error_message()) ==
+          "<unknown location>: check failed at element 7 (value 0.5)");
+  }).join();
+  CHECK(mixrt_check_failure_count() == 2);
+
+  mixrt_check_reset();
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  CHECK(mixrt_check_failure_count() == 0);
+  // A code of OK is a bug in the caller: it still counts as a failure.
+  mixrt_check_fail(MIXRT_STATUS_OK, "x.mlir:1:1", "bad", 0, 0.0);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_INTERNAL);
+  mixrt_check_reset();
+}

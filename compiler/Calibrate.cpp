@@ -1,0 +1,173 @@
+//===- Calibrate.cpp - calibration and accuracy of quantized models -------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Calibrate.h"
+#include "passes/LinalgBuilders.h"
+#include "passes/Resolve.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error fromStatus(const absl::Status &status) {
+  return makeError(std::string(status.message()));
+}
+
+/// Operand names of the activation inputs of an int8 layer, or empty.
+SmallVector<std::pair<unsigned, StringRef>> int8Inputs(Operation *op) {
+  auto layer = dyn_cast<LayerOpInterface>(op);
+  if (!layer || !layer.isInt8Capable())
+    return {};
+  FailureOr<LayerResolution> r = resolveLayer(layer);
+  if (failed(r) || !r->activations.precision.isInt8())
+    return {};
+  if (isa<MatmulOp>(op))
+    return {{0, "lhs"}, {1, "rhs"}};
+  if (isa<DenseOp, Conv2DOp>(op))
+    return {{0, "input"}};
+  return {};
+}
+} // namespace
+
+llvm::Expected<io::CalibrationTable>
+mix::calibrate(NetworkOp network, ArrayRef<Sample> samples,
+               const WeightMap &weights, io::CalibrationMethod method,
+               double percentile) {
+  absl::StatusOr<io::RangeCollector> collector =
+      io::RangeCollector::create(method, percentile);
+  if (!collector.ok())
+    return fromStatus(collector.status());
+  // Paths and inputs are decided on the unmodified network.
+  llvm::DenseMap<Operation *, std::string> paths;
+  network.walk([&](Operation *op) {
+    if (!int8Inputs(op).empty())
+      paths[op] = getLayerPath(op);
+  });
+  absl::Status failure;
+  InterpreterOptions options;
+  options.beforeLayer = [&](Operation *op, ArrayRef<const RefTensor *> in) {
+    auto it = paths.find(op);
+    if (it == paths.end() || !failure.ok())
+      return;
+    for (auto [index, name] : int8Inputs(op)) {
+      absl::Status s = collector->add(it->second + "/" + name.str(),
+                                      in[index]->data);
+      if (!s.ok() && failure.ok())
+        failure = s;
+    }
+  };
+  for (auto [i, sample] : llvm::enumerate(samples)) {
+    auto out = interpret(network, sample, weights, options);
+    if (!out)
+      return makeError("sample " + llvm::Twine(i) + ": " +
+                       llvm::toString(out.takeError()));
+    if (!failure.ok())
+      return makeError("sample " + llvm::Twine(i) + ": " +
+                       std::string(failure.message()));
+  }
+  io::CalibrationTable table = collector->finish();
+  table.samples = static_cast<int64_t>(samples.size());
+  return table;
+}
+
+llvm::Expected<std::vector<LayerAccuracy>>
+mix::compareLayers(NetworkOp reference, NetworkOp lowered,
+                   ArrayRef<Sample> samples, const WeightMap &weights) {
+  struct Sums {
+    double signal = 0, noise = 0, maxAbs = 0;
+    int64_t count = 0;
+  };
+  std::vector<LayerAccuracy> layers;
+  llvm::StringMap<size_t> byLocation;
+  reference.walk([&](LayerOpInterface layer) {
+    std::string where = lowering::formatSourceLocation(layer->getLoc());
+    if (where.empty() || byLocation.count(where))
+      return;
+    LayerAccuracy a;
+    a.layer = getLayerPath(layer);
+    a.location = where;
+    if (FailureOr<LayerResolution> r = resolveLayer(layer); succeeded(r))
+      a.precision = r->activations.precision.str();
+    byLocation[where] = layers.size();
+    layers.push_back(a);
+  });
+  std::vector<Sums> sums(layers.size());
+  for (auto [i, sample] : llvm::enumerate(samples)) {
+    // Reference outputs of this sample, by layer.
+    std::vector<std::vector<double>> refOut(layers.size());
+    InterpreterOptions refOptions;
+    refOptions.afterOp = [&](Operation *op, const RefTensor &result) {
+      if (!isa<LayerOpInterface>(op))
+        return;
+      auto it = byLocation.find(lowering::formatSourceLocation(op->getLoc()));
+      if (it != byLocation.end())
+        refOut[it->second] = result.data;
+    };
+    if (auto out = interpret(reference, sample, weights, refOptions); !out)
+      return makeError("sample " + llvm::Twine(i) + " (reference): " +
+                       llvm::toString(out.takeError()));
+    InterpreterOptions lowOptions;
+    lowOptions.afterOp = [&](Operation *op, const RefTensor &result) {
+      if (!isa<LayerOpInterface, QDenseOp, QConv2DOp, QMatmulOp>(op))
+        return;
+      auto it = byLocation.find(lowering::formatSourceLocation(op->getLoc()));
+      if (it == byLocation.end())
+        return;
+      const std::vector<double> &ref = refOut[it->second];
+      if (ref.size() != result.data.size())
+        return;
+      Sums &s = sums[it->second];
+      for (size_t k = 0; k < ref.size(); ++k) {
+        double e = result.data[k] - ref[k];
+        s.signal += ref[k] * ref[k];
+        s.noise += e * e;
+        s.maxAbs = std::max(s.maxAbs, std::fabs(e));
+      }
+      s.count += static_cast<int64_t>(ref.size());
+    };
+    if (auto out = interpret(lowered, sample, weights, lowOptions); !out)
+      return makeError("sample " + llvm::Twine(i) + " (lowered): " +
+                       llvm::toString(out.takeError()));
+  }
+  std::vector<LayerAccuracy> result;
+  for (auto [a, s] : llvm::zip_equal(layers, sums)) {
+    if (s.count == 0)
+      continue; // reshapes and the like: no lowered counterpart observed
+    a.values = s.count;
+    a.maxAbsError = s.maxAbs;
+    a.sqnrDb = s.noise == 0 ? std::numeric_limits<double>::infinity()
+                            : 10.0 * std::log10(s.signal / s.noise);
+    result.push_back(a);
+  }
+  return result;
+}
+
+void mix::printAccuracyTable(llvm::raw_ostream &os,
+                             ArrayRef<LayerAccuracy> layers) {
+  size_t width = 5;
+  for (const LayerAccuracy &a : layers)
+    width = std::max(width, a.layer.size());
+  os << llvm::left_justify("layer", width) << "  "
+     << llvm::left_justify("precision", 22) << "  " << llvm::right_justify("SQNR dB", 8)
+     << "  " << llvm::right_justify("max abs err", 11) << "\n";
+  for (const LayerAccuracy &a : layers) {
+    os << llvm::left_justify(a.layer, width) << "  "
+       << llvm::left_justify(a.precision, 22) << "  ";
+    if (std::isinf(a.sqnrDb))
+      os << llvm::right_justify("exact", 8);
+    else
+      os << llvm::format("%8.1f", a.sqnrDb);
+    os << "  " << llvm::format("%11.3e", a.maxAbsError) << "\n";
+  }
+}

@@ -1,0 +1,511 @@
+//===- Header.cpp - the C header of a compiled model ----------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Header.h"
+#include "compiler/ModelLoader.h"
+#include "dialect/MixOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+using namespace mlir;
+using namespace mix;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isIdentifierStart(char c) { return llvm::isAlpha(c) || c == '_'; }
+bool isIdentifierChar(char c) { return llvm::isAlnum(c) || c == '_'; }
+
+bool isCIdentifier(StringRef s) {
+  return !s.empty() && isIdentifierStart(s.front()) &&
+         llvm::all_of(s, isIdentifierChar);
+}
+
+/// Keywords of C99/C11/C23 and C++ (the header compiles as both), and the
+/// names the header itself uses as types: a parameter must not shadow them.
+bool isReservedName(StringRef s) {
+  static const llvm::StringSet<> reserved = {
+      // C
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "alignas", "alignof", "bool",
+      "constexpr", "false", "nullptr", "static_assert", "thread_local",
+      "true", "typeof", "typeof_unqual",
+      // C++
+      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t",
+      "char16_t", "char32_t", "class", "compl", "concept", "consteval",
+      "constinit", "const_cast", "co_await", "co_return", "co_yield",
+      "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator",
+      "or", "or_eq", "private", "protected", "public", "reinterpret_cast",
+      "requires", "static_cast", "template", "this", "throw", "try",
+      "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+      // Types and macros of <stdint.h>/<stddef.h> the header may name.
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+      "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "size_t", "NULL"};
+  return reserved.contains(s) || s.starts_with("mixc_") ||
+         s.starts_with("mixrt_") || s.starts_with("_mlir_ciface_") ||
+         s.starts_with("__") ||
+         (s.size() > 1 && s[0] == '_' && llvm::isUpper(s[1]));
+}
+
+/// `name` as a C identifier that is not reserved, or "" if nothing usable
+/// remains.
+std::string toParameterName(StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += isIdentifierChar(c) ? c : '_';
+  if (s.empty() || llvm::all_of(s, [](char c) { return c == '_'; }))
+    return "";
+  if (!isIdentifierStart(s.front()))
+    s = "t_" + s;
+  if (isReservedName(s))
+    s += "_";
+  return s;
+}
+
+/// Reads source files once, to recover SSA names from locations.
+class SourceCache {
+public:
+  /// The text of line `line` (1-based) of `file`, or std::nullopt.
+  std::optional<StringRef> getLine(StringRef file, unsigned line) {
+    auto it = files.find(file);
+    if (it == files.end()) {
+      auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+      it = files.try_emplace(file).first;
+      if (buffer) {
+        it->second.buffer = std::move(*buffer);
+        StringRef text = it->second.buffer->getBuffer();
+        SmallVector<StringRef> lines;
+        text.split(lines, '\n');
+        it->second.lines.assign(lines.begin(), lines.end());
+      }
+    }
+    if (line == 0 || line > it->second.lines.size())
+      return std::nullopt;
+    return it->second.lines[line - 1];
+  }
+
+private:
+  struct File {
+    std::unique_ptr<llvm::MemoryBuffer> buffer;
+    std::vector<StringRef> lines;
+  };
+  llvm::StringMap<File> files;
+};
+
+bool isSSAChar(char c) {
+  return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.' || c == '-';
+}
+
+/// The SSA name `%name` at the start of `text` ("name"), or "".
+StringRef takeSSAName(StringRef &text) {
+  if (!text.consume_front("%"))
+    return "";
+  size_t n = 0;
+  while (n < text.size() && isSSAChar(text[n]))
+    ++n;
+  StringRef name = text.take_front(n);
+  text = text.drop_front(n);
+  return name;
+}
+
+/// A name worth showing: not numeric (`%0`).
+StringRef meaningful(StringRef name) {
+  return llvm::all_of(name, llvm::isDigit) ? StringRef() : name;
+}
+
+/// The source name of a block argument: its location points at `%name`.
+std::string argumentSourceName(BlockArgument arg, SourceCache &sources) {
+  auto loc = dyn_cast<FileLineColLoc>(arg.getLoc());
+  if (!loc || loc.getColumn() == 0)
+    return "";
+  std::optional<StringRef> line =
+      sources.getLine(loc.getFilename(), loc.getLine());
+  if (!line || loc.getColumn() > line->size())
+    return "";
+  StringRef text = line->drop_front(loc.getColumn() - 1);
+  return meaningful(takeSSAName(text)).str();
+}
+
+/// The source name of an op result: the op's location points at its name,
+/// preceded on the same line by `%a, %b:2 = `.
+std::string resultSourceName(OpResult result, SourceCache &sources) {
+  auto loc = dyn_cast<FileLineColLoc>(result.getOwner()->getLoc());
+  if (!loc || loc.getColumn() == 0)
+    return "";
+  std::optional<StringRef> line =
+      sources.getLine(loc.getFilename(), loc.getLine());
+  if (!line || loc.getColumn() > line->size() + 1)
+    return "";
+  StringRef prefix = line->take_front(loc.getColumn() - 1).trim();
+  if (!prefix.consume_back("="))
+    return "";
+  prefix = prefix.rtrim();
+  // Result groups: `%name` (one result) or `%name:N` (N results).
+  unsigned first = 0;
+  while (!prefix.empty()) {
+    StringRef name = takeSSAName(prefix);
+    if (name.empty())
+      return "";
+    unsigned count = 1;
+    if (prefix.consume_front(":") &&
+        prefix.consumeInteger(/*Radix=*/10, count))
+      return "";
+    unsigned number = result.getResultNumber();
+    if (number >= first && number < first + count) {
+      if (meaningful(name).empty())
+        return "";
+      return count == 1 ? name.str()
+                        : (name + "_" + llvm::Twine(number - first)).str();
+    }
+    first += count;
+    prefix = prefix.ltrim();
+    if (!prefix.empty() && !prefix.consume_front(","))
+      return "";
+    prefix = prefix.ltrim();
+  }
+  return "";
+}
+
+std::string valueSourceName(Value value, SourceCache &sources) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return argumentSourceName(arg, sources);
+  return resultSourceName(cast<OpResult>(value), sources);
+}
+
+/// Gives every tensor a unique, usable C name.
+void assignNames(MutableArrayRef<HeaderTensor *> tensors,
+                 ArrayRef<std::string> wanted, ArrayRef<std::string> fallback) {
+  std::set<std::string> used;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string name = toParameterName(wanted[i]);
+    if (name.empty())
+      name = fallback[i];
+    std::string unique = name;
+    for (unsigned n = 2; used.count(unique); ++n)
+      unique = name + "_" + std::to_string(n);
+    used.insert(unique);
+    tensors[i]->name = unique;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// The C element type of `type`, or "" if the header cannot express it.
+StringRef getCType(Type type) {
+  if (type.isF64())
+    return "double";
+  if (type.isF32())
+    return "float";
+  if (type.isF16() || type.isBF16())
+    return "uint16_t";
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    if (integer.isUnsigned())
+      return integer.getWidth() == 8 ? "uint8_t" : "";
+    switch (integer.getWidth()) {
+    case 64:
+      return "int64_t";
+    case 32:
+      return "int32_t";
+    case 16:
+      return "int16_t";
+    case 8:
+      return "int8_t";
+    default:
+      return "";
+    }
+  }
+  return "";
+}
+
+std::string typeToString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Signatures
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::vector<NetworkSignature>>
+mix::collectNetworkSignatures(ModuleOp module) {
+  std::vector<NetworkSignature> networks;
+  SourceCache sources;
+  for (NetworkOp network : module.getOps<NetworkOp>()) {
+    NetworkSignature sig;
+    sig.name = network.getSymName().str();
+    sig.location = formatLocation(network.getLoc());
+    if (!isCIdentifier(sig.name))
+      return makeError(sig.location + ": network @" + sig.name +
+                       ": the name is not a C identifier, so the header "
+                       "cannot declare _mlir_ciface_" +
+                       sig.name);
+
+    auto describe = [&](Type type, const char *what,
+                        unsigned index) -> llvm::Expected<HeaderTensor> {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      StringRef cType = tensor ? getCType(tensor.getElementType()) : "";
+      if (!tensor || !tensor.hasStaticShape() || cType.empty())
+        return makeError(sig.location + ": network @" + sig.name + ": " +
+                         what + " " + llvm::Twine(index) + " has type " +
+                         typeToString(type) +
+                         ", which the C header cannot express (statically "
+                         "shaped tensors of f64, f32, f16, bf16, i64, i32, "
+                         "i16, i8 or ui8)");
+      HeaderTensor t;
+      t.mlirType = typeToString(tensor.getElementType());
+      t.cType = cType.str();
+      t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      return t;
+    };
+
+    std::vector<std::string> wanted, fallback;
+    auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
+    for (auto [i, type] : llvm::enumerate(network.getArgumentTypes())) {
+      llvm::Expected<HeaderTensor> t = describe(type, "input", i);
+      if (!t)
+        return t.takeError();
+      sig.inputs.push_back(std::move(*t));
+      auto attr = network.getArgAttrOfType<StringAttr>(i, "mix.name");
+      wanted.push_back(attr ? attr.getValue().str()
+                            : argumentSourceName(network.getArgument(i),
+                                                 sources));
+      fallback.push_back("in" + std::to_string(i));
+    }
+    for (auto [i, type] : llvm::enumerate(network.getResultTypes())) {
+      llvm::Expected<HeaderTensor> t = describe(type, "output", i);
+      if (!t)
+        return t.takeError();
+      sig.outputs.push_back(std::move(*t));
+      auto attr = network.getResultAttrOfType<StringAttr>(i, "mix.name");
+      wanted.push_back(attr ? attr.getValue().str()
+                            : valueSourceName(ret->getOperand(i), sources));
+      fallback.push_back("out" + std::to_string(i));
+    }
+    SmallVector<HeaderTensor *> all;
+    for (HeaderTensor &t : sig.inputs)
+      all.push_back(&t);
+    for (HeaderTensor &t : sig.outputs)
+      all.push_back(&t);
+    assignNames(all, wanted, fallback);
+    networks.push_back(std::move(sig));
+  }
+  return networks;
+}
+
+//===----------------------------------------------------------------------===//
+// Header text
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string descriptorType(size_t rank) {
+  return "mixc_memref_rank" + std::to_string(rank);
+}
+
+/// "float[2][4]" ("float" for a scalar).
+std::string cArrayType(const HeaderTensor &t) {
+  std::string s = t.cType;
+  for (int64_t d : t.shape)
+    s += "[" + std::to_string(d) + "]";
+  return s;
+}
+
+/// "tensor<2x4xf32>".
+std::string tensorType(const HeaderTensor &t) {
+  std::string s = "tensor<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  return s + t.mlirType + ">";
+}
+
+void emitDescriptor(llvm::raw_ostream &os, size_t rank) {
+  std::string name = descriptorType(rank);
+  std::string guard = "MIXC_MEMREF_RANK" + std::to_string(rank) + "_DEFINED";
+  os << "#ifndef " << guard << "\n#define " << guard << "\n"
+     << "typedef struct " << name << " {\n"
+     << "  void *allocated; /* the buffer as allocated */\n"
+     << "  void *aligned;   /* the buffer the elements are addressed from */\n"
+     << "  int64_t offset;  /* of the first element from `aligned`, in "
+        "elements */\n";
+  if (rank > 0)
+    os << "  int64_t sizes[" << rank << "];\n"
+       << "  int64_t strides[" << rank << "]; /* in elements */\n";
+  os << "} " << name << ";\n#endif\n\n";
+}
+
+void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
+  const std::string &n = sig.name;
+  // The table of tensors, aligned.
+  size_t nameWidth = 0, typeWidth = 0;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const HeaderTensor &t : *list) {
+      nameWidth = std::max(nameWidth, t.name.size());
+      typeWidth = std::max(typeWidth, cArrayType(t).size());
+    }
+  os << "/*\n * Network @" << n << " (" << sig.location << ").\n *\n";
+  auto row = [&](const char *dir, const HeaderTensor &t) {
+    std::string type = cArrayType(t);
+    os << " *   " << dir << "  " << t.name
+       << std::string(nameWidth - t.name.size() + 2, ' ') << type
+       << std::string(typeWidth - type.size() + 2, ' ') << tensorType(t)
+       << "\n";
+  };
+  for (const HeaderTensor &t : sig.inputs)
+    row("input ", t);
+  for (const HeaderTensor &t : sig.outputs)
+    row("output", t);
+  if (sig.inputs.empty() && sig.outputs.empty())
+    os << " *   (no inputs, no outputs)\n";
+  os << " *\n"
+     << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
+     << " * _mlir_ciface_" << n << "() (inputs, then outputs). It returns "
+     << "MIXRT_STATUS_OK, or\n"
+     << " * the status of the first run-time check that failed (a checked "
+        "cast that\n"
+     << " * overflows, a non-finite value reaching an int8 quantization); "
+        "then\n"
+     << " * mixrt_last_error_message() names the model location and the "
+        "outputs are\n"
+     << " * unspecified.\n */\n";
+
+  // The entry point of the object.
+  auto params = [&](bool wrapper) {
+    std::string s;
+    for (const auto *list : {&sig.inputs, &sig.outputs})
+      for (const HeaderTensor &t : *list) {
+        if (!s.empty())
+          s += ", ";
+        if (wrapper)
+          s += (list == &sig.inputs ? "const " : "") + t.cType + " *" +
+               t.name;
+        else
+          s += descriptorType(t.shape.size()) + " *" + t.name;
+      }
+    return s.empty() ? std::string("void") : s;
+  };
+  os << "void _mlir_ciface_" << n << "(" << params(false) << ");\n\n";
+
+  // The wrapper.
+  os << "static inline mixrt_status_code " << n << "_run(" << params(true)
+     << ") {\n";
+  unsigned index = 0;
+  std::string args;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const HeaderTensor &t : *list) {
+      std::string local = "mixc_arg" + std::to_string(index++);
+      std::string ptr = "(void *)(uintptr_t)" + t.name;
+      os << "  " << descriptorType(t.shape.size()) << " " << local << " = {"
+         << ptr << ", " << ptr << ", 0";
+      if (!t.shape.empty()) {
+        std::string sizes, strides;
+        int64_t stride = 1;
+        for (size_t d = t.shape.size(); d-- > 0;) {
+          sizes = std::to_string(t.shape[d]) + (sizes.empty() ? "" : ", ") +
+                  sizes;
+          strides = std::to_string(stride) + (strides.empty() ? "" : ", ") +
+                    strides;
+          stride *= t.shape[d];
+        }
+        os << ", {" << sizes << "}, {" << strides << "}";
+      }
+      os << "};\n";
+      args += (args.empty() ? "&" : ", &") + local;
+    }
+  os << "  mixrt_check_reset();\n"
+     << "  _mlir_ciface_" << n << "(" << args << ");\n"
+     << "  return mixrt_check_status();\n}\n\n";
+}
+
+} // namespace
+
+std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
+                                const HeaderInfo &info) {
+  std::string guard = "MIXC_";
+  for (char c : info.modelName)
+    guard += isIdentifierChar(c) ? llvm::toUpper(c) : '_';
+  guard += "_H";
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "/* " << info.modelName << ".h - generated by mixc " << info.version
+     << " from " << info.sourceName << ". Do not edit. */\n"
+     << "/*\n"
+     << " * The networks compiled into " << info.modelName
+     << ".o. Link the application with that object and\n"
+     << " * with mixrt (libmixrt.a or libmixrt.so): the object calls "
+        "mixrt_check_fail(),\n"
+     << " * malloc() and free().\n"
+     << " *\n"
+     << " * Buffers are row-major and contiguous, at any address aligned to "
+        "their element\n"
+     << " * type; f16 and bf16 elements are IEEE bit patterns in uint16_t. "
+        "Inputs are only\n"
+     << " * read; every element of every output is written; no output may "
+        "overlap another\n"
+     << " * buffer of the call.\n"
+     << " *\n"
+     << " * Thread safety: the calls are reentrant and thread-safe (the "
+        "compiled code has\n"
+     << " * no global mutable state; run-time checks are recorded per "
+        "thread).\n"
+     << " */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n"
+     << "#include \"mixrt/mixrt.h\"\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+
+  std::set<size_t> ranks;
+  for (const NetworkSignature &sig : networks)
+    for (const auto *list : {&sig.inputs, &sig.outputs})
+      for (const HeaderTensor &t : *list)
+        ranks.insert(t.shape.size());
+  if (!ranks.empty())
+    os << "/* Memref descriptors of rank N, the layout of MLIR's "
+          "StridedMemRefType<T, N>;\n"
+          " * shared by all mixc headers. */\n";
+  for (size_t rank : ranks)
+    emitDescriptor(os, rank);
+
+  for (const NetworkSignature &sig : networks)
+    emitNetwork(os, sig);
+
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
+     << "#endif /* " << guard << " */\n";
+  return text;
+}
+
+llvm::Expected<std::string> mix::generateHeader(ModuleOp module,
+                                                const HeaderInfo &info) {
+  llvm::Expected<std::vector<NetworkSignature>> networks =
+      collectNetworkSignatures(module);
+  if (!networks)
+    return networks.takeError();
+  return generateHeader(*networks, info);
+}

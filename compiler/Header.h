@@ -1,0 +1,80 @@
+//===- Header.h - the C header of a compiled model ------------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mixc writes, beside the object file, a C header (C99 and C++) that declares
+// the entry points of the compiled networks:
+//
+//   void _mlir_ciface_NAME(mixc_memref_rankN *inputs..., *outputs...);
+//   static inline mixrt_status_code NAME_run(const T *in..., T *out...);
+//
+// The signatures are taken from the `mix.network` ops before lowering (the
+// `func.func` the pipeline makes of a network keeps the same function type,
+// but the LLVM dialect no longer has tensor types).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_COMPILER_HEADER_H
+#define MIXC_COMPILER_HEADER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mix {
+
+/// One tensor of a network's signature, as the header presents it.
+struct HeaderTensor {
+  /// A C identifier: the `mix.name` argument/result attribute if present,
+  /// else the SSA name in the source (`%image` -> `image`; for results, the
+  /// name of the returned value), else `in<i>` / `out<i>`. Made unique
+  /// within the network and kept clear of C keywords.
+  std::string name;
+  /// The element type as written in MLIR ("f32") and its C type ("float").
+  std::string mlirType;
+  std::string cType;
+  std::vector<int64_t> shape;
+};
+
+/// The C-level signature of one `mix.network`.
+struct NetworkSignature {
+  std::string name;     ///< the symbol: `_mlir_ciface_<name>`, `<name>_run`
+  std::string location; ///< file:line:col of the network
+  std::vector<HeaderTensor> inputs;
+  std::vector<HeaderTensor> outputs;
+};
+
+/// The signatures of every `mix.network` of `module`. Fails (one line,
+/// naming the network's location) if a network's name is not a C identifier
+/// or its signature has a type the header cannot express (not a statically
+/// shaped tensor of f64, f32, f16, bf16, i64, i32, i16 or i8).
+llvm::Expected<std::vector<NetworkSignature>>
+collectNetworkSignatures(mlir::ModuleOp module);
+
+struct HeaderInfo {
+  /// The model's name: `<name>.h`, include guard `MIXC_<NAME>_H`.
+  std::string modelName;
+  /// The source file named in the banner.
+  std::string sourceName;
+  /// The mixc version named in the banner.
+  std::string version;
+};
+
+/// The text of the header declaring `networks`.
+std::string generateHeader(llvm::ArrayRef<NetworkSignature> networks,
+                           const HeaderInfo &info);
+
+/// collectNetworkSignatures + generateHeader, for a module that still has
+/// its `mix.network` ops.
+llvm::Expected<std::string> generateHeader(mlir::ModuleOp module,
+                                           const HeaderInfo &info);
+
+} // namespace mix
+
+#endif // MIXC_COMPILER_HEADER_H

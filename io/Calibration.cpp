@@ -1,0 +1,367 @@
+//===- Calibration.cpp - activation range statistics and their file ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "io/Calibration.h"
+
+#include "io/Safetensors.h"
+
+#include "absl/strings/str_cat.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace json = llvm::json;
+
+namespace mix::io {
+
+namespace {
+
+constexpr const char *kFormat = "mixc-calibration";
+constexpr int64_t kVersion = 1;
+
+absl::string_view sv(llvm::StringRef s) { return {s.data(), s.size()}; }
+
+template <typename... Args>
+absl::Status invalid(llvm::StringRef path, const Args &...args) {
+  return absl::InvalidArgumentError(absl::StrCat(sv(path), ": ", args...));
+}
+
+/// "nan", "inf" or "-inf".
+const char *nonFiniteName(double v) {
+  if (std::isnan(v))
+    return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+
+/// The shortest decimal that reads back as exactly `v`, always spelled as a
+/// JSON floating-point number ("2.0", not "2"), so that llvm::json keeps it a
+/// double and -0.0 keeps its sign.
+std::string formatDouble(double v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+absl::Status checkPercentile(llvm::StringRef source, double p) {
+  if (!(p > 50 && p <= 100))
+    return invalid(source, "percentile ", p, " is outside (50, 100]");
+  return absl::OkStatus();
+}
+
+absl::Status checkRange(llvm::StringRef source, llvm::StringRef name,
+                        const CalibrationRange &r) {
+  if (!std::isfinite(r.min))
+    return invalid(source, "range '", sv(name), "': min is ",
+                   nonFiniteName(r.min));
+  if (!std::isfinite(r.max))
+    return invalid(source, "range '", sv(name), "': max is ",
+                   nonFiniteName(r.max));
+  if (r.min > r.max)
+    return invalid(source, "range '", sv(name), "': min ", formatDouble(r.min),
+                   " is greater than max ", formatDouble(r.max));
+  if (r.count < 0)
+    return invalid(source, "range '", sv(name), "': count ", r.count,
+                   " is negative");
+  return absl::OkStatus();
+}
+
+/// 1-based nearest rank of the q-th percentile of n values, clamped to [1, n].
+/// Ranks within 1e-9 (relative) of an integer are snapped to it first, so
+/// that decimal percentiles such as 99.99 are not pushed up by binary
+/// rounding.
+int64_t nearestRank(double q, int64_t n) {
+  double x = q * static_cast<double>(n) / 100.0;
+  const double nearest = std::round(x);
+  if (std::fabs(x - nearest) <= 1e-9 * std::max(1.0, x))
+    x = nearest;
+  const double rank = std::ceil(x);
+  if (rank < 1)
+    return 1;
+  if (rank > static_cast<double>(n))
+    return n;
+  return static_cast<int64_t>(rank);
+}
+
+} // namespace
+
+llvm::StringRef calibrationMethodName(CalibrationMethod method) {
+  return method == CalibrationMethod::MinMax ? "minmax" : "percentile";
+}
+
+//===----------------------------------------------------------------------===//
+// CalibrationTable
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<CalibrationRange>
+CalibrationTable::lookup(llvm::StringRef name) const {
+  auto it = ranges.find(name.str());
+  if (it == ranges.end())
+    return absl::NotFoundError(
+        absl::StrCat(source, ": no calibration range for '", sv(name),
+                     "' (calibrate with the same model)"));
+  return it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// RangeCollector
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<RangeCollector> RangeCollector::create(CalibrationMethod method,
+                                                      double percentile) {
+  if (method == CalibrationMethod::MinMax)
+    return RangeCollector(method, 0);
+  if (absl::Status s = checkPercentile("calibration", percentile); !s.ok())
+    return s;
+  return RangeCollector(method, percentile);
+}
+
+absl::Status RangeCollector::add(llvm::StringRef name,
+                                 llvm::ArrayRef<double> values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", sv(name), "': value ", i,
+                       " of this batch is ", nonFiniteName(values[i])));
+  auto it = observed_.find(name);
+  if (it == observed_.end())
+    it = observed_.emplace(name.str(), Observed()).first;
+  Observed &obs = it->second;
+  if (method_ == CalibrationMethod::Percentile) {
+    obs.values.insert(obs.values.end(), values.begin(), values.end());
+    return absl::OkStatus();
+  }
+  for (double v : values) {
+    if (obs.range.count == 0) {
+      obs.range.min = obs.range.max = v;
+    } else {
+      obs.range.min = std::min(obs.range.min, v);
+      obs.range.max = std::max(obs.range.max, v);
+    }
+    ++obs.range.count;
+  }
+  return absl::OkStatus();
+}
+
+CalibrationTable RangeCollector::finish() const {
+  CalibrationTable table;
+  table.method = method_;
+  table.percentile = percentile_;
+  for (const auto &[name, obs] : observed_) {
+    if (method_ == CalibrationMethod::MinMax) {
+      table.ranges[name] = obs.range;
+      continue;
+    }
+    CalibrationRange range;
+    const int64_t n = static_cast<int64_t>(obs.values.size());
+    if (n > 0) {
+      std::sort(obs.values.begin(), obs.values.end());
+      range.min = obs.values[nearestRank(100.0 - percentile_, n) - 1];
+      range.max = obs.values[nearestRank(percentile_, n) - 1];
+      range.count = n;
+    }
+    table.ranges[name] = range;
+  }
+  return table;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+absl::StatusOr<CalibrationTable> readCalibration(const std::string &path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    std::error_code ec = buffer.getError();
+    return absl::Status(absl::ErrnoToStatusCode(ec.value()),
+                        absl::StrCat(path, ": cannot read: ", ec.message()));
+  }
+
+  llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return detail::jsonParseError(path, "JSON", parsed.takeError());
+  if (std::optional<std::string> dup =
+          detail::findDuplicateKey((*buffer)->getBuffer()))
+    return invalid(path, "the key '", *dup, "' appears twice in one object");
+  const json::Object *root = parsed->getAsObject();
+  if (!root)
+    return invalid(path, "expected a JSON object at the top level, got ",
+                   detail::jsonKindName(*parsed));
+
+  for (const auto &kv : *root) {
+    llvm::StringRef key = kv.first;
+    if (key != "format" && key != "version" && key != "method" &&
+        key != "percentile" && key != "samples" && key != "ranges")
+      return invalid(path, "unknown key \"", sv(key), "\"");
+  }
+  auto require = [&](const char *key) -> absl::StatusOr<const json::Value *> {
+    if (const json::Value *v = root->get(key))
+      return v;
+    return invalid(path, "missing \"", key, "\"");
+  };
+
+  absl::StatusOr<const json::Value *> format = require("format");
+  if (!format.ok())
+    return format.status();
+  if ((*format)->getAsString() != llvm::StringRef(kFormat))
+    return invalid(path, "not a mixc calibration file (\"format\" must be \"",
+                   kFormat, "\")");
+
+  absl::StatusOr<const json::Value *> version = require("version");
+  if (!version.ok())
+    return version.status();
+  std::optional<int64_t> v = (*version)->getAsInteger();
+  if (!v)
+    return invalid(path, "\"version\" must be an integer, got ",
+                   detail::jsonKindName(**version));
+  if (*v != kVersion)
+    return invalid(path, "unsupported version ", *v,
+                   " (this mixc reads "
+                   "version ",
+                   kVersion, ")");
+
+  CalibrationTable table;
+  table.source = path;
+
+  absl::StatusOr<const json::Value *> method = require("method");
+  if (!method.ok())
+    return method.status();
+  std::optional<llvm::StringRef> methodName = (*method)->getAsString();
+  if (!methodName)
+    return invalid(path, "\"method\" must be a string, got ",
+                   detail::jsonKindName(**method));
+  if (*methodName == "minmax")
+    table.method = CalibrationMethod::MinMax;
+  else if (*methodName == "percentile")
+    table.method = CalibrationMethod::Percentile;
+  else
+    return invalid(path, "unknown method \"", sv(*methodName),
+                   "\" (expected \"minmax\" or \"percentile\")");
+
+  const json::Value *percentile = root->get("percentile");
+  if (table.method == CalibrationMethod::Percentile) {
+    if (!percentile)
+      return invalid(path, "missing \"percentile\" (required with method "
+                           "\"percentile\")");
+    std::optional<double> p = percentile->getAsNumber();
+    if (!p)
+      return invalid(path, "\"percentile\" must be a number, got ",
+                     detail::jsonKindName(*percentile));
+    if (absl::Status s = checkPercentile(path, *p); !s.ok())
+      return s;
+    table.percentile = *p;
+  } else if (percentile) {
+    return invalid(path, "\"percentile\" is only allowed with method "
+                         "\"percentile\"");
+  }
+
+  absl::StatusOr<const json::Value *> samples = require("samples");
+  if (!samples.ok())
+    return samples.status();
+  std::optional<int64_t> s = (*samples)->getAsInteger();
+  if (!s || *s < 0)
+    return invalid(path, "\"samples\" must be a non-negative integer");
+  table.samples = *s;
+
+  absl::StatusOr<const json::Value *> rangesValue = require("ranges");
+  if (!rangesValue.ok())
+    return rangesValue.status();
+  const json::Object *ranges = (*rangesValue)->getAsObject();
+  if (!ranges)
+    return invalid(path, "\"ranges\" must be an object, got ",
+                   detail::jsonKindName(**rangesValue));
+
+  // Visit the ranges in sorted order so the first error is deterministic.
+  std::vector<std::string> names;
+  for (const auto &kv : *ranges)
+    names.push_back(kv.first.str());
+  std::sort(names.begin(), names.end());
+  for (const std::string &name : names) {
+    auto bad = [&](const auto &...args) {
+      return invalid(path, "range '", name, "': ", args...);
+    };
+    const json::Value &value = *ranges->get(name);
+    const json::Object *entry = value.getAsObject();
+    if (!entry)
+      return bad("must be an object, got ", detail::jsonKindName(value));
+    for (const auto &kv : *entry)
+      if (kv.first != "min" && kv.first != "max" && kv.first != "count")
+        return bad("unknown key \"", sv(kv.first), "\"");
+    CalibrationRange range;
+    for (const char *key : {"min", "max"}) {
+      const json::Value *number = entry->get(key);
+      if (!number)
+        return bad("missing \"", key, "\"");
+      std::optional<double> d = number->getAsNumber();
+      if (!d)
+        return bad("\"", key, "\" must be a number, got ",
+                   detail::jsonKindName(*number));
+      (llvm::StringRef(key) == "min" ? range.min : range.max) = *d;
+    }
+    const json::Value *count = entry->get("count");
+    if (!count)
+      return bad("missing \"count\"");
+    std::optional<int64_t> c = count->getAsInteger();
+    if (!c)
+      return bad("\"count\" must be an integer, got ",
+                 detail::jsonKindName(*count));
+    range.count = *c;
+    if (absl::Status st = checkRange(path, name, range); !st.ok())
+      return st;
+    table.ranges.emplace(name, range);
+  }
+  return table;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+absl::Status writeCalibration(const std::string &path,
+                              const CalibrationTable &table) {
+  if (table.method == CalibrationMethod::Percentile)
+    if (absl::Status s = checkPercentile(path, table.percentile); !s.ok())
+      return s;
+  if (table.samples < 0)
+    return invalid(path, "samples ", table.samples, " is negative");
+  for (const auto &[name, range] : table.ranges) {
+    if (!json::isUTF8(name))
+      return invalid(path, "range name '", name, "' is not valid UTF-8");
+    if (absl::Status s = checkRange(path, name, range); !s.ok())
+      return s;
+  }
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n";
+  os << "  \"format\": \"" << kFormat << "\",\n";
+  os << "  \"version\": " << kVersion << ",\n";
+  os << "  \"method\": \"" << calibrationMethodName(table.method) << "\",\n";
+  if (table.method == CalibrationMethod::Percentile)
+    os << "  \"percentile\": " << formatDouble(table.percentile) << ",\n";
+  os << "  \"samples\": " << table.samples << ",\n";
+  os << "  \"ranges\": {";
+  bool first = true;
+  for (const auto &[name, range] : table.ranges) {
+    os << (first ? "\n" : ",\n") << "    " << json::Value(name) << ": "
+       << "{\"min\": " << formatDouble(range.min)
+       << ", \"max\": " << formatDouble(range.max)
+       << ", \"count\": " << range.count << "}";
+    first = false;
+  }
+  os << (first ? "}\n" : "\n  }\n") << "}\n";
+  return writeFileAtomically(path, text);
+}
+
+} // namespace mix::io

@@ -1,0 +1,162 @@
+//===- Safetensors.h - read and write safetensors weight files -----------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The subset of the Hugging Face safetensors format that mixc reads and
+// writes (see docs/formats.md): an 8-byte little-endian header length N, N
+// bytes of JSON header mapping tensor names to {dtype, shape, data_offsets}
+// plus an optional "__metadata__" string map, then the little-endian,
+// row-major data buffer.
+//
+// Errors are absl::Status values with one-line messages that start with the
+// file path. The library uses no exceptions and no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_IO_SAFETENSORS_H
+#define MIXC_IO_SAFETENSORS_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Error;
+class MemoryBuffer;
+namespace json {
+class Value;
+} // namespace json
+} // namespace llvm
+
+namespace mix::io {
+
+/// Element types of the safetensors subset mixc accepts.
+enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool };
+
+/// The safetensors spelling of `dtype` ("F32", "BF16", "BOOL", ...).
+llvm::StringRef dtypeName(DType dtype);
+/// Bytes per element of `dtype`.
+int64_t dtypeSize(DType dtype);
+/// Parses a safetensors dtype spelling; std::nullopt if unknown.
+std::optional<DType> parseDType(llvm::StringRef name);
+
+/// Formats a shape as "[2, 3]" ("[]" for a scalar), as used in messages.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
+/// One tensor of an open file. `data` points into the file contents owned by
+/// the SafetensorsFile and is not necessarily aligned.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numElements = 0;
+  const uint8_t *data = nullptr;
+  int64_t byteSize = 0;
+};
+
+/// A validated safetensors file held in memory (memory-mapped when the
+/// platform allows). Movable; TensorInfo pointers stay valid across moves.
+class SafetensorsFile {
+public:
+  /// Reads and validates `path`: length prefix, JSON header, known dtypes,
+  /// data_offsets consistent with shape x dtype, inside the data buffer and
+  /// not overlapping each other.
+  static absl::StatusOr<SafetensorsFile> open(const std::string &path);
+
+  SafetensorsFile(SafetensorsFile &&) noexcept;
+  SafetensorsFile &operator=(SafetensorsFile &&) noexcept;
+  ~SafetensorsFile();
+
+  /// The tensor called `name`, or nullptr.
+  const TensorInfo *find(llvm::StringRef name) const;
+  /// All tensor names, sorted.
+  std::vector<std::string> names() const;
+  /// The "__metadata__" map (empty if the file has none).
+  const std::map<std::string, std::string> &metadata() const {
+    return metadata_;
+  }
+  const std::string &path() const { return path_; }
+
+  /// The tensor `name`, checked against what the model declares: NotFound
+  /// "<path>: no tensor 'x' (the file has: a, b, ...)" if absent,
+  /// InvalidArgument "<path>: tensor 'x' has dtype F16, the model declares
+  /// F32" or "... has shape [2, 3], the model declares [3, 2]" on mismatch.
+  absl::StatusOr<const TensorInfo *>
+  get(llvm::StringRef name, DType expectedDtype,
+      llvm::ArrayRef<int64_t> expectedShape) const;
+
+  /// The values of tensor `name` converted exactly to double (F16/BF16
+  /// including subnormals, infinities and NaN). Fails with OutOfRange for an
+  /// I64 value that has no exact double, and InvalidArgument for a BOOL byte
+  /// other than 0 or 1.
+  absl::StatusOr<std::vector<double>> readAsDouble(llvm::StringRef name) const;
+
+private:
+  SafetensorsFile() = default;
+
+  std::string path_;
+  std::unique_ptr<llvm::MemoryBuffer> buffer_;
+  std::map<std::string, TensorInfo, std::less<>> tensors_;
+  std::map<std::string, std::string> metadata_;
+};
+
+/// A tensor to store: `bytes` holds product(shape) elements of `dtype`,
+/// little-endian, row-major.
+struct TensorToWrite {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+/// Builders of TensorToWrite from host values (the host is little-endian, as
+/// all targets mixc supports). `values.size()` must equal product(shape);
+/// writeSafetensors reports a mismatch.
+TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
+                         llvm::ArrayRef<double> values);
+TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
+                         llvm::ArrayRef<float> values);
+TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
+                         llvm::ArrayRef<int32_t> values);
+TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
+                         llvm::ArrayRef<int8_t> values);
+
+/// Writes a safetensors file: header padded with spaces to a multiple of 8
+/// bytes, tensors stored contiguously in sorted-name order. Rejects duplicate
+/// or reserved names, negative dimensions, byte counts that do not match the
+/// shape and BOOL bytes other than 0/1. Atomic: see writeFileAtomically.
+absl::Status
+writeSafetensors(const std::string &path, llvm::ArrayRef<TensorToWrite> tensors,
+                 const std::map<std::string, std::string> &metadata = {});
+
+/// Writes `contents` to `<path>.tmp.<pid>` and renames it to `path`, so
+/// readers never see a half-written file; the temporary file is removed on
+/// failure. Shared by the writers of this library.
+absl::Status writeFileAtomically(const std::string &path,
+                                 llvm::StringRef contents);
+
+namespace detail {
+/// "a number", "an object", "null", ...: the kind of `value`, for messages.
+const char *jsonKindName(const llvm::json::Value &value);
+/// Consumes an llvm::json::parse error and returns InvalidArgument
+/// "<path>:<line>:<col>: invalid <what>: <message>".
+absl::Status jsonParseError(llvm::StringRef path, llvm::StringRef what,
+                            llvm::Error error);
+/// The first key that appears twice in one object of `validJson` (text that
+/// llvm::json::parse accepted; the parser itself keeps only one of them).
+std::optional<std::string> findDuplicateKey(llvm::StringRef validJson);
+} // namespace detail
+
+} // namespace mix::io
+
+#endif // MIXC_IO_SAFETENSORS_H

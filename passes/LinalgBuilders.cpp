@@ -1,0 +1,324 @@
+//===- LinalgBuilders.cpp - helpers building linalg on tensors ------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/LinalgBuilders.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+
+namespace mix::lowering {
+
+/// f64 -> f32 rounding to odd: an inexact result gets its last bit set. A
+/// following RNE rounding to a format with at most 22 significant bits then
+/// equals one direct RNE rounding of the f64 (no double rounding).
+Value truncF64ToF32RoundToOdd(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value t = arith::TruncFOp::create(b, loc, f32, x);
+  Value back = arith::ExtFOp::create(b, loc, b.getF64Type(), t);
+  // Ordered comparisons: NaN inputs keep the RNE result.
+  Value inexact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
+  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                     math::AbsFOp::create(b, loc, back),
+                                     math::AbsFOp::create(b, loc, x));
+  Value bits = arith::BitcastOp::create(b, loc, i32, t);
+  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+  // Sign-magnitude: one less in the bits is one ulp towards zero.
+  Value toward = arith::SelectOp::create(
+      b, loc, away, arith::SubIOp::create(b, loc, bits, one), bits);
+  Value odd = arith::OrIOp::create(b, loc, toward, one);
+  Value result = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, f32, result);
+}
+
+/// Any float -> bf16 with one RNE rounding, in integer arithmetic, with
+/// mixrt's NaN rule (quiet, sign and top payload bits kept): the upstream
+/// bf16 expansion canonicalizes NaNs and loses their sign.
+Value truncToBF16(OpBuilder &b, Location loc, Value v) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  if (v.getType().isF64())
+    v = truncF64ToF32RoundToOdd(b, loc, v);
+  else if (!v.getType().isF32())
+    v = arith::ExtFOp::create(b, loc, f32, v); // f16: exact
+  auto c = [&](int64_t x) {
+    return arith::ConstantIntOp::create(b, loc, i32, x);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value high = arith::ShRUIOp::create(b, loc, bits, c(16));
+  Value lsb = arith::AndIOp::create(b, loc, high, c(1));
+  Value bias = arith::AddIOp::create(b, loc, c(0x7FFF), lsb);
+  Value rounded = arith::ShRUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, bias), c(16));
+  Value quietNaN = arith::OrIOp::create(b, loc, high, c(0x40));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  Value r = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
+  Value r16 = arith::TruncIOp::create(b, loc, b.getI16Type(), r);
+  return arith::BitcastOp::create(b, loc, b.getBF16Type(), r16);
+}
+
+/// Converts a scalar between float types with one rounding: exact extension,
+/// or one RNE truncation (via f32 for f16 <-> bf16, where widening first is
+/// exact).
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (to.isBF16())
+    return truncToBF16(b, loc, v);
+  unsigned fromWidth = cast<FloatType>(from).getWidth();
+  unsigned toWidth = cast<FloatType>(to).getWidth();
+  if (fromWidth == toWidth) // bf16 -> f16
+    return arith::TruncFOp::create(
+        b, loc, to, arith::ExtFOp::create(b, loc, b.getF32Type(), v));
+  if (fromWidth < toWidth)
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+/// The indexing map reading `operandType` inside an iteration space equal
+/// to `resultType`'s shape, with numpy broadcasting (right-aligned; size-1
+/// dimensions broadcast).
+AffineMap broadcastMap(ShapedType operandType, ShapedType resultType,
+                       MLIRContext *ctx) {
+  int64_t rank = resultType.getRank(), opRank = operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < opRank; ++d) {
+    int64_t resultDim = d + rank - opRank;
+    if (operandType.getDimSize(d) == 1 && resultType.getDimSize(resultDim) != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(resultDim, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+Value emptyLike(OpBuilder &b, Location loc, ShapedType type, Type elem) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), elem);
+}
+
+Value zeroConstant(OpBuilder &b, Location loc, Type elem) {
+  if (isa<FloatType>(elem))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, 0.0));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elem, 0));
+}
+
+Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type elem) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, elem);
+  Value zero = zeroConstant(b, loc, elem);
+  return linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{empty})
+      .getResult(0);
+}
+
+/// An elementwise linalg.generic over the result shape; `body` gets the
+/// scalar operands and returns the scalar result in the result type.
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs,
+                  ShapedType resultType,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(
+        broadcastMap(cast<ShapedType>(in.getType()), resultType, ctx));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = emptyLike(b, loc, resultType, resultType.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// `value` converted elementwise to the element type of `type` (same shape).
+Value convertTensor(OpBuilder &b, Location loc, Value value, ShapedType type) {
+  if (cast<ShapedType>(value.getType()).getElementType() ==
+      type.getElementType())
+    return value;
+  return elementwise(b, loc, value, type,
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       return convertScalar(nb, l, a[0], type.getElementType());
+                     });
+}
+
+/// A generic with the given maps and iterators on `inputs` into a fresh
+/// tensor of `shape` x `elem` initialised to `init` (or uninitialised).
+Value generic(OpBuilder &b, Location loc, ValueRange inputs,
+              ArrayRef<int64_t> shape, Type elem, std::optional<double> init,
+              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  Value out = tensor::EmptyOp::create(b, loc, shape, elem);
+  if (init) {
+    Value v = isa<FloatType>(elem)
+                  ? arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, *init))
+                  : arith::ConstantOp::create(
+                        b, loc, b.getIntegerAttr(elem, static_cast<int64_t>(*init)));
+    out = linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{out})
+              .getResult(0);
+  }
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{RankedTensorType::get(shape, elem)}, inputs,
+             ValueRange{out}, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+             })
+      .getResult(0);
+}
+
+/// Pads the two spatial dims of an NCHW tensor with `value`, as a
+/// linalg.generic that reads the source at clamped indices and selects the
+/// pad value outside it (no tensor.pad: its bufferization needs a strided
+/// memref copy, i.e. a runtime library call).
+Value padSpatial(OpBuilder &b, Location loc, Value input,
+                 ArrayRef<int64_t> padding, Value padValue) {
+  if (llvm::all_of(padding, [](int64_t p) { return p == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[2] += padding[0] + padding[2];
+  shape[3] += padding[1] + padding[3];
+  Type elem = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  return generic(
+      b, loc, ValueRange{}, shape, elem, std::nullopt,
+      {AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto index = [&](int64_t i) {
+          return arith::ConstantIndexOp::create(nb, l, i);
+        };
+        SmallVector<Value> source;
+        Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
+        for (int64_t d = 0; d < 4; ++d) {
+          Value i = linalg::IndexOp::create(nb, l, d);
+          if (d < 2) {
+            source.push_back(i);
+            continue;
+          }
+          int64_t before = padding[d - 2], size = type.getDimSize(d);
+          Value shifted = arith::SubIOp::create(nb, l, i, index(before));
+          Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
+                                           shifted, index(0));
+          Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                           shifted, index(size));
+          inside = arith::AndIOp::create(nb, l, inside,
+                                         arith::AndIOp::create(nb, l, ge, lt));
+          Value clamped = arith::MinSIOp::create(
+              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)),
+              index(size - 1));
+          source.push_back(clamped);
+        }
+        Value v = tensor::ExtractOp::create(nb, l, input, source);
+        return Value(arith::SelectOp::create(nb, l, inside, v, padValue));
+      });
+}
+
+SmallVector<AffineMap> contractionMaps(int64_t lhsRank, int64_t resultRank,
+                                       bool rhsBatched, MLIRContext *ctx) {
+  int64_t loops = resultRank + 1; // + k
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> lhsExprs, rhsExprs, outExprs;
+  // lhs: [..., K] where leading dims map to the result's leading dims.
+  for (int64_t i = 0; i < lhsRank - 1; ++i)
+    lhsExprs.push_back(d(i + (resultRank - lhsRank)));
+  lhsExprs.push_back(d(resultRank));
+  if (rhsBatched)
+    for (int64_t i = 0; i < resultRank - 2; ++i)
+      rhsExprs.push_back(d(i));
+  rhsExprs.push_back(d(resultRank));
+  rhsExprs.push_back(d(resultRank - 1));
+  for (int64_t i = 0; i < resultRank; ++i)
+    outExprs.push_back(d(i));
+  return {AffineMap::get(loops, 0, lhsExprs, ctx),
+          AffineMap::get(loops, 0, rhsExprs, ctx),
+          AffineMap::get(loops, 0, outExprs, ctx)};
+}
+
+std::string formatSourceLocation(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatSourceLocation(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return formatSourceLocation(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string s = formatSourceLocation(inner); !s.empty())
+        return s;
+  return "";
+}
+
+/// The address of a NUL-terminated string constant, one global per distinct
+/// string in the module.
+static Value stringAddress(OpBuilder &b, Location loc, ModuleOp module,
+                           StringRef value) {
+  std::string name =
+      "__mix_str_" + llvm::utohexstr(llvm::xxh3_64bits(value), true);
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    std::string data = value.str();
+    data.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Internal, name,
+                           b.getStringAttr(data), /*alignment=*/0);
+  }
+  return LLVM::AddressOfOp::create(b, loc,
+                                   LLVM::LLVMPointerType::get(b.getContext()),
+                                   name);
+}
+
+void emitCheck(OpBuilder &b, Location loc, Operation *origin, Value failed,
+               int32_t code, StringRef what, Value index, Value value) {
+  auto module = origin->getParentOfType<ModuleOp>();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  constexpr StringLiteral callee = "mixrt_check_fail";
+  if (!module.lookupSymbol(callee)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = b.getFunctionType(
+        {b.getI32Type(), ptr, ptr, b.getI64Type(), b.getF64Type()}, {});
+    func::FuncOp::create(b, loc, callee, type).setPrivate();
+  }
+  scf::IfOp::create(b, loc, failed, [&](OpBuilder &nb, Location l) {
+    std::string where = formatSourceLocation(origin->getLoc());
+    Value args[] = {arith::ConstantIntOp::create(nb, l, nb.getI32Type(), code),
+                    stringAddress(nb, l, module,
+                                  where.empty() ? "<unknown location>" : where),
+                    stringAddress(nb, l, module, what), index, value};
+    func::CallOp::create(nb, l, callee, TypeRange{}, args);
+    scf::YieldOp::create(nb, l);
+  });
+}
+
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  Value flat = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0, e = shape.size(); d < e; ++d) {
+    Value scaled = arith::MulIOp::create(
+        b, loc, flat, arith::ConstantIndexOp::create(b, loc, shape[d]));
+    flat = arith::AddIOp::create(b, loc, scaled,
+                                 linalg::IndexOp::create(b, loc, d));
+  }
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), flat);
+}
+
+} // namespace mix::lowering

@@ -1,0 +1,108 @@
+//===- LinalgBuilders.h - helpers building linalg on tensors --------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Small builders shared by the lowerings of float layers
+// (ConvertMixToLinalg.cpp) and of quantized ops (ConvertQuantizedToLinalg.cpp):
+// scalar conversions with mixrt's rounding, and linalg.generic shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_PASSES_LINALGBUILDERS_H
+#define MIXC_PASSES_LINALGBUILDERS_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+#include <string>
+
+namespace mix::lowering {
+
+/// f64 -> f32 rounding to odd (exact before a second RNE rounding to a
+/// format with at most 22 significant bits).
+mlir::Value truncF64ToF32RoundToOdd(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value x);
+
+/// Any float -> bf16, one RNE rounding, mixrt's NaN rule.
+mlir::Value truncToBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+
+/// Converts a scalar between float types with one rounding.
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value v, mlir::Type to);
+
+/// The map reading `operandType` in an iteration space of `resultType`'s
+/// shape with numpy broadcasting.
+mlir::AffineMap broadcastMap(mlir::ShapedType operandType,
+                             mlir::ShapedType resultType,
+                             mlir::MLIRContext *ctx);
+
+mlir::Value emptyLike(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::ShapedType type, mlir::Type elem);
+
+/// The scalar 0 of a float or integer type.
+mlir::Value zeroConstant(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Type elem);
+
+/// A tensor of `shape` x `elem` filled with 0.
+mlir::Value zeroFilled(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<int64_t> shape, mlir::Type elem);
+
+/// An elementwise linalg.generic over `resultType` (broadcasting inputs).
+mlir::Value
+elementwise(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+            mlir::ShapedType resultType,
+            llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                           mlir::ValueRange)>
+                body);
+
+/// `value` converted elementwise to the element type of `type`.
+mlir::Value convertTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value value, mlir::ShapedType type);
+
+/// A linalg.generic with the given maps and iterators on `inputs` into a
+/// fresh tensor of `shape` x `elem`, filled with `init` (or uninitialised).
+mlir::Value
+generic(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+        llvm::ArrayRef<int64_t> shape, mlir::Type elem,
+        std::optional<double> init, llvm::ArrayRef<mlir::AffineMap> maps,
+        llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+        llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                       mlir::ValueRange)>
+            body);
+
+/// Pads the two spatial dims of an NCHW tensor with the scalar `padValue`
+/// (clamped-index reads, no tensor.pad).
+mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::ArrayRef<int64_t> padding,
+                       mlir::Value padValue);
+
+/// Indexing maps of lhs[..., m, k] x rhs[(...,) k, n] -> out[..., m, n]
+/// over the loops (result dims..., k).
+llvm::SmallVector<mlir::AffineMap> contractionMaps(int64_t lhsRank,
+                                                   int64_t resultRank,
+                                                   bool rhsBatched,
+                                                   mlir::MLIRContext *ctx);
+
+/// "file:line:col" of the first file location in `loc`, or "".
+std::string formatSourceLocation(mlir::Location loc);
+
+/// Emits `if (failed) mixrt_check_fail(code, "<origin's location>", what,
+/// index, value)` (declaring the mixrt function in origin's module if
+/// needed): how compiled code reports a failed checked-numerics condition.
+/// `index` is an i64, `value` an f64.
+void emitCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *origin,
+               mlir::Value failed, int32_t code, llvm::StringRef what,
+               mlir::Value index, mlir::Value value);
+
+/// The row-major flat index (i64) of the current element of a linalg.generic
+/// body whose iteration space is `shape`.
+mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::ArrayRef<int64_t> shape);
+
+} // namespace mix::lowering
+
+#endif // MIXC_PASSES_LINALGBUILDERS_H

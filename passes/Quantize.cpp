@@ -1,0 +1,333 @@
+//===- Quantize.cpp - int8 layers to quantize, integer GEMM, rescale ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mix-quantize: every int8 dense, matmul and conv2d layer becomes
+//
+//   mix.quantize (activations) -> mix.qdense/qmatmul/qconv2d (i32 sums,
+//   zero-point corrections, f64 rescale to f32, f32 bias)
+//
+// with weights quantized now, by mixrt itself, so that compiled weights are
+// bit-identical to mixrt_quantize_f32. Activation scales come from a
+// calibration file (static) or are computed per call (dynamic).
+//
+//===----------------------------------------------------------------------===//
+
+#include "io/Calibration.h"
+#include "mixrt/mixrt.h"
+#include "passes/Int8Bounds.h"
+#include "passes/Passes.h"
+#include "passes/Resolve.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include <memory>
+
+namespace mix {
+#define GEN_PASS_DEF_MIXQUANTIZEPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+/// Owns a mixrt_qtensor.
+struct QTensorDeleter {
+  void operator()(mixrt_qtensor *q) const { mixrt_qtensor_destroy(q); }
+};
+using QTensorPtr = std::unique_ptr<mixrt_qtensor, QTensorDeleter>;
+
+mixrt_qscheme toMixrt(QuantScheme scheme) {
+  return scheme == QuantScheme::symmetric ? MIXRT_QSCHEME_SYMMETRIC
+                                          : MIXRT_QSCHEME_ASYMMETRIC;
+}
+
+/// mixrt's quantization of `data` (shape `shape`) per tensor or along
+/// `axis`; errors become diagnostics at `op`.
+FailureOr<QTensorPtr> quantizeWithMixrt(Operation *op, StringRef what,
+                                        ArrayRef<float> data,
+                                        ArrayRef<int64_t> shape,
+                                        QuantScheme scheme, int64_t axis) {
+  mixrt_qtensor *q = nullptr;
+  mixrt_status_code code = mixrt_quantize_f32(
+      data.data(), shape.data(), static_cast<int32_t>(shape.size()),
+      toMixrt(scheme), static_cast<int32_t>(axis), &q);
+  if (code != MIXRT_STATUS_OK)
+    return op->emitOpError() << "cannot quantize " << what << ": "
+                             << mixrt_last_error_message();
+  return QTensorPtr(q);
+}
+
+/// The inline f32 data of a weight, looking through exact widening casts.
+FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
+  while (auto cast = weight.getDefiningOp<CastOp>()) {
+    if (!CastOp::isExactWidening(
+            getElementTypeOrSelf(cast.getInput().getType()),
+            getElementTypeOrSelf(cast.getType())))
+      break;
+    weight = cast.getInput();
+  }
+  auto def = weight.getDefiningOp<WeightOp>();
+  if (!def)
+    return layer->emitOpError()
+           << "int8 weights must be a mix.weight with known data, to be "
+              "quantized at compile time";
+  auto value = dyn_cast_or_null<DenseElementsAttr>(def.getValueAttr());
+  if (!value) {
+    InFlightDiagnostic diag = layer->emitOpError();
+    if (def.getRefAttr())
+      diag << "int8 weight '" << def.getRefAttr().getValue()
+           << "' must be loaded before quantization (mixc --weights)";
+    else
+      diag << "int8 weights need dense inline data";
+    return diag;
+  }
+  std::vector<float> data;
+  data.reserve(value.getNumElements());
+  for (APFloat v : value.getValues<APFloat>()) {
+    bool lost = false;
+    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    data.push_back(v.convertToFloat());
+  }
+  return data;
+}
+
+struct Quantizer {
+  const io::CalibrationTable *table = nullptr;
+  /// Layer paths, computed before any rewrite changes the op indices.
+  llvm::DenseMap<Operation *, std::string> paths;
+  bool perTensorWeights = false;
+  bool checked = true;
+
+  /// `x` quantized per tensor with the activations' scheme.
+  FailureOr<QuantizeOp> quantizeActivation(OpBuilder &b, Operation *layer,
+                                           Value x, PrecisionAttr precision,
+                                           StringRef operandName) const {
+    if (precision.isPerAxis())
+      return layer->emitOpError()
+             << "activations are quantized per tensor; remove the axis from "
+             << precision.str();
+    QuantScheme scheme = precision.getScheme();
+    FloatAttr scale;
+    IntegerAttr zeroPoint;
+    if (table) {
+      std::string key = paths.lookup(layer) + "/" + operandName.str();
+      absl::StatusOr<io::CalibrationRange> range = table->lookup(key);
+      if (!range.ok())
+        return layer->emitOpError() << std::string(range.status().message());
+      // The parameters mixrt computes for a tensor whose extremes are the
+      // calibrated range.
+      float extremes[2] = {static_cast<float>(range->min),
+                           static_cast<float>(range->max)};
+      int64_t shape[1] = {2};
+      FailureOr<QTensorPtr> q = quantizeWithMixrt(
+          layer, "the calibrated range of '" + key + "'", extremes, shape,
+          scheme, MIXRT_PER_TENSOR);
+      if (failed(q))
+        return failure();
+      scale = b.getF32FloatAttr(mixrt_qtensor_scales(q->get())[0]);
+      zeroPoint = b.getI32IntegerAttr(mixrt_qtensor_zero_points(q->get())[0]);
+    }
+    auto type = cast<ShapedType>(x.getType());
+    MLIRContext *ctx = b.getContext();
+    return QuantizeOp::create(
+        b, layer->getLoc(),
+        RankedTensorType::get(type.getShape(), IntegerType::get(ctx, 8)),
+        RankedTensorType::get({}, Float32Type::get(ctx)),
+        RankedTensorType::get({}, IntegerType::get(ctx, 32)), x,
+        QuantSchemeAttr::get(ctx, scheme), scale, zeroPoint,
+        checked ? b.getUnitAttr() : UnitAttr());
+  }
+
+  /// The quantized weight, its scales and zero points as mix.weight ops.
+  FailureOr<std::array<Value, 3>> quantizeWeight(OpBuilder &b, Operation *layer,
+                                                 Value weight,
+                                                 PrecisionAttr precision,
+                                                 int64_t channelAxis) const {
+    int64_t axis = channelAxis;
+    if (precision.isPerAxis()) {
+      if (static_cast<int64_t>(precision.getAxis()) != channelAxis)
+        return layer->emitOpError()
+               << "int8 weights are quantized per output channel (axis "
+               << channelAxis << ") or per tensor, not along axis "
+               << static_cast<int64_t>(precision.getAxis());
+    } else if (perTensorWeights) {
+      axis = MIXRT_PER_TENSOR;
+    }
+    FailureOr<std::vector<float>> data = getWeightData(layer, weight);
+    if (failed(data))
+      return failure();
+    auto type = cast<ShapedType>(weight.getType());
+    FailureOr<QTensorPtr> q =
+        quantizeWithMixrt(layer, "its weights", *data, type.getShape(),
+                          precision.getScheme(), axis);
+    if (failed(q))
+      return failure();
+    MLIRContext *ctx = b.getContext();
+    int64_t n = mixrt_qtensor_num_scales(q->get());
+    auto i8 = RankedTensorType::get(type.getShape(), IntegerType::get(ctx, 8));
+    auto f32 = RankedTensorType::get({n}, Float32Type::get(ctx));
+    auto i32 = RankedTensorType::get({n}, IntegerType::get(ctx, 32));
+    ArrayRef<int8_t> values(mixrt_qtensor_data(q->get()),
+                            mixrt_qtensor_num_elements(q->get()));
+    ArrayRef<float> scales(mixrt_qtensor_scales(q->get()), n);
+    ArrayRef<int32_t> zeros(mixrt_qtensor_zero_points(q->get()), n);
+    Location loc = weight.getLoc();
+    auto make = [&](ShapedType t, DenseElementsAttr v) -> Value {
+      return WeightOp::create(b, loc, t, v, StringAttr());
+    };
+    return std::array<Value, 3>{make(i8, DenseElementsAttr::get(i8, values)),
+                                make(f32, DenseElementsAttr::get(f32, scales)),
+                                make(i32, DenseElementsAttr::get(i32, zeros))};
+  }
+
+  LogicalResult rewrite(LayerOpInterface layer) const;
+};
+
+LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
+  Operation *op = layer.getOperation();
+  FailureOr<LayerResolution> r = resolveLayer(layer);
+  if (failed(r))
+    return failure();
+  PrecisionAttr act = r->activations.precision;
+  std::optional<PrecisionAttr> w;
+  if (r->weights)
+    w = r->weights->precision;
+  bool int8Act = act.isInt8(), int8W = w && w->isInt8();
+  if (!int8Act && !int8W)
+    return success();
+  if (isa<AttentionOp>(op))
+    return op->emitOpError()
+           << "int8 attention is not supported yet; give the attention layer "
+              "a float precision";
+  if (!isa<DenseOp, MatmulOp, Conv2DOp>(op))
+    return success(); // Other layers never compute in int8 (the verifier).
+  if (w && int8Act != int8W)
+    return op->emitOpError()
+           << "quantizes only its " << (int8Act ? "activations" : "weights")
+           << " (activations " << act.str() << ", weights " << w->str()
+           << "); int8 layers need both in int8";
+
+  OpBuilder b(op);
+  auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);
+  Value result;
+  if (auto dense = dyn_cast<DenseOp>(op)) {
+    FailureOr<QuantizeOp> x =
+        quantizeActivation(b, op, dense.getInput(), act, "input");
+    if (failed(x))
+      return failure();
+    FailureOr<std::array<Value, 3>> wq =
+        quantizeWeight(b, op, dense.getWeight(), *w, /*channelAxis=*/1);
+    if (failed(wq))
+      return failure();
+    result = QDenseOp::create(b, op->getLoc(), dense.getType(), x->getResult(),
+                              x->getUsedScale(), x->getUsedZeroPoint(),
+                              (*wq)[0], (*wq)[1], (*wq)[2], dense.getBias(),
+                              chunk);
+  } else if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    FailureOr<QuantizeOp> x =
+        quantizeActivation(b, op, conv.getInput(), act, "input");
+    if (failed(x))
+      return failure();
+    FailureOr<std::array<Value, 3>> wq =
+        quantizeWeight(b, op, conv.getWeight(), *w, /*channelAxis=*/0);
+    if (failed(wq))
+      return failure();
+    result = QConv2DOp::create(
+        b, op->getLoc(), conv.getType(), x->getResult(), x->getUsedScale(),
+        x->getUsedZeroPoint(), (*wq)[0], (*wq)[1], (*wq)[2], conv.getBias(),
+        conv.getStridesAttr(), conv.getPaddingAttr(), conv.getDilationsAttr(),
+        conv.getGroupsAttr(), chunk);
+  } else {
+    auto matmul = cast<MatmulOp>(op);
+    FailureOr<QuantizeOp> lhs =
+        quantizeActivation(b, op, matmul.getLhs(), act, "lhs");
+    if (failed(lhs))
+      return failure();
+    FailureOr<QuantizeOp> rhs =
+        quantizeActivation(b, op, matmul.getRhs(), act, "rhs");
+    if (failed(rhs))
+      return failure();
+    result = QMatmulOp::create(
+        b, op->getLoc(), matmul.getType(), lhs->getResult(),
+        lhs->getUsedScale(), lhs->getUsedZeroPoint(), rhs->getResult(),
+        rhs->getUsedScale(), rhs->getUsedZeroPoint(), chunk);
+  }
+  SmallVector<Operation *> weights;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      weights.push_back(def);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  // Float weights (and widening casts of them) that only fed this layer.
+  while (!weights.empty()) {
+    Operation *def = weights.pop_back_val();
+    if (!def->use_empty() || !isa<WeightOp, CastOp>(def))
+      continue;
+    for (Value v : def->getOperands())
+      if (Operation *inner = v.getDefiningOp())
+        weights.push_back(inner);
+    def->erase();
+  }
+  return success();
+}
+
+struct MixQuantizePass
+    : public mix::impl::MixQuantizePassBase<MixQuantizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Quantizer quantizer;
+    quantizer.checked = checked;
+    if (weightGranularity == "tensor") {
+      quantizer.perTensorWeights = true;
+    } else if (weightGranularity != "channel") {
+      module.emitError() << "mix-quantize: weight-granularity must be "
+                            "'channel' or 'tensor', got '"
+                         << weightGranularity << "'";
+      return signalPassFailure();
+    }
+    std::optional<io::CalibrationTable> table;
+    if (!calibration.empty()) {
+      absl::StatusOr<io::CalibrationTable> read =
+          io::readCalibration(calibration);
+      if (!read.ok()) {
+        module.emitError() << std::string(read.status().message());
+        return signalPassFailure();
+      }
+      table = std::move(*read);
+      quantizer.table = &*table;
+    }
+    // Record every resolution first: rewriting changes the structure.
+    if (failed(resolvePrecisions(module)))
+      return signalPassFailure();
+    SmallVector<LayerOpInterface> layers;
+    module.walk([&](LayerOpInterface layer) {
+      if (!layer.isInt8Capable())
+        return;
+      layers.push_back(layer);
+      quantizer.paths[layer] = getLayerPath(layer);
+    });
+    bool ok = true;
+    for (LayerOpInterface layer : layers) {
+      bool int8 = false;
+      if (FailureOr<LayerResolution> r = resolveLayer(layer); succeeded(r))
+        int8 = r->activations.precision.isInt8() ||
+               (r->weights && r->weights->precision.isInt8());
+      if (failed(quantizer.rewrite(layer)))
+        ok = false;
+      else if (int8)
+        ++numQuantized;
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,44 @@
+// RUN: mix-opt %s -split-input-file -verify-diagnostics --mlir-print-op-on-diagnostic=false --mix-quantize
+
+mix.network @external precision(int8) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight external "fc.weight" : tensor<2x2xf32>
+  // expected-error @+1 {{'mix.dense' op int8 weight 'fc.weight' must be loaded before quantization (mixc --weights)}}
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @weights_only precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x2xf32>
+  // expected-error @+1 {{'mix.dense' op quantizes only its weights (activations f32, weights int8); int8 layers need both in int8}}
+  %y = mix.dense %x, %w precision(weights = int8) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @axis precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x2xf32>
+  // expected-error @+1 {{'mix.dense' op int8 weights are quantized per output channel (axis 1) or per tensor, not along axis 0}}
+  %y = mix.dense %x, %w precision(int8, weights = int8<symmetric, axis = 0>) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @act_axis precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x2xf32>
+  // expected-error @+1 {{'mix.dense' op activations are quantized per tensor; remove the axis from int8<symmetric, axis = 1>}}
+  %y = mix.dense %x, %w precision(int8, activations = int8<symmetric, axis = 1>) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @nan_weight precision(int8) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<[[1.0, 0x7FC00000], [1.0, 1.0]]> : tensor<2x2xf32>
+  // expected-error @+1 {{'mix.dense' op cannot quantize its weights: quantize_f32: input element 1 (nan) is not finite}}
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}

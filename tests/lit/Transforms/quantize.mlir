@@ -1,0 +1,67 @@
+// RUN: mix-opt %s -split-input-file --mix-quantize | FileCheck %s
+// RUN: mix-opt %s -split-input-file --mix-quantize=weight-granularity=tensor | FileCheck %s --check-prefix=TENSOR
+// RUN: mix-opt %s -split-input-file --mix-quantize=checked=false | FileCheck %s --check-prefix=UNCHECKED
+
+// Weights: symmetric per output channel (dense axis 1) by default.
+//   column 0: max |w| = 1.0 -> scale 1/127, 0.25 * 127 = 31.75 -> 32
+//   column 1: max |w| = 2.0 -> scale 2/127, -0.5 / (2/127) = -31.75 -> -32
+// Activations: dynamic (no calibration file), checked.
+// CHECK-LABEL: mix.network @dense
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = mix.quantize %{{.*}} symmetric checked : tensor<1x2xf32> -> tensor<1x2xi8>, tensor<f32>, tensor<i32>
+// CHECK-DAG: %[[W:.*]] = mix.weight dense<{{\[}}[127, -32], [32, 127]]> : tensor<2x2xi8>
+// CHECK-DAG: %[[WS:.*]] = mix.weight dense<[0.00787401571, 0.0157480314]> : tensor<2xf32>
+// CHECK-DAG: %[[WZ:.*]] = mix.weight dense<0> : tensor<2xi32>
+// CHECK: mix.qdense %[[Q]], %[[S]], %[[Z]], %[[W]], %[[WS]], %[[WZ]], %{{.*}} : (tensor<1x2xi8>, tensor<f32>, tensor<i32>, tensor<2x2xi8>, tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) -> tensor<1x2xf32>
+// CHECK-NOT: mix.dense
+// Per tensor: max |w| = 2.0 -> scale 2/127 for every column.
+// TENSOR-LABEL: mix.network @dense
+// TENSOR: mix.weight dense<{{\[}}[64, -32], [16, 127]]> : tensor<2x2xi8>
+// TENSOR: mix.weight dense<0.0157480314> : tensor<1xf32>
+// UNCHECKED: mix.quantize %{{.*}} symmetric : tensor<1x2xf32>
+mix.network @dense precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %b = mix.weight dense<[0.5, -0.5]> : tensor<2xf32>
+  %y = mix.dense %x, %w, %b precision(int8) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+// Asymmetric weights: per output channel of a conv2d (axis 0).
+//   channel 0: [0, 1, 2, 3] -> min' = 0, max' = 3: scale 3/255, zero point
+//              round(-128 - 0) = -128; q = round(x * 85) - 128
+// CHECK-LABEL: mix.network @conv
+// CHECK: mix.quantize %{{.*}} asymmetric checked
+// CHECK: mix.weight dense<{{\[\[\[}}[-128, -43], [42, 127]]]]> : tensor<1x1x2x2xi8>
+// CHECK: mix.weight dense<0.0117647061> : tensor<1xf32>
+// CHECK: mix.weight dense<-128> : tensor<1xi32>
+// CHECK: mix.qconv2d {{.*}} {padding = array<i64: 1, 1, 1, 1>}
+mix.network @conv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x1x5x5xf32> {
+  %w = mix.weight dense<[[[[0.0, 1.0], [2.0, 3.0]]]]> : tensor<1x1x2x2xf32>
+  %y = mix.conv2d %x, %w precision(int8<asymmetric>) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x5x5xf32>
+  mix.return %y : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// matmul quantizes both activations; no weights.
+// CHECK-LABEL: mix.network @matmul
+// CHECK: %[[A:.*]], %[[AS:.*]], %[[AZ:.*]] = mix.quantize %arg0 symmetric checked
+// CHECK: %[[B:.*]], %[[BS:.*]], %[[BZ:.*]] = mix.quantize %arg1 symmetric checked
+// CHECK: mix.qmatmul %[[A]], %[[AS]], %[[AZ]], %[[B]], %[[BS]], %[[BZ]]
+mix.network @matmul precision(int8) (%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %c = mix.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  mix.return %c : tensor<2x4xf32>
+}
+
+// -----
+
+// Float layers are untouched.
+// CHECK-LABEL: mix.network @float
+// CHECK: mix.dense
+// CHECK-NOT: mix.quantize
+mix.network @float precision(f16) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x2xf32>
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}

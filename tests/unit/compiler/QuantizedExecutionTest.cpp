@@ -1,0 +1,401 @@
+//===- QuantizedExecutionTest.cpp - compiled int8 layers against mixrt ----===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// int8 layers compiled by mixc (mix-quantize + the integer lowering) must
+// produce exactly what mixrt produces for the same inputs: mixrt's quantizer
+// on the activations and weights, mixrt_gemm_s8_f32 (exact i32 sums, the
+// f64 rescale rounded once to f32), then the bias added in f32. Every
+// output is compared bit for bit. Also: the checked numerics of compiled
+// code (overflowing casts, non-finite values reaching a quantize) are
+// reported through mixrt with the op's source location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitUtil.h"
+
+#include "compiler/Interpreter.h"
+#include "io/Calibration.h"
+#include "mixrt/mixrt.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::test;
+
+namespace {
+
+struct QDeleter {
+  void operator()(mixrt_qtensor *q) const { mixrt_qtensor_destroy(q); }
+};
+using QPtr = std::unique_ptr<mixrt_qtensor, QDeleter>;
+
+QPtr quantize(const std::vector<float> &data, std::vector<int64_t> shape,
+              mixrt_qscheme scheme, int32_t axis) {
+  mixrt_qtensor *q = nullptr;
+  REQUIRE(mixrt_quantize_f32(data.data(), shape.data(),
+                             static_cast<int32_t>(shape.size()), scheme, axis,
+                             &q) == MIXRT_STATUS_OK);
+  return QPtr(q);
+}
+
+QPtr quantizeWith(const std::vector<float> &data, std::vector<int64_t> shape,
+                  mixrt_qscheme scheme, float scale, int32_t zeroPoint) {
+  mixrt_qtensor *q = nullptr;
+  REQUIRE(mixrt_quantize_f32_with_params(
+              data.data(), shape.data(), static_cast<int32_t>(shape.size()),
+              scheme, MIXRT_PER_TENSOR, &scale, &zeroPoint,
+              &q) == MIXRT_STATUS_OK);
+  return QPtr(q);
+}
+
+mixrt_gemm_s8_operand operand(const mixrt_qtensor *q, int64_t ld,
+                              bool perChannel) {
+  return {mixrt_qtensor_data(q), ld, perChannel ? 1 : 0,
+          mixrt_qtensor_scales(q), mixrt_qtensor_zero_points(q)};
+}
+
+/// Deterministic values in [-amplitude, amplitude), f32-representable.
+std::vector<float> values(size_t n, uint64_t seed, double amplitude) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    v[i] = float((double((seed >> 11) & 0xFFFFF) / double(0x100000) - 0.5) *
+                 2 * amplitude);
+  }
+  return v;
+}
+
+struct DenseCase {
+  int64_t m, k, n;
+  std::string precision; // the layer's precision clause
+  mixrt_qscheme actScheme, weightScheme;
+  bool perTensorWeights = false;
+  std::optional<std::pair<double, double>> calibrated; // activation range
+  bool splitK = false;
+};
+
+/// Compiles one int8 dense layer and compares it with mixrt.
+void checkDense(const DenseCase &c) {
+  Jit jit;
+  std::string shapeX = std::to_string(c.m) + "x" + std::to_string(c.k);
+  std::string shapeW = std::to_string(c.k) + "x" + std::to_string(c.n);
+  std::string shapeY = std::to_string(c.m) + "x" + std::to_string(c.n);
+  std::string source =
+      "mix.network @q precision(f32) (%x: tensor<" + shapeX +
+      "xf32>) -> tensor<" + shapeY + "xf32> {\n"
+      "  %w = mix.weight external \"w\" : tensor<" + shapeW + "xf32>\n"
+      "  %b = mix.weight external \"b\" : tensor<" + std::to_string(c.n) +
+      "xf32>\n"
+      "  %y = mix.dense %x, %w, %b precision(" + c.precision +
+      ") : (tensor<" + shapeX + "xf32>, tensor<" + shapeW + "xf32>, tensor<" +
+      std::to_string(c.n) + "xf32>) -> tensor<" + shapeY + "xf32>\n"
+      "  mix.return %y : tensor<" + shapeY + "xf32>\n}\n";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  std::vector<float> x = values(c.m * c.k, 1, 3.0);
+  std::vector<float> w = values(c.k * c.n, 2, 0.5);
+  std::vector<float> b = values(c.n, 3, 1.0);
+  WeightMap weights;
+  weights["w"] = RefTensor{{c.k, c.n}, {w.begin(), w.end()}};
+  weights["b"] = RefTensor{{c.n}, {b.begin(), b.end()}};
+  inlineWeights(*module, weights);
+
+  MixPipelineOptions options;
+  options.perTensorWeights = c.perTensorWeights;
+  options.splitK = c.splitK;
+  llvm::SmallString<64> calibrationPath;
+  QPtr qa;
+  if (c.calibrated) {
+    io::CalibrationTable table;
+    table.method = io::CalibrationMethod::MinMax;
+    table.samples = 1;
+    table.ranges["q/dense#0/input"] = {c.calibrated->first,
+                                       c.calibrated->second, 1};
+    REQUIRE(!llvm::sys::fs::createTemporaryFile("calibration", "json",
+                                                calibrationPath));
+    REQUIRE(io::writeCalibration(calibrationPath.str().str(), table).ok());
+    options.calibrationPath = calibrationPath.str().str();
+    // The static parameters: mixrt's for a tensor spanning the range.
+    QPtr range = quantize({float(c.calibrated->first),
+                           float(c.calibrated->second)},
+                          {2}, c.actScheme, MIXRT_PER_TENSOR);
+    qa = quantizeWith(x, {c.m, c.k}, c.actScheme,
+                      mixrt_qtensor_scales(range.get())[0],
+                      mixrt_qtensor_zero_points(range.get())[0]);
+  } else {
+    qa = quantize(x, {c.m, c.k}, c.actScheme, MIXRT_PER_TENSOR);
+  }
+  std::unique_ptr<ExecutionEngine> engine = compile(*module, options);
+  if (!calibrationPath.empty())
+    llvm::sys::fs::remove(calibrationPath);
+  auto fn = engine->lookup("_mlir_ciface_q");
+  REQUIRE(bool(fn));
+  std::vector<float> y(c.m * c.n, -1.0f);
+  auto in = view<float, 2>(x.data(), {c.m, c.k});
+  auto out = view<float, 2>(y.data(), {c.m, c.n});
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                            StridedMemRefType<float, 2> *)>(*fn)(&in, &out);
+  REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+
+  QPtr qb = quantize(w, {c.k, c.n}, c.weightScheme,
+                     c.perTensorWeights ? MIXRT_PER_TENSOR : 1);
+  std::vector<float> expected(c.m * c.n);
+  mixrt_gemm_s8_operand a = operand(qa.get(), c.k, false);
+  mixrt_gemm_s8_operand bq = operand(qb.get(), c.n, !c.perTensorWeights);
+  REQUIRE(mixrt_gemm_s8_f32(c.m, c.n, c.k, &a, &bq, expected.data(), c.n) ==
+          MIXRT_STATUS_OK);
+  int mismatches = 0;
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t j = 0; j < c.n; ++j) {
+      float e = expected[i * c.n + j] + b[j];
+      float got = y[i * c.n + j];
+      if (bits(got) != bits(e) && ++mismatches <= 5)
+        UNSCOPED_INFO("y[" << i << "][" << j << "] = " << got
+                           << ", mixrt: " << e);
+    }
+  CHECK(mismatches == 0);
+}
+
+} // namespace
+
+TEST_CASE("compiled int8 dense layers match mixrt bit for bit",
+          "[exec][int8]") {
+  SECTION("symmetric, per output channel, dynamic activation scale") {
+    checkDense({5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC});
+  }
+  SECTION("symmetric weights per tensor") {
+    DenseCase c{5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC};
+    c.perTensorWeights = true;
+    checkDense(c);
+  }
+  SECTION("asymmetric activations and weights (zero-point corrections)") {
+    checkDense({4, 33, 9, "int8<asymmetric>", MIXRT_QSCHEME_ASYMMETRIC,
+                MIXRT_QSCHEME_ASYMMETRIC});
+  }
+  SECTION("static scale from calibration, saturating outside the range") {
+    DenseCase c{4, 40, 6, "int8", MIXRT_QSCHEME_SYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC};
+    c.calibrated = {{-1.5, 2.0}}; // inputs reach +-3: clamped to +-127
+    checkDense(c);
+  }
+  SECTION("static asymmetric scale from calibration") {
+    DenseCase c{3, 24, 5, "int8, activations = int8<asymmetric>",
+                MIXRT_QSCHEME_ASYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    c.calibrated = {{-0.75, 2.5}};
+    checkDense(c);
+  }
+  SECTION("split K: 40000 products of up to 255 x 255 in 2 i32 pieces") {
+    // The bound 40000 * 255 * 255 > 2^31 - 1 rejects the layer unless K is
+    // split (at most 33025 products per piece); the pieces are added exactly
+    // in f64, so the result equals mixrt's exact sum.
+    DenseCase c{1, 40000, 2, "int8<asymmetric>", MIXRT_QSCHEME_ASYMMETRIC,
+                MIXRT_QSCHEME_ASYMMETRIC};
+    c.splitK = true;
+    checkDense(c);
+  }
+}
+
+TEST_CASE("a compiled int8 conv2d matches mixrt's GEMM on im2col patches",
+          "[exec][int8]") {
+  Jit jit;
+  const int64_t C = 3, H = 6, W = 5, F = 4, KH = 3, KW = 3;
+  const int64_t OH = 6, OW = 5; // padding 1 on every side, stride 1
+  std::string source = R"mlir(
+mix.network @conv precision(f32) (%x: tensor<1x3x6x5xf32>) -> tensor<1x4x6x5xf32> {
+  %w = mix.weight external "w" : tensor<4x3x3x3xf32>
+  %b = mix.weight external "b" : tensor<4xf32>
+  %y = mix.conv2d %x, %w, %b precision(int8<asymmetric>) {padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x3x6x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x6x5xf32>
+  mix.return %y : tensor<1x4x6x5xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  std::vector<float> x = values(C * H * W, 11, 2.0);
+  for (float &v : x)
+    v = v + 1.0f; // mostly positive: a non-trivial zero point
+  std::vector<float> w = values(F * C * KH * KW, 12, 0.4);
+  std::vector<float> b = values(F, 13, 0.5);
+  WeightMap weights;
+  weights["w"] = RefTensor{{F, C, KH, KW}, {w.begin(), w.end()}};
+  weights["b"] = RefTensor{{F}, {b.begin(), b.end()}};
+  inlineWeights(*module, weights);
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_conv");
+  REQUIRE(bool(fn));
+  std::vector<float> y(F * OH * OW);
+  auto in = view<float, 4>(x.data(), {1, C, H, W});
+  auto out = view<float, 4>(y.data(), {1, F, OH, OW});
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(StridedMemRefType<float, 4> *,
+                            StridedMemRefType<float, 4> *)>(*fn)(&in, &out);
+  REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+
+  // mixrt: quantize the input (per tensor) and the weights (per output
+  // channel), im2col with padded positions at the input's zero point, then
+  // A [OH*OW, C*KH*KW] x B [C*KH*KW, F].
+  QPtr qx = quantize(x, {1, C, H, W}, MIXRT_QSCHEME_ASYMMETRIC,
+                     MIXRT_PER_TENSOR);
+  QPtr qw = quantize(w, {F, C, KH, KW}, MIXRT_QSCHEME_ASYMMETRIC, 0);
+  int32_t zx = mixrt_qtensor_zero_points(qx.get())[0];
+  const int8_t *xd = mixrt_qtensor_data(qx.get());
+  const int8_t *wd = mixrt_qtensor_data(qw.get());
+  const int64_t K = C * KH * KW;
+  std::vector<int8_t> patches(OH * OW * K), wt(K * F);
+  for (int64_t i = 0; i < OH; ++i)
+    for (int64_t j = 0; j < OW; ++j)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t u = 0; u < KH; ++u)
+          for (int64_t v = 0; v < KW; ++v) {
+            int64_t r = i - 1 + u, s = j - 1 + v;
+            bool inside = r >= 0 && r < H && s >= 0 && s < W;
+            patches[(i * OW + j) * K + (c * KH + u) * KW + v] =
+                inside ? xd[(c * H + r) * W + s] : static_cast<int8_t>(zx);
+          }
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t k = 0; k < K; ++k)
+      wt[k * F + f] = wd[f * K + k];
+  mixrt_gemm_s8_operand a = {patches.data(), K, 0,
+                             mixrt_qtensor_scales(qx.get()), &zx};
+  mixrt_gemm_s8_operand bq = {wt.data(), F, 1, mixrt_qtensor_scales(qw.get()),
+                              mixrt_qtensor_zero_points(qw.get())};
+  std::vector<float> expected(OH * OW * F);
+  REQUIRE(mixrt_gemm_s8_f32(OH * OW, F, K, &a, &bq, expected.data(), F) ==
+          MIXRT_STATUS_OK);
+  int mismatches = 0;
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t p = 0; p < OH * OW; ++p) {
+      float e = expected[p * F + f] + b[f];
+      float got = y[f * OH * OW + p];
+      if (bits(got) != bits(e) && ++mismatches <= 5)
+        UNSCOPED_INFO("y[" << f << "][" << p << "] = " << got
+                           << ", mixrt: " << e);
+    }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("compiled int8 layers agree bit for bit with the interpreter",
+          "[exec][int8]") {
+  // The interpreter emulates the quantized ops exactly; on IR after
+  // mix-quantize whose quantize inputs are network inputs, outputs match.
+  Jit jit;
+  std::string source = R"mlir(
+mix.network @mm precision(int8<asymmetric>) (%a: tensor<2x3x7xf32>, %b: tensor<2x7x4xf32>) -> tensor<2x3x4xf32> {
+  %c = mix.matmul %a, %b : (tensor<2x3x7xf32>, tensor<2x7x4xf32>) -> tensor<2x3x4xf32>
+  mix.return %c : tensor<2x3x4xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  std::vector<float> a = values(2 * 3 * 7, 21, 1.5), b = values(2 * 7 * 4, 22, 4.0);
+  OwningOpRef<ModuleOp> quantized = module->clone();
+  {
+    PassManager pm(&jit.context);
+    MixPipelineOptions options;
+    options.stopAfter = MixPhase::quantize;
+    REQUIRE(succeeded(buildMixPipeline(pm, options)));
+    REQUIRE(succeeded(pm.run(*quantized)));
+  }
+  auto ref = interpret(*quantized->getOps<NetworkOp>().begin(),
+                       {RefTensor{{2, 3, 7}, {a.begin(), a.end()}},
+                        RefTensor{{2, 7, 4}, {b.begin(), b.end()}}},
+                       {});
+  if (!ref)
+    FAIL(llvm::toString(ref.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_mm");
+  REQUIRE(bool(fn));
+  std::vector<float> c(2 * 3 * 4);
+  auto av = view<float, 3>(a.data(), {2, 3, 7});
+  auto bv = view<float, 3>(b.data(), {2, 7, 4});
+  auto cv = view<float, 3>(c.data(), {2, 3, 4});
+  reinterpret_cast<void (*)(StridedMemRefType<float, 3> *,
+                            StridedMemRefType<float, 3> *,
+                            StridedMemRefType<float, 3> *)>(*fn)(&av, &bv, &cv);
+  for (size_t i = 0; i < c.size(); ++i) {
+    INFO("element " << i);
+    CHECK(bits(c[i]) == bits(float((*ref)[0].data[i])));
+  }
+}
+
+TEST_CASE("compiled code reports failed checks with the source location",
+          "[exec][checked]") {
+  Jit jit;
+  std::string source = R"mlir(mix.network @chk precision(f32) (%x: tensor<4xf32>) -> tensor<4xf16> {
+  %h = mix.cast %x checked : tensor<4xf32> to tensor<4xf16>
+  mix.return %h : tensor<4xf16>
+}
+mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<[[1.0, 0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %y = mix.dense %x, %w precision(int8) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+)mlir";
+  auto run = [&](bool checked, std::vector<float> castIn,
+                 std::vector<float> denseIn) {
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &jit.context, "model.mlir");
+    REQUIRE(module);
+    MixPipelineOptions options;
+    options.checkedCasts = checked;
+    std::unique_ptr<ExecutionEngine> engine = compile(*module, options);
+    auto chk = engine->lookup("_mlir_ciface_chk");
+    auto q = engine->lookup("_mlir_ciface_q");
+    REQUIRE(bool(chk));
+    REQUIRE(bool(q));
+    std::vector<uint16_t> h(4);
+    auto in = view<float, 1>(castIn.data(), {4});
+    auto out = view<uint16_t, 1>(h.data(), {4});
+    std::vector<float> y(2);
+    auto x = view<float, 2>(denseIn.data(), {1, 2});
+    auto yv = view<float, 2>(y.data(), {1, 2});
+    mixrt_check_reset();
+    reinterpret_cast<void (*)(StridedMemRefType<float, 1> *,
+                              StridedMemRefType<uint16_t, 1> *)>(*chk)(&in,
+                                                                       &out);
+    reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                              StridedMemRefType<float, 2> *)>(*q)(&x, &yv);
+    return h;
+  };
+
+  SECTION("an f32 -> f16 overflow") {
+    std::vector<uint16_t> h = run(true, {1.0f, 65504.0f, 70000.0f, INFINITY},
+                                  {1.0f, 2.0f});
+    CHECK(h[2] == 0x7C00); // the value is still +inf (IEEE), but reported
+    CHECK(mixrt_check_failure_count() == 1); // inf input is not an overflow
+    CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+    CHECK(std::string(mixrt_last_error_message()) ==
+          "model.mlir:2:8: checked cast from f32 to f16 overflows at element "
+          "2 (value 70000)");
+  }
+  SECTION("a NaN reaching an int8 quantize") {
+    run(true, {1.0f, 2.0f, 3.0f, 4.0f}, {1.0f, NAN});
+    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(std::string(mixrt_last_error_message()).rfind(
+              "model.mlir:7:8: non-finite value reaches an int8 quantize at "
+              "element 1 (value nan)",
+              0) == 0);
+  }
+  SECTION("checks off: nothing is reported") {
+    run(false, {1.0f, 2.0f, 70000.0f, 4.0f}, {1.0f, NAN});
+    CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  }
+  mixrt_check_reset();
+}

@@ -1,0 +1,13 @@
+//===- mixc.cpp - the mixc ahead-of-time compiler -------------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver.h"
+#include "llvm/Support/raw_ostream.h"
+
+int main(int argc, char **argv) {
+  return mix::mixcMain(llvm::ArrayRef<const char *>(argv + 1, argc - 1),
+                       llvm::outs(), llvm::errs());
+}
