@@ -19,6 +19,32 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%mixc_src", config.mixc_src_root))
 config.substitutions.append(("%examples", os.path.join(config.mixc_src_root, "examples")))
 
+# mixc's end-to-end tests compile C against the generated headers and
+# mixrt's, then link the objects with the static mixrt, which is C++ on
+# Abseil: %mixrt_deps holds the rest of the link line. They require the
+# `c-toolchain` feature.
+import shutil
+import subprocess
+import sys
+
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%mixrt_include", os.path.join(config.mixc_src_root, "runtime", "include")))
+config.substitutions.append(
+    ("%mixrt_lib", os.path.join(config.mixc_obj_root, "runtime", "libmixrt.a")))
+
+
+def _mixrt_link_deps():
+    try:
+        absl = subprocess.run(
+            ["pkg-config", "--libs", "absl_status", "absl_statusor", "absl_strings"],
+            capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return absl + " -lstdc++ -lm"
+
+
+
 # Pass statistics are compiled out of NDEBUG (Release) builds of LLVM/MLIR
 # users (llvm/ADT/Statistic.h: LLVM_ENABLE_STATS). Tests of the counters
 # require the `pass-statistics` feature, probed once here.
@@ -45,3 +71,8 @@ def _mix_opt_has_pass_statistics():
 
 if _mix_opt_has_pass_statistics():
     config.available_features.add("pass-statistics")
+
+_mixrt_deps = _mixrt_link_deps()
+config.substitutions.append(("%mixrt_deps", _mixrt_deps or ""))
+if _mixrt_deps is not None and shutil.which("cc") and shutil.which("c++"):
+    config.available_features.add("c-toolchain")
