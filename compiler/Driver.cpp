@@ -13,13 +13,13 @@
 #include "dialect/MixOps.h"
 #include "io/Calibration.h"
 #include "io/Safetensors.h"
-#include "passes/Policy.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "passes/Policy.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -32,7 +32,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -125,8 +124,8 @@ private:
     for (File &f : files) {
       int fd;
       llvm::SmallString<256> temp;
-      if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-              f.path + ".tmp.%%%%%%", fd, temp))
+      if (std::error_code ec =
+              llvm::sys::fs::createUniqueFile(f.path + ".tmp.%%%%%%", fd, temp))
         return makeError("cannot create a temporary file for '" + f.path +
                          "': " + ec.message());
       f.temp = temp.str().str();
@@ -206,10 +205,10 @@ llvm::Expected<Target> selectTarget(const CompileOptions &options) {
   initializeTargets();
   Target target;
   llvm::Triple host(llvm::sys::getProcessTriple());
-  target.triple = options.targetTriple.empty()
-                      ? host
-                      : llvm::Triple(llvm::Triple::normalize(
-                            options.targetTriple));
+  target.triple =
+      options.targetTriple.empty()
+          ? host
+          : llvm::Triple(llvm::Triple::normalize(options.targetTriple));
   std::string error;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(target.triple, error);
@@ -336,9 +335,8 @@ llvm::Error Compilation::selectEntries(ModuleOp module) {
     return llvm::Error::success();
   SmallVector<NetworkOp> networks(module.getOps<NetworkOp>());
   for (const std::string &entry : options.entries)
-    if (llvm::none_of(networks, [&](NetworkOp n) {
-          return n.getSymName() == entry;
-        })) {
+    if (llvm::none_of(networks,
+                      [&](NetworkOp n) { return n.getSymName() == entry; })) {
       std::string available;
       for (NetworkOp n : networks)
         available += (available.empty() ? "@" : ", @") + n.getSymName().str();
@@ -380,7 +378,8 @@ llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
     if (!func || func.isExternal() ||
         func.getNumArguments() != entry.numInputs + entry.numOutputs ||
         !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()) ||
-        !llvm::all_of(func.getArgumentTypes(), llvm::IsaPred<LLVM::LLVMPointerType>))
+        !llvm::all_of(func.getArgumentTypes(),
+                      llvm::IsaPred<LLVM::LLVMPointerType>))
       return makeError("internal error: the lowered network @" + entry.name +
                        " does not have the entry point " + symbol + "(" +
                        llvm::Twine(entry.numInputs + entry.numOutputs) +
@@ -409,9 +408,9 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
       if (!f->isDeclaration())
         f->setLinkage(llvm::GlobalValue::InternalLinkage);
 
-  auto optimize = makeOptimizingTransformer(options.optLevel,
-                                            /*sizeLevel=*/0,
-                                            target.machine.get());
+  auto optimize =
+      makeOptimizingTransformer(options.optLevel,
+                                /*sizeLevel=*/0, target.machine.get());
   if (llvm::Error error = optimize(llvmModule.get()))
     return makeError("LLVM optimization failed: " +
                      llvm::toString(std::move(error)));
@@ -431,9 +430,9 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
                       ? llvm::CodeGenFileType::AssemblyFile
                       : llvm::CodeGenFileType::ObjectFile;
   if (target.machine->addPassesToEmitFile(codegen, os, nullptr, fileType))
-    return makeError("the target " + target.triple.str() + " cannot emit " +
-                     (options.emit == EmitKind::assembly ? "assembly"
-                                                         : "object files"));
+    return makeError(
+        "the target " + target.triple.str() + " cannot emit " +
+        (options.emit == EmitKind::assembly ? "assembly" : "object files"));
   codegen.run(*llvmModule);
   files.add(stem + extensionOf(options.emit), buffer.str().str());
   return llvm::Error::success();
@@ -442,7 +441,11 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
 int Compilation::run() {
   // Usage problems first: the outputs and the target.
   if (!options.outputStem.empty()) {
+    // `-o out/model.o` means the stem `out/model`.
     stem = options.outputStem;
+    llvm::StringRef ext = llvm::sys::path::extension(stem);
+    if (llvm::is_contained({".o", ".h", ".s", ".ll", ".mlir"}, ext))
+      stem.resize(stem.size() - ext.size());
   } else if (options.modelPath == "-") {
     err << "mixc: error: -o is required when the model is read from "
            "standard input\nrun 'mixc --help' for usage\n";
@@ -468,16 +471,34 @@ int Compilation::run() {
        {&options.reportJSONPath, &options.reportTextPath})
     if (!report->empty() && *report != "-")
       outputs.push_back(*report);
-  std::set<std::string> seen;
-  for (const std::string &path : outputs) {
+  auto normalize = [](llvm::StringRef path) {
     llvm::SmallString<256> normalized(path);
     llvm::sys::fs::make_absolute(normalized);
     llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
-    if (!seen.insert(normalized.str().str()).second) {
+    return normalized.str().str();
+  };
+  std::set<std::string> seen;
+  for (const std::string &path : outputs) {
+    if (!seen.insert(normalize(path)).second) {
       err << "mixc: error: two outputs would be written to '" << path
           << "'\nrun 'mixc --help' for usage\n";
       return kMixcUsage;
     }
+  }
+  // Nor may an output replace an input.
+  for (const std::string *input :
+       {&options.modelPath, &options.weightsPath, &options.policyPath,
+        &options.calibrationPath}) {
+    if (input->empty() || *input == "-")
+      continue;
+    for (const std::string &path : outputs)
+      if (normalize(path) == normalize(*input) ||
+          llvm::sys::fs::equivalent(path, *input)) {
+        err << "mixc: error: the output '" << path
+            << "' would overwrite the input '" << *input
+            << "'\nrun 'mixc --help' for usage\n";
+        return kMixcUsage;
+      }
   }
 
   llvm::Expected<Target> target = selectTarget(options);
@@ -523,19 +544,18 @@ int Compilation::run() {
     if (llvm::Error error = bindWeights(module, *file, &unused))
       return fail(std::move(error));
     if (!unused.empty())
-      note(llvm::Twine(unused.size()) + " tensor(s) of " +
-           options.weightsPath + " not used by the model: " +
-           llvm::join(unused, ", "));
+      note(llvm::Twine(unused.size()) + " tensor(s) of " + options.weightsPath +
+           " not used by the model: " + llvm::join(unused, ", "));
   } else if (llvm::Error error = requireInlineWeights(module)) {
     return fail(std::move(error));
   }
 
   // The C signatures, before the pipeline replaces the networks.
   for (NetworkOp network : module.getOps<NetworkOp>())
-    entryPoints.push_back({network.getSymName().str(),
-                           static_cast<unsigned>(network.getNumArguments()),
-                           static_cast<unsigned>(
-                               network.getResultTypes().size())});
+    entryPoints.push_back(
+        {network.getSymName().str(),
+         static_cast<unsigned>(network.getNumArguments()),
+         static_cast<unsigned>(network.getResultTypes().size())});
   std::vector<NetworkSignature> signatures;
   if (needsHeader(options.emit)) {
     llvm::Expected<std::vector<NetworkSignature>> collected =
@@ -559,10 +579,10 @@ int Compilation::run() {
   if (!options.reportJSONPath.empty() || !options.reportTextPath.empty())
     report.emplace();
   if (report && failed(report->recordModel(module)))
-    return fail(errors.hasError() ? errors.message()
-                                  : options.modelPath +
-                                        ": cannot record the precision "
-                                        "report");
+    return fail(errors.hasError()
+                    ? errors.message()
+                    : options.modelPath + ": cannot record the precision "
+                                          "report");
   if (llvm::Error error =
           runPhases(module, MixPhase::resolve, MixPhase::casts, errors))
     return fail(std::move(error));
@@ -764,8 +784,8 @@ int mix::mixcMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,
       continue;
     }
     if (arg == "-o" || arg == "--output" || arg.starts_with("--output=")) {
-      std::optional<bool> got = value(arg == "-o" ? "-o" : "--output",
-                                      options.outputStem);
+      std::optional<bool> got =
+          value(arg == "-o" ? "-o" : "--output", options.outputStem);
       if (!*got)
         return usageError(arg.split('=').first + " needs an output name");
       continue;

@@ -38,8 +38,9 @@ bool isCIdentifier(StringRef s) {
          llvm::all_of(s, isIdentifierChar);
 }
 
-/// Keywords of C99/C11/C23 and C++ (the header compiles as both), and the
-/// names the header itself uses as types: a parameter must not shadow them.
+/// Keywords of C99/C11/C23 and C++ (the header compiles as both), the types
+/// the header names and the prefixes of its own names: a parameter must not
+/// shadow any of them.
 bool isReservedName(StringRef s) {
   static const llvm::StringSet<> reserved = {
       // C
@@ -48,36 +49,41 @@ bool isReservedName(StringRef s) {
       "inline", "int", "long", "register", "restrict", "return", "short",
       "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
       "unsigned", "void", "volatile", "while", "alignas", "alignof", "bool",
-      "constexpr", "false", "nullptr", "static_assert", "thread_local",
-      "true", "typeof", "typeof_unqual",
+      "constexpr", "false", "nullptr", "static_assert", "thread_local", "true",
+      "typeof", "typeof_unqual",
       // C++
-      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t",
-      "char16_t", "char32_t", "class", "compl", "concept", "consteval",
-      "constinit", "const_cast", "co_await", "co_return", "co_yield",
-      "decltype", "delete", "dynamic_cast", "explicit", "export", "friend",
-      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "operator",
-      "or", "or_eq", "private", "protected", "public", "reinterpret_cast",
-      "requires", "static_cast", "template", "this", "throw", "try",
-      "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "consteval", "constinit",
+      "const_cast", "co_await", "co_return", "co_yield", "decltype", "delete",
+      "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace",
+      "new", "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private",
+      "protected", "public", "reinterpret_cast", "requires", "static_cast",
+      "template", "this", "throw", "try", "typeid", "typename", "using",
+      "virtual", "wchar_t", "xor", "xor_eq",
       // Types and macros of <stdint.h>/<stddef.h> the header may name.
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
       "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "size_t", "NULL"};
   return reserved.contains(s) || s.starts_with("mixc_") ||
-         s.starts_with("mixrt_") || s.starts_with("_mlir_ciface_") ||
-         s.starts_with("__") ||
-         (s.size() > 1 && s[0] == '_' && llvm::isUpper(s[1]));
+         s.starts_with("mixrt_") || s.starts_with("_mlir_ciface_");
 }
 
 /// `name` as a C identifier that is not reserved, or "" if nothing usable
 /// remains.
 std::string toParameterName(StringRef name) {
+  // Other characters become '_'; no "__" (reserved in C++).
   std::string s;
-  for (char c : name)
-    s += isIdentifierChar(c) ? c : '_';
-  if (s.empty() || llvm::all_of(s, [](char c) { return c == '_'; }))
+  for (char c : name) {
+    char d = isIdentifierChar(c) ? c : '_';
+    if (d != '_' || s.empty() || s.back() != '_')
+      s += d;
+  }
+  if (s.empty() || s == "_")
     return "";
+  // Not a digit first, nor '_' and a capital (reserved).
   if (!isIdentifierStart(s.front()))
     s = "t_" + s;
+  else if (s.size() > 1 && s[0] == '_' && llvm::isUpper(s[1]))
+    s = "t" + s;
   if (isReservedName(s))
     s += "_";
   return s;
@@ -168,8 +174,7 @@ std::string resultSourceName(OpResult result, SourceCache &sources) {
     if (name.empty())
       return "";
     unsigned count = 1;
-    if (prefix.consume_front(":") &&
-        prefix.consumeInteger(/*Radix=*/10, count))
+    if (prefix.consume_front(":") && prefix.consumeInteger(/*Radix=*/10, count))
       return "";
     unsigned number = result.getResultNumber();
     if (number >= first && number < first + count) {
@@ -203,7 +208,7 @@ void assignNames(MutableArrayRef<HeaderTensor *> tensors,
       name = fallback[i];
     std::string unique = name;
     for (unsigned n = 2; used.count(unique); ++n)
-      unique = name + "_" + std::to_string(n);
+      unique = name + (name.back() == '_' ? "" : "_") + std::to_string(n);
     used.insert(unique);
     tensors[i]->name = unique;
   }
@@ -272,8 +277,8 @@ mix::collectNetworkSignatures(ModuleOp module) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       StringRef cType = tensor ? getCType(tensor.getElementType()) : "";
       if (!tensor || !tensor.hasStaticShape() || cType.empty())
-        return makeError(sig.location + ": network @" + sig.name + ": " +
-                         what + " " + llvm::Twine(index) + " has type " +
+        return makeError(sig.location + ": network @" + sig.name + ": " + what +
+                         " " + llvm::Twine(index) + " has type " +
                          typeToString(type) +
                          ", which the C header cannot express (statically "
                          "shaped tensors of f64, f32, f16, bf16, i64, i32, "
@@ -293,9 +298,9 @@ mix::collectNetworkSignatures(ModuleOp module) {
         return t.takeError();
       sig.inputs.push_back(std::move(*t));
       auto attr = network.getArgAttrOfType<StringAttr>(i, "mix.name");
-      wanted.push_back(attr ? attr.getValue().str()
-                            : argumentSourceName(network.getArgument(i),
-                                                 sources));
+      wanted.push_back(
+          attr ? attr.getValue().str()
+               : argumentSourceName(network.getArgument(i), sources));
       fallback.push_back("in" + std::to_string(i));
     }
     for (auto [i, type] : llvm::enumerate(network.getResultTypes())) {
@@ -403,8 +408,7 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
         if (!s.empty())
           s += ", ";
         if (wrapper)
-          s += (list == &sig.inputs ? "const " : "") + t.cType + " *" +
-               t.name;
+          s += (list == &sig.inputs ? "const " : "") + t.cType + " *" + t.name;
         else
           s += descriptorType(t.shape.size()) + " *" + t.name;
       }
@@ -427,10 +431,10 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
         std::string sizes, strides;
         int64_t stride = 1;
         for (size_t d = t.shape.size(); d-- > 0;) {
-          sizes = std::to_string(t.shape[d]) + (sizes.empty() ? "" : ", ") +
-                  sizes;
-          strides = std::to_string(stride) + (strides.empty() ? "" : ", ") +
-                    strides;
+          sizes =
+              std::to_string(t.shape[d]) + (sizes.empty() ? "" : ", ") + sizes;
+          strides =
+              std::to_string(stride) + (strides.empty() ? "" : ", ") + strides;
           stride *= t.shape[d];
         }
         os << ", {" << sizes << "}, {" << strides << "}";
@@ -458,18 +462,18 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
      << " from " << info.sourceName << ". Do not edit. */\n"
      << "/*\n"
      << " * The networks compiled into " << info.modelName
-     << ".o. Link the application with that object and\n"
-     << " * with mixrt (libmixrt.a or libmixrt.so): the object calls "
-        "mixrt_check_fail(),\n"
-     << " * malloc() and free().\n"
+     << ".o. Link the application with that object,\n"
+     << " * with mixrt (libmixrt.a or libmixrt.so) and with libm: the object "
+        "calls\n"
+     << " * mixrt_check_fail(), malloc(), free() and math functions.\n"
      << " *\n"
      << " * Buffers are row-major and contiguous, at any address aligned to "
         "their element\n"
-     << " * type; f16 and bf16 elements are IEEE bit patterns in uint16_t. "
-        "Inputs are only\n"
-     << " * read; every element of every output is written; no output may "
-        "overlap another\n"
-     << " * buffer of the call.\n"
+     << " * type; f16 and bf16 elements are bit patterns (IEEE binary16, "
+        "bfloat16) in\n"
+     << " * uint16_t. Inputs are only read; every element of every output is "
+        "written; no\n"
+     << " * output may overlap another buffer of the call.\n"
      << " *\n"
      << " * Thread safety: the calls are reentrant and thread-safe (the "
         "compiled code has\n"

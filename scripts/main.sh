@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up, build, then resolve and lint every bundled example
-# and print its per-layer precision table.
+# The main job: set up, build, lint every bundled example (its per-layer
+# precision table), then compile the edge INT8 example with mixc inside the
+# build of examples/embed-app (find_package(mixc) + mixc_add_model), run the
+# app and check its output against the reference interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,4 +13,5 @@ for model in examples/*.mlir; do
   build/bin/mix-lint "${model}" --explain || status=$?
   echo
 done
+bash scripts/embed-app.sh build || status=$?
 exit "${status}"

@@ -1,0 +1,96 @@
+//===- Samples.cpp - network inputs from safetensors files ----------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Samples.h"
+#include "compiler/Weights.h"
+#include "dialect/MixOps.h"
+
+using namespace mlir;
+using namespace mix;
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 message.str());
+}
+
+llvm::Expected<std::vector<Sample>>
+mix::loadSamples(NetworkOp network, const io::SafetensorsFile &file) {
+  std::vector<Sample> samples;
+  std::optional<int64_t> count;
+  for (auto [i, argType] : llvm::enumerate(network.getArgumentTypes())) {
+    std::string name = "input" + std::to_string(i);
+    auto type = dyn_cast<RankedTensorType>(argType);
+    if (!type)
+      return fail("network @" + network.getSymName() + ": input " +
+                  llvm::Twine(i) + " is not a tensor");
+    const io::TensorInfo *info = file.find(name);
+    if (!info)
+      return fail(file.path() + ": no tensor '" + name + "' for input " +
+                  llvm::Twine(i) + " of network @" + network.getSymName() +
+                  " (" + formatShape(type.getShape()) + ")");
+    std::optional<io::DType> dtype =
+        getSafetensorsDType(type.getElementType());
+    if (!dtype || info->dtype != *dtype)
+      return fail(file.path() + ": tensor '" + name + "' has dtype " +
+                  io::dtypeName(info->dtype) + ", input " + llvm::Twine(i) +
+                  " of network @" + network.getSymName() + " needs " +
+                  (dtype ? io::dtypeName(*dtype) : llvm::StringRef("?")));
+    ArrayRef<int64_t> shape = type.getShape();
+    ArrayRef<int64_t> got(info->shape);
+    int64_t n;
+    if (got == shape)
+      n = 1;
+    else if (got.size() == shape.size() + 1 && got.drop_front() == shape)
+      n = got.front();
+    else if (!shape.empty() && got.size() == shape.size() && shape[0] > 0 &&
+             got.drop_front() == shape.drop_front() &&
+             got[0] % shape[0] == 0)
+      n = got[0] / shape[0]; // samples stacked along the batch dimension
+    else
+      return fail(file.path() + ": tensor '" + name + "' has shape " +
+                  io::formatShape(got) + ", input " + llvm::Twine(i) +
+                  " of network @" + network.getSymName() + " is " +
+                  formatShape(shape) +
+                  " (S samples: [S, ...] or stacked along dimension 0)");
+    if (count && *count != n)
+      return fail(file.path() + ": tensor '" + name + "' holds " +
+                  llvm::Twine(n) + " samples, earlier inputs " +
+                  llvm::Twine(*count));
+    count = n;
+    absl::StatusOr<std::vector<double>> values = file.readAsDouble(name);
+    if (!values.ok())
+      return fail(std::string(values.status().message()));
+    samples.resize(n);
+    int64_t per = type.getNumElements();
+    for (int64_t s = 0; s < n; ++s) {
+      RefTensor t;
+      t.shape.assign(shape.begin(), shape.end());
+      t.data.assign(values->begin() + s * per, values->begin() + (s + 1) * per);
+      samples[s].push_back(std::move(t));
+    }
+  }
+  if (count && *count == 0)
+    return fail(file.path() + ": no samples (leading dimension 0)");
+  if (!count) // a network without inputs: one empty sample
+    samples.emplace_back();
+  return samples;
+}
+
+llvm::Expected<NetworkOp> mix::findNetwork(ModuleOp module, StringRef entry) {
+  std::string names;
+  for (NetworkOp n : module.getOps<NetworkOp>()) {
+    if (n.getSymName() == entry)
+      return n;
+    names += (names.empty() ? "@" : ", @") + n.getSymName().str();
+  }
+  auto networks = module.getOps<NetworkOp>();
+  if (entry.empty() && std::next(networks.begin()) == networks.end())
+    return *networks.begin();
+  if (entry.empty())
+    return fail("the model has several networks (" + names +
+                "): choose one with --entry");
+  return fail("no network @" + entry + " in the model (it has " + names + ")");
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Compares the probabilities printed by examples/embed-app with mix-run's.
+
+The reference (mix-run --lower-to=quantize) reproduces the int8 layers bit
+for bit but computes the float layers (batch norm, pooling, softmax, ...) in
+f64 where the app computes f32. An activation within f32 rounding of a
+quantization boundary can therefore land one int8 step apart; one step of
+an activation moves the probabilities by far less than 1e-3. Allow 1e-3
+absolute, and require the same predicted class.
+"""
+import sys
+
+TOLERANCE = 1e-3
+
+
+def app_values(path):
+    for line in open(path):
+        if line.startswith("probabilities:"):
+            return [float(v) for v in line.split()[1:]]
+    sys.exit(f"{path}: no 'probabilities:' line")
+
+
+def reference_values(path):
+    for line in open(path):
+        if line.startswith("sample 0 output 0"):
+            return [float(v) for v in line.split(":", 1)[1].split()]
+    sys.exit(f"{path}: no 'sample 0 output 0' line")
+
+
+app, ref = app_values(sys.argv[1]), reference_values(sys.argv[2])
+if len(app) != len(ref):
+    sys.exit(f"the app printed {len(app)} values, the reference {len(ref)}")
+worst = max(abs(a - r) for a, r in zip(app, ref))
+same_class = app.index(max(app)) == ref.index(max(ref))
+print(f"max |app - reference| = {worst:.3g} (tolerance {TOLERANCE}); "
+      f"same class: {same_class}")
+if worst > TOLERANCE or not same_class:
+    sys.exit("embed-app: the app's output does not match the reference")
+print("embed-app: the app matches the reference interpreter")

@@ -1,0 +1,150 @@
+//===- ReportTest.cpp - the numbers of the precision report ---------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The precision report of the edge INT8 example, built in the stages mixc
+// uses, checked against numbers derived by hand from the model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitUtil.h"
+
+#include "compiler/Report.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <catch2/catch.hpp>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::test;
+
+namespace {
+void runPhases(ModuleOp module, MixPhase from, MixPhase to) {
+  MixPipelineOptions options;
+  options.startAt = from;
+  options.stopAfter = to;
+  PassManager pm(module.getContext());
+  REQUIRE(succeeded(buildMixPipeline(pm, options)));
+  REQUIRE(succeeded(pm.run(module)));
+}
+
+const PrecisionReport::Layer &layer(const PrecisionReport &r,
+                                    llvm::StringRef path) {
+  for (const PrecisionReport::Layer &l : r.layers())
+    if (l.path == path)
+      return l;
+  FAIL("no layer " << path.str());
+  return r.layers().front();
+}
+} // namespace
+
+TEST_CASE("the precision report of the edge INT8 example", "[report]") {
+  Jit jit;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      readExample("edge_int8.mlir"), &jit.context, "edge_int8.mlir");
+  REQUIRE(module);
+  inlineWeights(*module, makeWeights(*module));
+
+  PrecisionReport report;
+  REQUIRE(succeeded(report.recordModel(*module)));
+  runPhases(*module, MixPhase::resolve, MixPhase::casts);
+  report.recordCasts(*module);
+  runPhases(*module, MixPhase::quantize, MixPhase::quantize);
+  report.recordQuantized(*module);
+
+  // Float weights of an all-f32 build, 4 bytes each:
+  //   conv1 16*1*3*3 = 144 + bias 16, bn1 4 * 16 = 64,
+  //   conv2 32*16*3*3 = 4608 + bias 32, bn2 4 * 32 = 128,
+  //   fc1 1568*64 = 100352 + bias 64, fc2 64*10 = 640 + bias 10
+  //   = 106058 values = 424232 bytes.
+  CHECK(report.f32WeightBytes() == 424232);
+  // The int8 build: the 4 GEMM weights in int8 (144 + 4608 + 100352 + 640
+  // = 105744 bytes), one f32 scale and one i32 zero point per output
+  // channel (16 + 32 + 64 + 10 = 122 channels: 488 bytes each), biases and
+  // batch-norm parameters in f32 (122 + 192 = 314 values: 1256 bytes).
+  CHECK(report.weightBytes().at("int8") == 105744);
+  CHECK(report.weightBytes().at("f32") == 488 + 1256);
+  CHECK(report.weightBytes().at("i32") == 488);
+  CHECK(report.totalWeightBytes() == 107976);
+  // 107976 / 424232 = 25.45%: within the 26% the edge target allows.
+  CHECK(report.weightRatio() == Approx(107976.0 / 424232.0).epsilon(1e-12));
+  CHECK(report.weightRatio() <= 0.26);
+
+  // Provenance: the first conv is int8 because of block @features; the
+  // classifier's first dense because of its own precision; relu inherits
+  // the network's f32.
+  const PrecisionReport::Layer &conv = layer(report, "edge/features/conv2d#0");
+  CHECK(conv.location == "edge_int8.mlir:22:11");
+  REQUIRE(conv.properties.size() == 4);
+  CHECK(conv.properties[0].name == "weights");
+  CHECK(conv.properties[0].precision == "int8");
+  CHECK(conv.properties[0].source == "block");
+  CHECK(conv.properties[0].origin == "block @features");
+  CHECK(conv.properties[2].name == "accumulator");
+  CHECK(conv.properties[2].precision == "i32");
+  CHECK(conv.properties[2].source == "derived");
+  const PrecisionReport::Layer &fc1 = layer(report, "edge/classifier/dense#0");
+  CHECK(fc1.properties[1].precision == "int8");
+  CHECK(fc1.properties[1].source == "layer");
+  const PrecisionReport::Layer &relu = layer(report, "edge/classifier/relu#0");
+  REQUIRE(relu.properties.size() == 3); // no weights
+  CHECK(relu.properties[0].precision == "f32");
+  CHECK(relu.properties[0].origin == "network @edge");
+
+  // The int32 proof: symmetric int8, 127 * 127 = 16129 per product.
+  REQUIRE(conv.k);
+  CHECK(*conv.k == 9);
+  CHECK(*conv.worstCase == 9 * 16129);
+  CHECK(*conv.margin == 2147483647 - 9 * 16129);
+  CHECK(*layer(report, "edge/features/conv2d#1").k == 16 * 9);
+  CHECK(*fc1.k == 1568);
+  CHECK(*fc1.margin == 2147483647 - 1568 * 16129);
+  CHECK(!relu.k);
+
+  // Casts: int8 layers take f32 (quantization is separate) and everything
+  // else is f32, so no conversion is needed anywhere.
+  REQUIRE(report.scopes().size() == 3);
+  CHECK(report.scopes()[0].name == "network @edge");
+  for (const PrecisionReport::Scope &s : report.scopes())
+    CHECK(s.casts == 0);
+
+  // Both forms carry the numbers.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  report.print(os);
+  CHECK(text.find("25.5% of an all-f32 build (424232 bytes)") !=
+        std::string::npos);
+  std::string json;
+  llvm::raw_string_ostream js(json);
+  js << report.toJSON();
+  CHECK(json.find("\"all_f32_bytes\":424232") != std::string::npos);
+  CHECK(json.find("\"total_bytes\":107976") != std::string::npos);
+}
+
+TEST_CASE("the report counts casts per block", "[report]") {
+  Jit jit;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
+  %h = mix.block @half precision(f16) (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %r = mix.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    mix.yield %r : tensor<4xf32>
+  }
+  %y = mix.relu %h : (tensor<4xf32>) -> tensor<4xf32>
+  mix.return %y : tensor<4xf32>
+}
+)mlir", &jit.context);
+  REQUIRE(module);
+  PrecisionReport report;
+  REQUIRE(succeeded(report.recordModel(*module)));
+  runPhases(*module, MixPhase::resolve, MixPhase::casts);
+  report.recordCasts(*module);
+  // f32 -> f16 entering the block; f16 -> f32 for the relu after it.
+  REQUIRE(report.scopes().size() == 2);
+  CHECK(report.scopes()[0].name == "network @n");
+  CHECK(report.scopes()[0].casts == 1);
+  CHECK(report.scopes()[1].name == "block @half");
+  CHECK(report.scopes()[1].casts == 1);
+}
