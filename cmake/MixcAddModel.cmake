@@ -65,4 +65,10 @@ function(mixc_add_model target)
   target_include_directories(${target} PUBLIC "${outdir}")
   # Generated code calls libm (exp, erf, tanh) and mixrt (checked numerics).
   target_link_libraries(${target} PUBLIC mixc::mixrt m)
+  # mixrt is C++ (on Abseil): an app linked by the C driver needs the C++
+  # standard library too (libstdc++, the toolchain of Debian's packages).
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CXX" IN_LIST languages)
+    target_link_libraries(${target} PUBLIC stdc++)
+  endif()
 endfunction()
