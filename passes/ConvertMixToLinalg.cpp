@@ -946,7 +946,15 @@ void mix::inlineMixBlocks(Operation *root) {
   for (BlockOp block : blocks) {
     Block &body = block.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> results(yield.getValues());
+    // A yielded block argument stands for the block's input: the argument
+    // itself disappears with the inlining.
+    SmallVector<Value> results;
+    for (Value v : yield.getValues()) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      results.push_back(arg && arg.getOwner() == &body
+                            ? block.getInputs()[arg.getArgNumber()]
+                            : v);
+    }
     rewriter.eraseOp(yield);
     rewriter.inlineBlockBefore(&body, block, block.getInputs());
     rewriter.replaceOp(block, results);
