@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Samples.h"
+#include "compiler/ModelLoader.h"
 #include "compiler/Weights.h"
 #include "dialect/MixOps.h"
 
@@ -93,4 +94,19 @@ llvm::Expected<NetworkOp> mix::findNetwork(ModuleOp module, StringRef entry) {
     return fail("the model has several networks (" + names +
                 "): choose one with --entry");
   return fail("no network @" + entry + " in the model (it has " + names + ")");
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mix::loadModelWithWeights(StringRef modelPath, StringRef weightsPath,
+                          MLIRContext &context) {
+  auto module = loadModel(modelPath, context);
+  if (!module || weightsPath.empty())
+    return module;
+  absl::StatusOr<io::SafetensorsFile> file =
+      io::SafetensorsFile::open(weightsPath.str());
+  if (!file.ok())
+    return fail(std::string(file.status().message()));
+  if (llvm::Error err = bindWeights(**module, *file))
+    return std::move(err);
+  return module;
 }

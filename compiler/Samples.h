@@ -19,6 +19,7 @@
 
 #include "compiler/Calibrate.h"
 #include "io/Safetensors.h"
+#include "mlir/IR/OwningOpRef.h"
 
 namespace mix {
 
@@ -26,6 +27,13 @@ namespace mix {
 /// the problem (missing, dtype, shape, sample counts that differ).
 llvm::Expected<std::vector<Sample>> loadSamples(NetworkOp network,
                                                 const io::SafetensorsFile &file);
+
+/// loadModel() followed, when `weightsPath` is not empty, by bindWeights()
+/// from that safetensors file: what the reference tools (mix-run,
+/// mix-calibrate) start with.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadModelWithWeights(llvm::StringRef modelPath, llvm::StringRef weightsPath,
+                     mlir::MLIRContext &context);
 
 /// The network named `entry`, or the only network of `module` when `entry`
 /// is empty. Errors list the networks there are.

@@ -253,26 +253,12 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                    zeroConstant(rewriter, loc,
                                 cast<ShapedType>(adaptor.getInput().getType())
                                     .getElementType()));
-    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-    int64_t groups = op.getGroups();
-    int64_t perGroupOut = wType.getDimSize(0) / groups;
-    int64_t perGroupIn = wType.getDimSize(1);
-    // Loops: n, f, oh, ow (parallel), c, kh, kw (reduction).
+    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(),
+                             op.getGroups(), wType, ctx);
+    SmallVector<AffineMap> maps = {conv.input, conv.weight, conv.output};
     auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineExpr n = dim(0), f = dim(1), oh = dim(2), ow = dim(3), c = dim(4),
-               kh = dim(5), kw = dim(6);
-    AffineExpr inChannel = f.floorDiv(perGroupOut) * perGroupIn + c;
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(
-            7, 0, {n, inChannel, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]},
-            ctx),
-        AffineMap::get(7, 0, {f, c, kh, kw}, ctx),
-        AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(3, utils::IteratorType::reduction);
     Value sum = generic(rewriter, loc, ValueRange{input, adaptor.getWeight()},
-                        type.getShape(), *acc, 0.0, maps, iterators,
+                        type.getShape(), *acc, 0.0, maps, conv.iterators,
                         [&](OpBuilder &b, Location l, ValueRange a) {
                           return Value(math::FmaOp::create(
                               b, l, convertScalar(b, l, a[0], *acc),

@@ -405,25 +405,13 @@ struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
         scalarOf(rewriter, loc, adaptor.getInputZeroPoint()));
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zp8);
-    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-    int64_t groups = op.getGroups();
-    int64_t perGroupOut = wType.getDimSize(0) / groups;
     int64_t perGroupIn = wType.getDimSize(1);
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineExpr n = dim(0), f = dim(1), oh = dim(2), ow = dim(3), c = dim(4),
-               kh = dim(5), kw = dim(6);
-    AffineExpr inChannel = f.floorDiv(perGroupOut) * perGroupIn + c;
+    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(),
+                             op.getGroups(), wType, ctx);
     SmallVector<AffineMap> maps = {
-        AffineMap::get(
-            7, 0, {n, inChannel, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]},
-            ctx),
-        AffineMap::get(7, 0, {f, c, kh, kw}, ctx),
-        AffineMap::get(7, 0, {}, ctx),
+        conv.input, conv.weight, AffineMap::get(7, 0, {}, ctx),
         channelParamMap(adaptor.getWeightZeroPoints(), 7, 1, ctx),
-        AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
-    SmallVector<utils::IteratorType> iterators(4,
-                                               utils::IteratorType::parallel);
-    iterators.append(3, utils::IteratorType::reduction);
+        conv.output};
     // Split K by whole input channels (groups = 1, checked by the verifier).
     std::optional<int64_t> channelChunk;
     if (std::optional<int64_t> chunk = chunkOf(op.getKChunk()))
@@ -438,7 +426,8 @@ struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
                                  size);
       partials.push_back(intContraction(
           rewriter, loc, in, w, adaptor.getInputZeroPoint(),
-          adaptor.getWeightZeroPoints(), type.getShape(), maps, iterators));
+          adaptor.getWeightZeroPoints(), type.getShape(), maps,
+          conv.iterators));
     }
     Value acc = addPartials(rewriter, loc, partials, type);
     rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getInputScale(),

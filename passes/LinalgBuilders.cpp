@@ -249,6 +249,24 @@ SmallVector<AffineMap> contractionMaps(int64_t lhsRank, int64_t resultRank,
           AffineMap::get(loops, 0, outExprs, ctx)};
 }
 
+ConvMaps convMaps(ArrayRef<int64_t> s, ArrayRef<int64_t> d, int64_t groups,
+                  ShapedType weightType, MLIRContext *ctx) {
+  int64_t perGroupOut = weightType.getDimSize(0) / groups;
+  int64_t perGroupIn = weightType.getDimSize(1);
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = dim(0), f = dim(1), oh = dim(2), ow = dim(3), c = dim(4),
+             kh = dim(5), kw = dim(6);
+  AffineExpr inChannel = f.floorDiv(perGroupOut) * perGroupIn + c;
+  ConvMaps maps;
+  maps.input = AffineMap::get(
+      7, 0, {n, inChannel, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx);
+  maps.weight = AffineMap::get(7, 0, {f, c, kh, kw}, ctx);
+  maps.output = AffineMap::get(7, 0, {n, f, oh, ow}, ctx);
+  maps.iterators.assign(4, utils::IteratorType::parallel);
+  maps.iterators.append(3, utils::IteratorType::reduction);
+  return maps;
+}
+
 std::string formatSourceLocation(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +

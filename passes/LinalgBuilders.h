@@ -87,6 +87,18 @@ llvm::SmallVector<mlir::AffineMap> contractionMaps(int64_t lhsRank,
                                                    bool rhsBatched,
                                                    mlir::MLIRContext *ctx);
 
+/// Indexing maps of a 2-D convolution over the loops (n, f, oh, ow | c, kh,
+/// kw): input [N, C, H, W] (already padded), weight [F, C/groups, KH, KW],
+/// output [N, F, OH, OW].
+struct ConvMaps {
+  mlir::AffineMap input, weight, output;
+  /// The iterators: 4 parallel, 3 reduction.
+  llvm::SmallVector<mlir::utils::IteratorType> iterators;
+};
+ConvMaps convMaps(llvm::ArrayRef<int64_t> strides,
+                  llvm::ArrayRef<int64_t> dilations, int64_t groups,
+                  mlir::ShapedType weightType, mlir::MLIRContext *ctx);
+
 /// "file:line:col" of the first file location in `loc`, or "".
 std::string formatSourceLocation(mlir::Location loc);
 

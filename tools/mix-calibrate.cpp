@@ -73,17 +73,9 @@ int main(int argc, char **argv) {
                 "'");
   MLIRContext context;
   loadMixDialects(context);
-  auto module = loadModel(modelPath, context);
+  auto module = loadModelWithWeights(modelPath, weightsPath, context);
   if (!module)
     return fail(llvm::toString(module.takeError()));
-  if (!weightsPath.empty()) {
-    absl::StatusOr<io::SafetensorsFile> file =
-        io::SafetensorsFile::open(weightsPath);
-    if (!file.ok())
-      return fail(std::string(file.status().message()));
-    if (llvm::Error err = bindWeights(**module, *file))
-      return fail(llvm::toString(std::move(err)));
-  }
   if (llvm::Error err = requireInlineWeights(**module))
     return fail(llvm::toString(std::move(err)));
   auto network = findNetwork(**module, entry);

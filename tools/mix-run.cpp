@@ -71,17 +71,9 @@ int main(int argc, char **argv) {
   registerMixPipelineDependencies(registry);
   context.appendDialectRegistry(registry);
   loadMixDialects(context);
-  auto module = loadModel(modelPath, context);
+  auto module = loadModelWithWeights(modelPath, weightsPath, context);
   if (!module)
     return fail(llvm::toString(module.takeError()));
-  if (!weightsPath.empty()) {
-    absl::StatusOr<io::SafetensorsFile> file =
-        io::SafetensorsFile::open(weightsPath);
-    if (!file.ok())
-      return fail(std::string(file.status().message()));
-    if (llvm::Error err = bindWeights(**module, *file))
-      return fail(llvm::toString(std::move(err)));
-  }
   if (!lowerTo.empty()) {
     std::optional<MixPhase> phase = parsePhase(lowerTo);
     if (!phase || (*phase != MixPhase::casts && *phase != MixPhase::quantize))
