@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TempDir.h"
+
 #include <catch2/catch.hpp>
 
 #include "io/Calibration.h"
@@ -24,29 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
-public:
-  TempDir() {
-    static int counter = 0;
-    dir_ = fs::temp_directory_path() /
-           ("mixc-io-cal-" + std::to_string(::getpid()) + "-" +
-            std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string &name) const {
-    return (dir_ / name).string();
-  }
-  bool empty() const { return fs::is_empty(dir_); }
-
-private:
-  fs::path dir_;
-};
+using test::TempDir;
 
 void writeText(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
@@ -238,7 +218,7 @@ TEST_CASE("lookup names the table's source", "[calibration]") {
         "calibration table: no calibration range for 'b' (calibrate with the "
         "same model)");
 
-  TempDir dir;
+  TempDir dir("cal");
   const std::string path = dir.file("calib.json");
   REQUIRE(writeCalibration(path, t).ok());
   absl::StatusOr<CalibrationTable> read = readCalibration(path);
@@ -250,7 +230,7 @@ TEST_CASE("lookup names the table's source", "[calibration]") {
 }
 
 TEST_CASE("write produces the documented format", "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   CalibrationTable t;
   t.method = CalibrationMethod::Percentile;
   t.percentile = 99.99;
@@ -290,7 +270,7 @@ TEST_CASE("write produces the documented format", "[calibration]") {
 }
 
 TEST_CASE("read after write gives identical bits", "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   const double values[] = {-0.0,
                            0.1,
                            1.0 / 3.0,
@@ -349,7 +329,7 @@ TEST_CASE("read after write gives identical bits", "[calibration]") {
 
 TEST_CASE("write rejects invalid tables and leaves nothing behind",
           "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   const std::string path = dir.file("calib.json");
   auto message = [&](const CalibrationTable &t) {
     absl::Status s = writeCalibration(path, t);
@@ -382,7 +362,7 @@ TEST_CASE("write rejects invalid tables and leaves nothing behind",
 }
 
 TEST_CASE("read reports missing files and malformed JSON", "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   const std::string missing = dir.file("missing.json");
   absl::StatusOr<CalibrationTable> t = readCalibration(missing);
   REQUIRE_FALSE(t.ok());
@@ -398,7 +378,7 @@ TEST_CASE("read reports missing files and malformed JSON", "[calibration]") {
 }
 
 TEST_CASE("read reports bad top-level fields", "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   const std::string ranges = R"("ranges": {})";
   const std::string head = R"("format": "mixc-calibration", "version": 1, )";
   CHECK(readError(dir, R"({"version": 1, "method": "minmax", "samples": 1, )" +
@@ -467,7 +447,7 @@ TEST_CASE("read reports bad top-level fields", "[calibration]") {
 }
 
 TEST_CASE("read reports bad ranges", "[calibration]") {
-  TempDir dir;
+  TempDir dir("cal");
   CHECK(readError(dir, fileWith(R"({"a": [1, 2]})")) ==
         ": range 'a': must be an object, got an array");
   CHECK(readError(dir, fileWith(R"({"a": {"max": 1, "count": 1}})")) ==

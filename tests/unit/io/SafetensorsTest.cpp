@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #define CATCH_CONFIG_MAIN
+#include "TempDir.h"
+
 #include <catch2/catch.hpp>
 
 #include "io/Safetensors.h"
@@ -28,36 +30,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
-public:
-  TempDir() {
-    static int counter = 0;
-    dir_ = fs::temp_directory_path() /
-           ("mixc-io-st-" + std::to_string(::getpid()) + "-" +
-            std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string &name) const {
-    return (dir_ / name).string();
-  }
-  /// Names of the files in the directory.
-  std::vector<std::string> list() const {
-    std::vector<std::string> names;
-    for (const auto &e : fs::directory_iterator(dir_))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-private:
-  fs::path dir_;
-};
+using test::TempDir;
 
 void writeBytes(const std::string &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -152,7 +125,7 @@ TEST_CASE("dtype names, sizes and parsing", "[safetensors]") {
 }
 
 TEST_CASE("every dtype round-trips through the writer", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   std::vector<TensorToWrite> tensors;
   // Distinct byte patterns per tensor, shape [2, 3] (BOOL bytes must be 0/1).
   const DType dtypes[] = {DType::F64, DType::F32, DType::F16, DType::BF16,
@@ -198,7 +171,7 @@ TEST_CASE("every dtype round-trips through the writer", "[safetensors]") {
 
 TEST_CASE("writer layout: padded header, sorted contiguous tensors",
           "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("layout.safetensors");
   std::vector<TensorToWrite> tensors = {
       makeTensor("b", {3}, std::vector<int8_t>{1, 2, 3}),
@@ -229,7 +202,7 @@ TEST_CASE("writer layout: padded header, sorted contiguous tensors",
 }
 
 TEST_CASE("makeTensor builders convert back exactly", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   SafetensorsFile file = roundTrip(
       dir, {makeTensor("f64", {2}, std::vector<double>{0.1, -1e300}),
             makeTensor("f32", {2}, std::vector<float>{0.1f, -3.5f}),
@@ -246,7 +219,7 @@ TEST_CASE("makeTensor builders convert back exactly", "[safetensors]") {
 }
 
 TEST_CASE("F16 and BF16 decode exactly", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   TensorToWrite f16{"h",
                     DType::F16,
                     {9},
@@ -290,7 +263,7 @@ TEST_CASE("F16 and BF16 decode exactly", "[safetensors]") {
 }
 
 TEST_CASE("integer and BOOL tensors read as double", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   auto le64Bytes = [](std::initializer_list<int64_t> values) {
     std::vector<uint8_t> bytes;
     for (int64_t v : values)
@@ -329,7 +302,7 @@ TEST_CASE("integer and BOOL tensors read as double", "[safetensors]") {
 }
 
 TEST_CASE("BOOL bytes other than 0/1 are rejected", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("bool.safetensors");
   writeBytes(path, stFile(R"({"m":{"dtype":"BOOL","shape":[2],)"
                           R"("data_offsets":[0,2]}})",
@@ -348,7 +321,7 @@ TEST_CASE("BOOL bytes other than 0/1 are rejected", "[safetensors]") {
 }
 
 TEST_CASE("0-d and zero-size tensors", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   SafetensorsFile file =
       roundTrip(dir, {makeTensor("scalar", {}, std::vector<float>{3.5f}),
                       makeTensor("empty", {2, 0, 3}, std::vector<float>{}),
@@ -392,7 +365,7 @@ TEST_CASE("0-d and zero-size tensors", "[safetensors]") {
 }
 
 TEST_CASE("get checks presence, dtype and shape", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   std::vector<TensorToWrite> tensors;
   for (char c = 'a'; c <= 'j'; ++c)
     tensors.push_back(makeTensor(std::string(1, c) + ".w", {2, 3},
@@ -423,7 +396,7 @@ TEST_CASE("get checks presence, dtype and shape", "[safetensors]") {
   CHECK(shape.status().message() ==
         path + ": tensor 'a.w' has shape [2, 3], the model declares [3, 2]");
 
-  TempDir small;
+  TempDir small("st");
   SafetensorsFile two =
       roundTrip(small, {makeTensor("x", {1}, std::vector<float>{0}),
                         makeTensor("y", {1}, std::vector<float>{0})});
@@ -432,7 +405,7 @@ TEST_CASE("get checks presence, dtype and shape", "[safetensors]") {
 }
 
 TEST_CASE("open reports missing, empty and truncated files", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string missingPath = dir.file("missing.safetensors");
   absl::StatusOr<SafetensorsFile> missing = SafetensorsFile::open(missingPath);
   REQUIRE_FALSE(missing.ok());
@@ -457,7 +430,7 @@ TEST_CASE("open reports missing, empty and truncated files", "[safetensors]") {
 }
 
 TEST_CASE("open reports malformed JSON headers", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("bad.safetensors");
   CHECK_THAT(openError(dir, stFile(R"({"a": )")),
              StartsWith(path + ":1:6: invalid JSON header: "));
@@ -480,7 +453,7 @@ TEST_CASE("open reports malformed JSON headers", "[safetensors]") {
 }
 
 TEST_CASE("open reports malformed tensor entries", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   auto entry = [](const std::string &body) {
     return stFile("{\"w\": " + body + "}", std::string(64, '\0'));
   };
@@ -523,7 +496,7 @@ TEST_CASE("open reports malformed tensor entries", "[safetensors]") {
 }
 
 TEST_CASE("open reports sizes, bounds and overlaps", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("bad.safetensors");
   CHECK(openError(dir, stFile(R"({"fc1.weight":{"dtype":"F32",)"
                               R"("shape":[5,6],"data_offsets":[0,100]}})",
@@ -557,7 +530,7 @@ TEST_CASE("open reports sizes, bounds and overlaps", "[safetensors]") {
 }
 
 TEST_CASE("open reports malformed metadata", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   CHECK_THAT(openError(dir, stFile(R"({"__metadata__":[1]})")),
              Contains(": \"__metadata__\" must be an object, got an array"));
   CHECK_THAT(openError(dir, stFile(R"({"__metadata__":{"k":1}})")),
@@ -567,7 +540,7 @@ TEST_CASE("open reports malformed metadata", "[safetensors]") {
 
 TEST_CASE("writer rejects bad tensors and leaves nothing behind",
           "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("w.safetensors");
   auto message = [&](const std::vector<TensorToWrite> &tensors) {
     absl::Status s = writeSafetensors(path, tensors);
@@ -605,7 +578,7 @@ TEST_CASE("writer rejects bad tensors and leaves nothing behind",
 }
 
 TEST_CASE("writer replaces an existing file", "[safetensors]") {
-  TempDir dir;
+  TempDir dir("st");
   const std::string path = dir.file("w.safetensors");
   writeBytes(path, "old contents");
   REQUIRE(writeSafetensors(path, {makeTensor("w", {1}, std::vector<float>{7})})
