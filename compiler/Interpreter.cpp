@@ -469,17 +469,19 @@ RefTensor evalQDense(QDenseOp op, const RefTensor &x, const RefTensor &xs,
   RefTensor y = zerosLike(op.getResult());
   int64_t k = w.shape[0], n = w.shape[1];
   int64_t rows = product(ArrayRef<int64_t>(x.shape).drop_back());
-  int64_t za = static_cast<int64_t>(xz.data[0]);
   FloatType outType = resultFloatType(op);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < n; ++j) {
+      // The input's parameters: per tensor, or per row of a [M, K] input.
+      int64_t za = static_cast<int64_t>(channelParam(xz, r));
       int64_t zb = static_cast<int64_t>(channelParam(wz, j));
       int64_t acc = 0;
       for (int64_t p = 0; p < k; ++p)
         acc += (static_cast<int64_t>(x.data[r * k + p]) - za) *
                (static_cast<int64_t>(w.data[p * n + j]) - zb);
-      y.data[r * n + j] = rescaleValue(xs.data[0], channelParam(ws, j), acc,
-                                       bias, j, outType);
+      y.data[r * n + j] = rescaleValue(channelParam(xs, r),
+                                       channelParam(ws, j), acc, bias, j,
+                                       outType);
     }
   return y;
 }
@@ -491,18 +493,19 @@ RefTensor evalQMatmul(QMatmulOp op, const RefTensor &a, const RefTensor &as,
   size_t rank = a.shape.size();
   int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
   int64_t batch = product(ArrayRef<int64_t>(a.shape).drop_back(2));
-  int64_t za = static_cast<int64_t>(az.data[0]);
   int64_t zb = static_cast<int64_t>(bz.data[0]);
   FloatType outType = resultFloatType(op);
   for (int64_t t = 0; t < batch; ++t)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
+        // The lhs parameters: per tensor, or per row of a [M, K] lhs.
+        int64_t za = static_cast<int64_t>(channelParam(az, i));
         int64_t acc = 0;
         for (int64_t p = 0; p < k; ++p)
           acc += (static_cast<int64_t>(a.data[(t * m + i) * k + p]) - za) *
                  (static_cast<int64_t>(b.data[(t * k + p) * n + j]) - zb);
-        y.data[(t * m + i) * n + j] =
-            rescaleValue(as.data[0], bs.data[0], acc, nullptr, 0, outType);
+        y.data[(t * m + i) * n + j] = rescaleValue(
+            channelParam(as, i), bs.data[0], acc, nullptr, 0, outType);
       }
   return y;
 }
@@ -792,32 +795,44 @@ llvm::Error Interpreter::evalQuantize(QuantizeOp op, const RefTensor &x,
                                       " at element " + llvm::Twine(i) +
                                       " reaches an int8 quantize");
   }
-  float scale;
-  int32_t zeroPoint;
+  // One parameter set per tensor, or per index along the axis: element i
+  // belongs to channel (i / inner) % channels.
+  int64_t channels = 1, inner = 1;
+  if (std::optional<uint64_t> axis = op.getAxis()) {
+    channels = x.shape[*axis];
+    for (size_t d = *axis + 1; d < x.shape.size(); ++d)
+      inner *= x.shape[d];
+  }
+  auto channelOf = [&](size_t i) {
+    return static_cast<int64_t>(i / inner) % channels;
+  };
+  std::vector<float> scales(channels, 1.0f);
+  std::vector<int32_t> zeroPoints(channels, 0);
   if (op.getScaleAttr()) {
-    scale = op.getScaleAttr().getValue().convertToFloat();
-    zeroPoint = static_cast<int32_t>(op.getZeroPointAttr().getInt());
+    scales[0] = op.getScaleAttr().getValue().convertToFloat();
+    zeroPoints[0] = static_cast<int32_t>(op.getZeroPointAttr().getInt());
   } else {
     // mixrt's parameters: lo = min(min x, 0), hi = max(max x, 0) in f64.
-    double lo = 0, hi = 0;
-    for (double v : values) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
+    std::vector<double> lo(channels, 0.0), hi(channels, 0.0);
+    for (auto [i, v] : llvm::enumerate(values)) {
+      lo[channelOf(i)] = std::min(lo[channelOf(i)], v);
+      hi[channelOf(i)] = std::max(hi[channelOf(i)], v);
     }
-    scale = 1.0f;
-    zeroPoint = 0;
-    if (lo != 0 || hi != 0) {
-      double wide = symmetric ? std::max(-lo, hi) / 127.0 : (hi - lo) / 255.0;
-      scale = static_cast<float>(wide);
+    for (int64_t c = 0; c < channels; ++c) {
+      if (lo[c] == 0 && hi[c] == 0)
+        continue; // scale 1, zero point 0
+      double wide = symmetric ? std::max(-lo[c], hi[c]) / 127.0
+                              : (hi[c] - lo[c]) / 255.0;
+      float scale = static_cast<float>(wide);
       if (!std::isfinite(scale))
         return errorAt(op.getLoc(), "int8 quantization scale " +
                                         valueStr(wide) +
                                         " is not representable in f32");
-      scale = std::max(scale, std::numeric_limits<float>::min());
+      scales[c] = std::max(scale, std::numeric_limits<float>::min());
       if (!symmetric)
-        zeroPoint = static_cast<int32_t>(std::clamp(
-            std::nearbyint(-128.0 - lo / static_cast<double>(scale)), -128.0,
-            127.0));
+        zeroPoints[c] = static_cast<int32_t>(std::clamp(
+            std::nearbyint(-128.0 - lo[c] / static_cast<double>(scales[c])),
+            -128.0, 127.0));
     }
   }
   double qmin = symmetric ? -127 : -128, qmax = 127;
@@ -825,6 +840,8 @@ llvm::Error Interpreter::evalQuantize(QuantizeOp op, const RefTensor &x,
   q.shape = x.shape;
   q.data.resize(values.size());
   for (auto [i, v] : llvm::enumerate(values)) {
+    float scale = scales[channelOf(i)];
+    int32_t zeroPoint = zeroPoints[channelOf(i)];
     // The quotient in the compute type, round half to even, + zero point,
     // clamp before narrowing (mixrt's quantizeOne).
     double r = f64 ? std::nearbyint(v / static_cast<double>(scale)) +
@@ -834,9 +851,16 @@ llvm::Error Interpreter::evalQuantize(QuantizeOp op, const RefTensor &x,
                          static_cast<float>(zeroPoint));
     q.data[i] = std::isnan(r) ? zeroPoint : std::clamp(r, qmin, qmax);
   }
+  RefTensor usedScales, usedZeroPoints;
+  if (op.getAxis()) {
+    usedScales.shape = {channels};
+    usedZeroPoints.shape = {channels};
+  }
+  usedScales.data.assign(scales.begin(), scales.end());
+  usedZeroPoints.data.assign(zeroPoints.begin(), zeroPoints.end());
   env[op.getResult()] = std::move(q);
-  env[op.getUsedScale()] = RefTensor{{}, {static_cast<double>(scale)}};
-  env[op.getUsedZeroPoint()] = RefTensor{{}, {static_cast<double>(zeroPoint)}};
+  env[op.getUsedScale()] = std::move(usedScales);
+  env[op.getUsedZeroPoint()] = std::move(usedZeroPoints);
   return llvm::Error::success();
 }
 

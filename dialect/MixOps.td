@@ -485,6 +485,9 @@ def Mix_MseLossOp : Mix_LayerOp<"mse_loss", [Mix_Loss, Mix_Reduction]> {
 def Mix_Int8Tensor : StaticShapeTensorOf<[I8]>;
 def Mix_ScaleTensor : 0DTensorOf<[F32]>;
 def Mix_ZeroPointTensor : 0DTensorOf<[I32]>;
+// One value for the tensor (rank 0) or one per row (rank 1).
+def Mix_RowScales : TensorRankOf<[F32], [0, 1]>;
+def Mix_RowZeroPoints : TensorRankOf<[I32], [0, 1]>;
 def Mix_ChannelScales : 1DTensorOf<[F32]>;
 def Mix_ChannelZeroPoints : 1DTensorOf<[I32]>;
 
@@ -507,6 +510,11 @@ def Mix_QuantizeOp : Mix_Op<"quantize", [Pure]> {
     rounded once to f32 (at least FLT_MIN; 1 for an all-zero tensor). The
     parameters used are also returned, for the rescale.
 
+    With `axis(d)` (dynamic only) there is one scale and zero point per index
+    along dimension `d`, computed from that slice as above (per-row
+    quantization of a `[M, K]` activation with `axis(0)`); the parameter
+    results are then `[size of d]` tensors.
+
     With `checked`, a non-finite input value is reported at run time with
     this op's location instead of being quantized.
 
@@ -519,13 +527,15 @@ def Mix_QuantizeOp : Mix_Op<"quantize", [Pure]> {
                        Mix_QuantSchemeAttr:$scheme,
                        OptionalAttr<F32Attr>:$scale,
                        OptionalAttr<I32Attr>:$zero_point,
+                       OptionalAttr<I64Attr>:$axis,
                        UnitAttr:$checked);
-  let results = (outs Mix_Int8Tensor:$result, Mix_ScaleTensor:$used_scale,
-                      Mix_ZeroPointTensor:$used_zero_point);
+  let results = (outs Mix_Int8Tensor:$result, Mix_RowScales:$used_scale,
+                      Mix_RowZeroPoints:$used_zero_point);
   let assemblyFormat = [{
     $input `` $scheme (`static` `(` `scale` `=` $scale^ `,` `zero_point` `=`
-    $zero_point `)`)? (`checked` $checked^)? attr-dict `:` type($input) `->`
-    type($result) `,` type($used_scale) `,` type($used_zero_point)
+    $zero_point `)`)? (`axis` `(` $axis^ `)`)? (`checked` $checked^)?
+    attr-dict `:` type($input) `->` type($result) `,` type($used_scale) `,`
+    type($used_zero_point)
   }];
   let hasVerifier = 1;
 }
@@ -547,7 +557,8 @@ def Mix_QDenseOp : Mix_QuantizedLayerOp<"qdense"> {
     cannot wrap), then `y = (f32)((f64)sx * (f64)sw[n] * (f64)acc) + bias[n]`
     (the rescale of `mixrt_gemm_s8_f32`, then one f32 addition). Weight
     scales and zero points hold one value per output column, or one for the
-    whole weight. With `k_chunk = c`, the sum is computed in i32 pieces of at
+    whole weight; the input's, one value, or one per row of a `[M, K]`
+    input. With `k_chunk = c`, the sum is computed in i32 pieces of at
     most `c` products that are added exactly in f64 (split K).
 
     ```mlir
@@ -556,8 +567,8 @@ def Mix_QDenseOp : Mix_QuantizedLayerOp<"qdense"> {
            tensor<10xf32>, tensor<10xi32>, tensor<10xf32>) -> tensor<1x10xf32>
     ```
   }];
-  let arguments = (ins Mix_Int8Tensor:$input, Mix_ScaleTensor:$input_scale,
-                       Mix_ZeroPointTensor:$input_zero_point,
+  let arguments = (ins Mix_Int8Tensor:$input, Mix_RowScales:$input_scale,
+                       Mix_RowZeroPoints:$input_zero_point,
                        Mix_Int8Tensor:$weight, Mix_ChannelScales:$weight_scales,
                        Mix_ChannelZeroPoints:$weight_zero_points,
                        Optional<Mix_FloatTensor>:$bias,
@@ -569,8 +580,9 @@ def Mix_QMatmulOp : Mix_QuantizedLayerOp<"qmatmul"> {
   let summary = "Integer batched matrix product with an f32 rescale";
   let description = [{
     `acc[..., m, n] = sum_k (a[..., m, k] - za) * (b[..., k, n] - zb)` in i32,
-    then `(f32)((f64)sa * (f64)sb * (f64)acc)`. Both operands are quantized
-    per tensor. `k_chunk` splits K as in `mix.qdense`.
+    then `(f32)((f64)sa * (f64)sb * (f64)acc)`. The rhs is quantized per
+    tensor, the lhs per tensor or, when it is `[M, K]`, per row. `k_chunk`
+    splits K as in `mix.qdense`.
 
     ```mlir
     %c = mix.qmatmul %aq, %as, %az, %bq, %bs, %bz
@@ -578,8 +590,8 @@ def Mix_QMatmulOp : Mix_QuantizedLayerOp<"qmatmul"> {
            tensor<f32>, tensor<i32>) -> tensor<4x3xf32>
     ```
   }];
-  let arguments = (ins Mix_Int8Tensor:$lhs, Mix_ScaleTensor:$lhs_scale,
-                       Mix_ZeroPointTensor:$lhs_zero_point,
+  let arguments = (ins Mix_Int8Tensor:$lhs, Mix_RowScales:$lhs_scale,
+                       Mix_RowZeroPoints:$lhs_zero_point,
                        Mix_Int8Tensor:$rhs, Mix_ScaleTensor:$rhs_scale,
                        Mix_ZeroPointTensor:$rhs_zero_point,
                        OptionalAttr<I64Attr>:$k_chunk);

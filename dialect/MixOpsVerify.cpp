@@ -520,6 +520,24 @@ LogicalResult QuantizeOp::verify() {
   if (!!getScaleAttr() != !!getZeroPointAttr())
     return emitOpError() << "static parameters need both a scale and a zero "
                             "point";
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> params;
+  if (std::optional<uint64_t> axis = getAxis()) {
+    int64_t a = static_cast<int64_t>(*axis);
+    if (getScaleAttr())
+      return emitOpError() << "static parameters are per tensor; remove the "
+                              "axis";
+    if (a < 0 || a >= static_cast<int64_t>(in.size()))
+      return emitOpError() << "axis " << a << " is outside the input's rank "
+                           << in.size();
+    params.push_back(in[a]);
+  }
+  if (shapeOf(getUsedScale()) != ArrayRef<int64_t>(params) ||
+      shapeOf(getUsedZeroPoint()) != ArrayRef<int64_t>(params))
+    return emitOpError() << "expects parameter results of shape "
+                         << formatShape(params)
+                         << (params.empty() ? " (per tensor)" : " (per index "
+                                                                "along the axis)");
   if (FloatAttr scale = getScaleAttr()) {
     double s = scale.getValueAsDouble();
     if (!(s > 0) || !std::isfinite(s))
@@ -556,15 +574,38 @@ static LogicalResult verifyKChunk(Operation *op, std::optional<uint64_t> chunk) 
   return success();
 }
 
+/// The scale and zero point of an int8 activation: rank 0, or one per row
+/// of a rank-2 operand.
+static LogicalResult verifyRowParams(Operation *op, Value operand, Value scale,
+                                     Value zeroPoint, StringRef what) {
+  ArrayRef<int64_t> s = shapeOf(scale), z = shapeOf(zeroPoint),
+                    x = shapeOf(operand);
+  if (s != z)
+    return op->emitOpError() << what << " scale " << formatShape(s)
+                             << " and zero point " << formatShape(z)
+                             << " differ in shape";
+  if (s.empty())
+    return success();
+  if (x.size() != 2 || s[0] != x[0])
+    return op->emitOpError()
+           << "per-row " << what << " parameters need a [M, K] " << what
+           << " with M = " << s[0] << ", got " << formatShape(x);
+  return success();
+}
+
 LogicalResult QDenseOp::verify() {
   if (failed(verifyDenseShapes(*this)) ||
-      failed(verifyKChunk(*this, getKChunk())))
+      failed(verifyKChunk(*this, getKChunk())) ||
+      failed(verifyRowParams(*this, getInput(), getInputScale(),
+                             getInputZeroPoint(), "input")))
     return failure();
   return verifyWeightParams(*this, shapeOf(getWeight())[1]);
 }
 
 LogicalResult QMatmulOp::verify() {
-  if (failed(verifyMatmulShapes(*this)))
+  if (failed(verifyMatmulShapes(*this)) ||
+      failed(verifyRowParams(*this, getLhs(), getLhsScale(),
+                             getLhsZeroPoint(), "lhs")))
     return failure();
   return verifyKChunk(*this, getKChunk());
 }

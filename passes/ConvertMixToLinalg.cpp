@@ -168,15 +168,11 @@ Value ElementwiseLowering<MulOp>::compute(OpBuilder &b, Location loc,
 /// sum_k lhs[..., m, k] * rhs[..., k, n] in `accType` (k ascending).
 Value contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   bool rhsBatched, Type accType, ShapedType resultType) {
-  int64_t rank = resultType.getRank();
-  SmallVector<AffineMap> maps = contractionMaps(
-      cast<ShapedType>(lhs.getType()).getRank(), rank, rhsBatched,
-      b.getContext());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
+  ContractionMaps cmaps = contractionMaps(
+      cast<ShapedType>(lhs.getType()).getRank(), resultType.getRank(),
+      rhsBatched, b.getContext());
   return generic(b, loc, ValueRange{lhs, rhs}, resultType.getShape(), accType,
-                 0.0, maps, iterators,
+                 0.0, {cmaps.lhs, cmaps.rhs, cmaps.output}, cmaps.iterators,
                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
                    Value x = convertScalar(nb, nloc, args[0], accType);
                    Value y = convertScalar(nb, nloc, args[1], accType);

@@ -47,34 +47,50 @@ Value scalarOf(OpBuilder &b, Location loc, Value tensor0d) {
   return tensor::ExtractOp::create(b, loc, tensor0d, ValueRange{});
 }
 
-/// A rank-0 tensor holding `v`.
-Value tensorOf(OpBuilder &b, Location loc, Value v) {
-  return tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({}, v.getType()), ValueRange{v});
-}
-
 /// The type quantize computes in: f32 for 16-bit inputs (exact widening),
 /// else the input type.
 Type quantizeComputeType(OpBuilder &b, Type in) {
   return cast<FloatType>(in).getWidth() < 32 ? Type(b.getF32Type()) : in;
 }
 
-/// mixrt's parameters from the data: returns (scale f32, zero point i32).
+/// The shape of the quantization parameters: [] per tensor, [size of the
+/// axis] per axis.
+SmallVector<int64_t> paramShape(ShapedType input, std::optional<int64_t> axis) {
+  if (!axis)
+    return {};
+  return {input.getDimSize(*axis)};
+}
+
+/// Reads a parameter tensor inside a generic over `rank` loops.
+AffineMap paramMap(int64_t rank, std::optional<int64_t> axis,
+                   MLIRContext *ctx) {
+  if (!axis)
+    return AffineMap::get(rank, 0, {}, ctx);
+  return AffineMap::get(rank, 0, {getAffineDimExpr(*axis, ctx)}, ctx);
+}
+
+/// mixrt's parameters from the data, per tensor or per index along `axis`:
+/// returns (scales f32, zero points i32) tensors of paramShape().
 std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
                                       Value input, QuantScheme scheme,
+                                      std::optional<int64_t> axis,
                                       bool checked) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<ShapedType>(input.getType());
   Type elem = type.getElementType();
   int64_t rank = type.getRank();
-  // lo = min(min x, 0), hi = max(max x, 0): 0-initialised reductions (NaN
-  // propagates; it is reported by the quantize itself).
+  SmallVector<int64_t> shape = paramShape(type, axis);
+  // lo = min(min x, 0), hi = max(max x, 0) per slice: 0-initialised
+  // reductions (NaN propagates; it is reported by the quantize itself).
+  AffineMap slice = paramMap(rank, axis, ctx);
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                 AffineMap::get(rank, 0, {}, ctx),
-                                 AffineMap::get(rank, 0, {}, ctx)};
+                                 slice, slice};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::reduction);
-  Value zeros[2] = {zeroFilled(b, loc, {}, elem), zeroFilled(b, loc, {}, elem)};
+  if (axis)
+    iterators[*axis] = utils::IteratorType::parallel;
+  Value zeros[2] = {zeroFilled(b, loc, shape, elem),
+                    zeroFilled(b, loc, shape, elem)};
   auto range = linalg::GenericOp::create(
       b, loc, TypeRange{zeros[0].getType(), zeros[1].getType()},
       ValueRange{input}, ValueRange{zeros[0], zeros[1]}, maps, iterators,
@@ -83,57 +99,81 @@ std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
         Value hi = arith::MaximumFOp::create(nb, l, a[2], a[0]);
         linalg::YieldOp::create(nb, l, ValueRange{lo, hi});
       });
+  // The parameters of every slice, computed in f64 as mixrt does.
   Type f64 = b.getF64Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value lo = convertScalar(b, loc, scalarOf(b, loc, range.getResult(0)), f64);
-  Value hi = convertScalar(b, loc, scalarOf(b, loc, range.getResult(1)), f64);
-  Value zero = f64Const(b, loc, 0.0);
-  Value wide;
-  if (scheme == QuantScheme::symmetric)
-    wide = arith::DivFOp::create(
-        b, loc,
-        arith::MaximumFOp::create(b, loc, arith::NegFOp::create(b, loc, lo),
-                                  hi),
-        f64Const(b, loc, 127.0));
-  else
-    wide = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, hi, lo),
-                                 f64Const(b, loc, 255.0));
-  Value scale = arith::TruncFOp::create(b, loc, f32, wide);
-  if (checked) {
-    // mixrt rejects a scale beyond f32 (only reachable from f64 data).
-    Value inf = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(INFINITY));
-    Value bad = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                      math::AbsFOp::create(b, loc, scale), inf);
-    emitCheck(b, loc, op, bad, kOutOfRange,
-              "int8 quantization scale is not representable in f32",
-              arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0), wide);
-  }
-  scale = arith::MaximumFOp::create(
-      b, loc, scale,
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(FLT_MIN)));
-  Value zp = arith::ConstantIntOp::create(b, loc, i32, 0);
-  if (scheme == QuantScheme::asymmetric) {
-    // round_half_even(-128 - lo / scale), clamped to [-128, 127].
-    Value q = arith::SubFOp::create(
-        b, loc, f64Const(b, loc, -128.0),
-        arith::DivFOp::create(b, loc, lo,
-                              arith::ExtFOp::create(b, loc, f64, scale)));
-    q = math::RoundEvenOp::create(b, loc, q);
-    q = arith::MinimumFOp::create(
-        b, loc, arith::MaximumFOp::create(b, loc, q, f64Const(b, loc, -128.0)),
-        f64Const(b, loc, 127.0));
-    zp = arith::FPToSIOp::create(b, loc, i32, q);
-  }
-  // An all-zero tensor: scale 1, zero point 0.
-  Value allZero = arith::AndIOp::create(
+  int64_t prank = static_cast<int64_t>(shape.size());
+  AffineMap id = AffineMap::getMultiDimIdentityMap(prank, ctx);
+  auto params = linalg::GenericOp::create(
       b, loc,
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lo, zero),
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, hi, zero));
-  scale = arith::SelectOp::create(
-      b, loc, allZero,
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.0f)), scale);
-  zp = arith::SelectOp::create(b, loc, allZero,
-                               arith::ConstantIntOp::create(b, loc, i32, 0), zp);
-  return {scale, zp};
+      TypeRange{RankedTensorType::get(shape, f32),
+                RankedTensorType::get(shape, i32)},
+      ValueRange{range.getResult(0), range.getResult(1)},
+      ValueRange{tensor::EmptyOp::create(b, loc, shape, f32),
+                 tensor::EmptyOp::create(b, loc, shape, i32)},
+      SmallVector<AffineMap>(4, id),
+      SmallVector<utils::IteratorType>(prank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value lo = convertScalar(nb, l, a[0], f64);
+        Value hi = convertScalar(nb, l, a[1], f64);
+        Value zero = f64Const(nb, l, 0.0);
+        Value wide;
+        if (scheme == QuantScheme::symmetric)
+          wide = arith::DivFOp::create(
+              nb, l,
+              arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo),
+                                        hi),
+              f64Const(nb, l, 127.0));
+        else
+          wide = arith::DivFOp::create(nb, l,
+                                       arith::SubFOp::create(nb, l, hi, lo),
+                                       f64Const(nb, l, 255.0));
+        Value scale = arith::TruncFOp::create(nb, l, f32, wide);
+        if (checked) {
+          // mixrt rejects a scale beyond f32 (only reachable from f64 data).
+          Value inf =
+              arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
+          Value bad = arith::CmpFOp::create(
+              nb, l, arith::CmpFPredicate::OEQ,
+              math::AbsFOp::create(nb, l, scale), inf);
+          Value index =
+              prank == 0
+                  ? Value(arith::ConstantIntOp::create(nb, l, nb.getI64Type(),
+                                                       0))
+                  : linearIndex(nb, l, shape);
+          emitCheck(nb, l, op, bad, kOutOfRange,
+                    "int8 quantization scale is not representable in f32",
+                    index, wide);
+        }
+        scale = arith::MaximumFOp::create(
+            nb, l, scale,
+            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(FLT_MIN)));
+        Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
+        if (scheme == QuantScheme::asymmetric) {
+          // round_half_even(-128 - lo / scale), clamped to [-128, 127].
+          Value q = arith::SubFOp::create(
+              nb, l, f64Const(nb, l, -128.0),
+              arith::DivFOp::create(nb, l, lo,
+                                    arith::ExtFOp::create(nb, l, f64, scale)));
+          q = math::RoundEvenOp::create(nb, l, q);
+          q = arith::MinimumFOp::create(
+              nb, l,
+              arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
+              f64Const(nb, l, 127.0));
+          zp = arith::FPToSIOp::create(nb, l, i32, q);
+        }
+        // An all-zero slice: scale 1, zero point 0.
+        Value allZero = arith::AndIOp::create(
+            nb, l,
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
+            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
+        scale = arith::SelectOp::create(
+            nb, l, allZero,
+            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
+        zp = arith::SelectOp::create(
+            nb, l, allZero, arith::ConstantIntOp::create(nb, l, i32, 0), zp);
+        linalg::YieldOp::create(nb, l, ValueRange{scale, zp});
+      });
+  return {params.getResult(0), params.getResult(1)};
 }
 
 struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
@@ -144,31 +184,43 @@ struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
   matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
     Value input = adaptor.getInput();
     auto inType = cast<ShapedType>(input.getType());
     Type compute = quantizeComputeType(rewriter, inType.getElementType());
-    Value scale, zp;
+    bool checked = checks && op.getChecked();
+    std::optional<int64_t> axis;
+    if (std::optional<uint64_t> a = op.getAxis())
+      axis = static_cast<int64_t>(*a);
+    Value scales, zps;
     if (op.getScaleAttr()) {
-      scale = arith::ConstantOp::create(rewriter, loc, op.getScaleAttr());
-      zp = arith::ConstantOp::create(rewriter, loc, op.getZeroPointAttr());
+      auto f32 = RankedTensorType::get({}, rewriter.getF32Type());
+      auto i32 = RankedTensorType::get({}, rewriter.getI32Type());
+      scales = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(f32, op.getScaleAttr()));
+      zps = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(i32, op.getZeroPointAttr()));
     } else {
-      std::tie(scale, zp) = dynamicParams(rewriter, loc, op, input,
-                                          op.getScheme(),
-                                          checks && op.getChecked());
+      std::tie(scales, zps) = dynamicParams(rewriter, loc, op, input,
+                                            op.getScheme(), axis, checked);
     }
     bool symmetric = op.getScheme() == QuantScheme::symmetric;
     double qmin = symmetric ? -127.0 : -128.0, qmax = 127.0;
-    Value scaleC = convertScalar(rewriter, loc, scale, compute);
-    Value zpC = arith::SIToFPOp::create(rewriter, loc, compute, zp);
     auto outType = cast<ShapedType>(op.getResult().getType());
-    bool checked = checks && op.getChecked();
-    Value q = elementwise(
-        rewriter, loc, input, outType,
+    int64_t rank = outType.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap param = paramMap(rank, axis, ctx);
+    Value q = generic(
+        rewriter, loc, ValueRange{input, scales, zps}, outType.getShape(),
+        rewriter.getI8Type(), std::nullopt, {id, param, param, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value x = convertScalar(b, l, a[0], compute);
+          Value scale = convertScalar(b, l, a[1], compute);
+          Value zp = arith::SIToFPOp::create(b, l, compute, a[2]);
           Value r = math::RoundEvenOp::create(
-              b, l, arith::DivFOp::create(b, l, x, scaleC));
-          r = arith::AddFOp::create(b, l, r, zpC);
+              b, l, arith::DivFOp::create(b, l, x, scale));
+          r = arith::AddFOp::create(b, l, r, zp);
           auto c = [&](double v) {
             return arith::ConstantOp::create(b, l, b.getFloatAttr(compute, v));
           };
@@ -178,12 +230,11 @@ struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
               b, l, arith::MaximumFOp::create(b, l, r, c(qmin)), c(qmax));
           Value isNaN =
               arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, r, r);
-          clamped = arith::SelectOp::create(b, l, isNaN, zpC, clamped);
+          clamped = arith::SelectOp::create(b, l, isNaN, zp, clamped);
           if (checked) {
-            Value inf = c(INFINITY);
             Value notFinite = arith::CmpFOp::create(
                 b, l, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, l, x),
-                inf);
+                c(INFINITY));
             emitCheck(b, l, op, notFinite, kInvalidArgument,
                       "non-finite value reaches an int8 quantize",
                       linearIndex(b, l, outType.getShape()),
@@ -192,8 +243,7 @@ struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
           return Value(
               arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
         });
-    rewriter.replaceOp(op, {q, tensorOf(rewriter, loc, scale),
-                            tensorOf(rewriter, loc, zp)});
+    rewriter.replaceOp(op, {q, scales, zps});
     return success();
   }
 };
@@ -255,9 +305,13 @@ Value rescale(OpBuilder &b, Location loc, Value acc, Value scaleA,
                           ctx);
   };
   SmallVector<Value> inputs = {acc, scaleA, scalesB};
-  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
-                                 AffineMap::get(rank, 0, {}, ctx),
-                                 channelMap(scalesB)};
+  // scaleA: one value, or one per row (dim 0 of a [M, N] result).
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank, ctx),
+      cast<ShapedType>(scaleA.getType()).getRank() == 1
+          ? AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx)
+          : AffineMap::get(rank, 0, {}, ctx),
+      channelMap(scalesB)};
   if (bias) {
     inputs.push_back(bias);
     maps.push_back(channelMap(bias));
@@ -325,18 +379,18 @@ Value gemm(OpBuilder &b, Location loc, Value lhs, Value lhsZp, Value rhs,
   int64_t lhsRank = cast<ShapedType>(lhs.getType()).getRank();
   int64_t rhsRank = cast<ShapedType>(rhs.getType()).getRank();
   int64_t k = cast<ShapedType>(lhs.getType()).getShape().back();
-  SmallVector<AffineMap> cmaps =
-      contractionMaps(lhsRank, rank, rhsBatched, ctx);
-  SmallVector<AffineMap> maps = {cmaps[0], cmaps[1],
-                                 AffineMap::get(loops, 0, {}, ctx),
-                                 cast<ShapedType>(rhsZp.getType()).getRank() == 0
-                                     ? AffineMap::get(loops, 0, {}, ctx)
-                                     : channelParamMap(rhsZp, loops, rank - 1,
-                                                       ctx),
-                                 cmaps[2]};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
+  ContractionMaps cmaps = contractionMaps(lhsRank, rank, rhsBatched, ctx);
+  // The lhs zero point: one value, or one per row (loop 0 of a [M, K] lhs).
+  bool perRow = cast<ShapedType>(lhsZp.getType()).getRank() == 1;
+  SmallVector<AffineMap> maps = {
+      cmaps.lhs, cmaps.rhs,
+      perRow ? AffineMap::get(loops, 0, {getAffineDimExpr(0, ctx)}, ctx)
+             : AffineMap::get(loops, 0, {}, ctx),
+      cast<ShapedType>(rhsZp.getType()).getRank() == 0
+          ? AffineMap::get(loops, 0, {}, ctx)
+          : channelParamMap(rhsZp, loops, cmaps.nDim, ctx),
+      cmaps.output};
+  ArrayRef<utils::IteratorType> iterators = cmaps.iterators;
   SmallVector<Value> partials;
   for (auto [offset, size] : pieces(k, chunk)) {
     Value l = size == k ? lhs : sliceDim(b, loc, lhs, lhsRank - 1, offset, size);

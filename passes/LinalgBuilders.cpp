@@ -228,42 +228,57 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
       });
 }
 
-SmallVector<AffineMap> contractionMaps(int64_t lhsRank, int64_t resultRank,
-                                       bool rhsBatched, MLIRContext *ctx) {
-  int64_t loops = resultRank + 1; // + k
+ContractionMaps contractionMaps(int64_t lhsRank, int64_t resultRank,
+                                bool rhsBatched, MLIRContext *ctx) {
+  // Loops: the result's leading dims (..., m), then k, then n. With n
+  // innermost, each step updates a row of outputs from a row of rhs
+  // (contiguous, vectorizable), while every single output still
+  // accumulates its products in k order.
+  int64_t loops = resultRank + 1;
+  int64_t kDim = resultRank - 1, nDim = resultRank;
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineExpr> lhsExprs, rhsExprs, outExprs;
   // lhs: [..., K] where leading dims map to the result's leading dims.
   for (int64_t i = 0; i < lhsRank - 1; ++i)
     lhsExprs.push_back(d(i + (resultRank - lhsRank)));
-  lhsExprs.push_back(d(resultRank));
+  lhsExprs.push_back(d(kDim));
   if (rhsBatched)
     for (int64_t i = 0; i < resultRank - 2; ++i)
       rhsExprs.push_back(d(i));
-  rhsExprs.push_back(d(resultRank));
-  rhsExprs.push_back(d(resultRank - 1));
-  for (int64_t i = 0; i < resultRank; ++i)
+  rhsExprs.push_back(d(kDim));
+  rhsExprs.push_back(d(nDim));
+  for (int64_t i = 0; i < resultRank - 1; ++i)
     outExprs.push_back(d(i));
-  return {AffineMap::get(loops, 0, lhsExprs, ctx),
-          AffineMap::get(loops, 0, rhsExprs, ctx),
-          AffineMap::get(loops, 0, outExprs, ctx)};
+  outExprs.push_back(d(nDim));
+  ContractionMaps maps;
+  maps.lhs = AffineMap::get(loops, 0, lhsExprs, ctx);
+  maps.rhs = AffineMap::get(loops, 0, rhsExprs, ctx);
+  maps.output = AffineMap::get(loops, 0, outExprs, ctx);
+  maps.iterators.assign(loops, utils::IteratorType::parallel);
+  maps.iterators[kDim] = utils::IteratorType::reduction;
+  maps.nDim = nDim;
+  return maps;
 }
 
 ConvMaps convMaps(ArrayRef<int64_t> s, ArrayRef<int64_t> d, int64_t groups,
                   ShapedType weightType, MLIRContext *ctx) {
   int64_t perGroupOut = weightType.getDimSize(0) / groups;
   int64_t perGroupIn = weightType.getDimSize(1);
+  // Loops: n, f, c, kh, kw, oh, ow. The output row (ow) is innermost, so
+  // the nest vectorizes along it, and every output still accumulates its
+  // products in (c, kh, kw) order.
   auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  AffineExpr n = dim(0), f = dim(1), oh = dim(2), ow = dim(3), c = dim(4),
-             kh = dim(5), kw = dim(6);
+  AffineExpr n = dim(0), f = dim(1), c = dim(2), kh = dim(3), kw = dim(4),
+             oh = dim(5), ow = dim(6);
   AffineExpr inChannel = f.floorDiv(perGroupOut) * perGroupIn + c;
   ConvMaps maps;
   maps.input = AffineMap::get(
       7, 0, {n, inChannel, oh * s[0] + kh * d[0], ow * s[1] + kw * d[1]}, ctx);
   maps.weight = AffineMap::get(7, 0, {f, c, kh, kw}, ctx);
   maps.output = AffineMap::get(7, 0, {n, f, oh, ow}, ctx);
-  maps.iterators.assign(4, utils::IteratorType::parallel);
-  maps.iterators.append(3, utils::IteratorType::reduction);
+  maps.iterators.assign(7, utils::IteratorType::parallel);
+  for (int i = 2; i < 5; ++i)
+    maps.iterators[i] = utils::IteratorType::reduction;
   return maps;
 }
 

@@ -81,18 +81,24 @@ mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value padValue);
 
 /// Indexing maps of lhs[..., m, k] x rhs[(...,) k, n] -> out[..., m, n]
-/// over the loops (result dims..., k).
-llvm::SmallVector<mlir::AffineMap> contractionMaps(int64_t lhsRank,
-                                                   int64_t resultRank,
-                                                   bool rhsBatched,
-                                                   mlir::MLIRContext *ctx);
+/// over the loops (result dims but n..., k, n): n is innermost, so the loop
+/// nest is vectorizable along n while each output sums its products in k
+/// order (the rounding of mixrt's reduced GEMM is kept).
+struct ContractionMaps {
+  mlir::AffineMap lhs, rhs, output;
+  llvm::SmallVector<mlir::utils::IteratorType> iterators;
+  int64_t nDim = 0; ///< the loop of the result's last dimension
+};
+ContractionMaps contractionMaps(int64_t lhsRank, int64_t resultRank,
+                                bool rhsBatched, mlir::MLIRContext *ctx);
 
-/// Indexing maps of a 2-D convolution over the loops (n, f, oh, ow | c, kh,
-/// kw): input [N, C, H, W] (already padded), weight [F, C/groups, KH, KW],
-/// output [N, F, OH, OW].
+/// Indexing maps of a 2-D convolution over the loops (n, f, c, kh, kw, oh,
+/// ow), c/kh/kw reductions: input [N, C, H, W] (already padded), weight
+/// [F, C/groups, KH, KW], output [N, F, OH, OW]. The output row is
+/// innermost (vectorizable); each output sums in (c, kh, kw) order.
 struct ConvMaps {
   mlir::AffineMap input, weight, output;
-  /// The iterators: 4 parallel, 3 reduction.
+  /// The iterators: n, f parallel; c, kh, kw reduction; oh, ow parallel.
   llvm::SmallVector<mlir::utils::IteratorType> iterators;
 };
 ConvMaps convMaps(llvm::ArrayRef<int64_t> strides,

@@ -104,18 +104,27 @@ struct Quantizer {
   bool perTensorWeights = false;
   bool checked = true;
 
-  /// `x` quantized per tensor with the activations' scheme.
+  /// `x` quantized with the activations' scheme: per tensor, or per row
+  /// (dynamic) when the precision has axis 0 and `perRowAllowed`.
   FailureOr<QuantizeOp> quantizeActivation(OpBuilder &b, Operation *layer,
                                            Value x, PrecisionAttr precision,
-                                           StringRef operandName) const {
-    if (precision.isPerAxis())
+                                           StringRef operandName,
+                                           bool perRowAllowed) const {
+    auto type = cast<ShapedType>(x.getType());
+    bool perRow = precision.isPerAxis();
+    if (perRow && (!perRowAllowed || precision.getAxis() != 0 ||
+                   type.getRank() != 2))
       return layer->emitOpError()
-             << "activations are quantized per tensor; remove the axis from "
-             << precision.str();
+             << "activations are quantized per tensor, or per row (axis 0) "
+                "for the [M, K] input of a dense or the lhs of a matmul; "
+                "cannot use "
+             << precision.str() << " for its " << operandName << " "
+             << formatShape(type.getShape());
     QuantScheme scheme = precision.getScheme();
     FloatAttr scale;
     IntegerAttr zeroPoint;
-    if (table) {
+    // Per-row scales follow each call's rows: they are always dynamic.
+    if (table && !perRow) {
       std::string key = paths.lookup(layer) + "/" + operandName.str();
       absl::StatusOr<io::CalibrationRange> range = table->lookup(key);
       if (!range.ok())
@@ -133,14 +142,17 @@ struct Quantizer {
       scale = b.getF32FloatAttr(mixrt_qtensor_scales(q->get())[0]);
       zeroPoint = b.getI32IntegerAttr(mixrt_qtensor_zero_points(q->get())[0]);
     }
-    auto type = cast<ShapedType>(x.getType());
     MLIRContext *ctx = b.getContext();
+    SmallVector<int64_t> params;
+    if (perRow)
+      params.push_back(type.getDimSize(0));
     return QuantizeOp::create(
         b, layer->getLoc(),
         RankedTensorType::get(type.getShape(), IntegerType::get(ctx, 8)),
-        RankedTensorType::get({}, Float32Type::get(ctx)),
-        RankedTensorType::get({}, IntegerType::get(ctx, 32)), x,
+        RankedTensorType::get(params, Float32Type::get(ctx)),
+        RankedTensorType::get(params, IntegerType::get(ctx, 32)), x,
         QuantSchemeAttr::get(ctx, scheme), scale, zeroPoint,
+        perRow ? b.getI64IntegerAttr(0) : IntegerAttr(),
         checked ? b.getUnitAttr() : UnitAttr());
   }
 
@@ -218,7 +230,8 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   Value result;
   if (auto dense = dyn_cast<DenseOp>(op)) {
     FailureOr<QuantizeOp> x =
-        quantizeActivation(b, op, dense.getInput(), act, "input");
+        quantizeActivation(b, op, dense.getInput(), act, "input",
+                           /*perRowAllowed=*/true);
     if (failed(x))
       return failure();
     FailureOr<std::array<Value, 3>> wq =
@@ -231,7 +244,8 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
                               chunk);
   } else if (auto conv = dyn_cast<Conv2DOp>(op)) {
     FailureOr<QuantizeOp> x =
-        quantizeActivation(b, op, conv.getInput(), act, "input");
+        quantizeActivation(b, op, conv.getInput(), act, "input",
+                           /*perRowAllowed=*/false);
     if (failed(x))
       return failure();
     FailureOr<std::array<Value, 3>> wq =
@@ -246,11 +260,17 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   } else {
     auto matmul = cast<MatmulOp>(op);
     FailureOr<QuantizeOp> lhs =
-        quantizeActivation(b, op, matmul.getLhs(), act, "lhs");
+        quantizeActivation(b, op, matmul.getLhs(), act, "lhs",
+                           /*perRowAllowed=*/true);
     if (failed(lhs))
       return failure();
-    FailureOr<QuantizeOp> rhs =
-        quantizeActivation(b, op, matmul.getRhs(), act, "rhs");
+    // The rhs is quantized per tensor (per row of it would be along K).
+    FailureOr<QuantizeOp> rhs = quantizeActivation(
+        b, op, matmul.getRhs(),
+        PrecisionAttr::get(b.getContext(), PrecisionKind::int8, act.getScheme(),
+                           -1),
+        "rhs",
+        /*perRowAllowed=*/false);
     if (failed(rhs))
       return failure();
     result = QMatmulOp::create(

@@ -14,8 +14,8 @@
 //               mixrt_gemm_s8_f32 (AVX2)                     -> vs_mixrt
 //
 // Rates are GOP/s (2*M*N*K) on the thread's CPU time. The compiled GEMMs are
-// linalg lowered to scalar loops (no tiling or vectorization yet): these
-// ratios are what that costs.
+// linalg lowered to loops with n innermost, which LLVM vectorizes; there is
+// no tiling or register blocking yet: these ratios are what that costs.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,10 @@
 // RUN: mix-opt %s --mix-resolve-precision --mix-insert-casts --canonicalize --convert-mix-to-linalg | FileCheck %s
 
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// Contractions loop over (m, k, n): n innermost (vectorizable), and every
+// output still accumulates in k order.
+// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[RHS:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-LABEL: func.func @mlp(%arg0: tensor<2x4xf32>) -> tensor<2x3xf32> attributes {llvm.emit_c_interface}
 mix.network @mlp precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
   %h = mix.block @half precision(f16) (%a = %x) : (tensor<2x4xf32>) -> tensor<2x3xf32> {
@@ -21,7 +23,7 @@ mix.network @mlp precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
     // The dense contraction accumulates in f32 with fma (k is the reduction loop) on
     // f16 operands, then adds the bias and rounds once to f16.
     // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x3xf32>)
-    // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x4xf16>, tensor<4x3xf16>) outs(%[[ACC]] : tensor<2x3xf32>)
+    // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x4xf16>, tensor<4x3xf16>) outs(%[[ACC]] : tensor<2x3xf32>)
     // CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %[[C:.*]]: f32):
     // CHECK-NEXT: %[[AE:.*]] = arith.extf %[[A]] : f16 to f32
     // CHECK-NEXT: %[[BE:.*]] = arith.extf %[[B]] : f16 to f32

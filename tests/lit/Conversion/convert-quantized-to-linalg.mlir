@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @q
 // Quantize: the quotient in f32, round half to even, + zero point, clamp to
 // [-127, 127] before narrowing; a non-finite input is reported.
-// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xi8>)
+// CHECK: linalg.generic {{.*}} ins(%arg0, %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<f32>, tensor<i32>) outs(%{{.*}} : tensor<2x4xi8>)
 // CHECK: %[[QUOT:.*]] = arith.divf
 // CHECK-NEXT: %[[RND:.*]] = math.roundeven %[[QUOT]] : f32
 // CHECK-NEXT: %[[ZP:.*]] = arith.addf %[[RND]]
@@ -20,7 +20,7 @@
 // Split K (k_chunk = 3 of K = 4): two i32 contractions on slices...
 // CHECK: tensor.extract_slice %{{.*}}[0, 0] [2, 3] [1, 1] : tensor<2x4xi8> to tensor<2x3xi8>
 // CHECK: tensor.extract_slice %{{.*}}[0, 0] [3, 3] [1, 1] : tensor<4x3xi8> to tensor<3x3xi8>
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}outs(%{{.*}} : tensor<2x3xi32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]{{.*}}outs(%{{.*}} : tensor<2x3xi32>)
 // CHECK: arith.extsi %{{.*}} : i8 to i32
 // CHECK-NEXT: arith.subi
 // CHECK-NEXT: arith.extsi %{{.*}} : i8 to i32

@@ -76,3 +76,38 @@ mix.network @dense_shape precision(f32) (%q: tensor<1x3xi8>, %s: tensor<f32>, %z
   %y = mix.qdense %q, %s, %z, %w, %ws, %wz : (tensor<1x3xi8>, tensor<f32>, tensor<i32>, tensor<4x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2xf32>
   mix.return %y : tensor<1x2xf32>
 }
+
+// -----
+
+mix.network @static_axis precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{'mix.quantize' op static parameters are per tensor; remove the axis}}
+  %q, %s, %z = mix.quantize %x symmetric static(scale = 1.0, zero_point = 0) axis(0) : tensor<2x4xf32> -> tensor<2x4xi8>, tensor<2xf32>, tensor<2xi32>
+  mix.return %q : tensor<2x4xi8>
+}
+
+// -----
+
+mix.network @axis_range precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{'mix.quantize' op axis 2 is outside the input's rank 2}}
+  %q, %s, %z = mix.quantize %x symmetric axis(2) : tensor<2x4xf32> -> tensor<2x4xi8>, tensor<2xf32>, tensor<2xi32>
+  mix.return %q : tensor<2x4xi8>
+}
+
+// -----
+
+mix.network @param_shape precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xi8> {
+  // expected-error @+1 {{'mix.quantize' op expects parameter results of shape [2] (per index along the axis)}}
+  %q, %s, %z = mix.quantize %x symmetric axis(0) : tensor<2x4xf32> -> tensor<2x4xi8>, tensor<f32>, tensor<i32>
+  mix.return %q : tensor<2x4xi8>
+}
+
+// -----
+
+mix.network @row_params precision(f32) (%q: tensor<2x4xi8>, %s: tensor<3xf32>, %z: tensor<3xi32>) -> tensor<2x2xf32> {
+  %w = mix.weight dense<1> : tensor<4x2xi8>
+  %ws = mix.weight dense<0.25> : tensor<2xf32>
+  %wz = mix.weight dense<0> : tensor<2xi32>
+  // expected-error @+1 {{'mix.qdense' op per-row input parameters need a [M, K] input with M = 3, got [2, 4]}}
+  %y = mix.qdense %q, %s, %z, %w, %ws, %wz : (tensor<2x4xi8>, tensor<3xf32>, tensor<3xi32>, tensor<4x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
+  mix.return %y : tensor<2x2xf32>
+}

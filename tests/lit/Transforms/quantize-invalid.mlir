@@ -29,7 +29,7 @@ mix.network @axis precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
 
 mix.network @act_axis precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %w = mix.weight dense<1.0> : tensor<2x2xf32>
-  // expected-error @+1 {{'mix.dense' op activations are quantized per tensor; remove the axis from int8<symmetric, axis = 1>}}
+  // expected-error @+1 {{'mix.dense' op activations are quantized per tensor, or per row (axis 0) for the [M, K] input of a dense or the lhs of a matmul; cannot use int8<symmetric, axis = 1> for its input [1, 2]}}
   %y = mix.dense %x, %w precision(int8, activations = int8<symmetric, axis = 1>) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   mix.return %y : tensor<1x2xf32>
 }
@@ -41,4 +41,22 @@ mix.network @nan_weight precision(int8) (%x: tensor<1x2xf32>) -> tensor<1x2xf32>
   // expected-error @+1 {{'mix.dense' op cannot quantize its weights: quantize_f32: input element 1 (nan) is not finite}}
   %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @conv_per_row precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32> {
+  %w = mix.weight dense<1.0> : tensor<1x1x2x2xf32>
+  // expected-error @+1 {{'mix.conv2d' op activations are quantized per tensor, or per row (axis 0) for the [M, K] input of a dense or the lhs of a matmul; cannot use int8<symmetric, axis = 0> for its input [1, 1, 4, 4]}}
+  %y = mix.conv2d %x, %w precision(int8, activations = int8<symmetric, axis = 0>) : (tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  mix.return %y : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+mix.network @attention precision(f32) (%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %wq = mix.weight dense<0.1> : tensor<8x8xf32>
+  // expected-error @+1 {{'mix.attention' op int8 attention is not supported yet; give the attention layer a float precision}}
+  %y = mix.attention %x, %wq, %wq, %wq, %wq precision(int8) {num_heads = 2 : i64} : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  mix.return %y : tensor<1x4x8xf32>
 }

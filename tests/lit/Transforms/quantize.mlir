@@ -65,3 +65,16 @@ mix.network @float precision(f16) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   mix.return %y : tensor<1x2xf32>
 }
+
+// -----
+
+// Per-row activations (axis 0 of a [M, K] input): one dynamic scale and zero
+// point per row, even with a calibration file.
+// CHECK-LABEL: mix.network @per_row
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = mix.quantize %arg0 symmetric axis(0) checked : tensor<3x2xf32> -> tensor<3x2xi8>, tensor<3xf32>, tensor<3xi32>
+// CHECK: mix.qdense %[[Q]], %[[S]], %[[Z]], {{.*}} : (tensor<3x2xi8>, tensor<3xf32>, tensor<3xi32>, tensor<2x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<3x2xf32>
+mix.network @per_row precision(f32) (%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %y = mix.dense %x, %w precision(int8, activations = int8<symmetric, axis = 0>) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  mix.return %y : tensor<3x2xf32>
+}

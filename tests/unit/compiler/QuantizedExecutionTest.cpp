@@ -83,6 +83,7 @@ struct DenseCase {
   bool perTensorWeights = false;
   std::optional<std::pair<double, double>> calibrated; // activation range
   bool splitK = false;
+  bool perRowActivations = false; // one dynamic scale per row of x
 };
 
 /// Compiles one int8 dense layer and compares it with mixrt.
@@ -135,7 +136,8 @@ void checkDense(const DenseCase &c) {
                       mixrt_qtensor_scales(range.get())[0],
                       mixrt_qtensor_zero_points(range.get())[0]);
   } else {
-    qa = quantize(x, {c.m, c.k}, c.actScheme, MIXRT_PER_TENSOR);
+    qa = quantize(x, {c.m, c.k}, c.actScheme,
+                  c.perRowActivations ? 0 : MIXRT_PER_TENSOR);
   }
   std::unique_ptr<ExecutionEngine> engine = compile(*module, options);
   if (!calibrationPath.empty())
@@ -153,7 +155,7 @@ void checkDense(const DenseCase &c) {
   QPtr qb = quantize(w, {c.k, c.n}, c.weightScheme,
                      c.perTensorWeights ? MIXRT_PER_TENSOR : 1);
   std::vector<float> expected(c.m * c.n);
-  mixrt_gemm_s8_operand a = operand(qa.get(), c.k, false);
+  mixrt_gemm_s8_operand a = operand(qa.get(), c.k, c.perRowActivations);
   mixrt_gemm_s8_operand bq = operand(qb.get(), c.n, !c.perTensorWeights);
   REQUIRE(mixrt_gemm_s8_f32(c.m, c.n, c.k, &a, &bq, expected.data(), c.n) ==
           MIXRT_STATUS_OK);
@@ -197,6 +199,18 @@ TEST_CASE("compiled int8 dense layers match mixrt bit for bit",
     DenseCase c{3, 24, 5, "int8, activations = int8<asymmetric>",
                 MIXRT_QSCHEME_ASYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
     c.calibrated = {{-0.75, 2.5}};
+    checkDense(c);
+  }
+  SECTION("per-row activation scales (symmetric)") {
+    DenseCase c{6, 50, 7, "int8, activations = int8<symmetric, axis = 0>",
+                MIXRT_QSCHEME_SYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    c.perRowActivations = true;
+    checkDense(c);
+  }
+  SECTION("per-row activation scales and zero points (asymmetric)") {
+    DenseCase c{5, 31, 4, "int8, activations = int8<asymmetric, axis = 0>",
+                MIXRT_QSCHEME_ASYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    c.perRowActivations = true;
     checkDense(c);
   }
   SECTION("split K: 40000 products of up to 255 x 255 in 2 i32 pieces") {
@@ -290,21 +304,27 @@ mix.network @conv precision(f32) (%x: tensor<1x3x6x5xf32>) -> tensor<1x4x6x5xf32
   CHECK(mismatches == 0);
 }
 
-TEST_CASE("compiled int8 layers agree bit for bit with the interpreter",
-          "[exec][int8]") {
-  // The interpreter emulates the quantized ops exactly; on IR after
-  // mix-quantize whose quantize inputs are network inputs, outputs match.
+namespace {
+/// Compiles the matmul network @mm of `source` (inputs a, b of the given
+/// shapes) and compares it bit for bit with the interpreter on the IR after
+/// mix-quantize.
+template <int R>
+void checkMatmulAgainstInterpreter(const std::string &source,
+                                   std::array<int64_t, R> aShape,
+                                   std::array<int64_t, R> bShape,
+                                   std::array<int64_t, R> cShape) {
   Jit jit;
-  std::string source = R"mlir(
-mix.network @mm precision(int8<asymmetric>) (%a: tensor<2x3x7xf32>, %b: tensor<2x7x4xf32>) -> tensor<2x3x4xf32> {
-  %c = mix.matmul %a, %b : (tensor<2x3x7xf32>, tensor<2x7x4xf32>) -> tensor<2x3x4xf32>
-  mix.return %c : tensor<2x3x4xf32>
-}
-)mlir";
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, &jit.context);
   REQUIRE(module);
-  std::vector<float> a = values(2 * 3 * 7, 21, 1.5), b = values(2 * 7 * 4, 22, 4.0);
+  auto count = [](auto shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  };
+  std::vector<float> a = values(count(aShape), 21, 1.5),
+                     b = values(count(bShape), 22, 4.0);
   OwningOpRef<ModuleOp> quantized = module->clone();
   {
     PassManager pm(&jit.context);
@@ -313,25 +333,51 @@ mix.network @mm precision(int8<asymmetric>) (%a: tensor<2x3x7xf32>, %b: tensor<2
     REQUIRE(succeeded(buildMixPipeline(pm, options)));
     REQUIRE(succeeded(pm.run(*quantized)));
   }
-  auto ref = interpret(*quantized->getOps<NetworkOp>().begin(),
-                       {RefTensor{{2, 3, 7}, {a.begin(), a.end()}},
-                        RefTensor{{2, 7, 4}, {b.begin(), b.end()}}},
-                       {});
+  auto ref = interpret(
+      *quantized->getOps<NetworkOp>().begin(),
+      {RefTensor{{aShape.begin(), aShape.end()}, {a.begin(), a.end()}},
+       RefTensor{{bShape.begin(), bShape.end()}, {b.begin(), b.end()}}},
+      {});
   if (!ref)
     FAIL(llvm::toString(ref.takeError()));
   std::unique_ptr<ExecutionEngine> engine = compile(*module);
   auto fn = engine->lookup("_mlir_ciface_mm");
   REQUIRE(bool(fn));
-  std::vector<float> c(2 * 3 * 4);
-  auto av = view<float, 3>(a.data(), {2, 3, 7});
-  auto bv = view<float, 3>(b.data(), {2, 7, 4});
-  auto cv = view<float, 3>(c.data(), {2, 3, 4});
-  reinterpret_cast<void (*)(StridedMemRefType<float, 3> *,
-                            StridedMemRefType<float, 3> *,
-                            StridedMemRefType<float, 3> *)>(*fn)(&av, &bv, &cv);
+  std::vector<float> c(count(cShape));
+  auto av = view<float, R>(a.data(), aShape);
+  auto bv = view<float, R>(b.data(), bShape);
+  auto cv = view<float, R>(c.data(), cShape);
+  reinterpret_cast<void (*)(StridedMemRefType<float, R> *,
+                            StridedMemRefType<float, R> *,
+                            StridedMemRefType<float, R> *)>(*fn)(&av, &bv, &cv);
   for (size_t i = 0; i < c.size(); ++i) {
     INFO("element " << i);
     CHECK(bits(c[i]) == bits(float((*ref)[0].data[i])));
+  }
+}
+} // namespace
+
+TEST_CASE("compiled int8 layers agree bit for bit with the interpreter",
+          "[exec][int8]") {
+  // The interpreter emulates the quantized ops exactly; on IR after
+  // mix-quantize whose quantize inputs are network inputs, outputs match.
+  SECTION("batched, asymmetric, per tensor") {
+    checkMatmulAgainstInterpreter<3>(R"mlir(
+mix.network @mm precision(int8<asymmetric>) (%a: tensor<2x3x7xf32>, %b: tensor<2x7x4xf32>) -> tensor<2x3x4xf32> {
+  %c = mix.matmul %a, %b : (tensor<2x3x7xf32>, tensor<2x7x4xf32>) -> tensor<2x3x4xf32>
+  mix.return %c : tensor<2x3x4xf32>
+}
+)mlir",
+                                     {2, 3, 7}, {2, 7, 4}, {2, 3, 4});
+  }
+  SECTION("lhs per row (asymmetric), rhs per tensor") {
+    checkMatmulAgainstInterpreter<2>(R"mlir(
+mix.network @mm precision(f32) (%a: tensor<5x9xf32>, %b: tensor<9x3xf32>) -> tensor<5x3xf32> {
+  %c = mix.matmul %a, %b precision(int8, activations = int8<asymmetric, axis = 0>) : (tensor<5x9xf32>, tensor<9x3xf32>) -> tensor<5x3xf32>
+  mix.return %c : tensor<5x3xf32>
+}
+)mlir",
+                                     {5, 9}, {9, 3}, {5, 3});
   }
 }
 
