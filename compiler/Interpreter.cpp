@@ -372,19 +372,14 @@ RefTensor evalMaxPool2D(MaxPool2DOp op, const RefTensor &x) {
   return y;
 }
 
-RefTensor evalAttention(AttentionOp op, const RefTensor &x, const RefTensor &wq,
-                        const RefTensor &wk, const RefTensor &wv,
-                        const RefTensor &wo) {
-  int64_t batch = x.shape[0], seq = x.shape[1], e = x.shape[2];
-  int64_t heads = static_cast<int64_t>(op.getNumHeads());
+/// Per head, softmax(Q K^T / sqrt(D)) V on projected q, k, v [B, S, E]
+/// (row-major, `rows` = B * S rows of E), into `ctx`.
+void attentionCore(const std::vector<double> &q, const std::vector<double> &k,
+                   const std::vector<double> &v, std::vector<double> &ctx,
+                   int64_t batch, int64_t seq, int64_t e, int64_t heads,
+                   bool causal) {
   int64_t d = e / heads;
-  bool causal = op.getCausal();
   double scale = 1.0 / std::sqrt(static_cast<double>(d));
-  int64_t rows = batch * seq;
-  std::vector<double> q(rows * e), k(rows * e), v(rows * e), ctx(rows * e);
-  matmul(x.data.data(), wq.data.data(), q.data(), rows, e, e);
-  matmul(x.data.data(), wk.data.data(), k.data(), rows, e, e);
-  matmul(x.data.data(), wv.data.data(), v.data(), rows, e, e);
   std::vector<double> scores(seq);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t hd = 0; hd < heads; ++hd)
@@ -408,8 +403,30 @@ RefTensor evalAttention(AttentionOp op, const RefTensor &x, const RefTensor &wq,
           out[t] = sum;
         }
       }
+}
+
+RefTensor evalAttention(AttentionOp op, const RefTensor &x, const RefTensor &wq,
+                        const RefTensor &wk, const RefTensor &wv,
+                        const RefTensor &wo) {
+  int64_t batch = x.shape[0], seq = x.shape[1], e = x.shape[2];
+  int64_t rows = batch * seq;
+  std::vector<double> q(rows * e), k(rows * e), v(rows * e), ctx(rows * e);
+  matmul(x.data.data(), wq.data.data(), q.data(), rows, e, e);
+  matmul(x.data.data(), wk.data.data(), k.data(), rows, e, e);
+  matmul(x.data.data(), wv.data.data(), v.data(), rows, e, e);
+  attentionCore(q, k, v, ctx, batch, seq, e,
+                static_cast<int64_t>(op.getNumHeads()), op.getCausal());
   RefTensor y = zerosLike(op.getResult());
   matmul(ctx.data(), wo.data.data(), y.data.data(), rows, e, e);
+  return y;
+}
+
+RefTensor evalAttentionCore(AttentionCoreOp op, const RefTensor &q,
+                            const RefTensor &k, const RefTensor &v) {
+  RefTensor y = zerosLike(op.getResult());
+  attentionCore(q.data, k.data, v.data, y.data, q.shape[0], q.shape[1],
+                q.shape[2], static_cast<int64_t>(op.getNumHeads()),
+                op.getCausal());
   return y;
 }
 
@@ -693,6 +710,10 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
         return bind(evalMseLoss(in(m.getPrediction()), in(m.getTarget())));
       })
       .Case([&](QuantizeOp q) { return evalQuantize(q, in(q.getInput()), env); })
+      .Case([&](AttentionCoreOp a) {
+        return bind(
+            evalAttentionCore(a, in(a.getQ()), in(a.getK()), in(a.getV())));
+      })
       .Case([&](QDenseOp d) {
         return bind(evalQDense(d, in(d.getInput()), in(d.getInputScale()),
                                in(d.getInputZeroPoint()), in(d.getWeight()),

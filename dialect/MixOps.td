@@ -540,6 +540,31 @@ def Mix_QuantizeOp : Mix_Op<"quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Mix_AttentionCoreOp : Mix_Op<"attention_core", [Pure]> {
+  let summary = "Multi-head scaled dot-product attention without projections";
+  let description = [{
+    What `mix.attention` computes between its projections, for int8
+    attention after `mix-quantize` (whose projections become `mix.qdense`):
+    `q`, `k`, `v` are `[B, S, E]` (heads are `E / num_heads` wide slices of
+    the last dimension); per head, `softmax(Q K^T / sqrt(E / num_heads)) V`,
+    computed in the operands' element type; heads merged back into
+    `[B, S, E]`. With `causal = true` position i attends to positions <= i.
+
+    ```mlir
+    %c = mix.attention_core %q, %k, %v {num_heads = 4 : i64}
+        : (tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<2x16x64xf32>) -> tensor<2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Mix_FloatTensor:$q, Mix_FloatTensor:$k,
+                       Mix_FloatTensor:$v, I64Attr:$num_heads,
+                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs Mix_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 // Operands shared by the integer GEMM-like ops: an int8 activation with its
 // scale and zero point.
 class Mix_QuantizedLayerOp<string mnemonic> : Mix_Op<mnemonic, [Pure]> {

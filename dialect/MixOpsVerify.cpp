@@ -618,3 +618,20 @@ LogicalResult QConv2DOp::verify() {
     return emitOpError() << "k_chunk needs groups = 1";
   return verifyWeightParams(*this, shapeOf(getWeight())[0]);
 }
+
+LogicalResult AttentionCoreOp::verify() {
+  ArrayRef<int64_t> q = shapeOf(getQ());
+  if (failed(checkRank(*this, getQ(), "q", 3)))
+    return failure();
+  for (auto [value, what] : {std::pair<Value, StringRef>{getK(), "k"},
+                             {getV(), "v"}, {getResult(), "result"}})
+    if (shapeOf(value) != q)
+      return emitOpError() << "expects " << what << " of the shape of q "
+                           << formatShape(q) << ", got "
+                           << formatShape(shapeOf(value));
+  int64_t heads = static_cast<int64_t>(getNumHeads());
+  if (heads < 1 || q[2] % heads != 0)
+    return emitOpError() << "num_heads (" << heads
+                         << ") must be >= 1 and divide E (" << q[2] << ")";
+  return success();
+}

@@ -579,6 +579,72 @@ Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
+/// Per head, softmax(Q K^T / sqrt(D)) V on q, k, v [B, S, E] (already
+/// projected), in `accType`; the heads merged back into [B, S, E].
+Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj,
+                    Value kProj, Value vProj, int64_t H, bool causal,
+                    Type accType) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto type = cast<ShapedType>(qProj.getType());
+  int64_t B = type.getDimSize(0), S = type.getDimSize(1),
+          E = type.getDimSize(2), D = E / H;
+  Value q = splitHeads(rewriter, loc, qProj, H);
+  Value k = splitHeads(rewriter, loc, kProj, H);
+  Value v = splitHeads(rewriter, loc, vProj, H);
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // scores[b, h, i, j] = sum_d q[b, i, h, d] k[b, j, h, d] / sqrt(D).
+  Value scores =
+      generic(rewriter, loc, ValueRange{q, k}, {B, H, S, S}, accType, 0.0,
+              {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
+               AffineMap::get(5, 0, {dim(0), dim(3), dim(1), dim(4)}, ctx),
+               AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+              {utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::reduction},
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                return Value(math::FmaOp::create(
+                    b, l, convertScalar(b, l, a[0], accType),
+                    convertScalar(b, l, a[1], accType), a[2]));
+              });
+  double scale = 1.0 / std::sqrt(double(D));
+  AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  Value scaled = generic(
+      rewriter, loc, scores, {B, H, S, S}, accType, std::nullopt, {id4, id4},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Value c =
+            arith::ConstantOp::create(b, l, b.getFloatAttr(accType, scale));
+        Value sv = arith::MulFOp::create(b, l, a[0], c);
+        if (!causal)
+          return sv;
+        Value i = linalg::IndexOp::create(b, l, 2);
+        Value j = linalg::IndexOp::create(b, l, 3);
+        Value future =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, j, i);
+        Value ninf = arith::ConstantOp::create(
+            b, l,
+            b.getFloatAttr(accType, -std::numeric_limits<double>::infinity()));
+        return Value(arith::SelectOp::create(b, l, future, ninf, sv));
+      });
+  Value probs = softmax(rewriter, loc, scaled, /*axis=*/3, accType, accType);
+  // context[b, i, h, d] = sum_j probs[b, h, i, j] v[b, j, h, d].
+  Value context =
+      generic(rewriter, loc, ValueRange{probs, v}, {B, S, H, D}, accType, 0.0,
+              {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
+               AffineMap::get(5, 0, {dim(0), dim(4), dim(2), dim(3)}, ctx),
+               AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+              {utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::reduction},
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                return Value(math::FmaOp::create(
+                    b, l, a[0], convertScalar(b, l, a[1], accType), a[2]));
+              });
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, context,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+}
+
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -588,72 +654,22 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     if (failed(acc))
       return failure();
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     auto type = cast<ShapedType>(op.getType());
     Value x = adaptor.getInput();
     Type act = cast<ShapedType>(x.getType()).getElementType();
     int64_t B = type.getDimSize(0), S = type.getDimSize(1),
-            E = type.getDimSize(2), H = op.getNumHeads(), D = E / H;
+            E = type.getDimSize(2);
     auto project = [&](Value w) {
       return contraction(rewriter, loc, x, w, /*rhsBatched=*/false, *acc,
                          cast<ShapedType>(type));
     };
     // Projections: activations x weights, accumulated at accumulator
     // precision and kept there for the scores.
-    Value q = splitHeads(rewriter, loc, project(adaptor.getWq()), H);
-    Value k = splitHeads(rewriter, loc, project(adaptor.getWk()), H);
-    Value v = splitHeads(rewriter, loc, project(adaptor.getWv()), H);
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // scores[b, h, i, j] = sum_d q[b, i, h, d] k[b, j, h, d] / sqrt(D).
-    Value scores =
-        generic(rewriter, loc, ValueRange{q, k}, {B, H, S, S}, *acc, 0.0,
-                {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
-                 AffineMap::get(5, 0, {dim(0), dim(3), dim(1), dim(4)}, ctx),
-                 AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-                {utils::IteratorType::parallel, utils::IteratorType::parallel,
-                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                 utils::IteratorType::reduction},
-                [&](OpBuilder &b, Location l, ValueRange a) {
-                  return Value(math::FmaOp::create(b, l, a[0], a[1], a[2]));
-                });
-    bool causal = op.getCausal();
-    double scale = 1.0 / std::sqrt(double(D));
-    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
-    Value scaled = generic(
-        rewriter, loc, scores, {B, H, S, S}, *acc, std::nullopt, {id4, id4},
-        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value c =
-              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, scale));
-          Value sv = arith::MulFOp::create(b, l, a[0], c);
-          if (!causal)
-            return sv;
-          Value i = linalg::IndexOp::create(b, l, 2);
-          Value j = linalg::IndexOp::create(b, l, 3);
-          Value future =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, j, i);
-          Value ninf = arith::ConstantOp::create(
-              b, l,
-              b.getFloatAttr(*acc, -std::numeric_limits<double>::infinity()));
-          return Value(arith::SelectOp::create(b, l, future, ninf, sv));
-        });
-    Value probs = softmax(rewriter, loc, scaled, /*axis=*/3, *acc, *acc);
-    // context[b, i, h, d] = sum_j probs[b, h, i, j] v[b, j, h, d], rounded
-    // to the activations precision for the output projection.
-    Value context =
-        generic(rewriter, loc, ValueRange{probs, v}, {B, S, H, D}, *acc, 0.0,
-                {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
-                 AffineMap::get(5, 0, {dim(0), dim(4), dim(2), dim(3)}, ctx),
-                 AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-                {utils::IteratorType::parallel, utils::IteratorType::parallel,
-                 utils::IteratorType::parallel, utils::IteratorType::parallel,
-                 utils::IteratorType::reduction},
-                [&](OpBuilder &b, Location l, ValueRange a) {
-                  return Value(math::FmaOp::create(b, l, a[0], a[1], a[2]));
-                });
-    Value merged = tensor::CollapseShapeOp::create(
-        rewriter, loc, context,
-        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value merged = attentionCore(
+        rewriter, loc, project(adaptor.getWq()), project(adaptor.getWk()),
+        project(adaptor.getWv()), op.getNumHeads(), op.getCausal(), *acc);
+    // The context, rounded to the activations precision for the output
+    // projection.
     Value mergedAct =
         convertTensor(rewriter, loc, merged,
                       cast<ShapedType>(RankedTensorType::get({B, S, E}, act)));
@@ -661,6 +677,23 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                             /*rhsBatched=*/false, *acc, type);
     Value result = convertTensor(rewriter, loc, out, type);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// mix.attention_core (int8 attention between its quantized projections):
+/// computes in the operands' element type.
+struct AttentionCoreLowering : OpConversionPattern<AttentionCoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionCoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type acc = getElementTypeOrSelf(adaptor.getQ().getType());
+    Value merged = attentionCore(rewriter, op.getLoc(), adaptor.getQ(),
+                                 adaptor.getK(), adaptor.getV(),
+                                 op.getNumHeads(), op.getCausal(), acc);
+    rewriter.replaceOp(op, convertTensor(rewriter, op.getLoc(), merged,
+                                         cast<ShapedType>(op.getType())));
     return success();
   }
 };
@@ -952,6 +985,7 @@ void mix::populateMixToLinalgConversionPatterns(RewritePatternSet &patterns,
       SoftmaxLowering, WeightLowering, Conv2DLowering, BatchNormLowering,
       GlobalAvgPoolLowering, MaxPool2DLowering, ReshapeLowering<ReshapeOp>,
       ReshapeLowering<FlattenOp>, CrossEntropyLossLowering, AttentionLowering,
+      AttentionCoreLowering,
       LayerNormLowering, GeluLowering, EmbeddingLowering, MseLossLowering>(
       patterns.getContext());
   populateQuantizedToLinalgConversionPatterns(patterns, checks);

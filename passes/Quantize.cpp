@@ -105,11 +105,13 @@ struct Quantizer {
   bool checked = true;
 
   /// `x` quantized with the activations' scheme: per tensor, or per row
-  /// (dynamic) when the precision has axis 0 and `perRowAllowed`.
+  /// (dynamic) when the precision has axis 0 and `perRowAllowed`. Static
+  /// (calibrated) parameters when there is a table and `allowStatic`.
   FailureOr<QuantizeOp> quantizeActivation(OpBuilder &b, Operation *layer,
                                            Value x, PrecisionAttr precision,
                                            StringRef operandName,
-                                           bool perRowAllowed) const {
+                                           bool perRowAllowed,
+                                           bool allowStatic = true) const {
     auto type = cast<ShapedType>(x.getType());
     bool perRow = precision.isPerAxis();
     if (perRow && (!perRowAllowed || precision.getAxis() != 0 ||
@@ -124,7 +126,7 @@ struct Quantizer {
     FloatAttr scale;
     IntegerAttr zeroPoint;
     // Per-row scales follow each call's rows: they are always dynamic.
-    if (table && !perRow) {
+    if (table && !perRow && allowStatic) {
       std::string key = paths.lookup(layer) + "/" + operandName.str();
       absl::StatusOr<io::CalibrationRange> range = table->lookup(key);
       if (!range.ok())
@@ -213,11 +215,7 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   bool int8Act = act.isInt8(), int8W = w && w->isInt8();
   if (!int8Act && !int8W)
     return success();
-  if (isa<AttentionOp>(op))
-    return op->emitOpError()
-           << "int8 attention is not supported yet; give the attention layer "
-              "a float precision";
-  if (!isa<DenseOp, MatmulOp, Conv2DOp>(op))
+  if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp>(op))
     return success(); // Other layers never compute in int8 (the verifier).
   if (w && int8Act != int8W)
     return op->emitOpError()
@@ -257,6 +255,54 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
         x->getUsedZeroPoint(), (*wq)[0], (*wq)[1], (*wq)[2], conv.getBias(),
         conv.getStridesAttr(), conv.getPaddingAttr(), conv.getDilationsAttr(),
         conv.getGroupsAttr(), chunk);
+  } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+    // The four projections become integer GEMMs (one quantization of the
+    // input shared by q, k and v); scores, softmax and the weighted sum run
+    // in f32 between them; the context is quantized (per tensor, dynamic)
+    // for the output projection.
+    FailureOr<QuantizeOp> x =
+        quantizeActivation(b, op, attention.getInput(), act, "input",
+                           /*perRowAllowed=*/false);
+    if (failed(x))
+      return failure();
+    auto f32Type = cast<ShapedType>(attention.getType())
+                       .clone(Float32Type::get(b.getContext()));
+    auto project = [&](Value in, Value scale, Value zp,
+                       Value weight) -> FailureOr<Value> {
+      FailureOr<std::array<Value, 3>> wq =
+          quantizeWeight(b, op, weight, *w, /*channelAxis=*/1);
+      if (failed(wq))
+        return failure();
+      return QDenseOp::create(b, op->getLoc(), f32Type, in, scale, zp,
+                              (*wq)[0], (*wq)[1], (*wq)[2], Value(), chunk)
+          .getResult();
+    };
+    FailureOr<Value> q = project(x->getResult(), x->getUsedScale(),
+                                 x->getUsedZeroPoint(), attention.getWq());
+    FailureOr<Value> k = project(x->getResult(), x->getUsedScale(),
+                                 x->getUsedZeroPoint(), attention.getWk());
+    FailureOr<Value> v = project(x->getResult(), x->getUsedScale(),
+                                 x->getUsedZeroPoint(), attention.getWv());
+    if (failed(q) || failed(k) || failed(v))
+      return failure();
+    Value context = AttentionCoreOp::create(
+        b, op->getLoc(), f32Type, *q, *k, *v, attention.getNumHeadsAttr(),
+        attention.getCausalAttr());
+    // The context is an intermediate value: its scale is always dynamic.
+    FailureOr<QuantizeOp> c = quantizeActivation(
+        b, op, context,
+        PrecisionAttr::get(b.getContext(), PrecisionKind::int8,
+                           act.getScheme(), -1),
+        "context", /*perRowAllowed=*/false, /*allowStatic=*/false);
+    if (failed(c))
+      return failure();
+    FailureOr<Value> out = project(c->getResult(), c->getUsedScale(),
+                                   c->getUsedZeroPoint(), attention.getWo());
+    if (failed(out))
+      return failure();
+    result = *out;
+    if (result.getType() != attention.getType())
+      result = CastOp::create(b, op->getLoc(), attention.getType(), result);
   } else {
     auto matmul = cast<MatmulOp>(op);
     FailureOr<QuantizeOp> lhs =

@@ -52,11 +52,3 @@ mix.network @conv_per_row precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x1
   mix.return %y : tensor<1x1x3x3xf32>
 }
 
-// -----
-
-mix.network @attention precision(f32) (%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
-  %wq = mix.weight dense<0.1> : tensor<8x8xf32>
-  // expected-error @+1 {{'mix.attention' op int8 attention is not supported yet; give the attention layer a float precision}}
-  %y = mix.attention %x, %wq, %wq, %wq, %wq precision(int8) {num_heads = 2 : i64} : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
-  mix.return %y : tensor<1x4x8xf32>
-}

@@ -78,3 +78,23 @@ mix.network @per_row precision(f32) (%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %y = mix.dense %x, %w precision(int8, activations = int8<symmetric, axis = 0>) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   mix.return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// int8 attention: one quantization of the input for the q/k/v projections
+// (integer GEMMs), the attention core in f32, a dynamic quantization of the
+// context for the output projection.
+// CHECK-LABEL: mix.network @attention
+// CHECK: %[[X:.*]], %[[XS:.*]], %[[XZ:.*]] = mix.quantize %arg0 symmetric checked : tensor<1x4x8xf32> -> tensor<1x4x8xi8>, tensor<f32>, tensor<i32>
+// CHECK: %[[Q:.*]] = mix.qdense %[[X]], %[[XS]], %[[XZ]]
+// CHECK: %[[K:.*]] = mix.qdense %[[X]], %[[XS]], %[[XZ]]
+// CHECK: %[[V:.*]] = mix.qdense %[[X]], %[[XS]], %[[XZ]]
+// CHECK: %[[C:.*]] = mix.attention_core %[[Q]], %[[K]], %[[V]] {causal = true, num_heads = 2 : i64} : (tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+// CHECK: %[[CQ:.*]], %[[CS:.*]], %[[CZ:.*]] = mix.quantize %[[C]] symmetric checked
+// CHECK: mix.qdense %[[CQ]], %[[CS]], %[[CZ]]
+// CHECK-NOT: mix.attention %
+mix.network @attention precision(f32) (%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %wq = mix.weight dense<0.1> : tensor<8x8xf32>
+  %y = mix.attention %x, %wq, %wq, %wq, %wq precision(int8) {num_heads = 2 : i64, causal = true} : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
+  mix.return %y : tensor<1x4x8xf32>
+}

@@ -445,3 +445,66 @@ mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   }
   mixrt_check_reset();
 }
+
+TEST_CASE("compiled int8 attention matches the interpreter", "[exec][int8]") {
+  // Projections are integer GEMMs (exact on both sides); the attention core
+  // runs in f32 compiled and f64 in the interpreter, so the context differs
+  // by f32 rounding (~1e-7 relative) before its dynamic int8 quantization.
+  // A context value that lands within that of a rounding boundary moves one
+  // quantization step, which changes outputs by at most step * max|wo| *
+  // (#flips): allow 1% of the largest output, far below the 50% a broken
+  // lowering would cause and far above f32 rounding alone.
+  Jit jit;
+  std::string source = R"mlir(
+mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %wq = mix.weight external "wq" : tensor<8x8xf32>
+  %wk = mix.weight external "wk" : tensor<8x8xf32>
+  %wv = mix.weight external "wv" : tensor<8x8xf32>
+  %wo = mix.weight external "wo" : tensor<8x8xf32>
+  %y = mix.attention %x, %wq, %wk, %wv, %wo precision(int8) {num_heads = 2 : i64, causal = true}
+      : (tensor<2x5x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<2x5x8xf32>
+  mix.return %y : tensor<2x5x8xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  WeightMap weights;
+  uint64_t seed = 40;
+  for (const char *name : {"wq", "wk", "wv", "wo"}) {
+    std::vector<float> w = values(64, ++seed, 0.7);
+    weights[name] = RefTensor{{8, 8}, {w.begin(), w.end()}};
+  }
+  inlineWeights(*module, weights);
+  std::vector<float> x = values(2 * 5 * 8, 50, 2.0);
+  OwningOpRef<ModuleOp> quantized = module->clone();
+  {
+    PassManager pm(&jit.context);
+    MixPipelineOptions options;
+    options.stopAfter = MixPhase::quantize;
+    REQUIRE(succeeded(buildMixPipeline(pm, options)));
+    REQUIRE(succeeded(pm.run(*quantized)));
+  }
+  auto ref = interpret(*quantized->getOps<NetworkOp>().begin(),
+                       {RefTensor{{2, 5, 8}, {x.begin(), x.end()}}}, {});
+  if (!ref)
+    FAIL(llvm::toString(ref.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_att");
+  REQUIRE(bool(fn));
+  std::vector<float> y(2 * 5 * 8);
+  auto xv = view<float, 3>(x.data(), {2, 5, 8});
+  auto yv = view<float, 3>(y.data(), {2, 5, 8});
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(StridedMemRefType<float, 3> *,
+                            StridedMemRefType<float, 3> *)>(*fn)(&xv, &yv);
+  REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+  double scale = 0, worst = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    scale = std::max(scale, std::fabs((*ref)[0].data[i]));
+    worst = std::max(worst, std::fabs(y[i] - (*ref)[0].data[i]));
+  }
+  INFO("worst " << worst << " of " << scale);
+  CHECK(scale > 0.1);
+  CHECK(worst <= 0.01 * scale);
+}
