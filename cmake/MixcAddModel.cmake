@@ -44,9 +44,17 @@ function(mixc_add_model target)
 
   set(objects)
   set(headers)
+  set(names)
   foreach(source IN LISTS MIXC_SOURCES)
     get_filename_component(model "${source}" ABSOLUTE)
-    get_filename_component(name "${source}" NAME_WE)
+    # The generated files are named after the model: <name>.o, <name>.h.
+    get_filename_component(name "${source}" NAME_WLE)
+    if(name IN_LIST names)
+      message(FATAL_ERROR "mixc_add_model(${target}): two models are named "
+        "'${name}' (the generated header is ${name}.h): rename one or put "
+        "it in another mixc_add_model target")
+    endif()
+    list(APPEND names "${name}")
     add_custom_command(
       OUTPUT "${outdir}/${name}.o" "${outdir}/${name}.h"
       COMMAND mixc::mixc "${model}" -o "${outdir}/${name}" ${args}

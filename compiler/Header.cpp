@@ -63,8 +63,17 @@ bool isReservedName(StringRef s) {
       // Types and macros of <stdint.h>/<stddef.h> the header may name.
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
       "uint32_t", "uint64_t", "uintptr_t", "intptr_t", "size_t", "NULL"};
-  return reserved.contains(s) || s.starts_with("mixc_") ||
-         s.starts_with("mixrt_") || s.starts_with("_mlir_ciface_");
+  if (reserved.contains(s) || s.starts_with("mixc_") ||
+      s.starts_with("mixrt_") || s.starts_with("_mlir_ciface_"))
+    return true;
+  // Macros the included headers may define (mixrt's MIXRT_*, MIXC_* guards,
+  // <stdint.h>'s limits and constant macros): a parameter named like one
+  // would be macro-expanded. All-uppercase names are left alone entirely.
+  std::string upper = s.upper();
+  if (StringRef(upper).starts_with("MIXRT_") ||
+      StringRef(upper).starts_with("MIXC_"))
+    return true;
+  return llvm::none_of(s, [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
 /// `name` as a C identifier that is not reserved, or "" if nothing usable

@@ -29,11 +29,41 @@ int64_t bytesOf(ShapedType type) {
          static_cast<int64_t>((type.getElementTypeBitWidth() + 7) / 8);
 }
 
-/// "network @n" or "block @b" of the scope that directly contains `op`.
+/// "network @n" or "block @n/outer/inner": unique even when blocks of
+/// different networks share a name (unnamed blocks: "block#<index>").
+std::string scopeLabel(Operation *scope) {
+  if (auto network = dyn_cast<NetworkOp>(scope))
+    return "network @" + network.getSymName().str();
+  SmallVector<std::string> parts;
+  for (Operation *p = scope; p; p = p->getParentOp()) {
+    if (auto block = dyn_cast<BlockOp>(p)) {
+      if (block.getSymName()) {
+        parts.push_back(block.getSymName()->str());
+      } else {
+        unsigned index = 0;
+        for (Operation &other : *block->getBlock()) {
+          if (&other == p)
+            break;
+          index += isa<BlockOp>(other);
+        }
+        parts.push_back("block#" + std::to_string(index));
+      }
+    } else if (auto network = dyn_cast<NetworkOp>(p)) {
+      parts.push_back(network.getSymName().str());
+      break;
+    }
+  }
+  std::string label = "block @";
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+    label += (it == parts.rbegin() ? "" : "/") + *it;
+  return label;
+}
+
+/// The label of the scope that directly contains `op`.
 std::string scopeName(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
     if (isa<NetworkOp, BlockOp>(p))
-      return describeOp(p);
+      return scopeLabel(p);
   return "module";
 }
 } // namespace
@@ -95,7 +125,7 @@ void PrecisionReport::recordCasts(ModuleOp module) {
   llvm::StringMap<size_t> index;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<NetworkOp, BlockOp>(op)) {
-      std::string name = describeOp(op);
+      std::string name = scopeLabel(op);
       if (!index.count(name)) {
         index[name] = scopes_.size();
         scopes_.push_back({name, 0});

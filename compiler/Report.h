@@ -49,7 +49,7 @@ public:
     std::optional<int64_t> k, worstCase, margin, kChunk;
   };
   struct Scope {
-    std::string name; ///< "network @edge", "block @features"
+    std::string name; ///< "network @edge", "block @edge/features"
     unsigned casts = 0;
   };
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/ConvertMixToLinalg.h"
+#include "passes/Int8Bounds.h"
 #include "passes/LinalgBuilders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -933,6 +934,9 @@ struct ConvertMixToLinalgPass
     ModuleOp module = getOperation();
     // Record resolutions before the structure that decides them disappears.
     if (failed(resolvePrecisions(module)))
+      return signalPassFailure();
+    // Never emit integer code whose i32 sums could wrap.
+    if (failed(checkIntegerAccumulation(module)))
       return signalPassFailure();
     inlineMixBlocks(module);
 

@@ -129,12 +129,21 @@ std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
                                        f64Const(nb, l, 255.0));
         Value scale = arith::TruncFOp::create(nb, l, f32, wide);
         if (checked) {
-          // mixrt rejects a scale beyond f32 (only reachable from f64 data).
+          // mixrt rejects a finite range whose scale overflows f32 (f64
+          // data); a non-finite input is reported by the element check.
           Value inf =
               arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
-          Value bad = arith::CmpFOp::create(
-              nb, l, arith::CmpFPredicate::OEQ,
-              math::AbsFOp::create(nb, l, scale), inf);
+          Value inf64 = f64Const(nb, l, INFINITY);
+          Value finiteRange = arith::AndIOp::create(
+              nb, l,
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                                    math::AbsFOp::create(nb, l, lo), inf64),
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                                    math::AbsFOp::create(nb, l, hi), inf64));
+          Value bad = arith::AndIOp::create(
+              nb, l, finiteRange,
+              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                    math::AbsFOp::create(nb, l, scale), inf));
           Value index =
               prank == 0
                   ? Value(arith::ConstantIntOp::create(nb, l, nb.getI64Type(),

@@ -100,13 +100,143 @@ LogicalResult mix::checkInt8Accumulation(Operation *root, bool splitK) {
   return success(!walk.wasInterrupted() && ok);
 }
 
+//===----------------------------------------------------------------------===//
+// The integer ops after mix-quantize
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The values of a constant integer tensor (a mix.weight with inline data
+/// or an arith.constant), looking through nothing else.
+std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  Attribute attr;
+  if (auto w = v.getDefiningOp<WeightOp>())
+    attr = w.getValueAttr();
+  else if (Operation *def = v.getDefiningOp())
+    if (def->hasTrait<mlir::OpTrait::ConstantLike>())
+      attr = def->getAttr("value");
+  auto ints = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+  if (!ints)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &x : ints.getValues<APInt>())
+    values.push_back(x.getSExtValue());
+  return values;
+}
+
+/// The largest |q - z| an int8 operand with zero point(s) `zeroPoint` can
+/// take, or nullopt when it cannot be bounded (a zero point of unknown
+/// origin could be any i32).
+std::optional<int64_t> maxCentered(Value operand, Value zeroPoint) {
+  // Produced by mix.quantize: its scheme bounds q - z.
+  if (auto q = zeroPoint.getDefiningOp<QuantizeOp>())
+    return q.getScheme() == QuantScheme::symmetric ? 127 : 255;
+  std::optional<SmallVector<int64_t>> zps = constantInts(zeroPoint);
+  if (!zps)
+    return std::nullopt;
+  // Known data: the exact maximum (zero points per column or per tensor).
+  if (std::optional<SmallVector<int64_t>> data = constantInts(operand)) {
+    int64_t best = 0, cols = static_cast<int64_t>(zps->size());
+    auto type = cast<ShapedType>(operand.getType());
+    int64_t inner = 1; // conv weights: the channel is dim 0
+    if (type.getRank() == 4)
+      inner = type.getNumElements() / type.getDimSize(0);
+    for (auto [i, q] : llvm::enumerate(*data)) {
+      int64_t channel = cols == 1 ? 0
+                        : type.getRank() == 4
+                            ? static_cast<int64_t>(i) / inner
+                            : static_cast<int64_t>(i) % cols;
+      best = std::max(best, std::abs(q - (*zps)[channel]));
+    }
+    return best;
+  }
+  // Any int8 value against known zero points.
+  int64_t best = 0;
+  for (int64_t z : *zps)
+    best = std::max({best, std::abs(-128 - z), std::abs(127 - z)});
+  return best;
+}
+
+/// K per i32 sum of an integer op, its split, and the operands bounding it.
+struct IntegerGemm {
+  int64_t k = 0;      ///< products per output
+  int64_t pieceK = 0; ///< products per i32 partial sum
+  std::optional<int64_t> maxA, maxB;
+};
+
+std::optional<IntegerGemm> describeIntegerGemm(Operation *op) {
+  auto dim = [](Value v, int64_t i) {
+    auto type = cast<ShapedType>(v.getType());
+    return type.getDimSize(i < 0 ? type.getRank() + i : i);
+  };
+  IntegerGemm g;
+  std::optional<uint64_t> chunk;
+  if (auto d = dyn_cast<QDenseOp>(op)) {
+    g.k = dim(d.getWeight(), 0);
+    chunk = d.getKChunk();
+    g.maxA = maxCentered(d.getInput(), d.getInputZeroPoint());
+    g.maxB = maxCentered(d.getWeight(), d.getWeightZeroPoints());
+    g.pieceK = chunk ? std::min<int64_t>(g.k, *chunk) : g.k;
+  } else if (auto m = dyn_cast<QMatmulOp>(op)) {
+    g.k = dim(m.getLhs(), -1);
+    chunk = m.getKChunk();
+    g.maxA = maxCentered(m.getLhs(), m.getLhsZeroPoint());
+    g.maxB = maxCentered(m.getRhs(), m.getRhsZeroPoint());
+    g.pieceK = chunk ? std::min<int64_t>(g.k, *chunk) : g.k;
+  } else if (auto c = dyn_cast<QConv2DOp>(op)) {
+    int64_t window = dim(c.getWeight(), 2) * dim(c.getWeight(), 3);
+    int64_t channels = dim(c.getWeight(), 1);
+    g.k = channels * window;
+    chunk = c.getKChunk();
+    // The lowering splits whole input channels.
+    int64_t perPiece =
+        chunk ? std::max<int64_t>(1, static_cast<int64_t>(*chunk) / window)
+              : channels;
+    g.pieceK = std::min(channels, perPiece) * window;
+    g.maxA = maxCentered(c.getInput(), c.getInputZeroPoint());
+    g.maxB = maxCentered(c.getWeight(), c.getWeightZeroPoints());
+  } else {
+    return std::nullopt;
+  }
+  return g;
+}
+} // namespace
+
+LogicalResult mix::checkIntegerAccumulation(Operation *root) {
+  bool ok = true;
+  root->walk([&](Operation *op) {
+    std::optional<IntegerGemm> g = describeIntegerGemm(op);
+    if (!g)
+      return;
+    if (!g->maxA || !g->maxB) {
+      op->emitOpError()
+          << "cannot prove that its i32 sums fit: a zero point is neither "
+             "produced by mix.quantize nor a constant";
+      ok = false;
+      return;
+    }
+    int64_t perProduct = *g->maxA * *g->maxB;
+    int64_t worst = g->pieceK * perProduct;
+    if (worst <= INT32_MAX)
+      return;
+    op->emitOpError() << "int8 accumulation can overflow int32: "
+                      << g->pieceK << " products per i32 sum (K = " << g->k
+                      << ") of at most " << *g->maxA << " x " << *g->maxB
+                      << " sum to " << worst << " > 2147483647; at most "
+                      << (perProduct ? INT32_MAX / perProduct : 0)
+                      << " are safe (k_chunk)";
+    ok = false;
+  });
+  return success(ok);
+}
+
 namespace {
 struct MixCheckInt8AccumulationPass
     : public mix::impl::MixCheckInt8AccumulationPassBase<
           MixCheckInt8AccumulationPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(checkInt8Accumulation(getOperation(), splitK)))
+    if (failed(checkInt8Accumulation(getOperation(), splitK)) ||
+        failed(checkIntegerAccumulation(getOperation())))
       signalPassFailure();
   }
 };

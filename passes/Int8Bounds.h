@@ -63,6 +63,14 @@ inline constexpr llvm::StringLiteral kKChunkAttrName = "mix.k_chunk";
 mlir::LogicalResult checkInt8Accumulation(mlir::Operation *root,
                                           bool splitK = false);
 
+/// The same proof for the integer ops of mix-quantize (qdense, qmatmul,
+/// qconv2d), from their operands: an input quantized by mix.quantize is
+/// bounded by its scheme, constant data and zero points exactly; a zero
+/// point of unknown origin cannot be bounded and is an error. Each i32
+/// partial sum (k_chunk) must fit. The lowering runs this before emitting
+/// code, so no code that can wrap is generated whatever produced the ops.
+mlir::LogicalResult checkIntegerAccumulation(mlir::Operation *root);
+
 } // namespace mix
 
 #endif // MIXC_PASSES_INT8BOUNDS_H

@@ -24,7 +24,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include <map>
 #include <memory>
+#include <tuple>
 
 namespace mix {
 #define GEN_PASS_DEF_MIXQUANTIZEPASS
@@ -64,14 +66,29 @@ FailureOr<QTensorPtr> quantizeWithMixrt(Operation *op, StringRef what,
 }
 
 /// The inline f32 data of a weight, looking through exact widening casts.
-FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
-  while (auto cast = weight.getDefiningOp<CastOp>()) {
-    if (!CastOp::isExactWidening(
-            getElementTypeOrSelf(cast.getInput().getType()),
-            getElementTypeOrSelf(cast.getType())))
-      break;
-    weight = cast.getInput();
+/// The mix.weight behind `weight`: through exact widening casts and through
+/// block arguments to the value bound to them.
+Value traceWeight(Value weight) {
+  while (true) {
+    if (auto cast = weight.getDefiningOp<CastOp>()) {
+      if (!CastOp::isExactWidening(
+              getElementTypeOrSelf(cast.getInput().getType()),
+              getElementTypeOrSelf(cast.getType())))
+        return weight;
+      weight = cast.getInput();
+      continue;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(weight))
+      if (auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp())) {
+        weight = block.getInputs()[arg.getArgNumber()];
+        continue;
+      }
+    return weight;
   }
+}
+
+FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
+  weight = traceWeight(weight);
   auto def = weight.getDefiningOp<WeightOp>();
   if (!def)
     return layer->emitOpError()
@@ -182,6 +199,11 @@ struct Quantizer {
                           precision.getScheme(), axis);
     if (failed(q))
       return failure();
+    // A weight used by several layers the same way is stored once.
+    auto key = std::make_tuple(traceWeight(weight).getAsOpaquePointer(),
+                               static_cast<int>(precision.getScheme()), axis);
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
     MLIRContext *ctx = b.getContext();
     int64_t n = mixrt_qtensor_num_scales(q->get());
     auto i8 = RankedTensorType::get(type.getShape(), IntegerType::get(ctx, 8));
@@ -191,16 +213,33 @@ struct Quantizer {
                             mixrt_qtensor_num_elements(q->get()));
     ArrayRef<float> scales(mixrt_qtensor_scales(q->get()), n);
     ArrayRef<int32_t> zeros(mixrt_qtensor_zero_points(q->get()), n);
-    Location loc = weight.getLoc();
+    // Created where the float weight is, so every user is dominated.
+    Value source = traceWeight(weight);
+    OpBuilder wb(b.getContext());
+    if (Operation *def = source.getDefiningOp())
+      wb.setInsertionPointAfter(def);
+    else
+      wb.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    Location loc = source.getLoc();
     auto make = [&](ShapedType t, DenseElementsAttr v) -> Value {
-      return WeightOp::create(b, loc, t, v, StringAttr());
+      return WeightOp::create(wb, loc, t, v, StringAttr());
     };
-    return std::array<Value, 3>{make(i8, DenseElementsAttr::get(i8, values)),
-                                make(f32, DenseElementsAttr::get(f32, scales)),
-                                make(i32, DenseElementsAttr::get(i32, zeros))};
+    std::array<Value, 3> result = {
+        make(i8, DenseElementsAttr::get(i8, values)),
+        make(f32, DenseElementsAttr::get(f32, scales)),
+        make(i32, DenseElementsAttr::get(i32, zeros))};
+    // Only reusable where the weight itself is visible (not across blocks).
+    if (source.getDefiningOp() &&
+        source.getParentBlock() == b.getInsertionBlock())
+      cache[key] = result;
+    return result;
   }
 
   LogicalResult rewrite(LayerOpInterface layer) const;
+
+  /// Quantized weights by (float weight, scheme, axis).
+  mutable std::map<std::tuple<void *, int, int64_t>, std::array<Value, 3>>
+      cache;
 };
 
 LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {

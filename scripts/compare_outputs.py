@@ -10,6 +10,7 @@ of a quantization boundary could land one int8 step apart and move the
 probabilities by up to ~1e-3; the example's fixed input does not hit one,
 so the check is tight: 1e-6 absolute, and the same predicted class.
 """
+import math
 import sys
 
 TOLERANCE = 1e-6
@@ -30,6 +31,8 @@ def reference_values(path):
 
 
 app, ref = app_values(sys.argv[1]), reference_values(sys.argv[2])
+if not all(math.isfinite(v) for v in app + ref):
+    sys.exit("embed-app: non-finite probabilities")
 if len(app) != len(ref):
     sys.exit(f"the app printed {len(app)} values, the reference {len(ref)}")
 worst = max(abs(a - r) for a, r in zip(app, ref))

@@ -10,8 +10,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$(cd "${1:-${root}/build}" && pwd)"
 work="${2:-${build}/embed-app}"
-rm -rf "${work}"
+# Only what this script creates is removed: WORK_DIR may be any directory.
 mkdir -p "${work}"
+rm -rf "${work}/prefix" "${work}/data" "${work}/app"
 
 echo "== installing mixc into ${work}/prefix"
 cmake --install "${build}" --prefix "${work}/prefix" > "${work}/install.log"

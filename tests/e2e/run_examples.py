@@ -214,6 +214,10 @@ def main(build, work):
                 print("%-12s %-10s output count/shape mismatch" % (example, variant))
                 failures += 1
                 continue
+            if not all(math.isfinite(v) for out in got + ref for v in out):
+                print("%-12s %-10s non-finite output: FAILED" % (example, variant))
+                failures += 1
+                continue
             for a, b in zip(got, ref):
                 scale = max(max(abs(v) for v in b), 1e-30)
                 worst = max(worst, max(abs(x - y) for x, y in zip(a, b)) / scale)

@@ -7,10 +7,10 @@
 //   column 1: max |w| = 2.0 -> scale 2/127, -0.5 / (2/127) = -31.75 -> -32
 // Activations: dynamic (no calibration file), checked.
 // CHECK-LABEL: mix.network @dense
-// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = mix.quantize %{{.*}} symmetric checked : tensor<1x2xf32> -> tensor<1x2xi8>, tensor<f32>, tensor<i32>
 // CHECK-DAG: %[[W:.*]] = mix.weight dense<{{\[}}[127, -32], [32, 127]]> : tensor<2x2xi8>
 // CHECK-DAG: %[[WS:.*]] = mix.weight dense<[0.00787401571, 0.0157480314]> : tensor<2xf32>
 // CHECK-DAG: %[[WZ:.*]] = mix.weight dense<0> : tensor<2xi32>
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = mix.quantize %{{.*}} symmetric checked : tensor<1x2xf32> -> tensor<1x2xi8>, tensor<f32>, tensor<i32>
 // CHECK: mix.qdense %[[Q]], %[[S]], %[[Z]], %[[W]], %[[WS]], %[[WZ]], %{{.*}} : (tensor<1x2xi8>, tensor<f32>, tensor<i32>, tensor<2x2xi8>, tensor<2xf32>, tensor<2xi32>, tensor<2xf32>) -> tensor<1x2xf32>
 // CHECK-NOT: mix.dense
 // Per tensor: max |w| = 2.0 -> scale 2/127 for every column.
@@ -31,10 +31,10 @@ mix.network @dense precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
 //   channel 0: [0, 1, 2, 3] -> min' = 0, max' = 3: scale 3/255, zero point
 //              round(-128 - 0) = -128; q = round(x * 85) - 128
 // CHECK-LABEL: mix.network @conv
-// CHECK: mix.quantize %{{.*}} asymmetric checked
 // CHECK: mix.weight dense<{{\[\[\[}}[-128, -43], [42, 127]]]]> : tensor<1x1x2x2xi8>
 // CHECK: mix.weight dense<0.0117647061> : tensor<1xf32>
 // CHECK: mix.weight dense<-128> : tensor<1xi32>
+// CHECK: mix.quantize %{{.*}} asymmetric checked
 // CHECK: mix.qconv2d {{.*}} {padding = array<i64: 1, 1, 1, 1>}
 mix.network @conv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x1x5x5xf32> {
   %w = mix.weight dense<[[[[0.0, 1.0], [2.0, 3.0]]]]> : tensor<1x1x2x2xf32>
@@ -85,6 +85,9 @@ mix.network @per_row precision(f32) (%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 // (integer GEMMs), the attention core in f32, a dynamic quantization of the
 // context for the output projection.
 // CHECK-LABEL: mix.network @attention
+// The four projections share one weight here: it is quantized and stored once.
+// CHECK: mix.weight dense<127> : tensor<8x8xi8>
+// CHECK-NOT: tensor<8x8xi8>
 // CHECK: %[[X:.*]], %[[XS:.*]], %[[XZ:.*]] = mix.quantize %arg0 symmetric checked : tensor<1x4x8xf32> -> tensor<1x4x8xi8>, tensor<f32>, tensor<i32>
 // CHECK: %[[Q:.*]] = mix.qdense %[[X]], %[[XS]], %[[XZ]]
 // CHECK: %[[K:.*]] = mix.qdense %[[X]], %[[XS]], %[[XZ]]

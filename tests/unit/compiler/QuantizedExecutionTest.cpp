@@ -439,6 +439,16 @@ mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
               "element 1 (value nan)",
               0) == 0);
   }
+  SECTION("an infinity reaching an int8 quantize") {
+    // Reported as the non-finite input (as mixrt does), not as the
+    // unrepresentable scale the infinity also produces.
+    run(true, {1.0f, 2.0f, 3.0f, 4.0f}, {1.0f, INFINITY});
+    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(std::string(mixrt_last_error_message()).rfind(
+              "model.mlir:7:8: non-finite value reaches an int8 quantize at "
+              "element 1 (value inf)",
+              0) == 0);
+  }
   SECTION("checks off: nothing is reported") {
     run(false, {1.0f, 2.0f, 70000.0f, 4.0f}, {1.0f, NAN});
     CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
@@ -507,4 +517,41 @@ mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
   INFO("worst " << worst << " of " << scale);
   CHECK(scale > 0.1);
   CHECK(worst <= 0.01 * scale);
+}
+
+TEST_CASE("split K computes a sum beyond int32 exactly", "[exec][int8]") {
+  // Every input and weight is 1.0, asymmetric: scale 1/255, zero point -128,
+  // q = 127, so each product is (127 + 128)^2 = 65025 and the exact sum
+  // 40000 * 65025 = 2601000000 exceeds 2^31 - 1: one i32 sum would wrap.
+  // Split into pieces of at most 33025 products added in f64, the result is
+  // the exact sum rescaled once: (f32)((f64)s * (f64)s * 2601000000).
+  Jit jit;
+  std::string source = R"mlir(
+mix.network @big precision(f32) (%x: tensor<1x40000xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<40000x2xf32>
+  %y = mix.dense %x, %w precision(int8<asymmetric>) : (tensor<1x40000xf32>, tensor<40000x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  MixPipelineOptions options;
+  options.splitK = true;
+  std::unique_ptr<ExecutionEngine> engine = compile(*module, options);
+  auto fn = engine->lookup("_mlir_ciface_big");
+  REQUIRE(bool(fn));
+  std::vector<float> x(40000, 1.0f), y(2, -1.0f);
+  auto xv = view<float, 2>(x.data(), {1, 40000});
+  auto yv = view<float, 2>(y.data(), {1, 2});
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                            StridedMemRefType<float, 2> *)>(*fn)(&xv, &yv);
+  REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+  const double s = static_cast<double>(static_cast<float>(1.0 / 255.0));
+  const float expected = static_cast<float>(s * s * 2601000000.0);
+  CHECK(bits(y[0]) == bits(expected));
+  CHECK(bits(y[1]) == bits(expected));
+  // The exact result is 40000 (up to the rounding of the scale).
+  CHECK(std::fabs(y[0] - 40000.0f) < 1.0f);
 }

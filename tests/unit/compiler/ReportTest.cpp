@@ -145,6 +145,6 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   REQUIRE(report.scopes().size() == 2);
   CHECK(report.scopes()[0].name == "network @n");
   CHECK(report.scopes()[0].casts == 1);
-  CHECK(report.scopes()[1].name == "block @half");
+  CHECK(report.scopes()[1].name == "block @n/half");
   CHECK(report.scopes()[1].casts == 1);
 }
