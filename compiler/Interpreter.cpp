@@ -574,6 +574,16 @@ RefTensor evalQConv2D(QConv2DOp op, const RefTensor &x, const RefTensor &xs,
   return y;
 }
 
+/// The rescale of an integer GEMM beyond f32 is an error, as in mixrt and
+/// in checked compiled code.
+llvm::Expected<RefTensor> checkRescaled(Operation *op, RefTensor result) {
+  for (auto [i, v] : llvm::enumerate(result.data))
+    if (std::isinf(v))
+      return errorAt(op->getLoc(), "int8 rescale overflows f32 at element " +
+                                       llvm::Twine(i));
+  return result;
+}
+
 class Interpreter {
 public:
   Interpreter(const WeightMap &weights, const InterpreterOptions &options)
@@ -715,23 +725,24 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
             evalAttentionCore(a, in(a.getQ()), in(a.getK()), in(a.getV())));
       })
       .Case([&](QDenseOp d) {
-        return bind(evalQDense(d, in(d.getInput()), in(d.getInputScale()),
+        return bind(checkRescaled(d, evalQDense(d, in(d.getInput()), in(d.getInputScale()),
                                in(d.getInputZeroPoint()), in(d.getWeight()),
                                in(d.getWeightScales()),
                                in(d.getWeightZeroPoints()),
-                               optional(d.getBias())));
+                               optional(d.getBias()))));
       })
       .Case([&](QMatmulOp m) {
-        return bind(evalQMatmul(m, in(m.getLhs()), in(m.getLhsScale()),
-                                in(m.getLhsZeroPoint()), in(m.getRhs()),
-                                in(m.getRhsScale()), in(m.getRhsZeroPoint())));
+        return bind(checkRescaled(
+            m, evalQMatmul(m, in(m.getLhs()), in(m.getLhsScale()),
+                           in(m.getLhsZeroPoint()), in(m.getRhs()),
+                           in(m.getRhsScale()), in(m.getRhsZeroPoint()))));
       })
       .Case([&](QConv2DOp c) {
-        return bind(evalQConv2D(c, in(c.getInput()), in(c.getInputScale()),
+        return bind(checkRescaled(c, evalQConv2D(c, in(c.getInput()), in(c.getInputScale()),
                                 in(c.getInputZeroPoint()), in(c.getWeight()),
                                 in(c.getWeightScales()),
                                 in(c.getWeightZeroPoints()),
-                                optional(c.getBias())));
+                                optional(c.getBias()))));
       })
       .Default([&](Operation *other) {
         return errorAt(other->getLoc(), "the interpreter does not support '" +

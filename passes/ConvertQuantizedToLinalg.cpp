@@ -295,10 +295,11 @@ Value addPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
 }
 
 /// (f32)((f64)sa * (f64)sb[c] * (f64)acc) + bias[c], converted to the result
-/// type; `channelDim` is the result dim indexing sb and the bias.
+/// type; `channelDim` is the result dim indexing sb and the bias. With
+/// `checkAt`, a rescaled value beyond f32 is reported at that op.
 Value rescale(OpBuilder &b, Location loc, Value acc, Value scaleA,
               Value scalesB, Value bias, int64_t channelDim,
-              ShapedType resultType) {
+              ShapedType resultType, Operation *checkAt) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
   auto channelMap = [&](Value v) {
@@ -338,8 +339,17 @@ Value rescale(OpBuilder &b, Location loc, Value acc, Value scaleA,
         Value s = arith::MulFOp::create(nb, l,
                                         arith::ExtFOp::create(nb, l, f64, a[1]),
                                         arith::ExtFOp::create(nb, l, f64, a[2]));
-        Value v = arith::TruncFOp::create(
-            nb, l, f32, arith::MulFOp::create(nb, l, s, sum));
+        Value wide = arith::MulFOp::create(nb, l, s, sum);
+        Value v = arith::TruncFOp::create(nb, l, f32, wide);
+        if (checkAt) {
+          // mixrt_gemm_s8_f32 fails on a result beyond f32; so does this.
+          Value overflow = arith::CmpFOp::create(
+              nb, l, arith::CmpFPredicate::OEQ, math::AbsFOp::create(nb, l, v),
+              arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY)));
+          emitCheck(nb, l, checkAt, overflow, kOutOfRange,
+                    "int8 rescale overflows f32",
+                    linearIndex(nb, l, resultType.getShape()), wide);
+        }
         if (bias)
           v = arith::AddFOp::create(nb, l, v, convertScalar(nb, l, a[3], f32));
         return convertScalar(nb, l, v, outElem);
@@ -417,7 +427,9 @@ std::optional<int64_t> chunkOf(std::optional<uint64_t> attr) {
 }
 
 struct QDenseLowering : OpConversionPattern<QDenseOp> {
-  using OpConversionPattern::OpConversionPattern;
+  QDenseLowering(MLIRContext *ctx, bool checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  bool checks;
   LogicalResult
   matchAndRewrite(QDenseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -430,13 +442,15 @@ struct QDenseLowering : OpConversionPattern<QDenseOp> {
     rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getInputScale(),
                                    adaptor.getWeightScales(),
                                    adaptor.getBias(), type.getRank() - 1,
-                                   type));
+                                   type, checks ? op : nullptr));
     return success();
   }
 };
 
 struct QMatmulLowering : OpConversionPattern<QMatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  QMatmulLowering(MLIRContext *ctx, bool checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  bool checks;
   LogicalResult
   matchAndRewrite(QMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -448,13 +462,16 @@ struct QMatmulLowering : OpConversionPattern<QMatmulOp> {
              type, chunkOf(op.getKChunk()));
     rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getLhsScale(),
                                    adaptor.getRhsScale(), Value(),
-                                   type.getRank() - 1, type));
+                                   type.getRank() - 1, type,
+                                   checks ? op : nullptr));
     return success();
   }
 };
 
 struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
-  using OpConversionPattern::OpConversionPattern;
+  QConv2DLowering(MLIRContext *ctx, bool checks)
+      : OpConversionPattern(ctx), checks(checks) {}
+  bool checks;
   LogicalResult
   matchAndRewrite(QConv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -495,7 +512,8 @@ struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
     Value acc = addPartials(rewriter, loc, partials, type);
     rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getInputScale(),
                                    adaptor.getWeightScales(),
-                                   adaptor.getBias(), /*channelDim=*/1, type));
+                                   adaptor.getBias(), /*channelDim=*/1, type,
+                                   checks ? op : nullptr));
     return success();
   }
 };
@@ -504,7 +522,6 @@ struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
 
 void mix::populateQuantizedToLinalgConversionPatterns(
     RewritePatternSet &patterns, bool checks) {
-  patterns.add<QuantizeLowering>(patterns.getContext(), checks);
-  patterns.add<QDenseLowering, QMatmulLowering, QConv2DLowering>(
-      patterns.getContext());
+  patterns.add<QuantizeLowering, QDenseLowering, QMatmulLowering,
+               QConv2DLowering>(patterns.getContext(), checks);
 }

@@ -555,3 +555,41 @@ mix.network @big precision(f32) (%x: tensor<1x40000xf32>) -> tensor<1x2xf32> {
   // The exact result is 40000 (up to the rounding of the scale).
   CHECK(std::fabs(y[0] - 40000.0f) < 1.0f);
 }
+
+TEST_CASE("a compiled int8 rescale beyond f32 is reported", "[exec][checked]") {
+  // Inputs near FLT_MAX give an activation scale of about 2.4e36; times the
+  // weight scale and a sum of 2 * 127 * 127 the f64 rescale exceeds FLT_MAX:
+  // mixrt_gemm_s8_f32 fails with OUT_OF_RANGE, and so does compiled code.
+  Jit jit;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      R"mlir(mix.network @r precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
+  %w = mix.weight dense<[[1000.0], [1000.0]]> : tensor<2x1xf32>
+  %y = mix.dense %x, %w precision(int8) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  mix.return %y : tensor<1x1xf32>
+}
+)mlir",
+      &jit.context, "rescale.mlir");
+  REQUIRE(module);
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_r");
+  REQUIRE(bool(fn));
+  std::vector<float> x = {3.0e38f, 3.0e38f}, y(1);
+  auto xv = view<float, 2>(x.data(), {1, 2});
+  auto yv = view<float, 2>(y.data(), {1, 1});
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                            StridedMemRefType<float, 2> *)>(*fn)(&xv, &yv);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK(std::string(mixrt_last_error_message())
+            .rfind("rescale.mlir:3:8: int8 rescale overflows f32 at element 0",
+                   0) == 0);
+  // mixrt agrees that this GEMM has no f32 result.
+  QPtr qa = quantize(x, {1, 2}, MIXRT_QSCHEME_SYMMETRIC, MIXRT_PER_TENSOR);
+  QPtr qb = quantize({1000.0f, 1000.0f}, {2, 1}, MIXRT_QSCHEME_SYMMETRIC, 1);
+  mixrt_gemm_s8_operand a = operand(qa.get(), 2, false);
+  mixrt_gemm_s8_operand b = operand(qb.get(), 1, true);
+  float c = 0;
+  CHECK(mixrt_gemm_s8_f32(1, 1, 2, &a, &b, &c, 1) ==
+        MIXRT_STATUS_OUT_OF_RANGE);
+  mixrt_check_reset();
+}
