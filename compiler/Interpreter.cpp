@@ -177,9 +177,14 @@ RefTensor evalMatmul(MatmulOp op, const RefTensor &a, const RefTensor &b) {
   return y;
 }
 
-RefTensor evalConv2D(Conv2DOp op, const RefTensor &x, const RefTensor &w,
-                     const RefTensor *bias) {
-  RefTensor y = zerosLike(op.getResult());
+/// A 2-D convolution of `x` [N, C, H, W] with `w` [F, C/groups, KH, KW]
+/// into `y` [N, F, OH, OW]: per output, `Acc acc{}` receives
+/// `add(acc, xIndex, wIndex)` for every product (padded positions are
+/// skipped: they hold 0, or the zero point for integer convolutions), then
+/// `y = finish(acc, f)`. The attributes come from `op` (conv2d or qconv2d).
+template <typename Acc, typename OpTy, typename Add, typename Finish>
+void convolve(OpTy op, const RefTensor &x, const RefTensor &w, RefTensor &y,
+              Add add, Finish finish) {
   int64_t batch = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
   int64_t f = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
   int64_t oh = y.shape[2], ow = y.shape[3];
@@ -192,7 +197,7 @@ RefTensor evalConv2D(Conv2DOp op, const RefTensor &x, const RefTensor &w,
       int64_t group = o / fg;
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j) {
-          double sum = 0;
+          Acc acc{};
           for (int64_t ci = 0; ci < cg; ++ci) {
             int64_t channel = group * cg + ci;
             for (int64_t u = 0; u < kh; ++u) {
@@ -203,16 +208,25 @@ RefTensor evalConv2D(Conv2DOp op, const RefTensor &x, const RefTensor &w,
                 int64_t col = j * s[1] - p[1] + v * d[1];
                 if (col < 0 || col >= wd)
                   continue;
-                sum += x.data[((b * c + channel) * h + row) * wd + col] *
-                       w.data[((o * cg + ci) * kh + u) * kw + v];
+                add(acc, ((b * c + channel) * h + row) * wd + col,
+                    ((o * cg + ci) * kh + u) * kw + v);
               }
             }
           }
-          if (bias)
-            sum += bias->data[o];
-          y.data[((b * f + o) * oh + i) * ow + j] = sum;
+          y.data[((b * f + o) * oh + i) * ow + j] = finish(acc, o);
         }
     }
+}
+
+RefTensor evalConv2D(Conv2DOp op, const RefTensor &x, const RefTensor &w,
+                     const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  convolve<double>(
+      op, x, w, y,
+      [&](double &sum, int64_t xi, int64_t wi) {
+        sum += x.data[xi] * w.data[wi];
+      },
+      [&](double sum, int64_t o) { return bias ? sum + bias->data[o] : sum; });
   return y;
 }
 
@@ -532,45 +546,21 @@ RefTensor evalQConv2D(QConv2DOp op, const RefTensor &x, const RefTensor &xs,
                       const RefTensor &ws, const RefTensor &wz,
                       const RefTensor *bias) {
   RefTensor y = zerosLike(op.getResult());
-  int64_t batch = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
-  int64_t f = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-  int64_t oh = y.shape[2], ow = y.shape[3];
-  int64_t groups = static_cast<int64_t>(op.getGroups());
-  int64_t fg = f / groups;
   int64_t za = static_cast<int64_t>(xz.data[0]);
-  ArrayRef<int64_t> s = op.getStrides(), p = op.getPadding(),
-                    d = op.getDilations();
+  int64_t perFilter = w.numElements() / w.shape[0];
   FloatType outType = resultFloatType(op);
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t o = 0; o < f; ++o) {
-      int64_t group = o / fg;
-      int64_t zb = static_cast<int64_t>(channelParam(wz, o));
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) {
-          int64_t acc = 0; // padded positions hold za: they add 0
-          for (int64_t ci = 0; ci < cg; ++ci) {
-            int64_t channel = group * cg + ci;
-            for (int64_t u = 0; u < kh; ++u) {
-              int64_t row = i * s[0] - p[0] + u * d[0];
-              if (row < 0 || row >= h)
-                continue;
-              for (int64_t v = 0; v < kw; ++v) {
-                int64_t col = j * s[1] - p[1] + v * d[1];
-                if (col < 0 || col >= wd)
-                  continue;
-                acc += (static_cast<int64_t>(
-                            x.data[((b * c + channel) * h + row) * wd + col]) -
-                        za) *
-                       (static_cast<int64_t>(
-                            w.data[((o * cg + ci) * kh + u) * kw + v]) -
-                        zb);
-              }
-            }
-          }
-          y.data[((b * f + o) * oh + i) * ow + j] = rescaleValue(
-              xs.data[0], channelParam(ws, o), acc, bias, o, outType);
-        }
-    }
+  // Padded positions hold za: they add 0 and are skipped.
+  convolve<int64_t>(
+      op, x, w, y,
+      [&](int64_t &acc, int64_t xi, int64_t wi) {
+        int64_t zb = static_cast<int64_t>(channelParam(wz, wi / perFilter));
+        acc += (static_cast<int64_t>(x.data[xi]) - za) *
+               (static_cast<int64_t>(w.data[wi]) - zb);
+      },
+      [&](int64_t acc, int64_t o) {
+        return rescaleValue(xs.data[0], channelParam(ws, o), acc, bias, o,
+                            outType);
+      });
   return y;
 }
 

@@ -51,6 +51,19 @@ FailureOr<Type> accumulatorType(LayerOpInterface layer) {
   return acc.getElementType();
 }
 
+/// The mean epilogue: `sum / count` in the sum's type, converted once to the
+/// element type of `type`.
+Value divideByCount(OpBuilder &b, Location loc, Value sum, double count,
+                    ShapedType type) {
+  return elementwise(
+      b, loc, sum, type, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value n = arith::ConstantOp::create(
+            nb, l, nb.getFloatAttr(a[0].getType(), count));
+        return convertScalar(nb, l, arith::DivFOp::create(nb, l, a[0], n),
+                             type.getElementType());
+      });
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -64,10 +77,8 @@ bool canOverflow(Type from, Type to) {
   return largest(to) < largest(from);
 }
 
-struct CastLowering : OpConversionPattern<CastOp> {
-  CastLowering(MLIRContext *ctx, bool checks)
-      : OpConversionPattern(ctx), checks(checks) {}
-  bool checks;
+struct CastLowering : CheckingPattern<CastOp> {
+  using CheckingPattern::CheckingPattern;
   LogicalResult
   matchAndRewrite(CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -348,13 +359,7 @@ struct GlobalAvgPoolLowering : OpConversionPattern<GlobalAvgPoolOp> {
                                              convertScalar(b, l, a[0], *acc)));
         });
     double count = double(inType.getDimSize(2) * inType.getDimSize(3));
-    Value result = elementwise(
-        rewriter, loc, sum, type, [&](OpBuilder &b, Location l, ValueRange a) {
-          Value n =
-              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, count));
-          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], n),
-                               type.getElementType());
-        });
+    Value result = divideByCount(rewriter, loc, sum, count, type);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -490,15 +495,7 @@ struct CrossEntropyLossLowering : OpConversionPattern<CrossEntropyLossOp> {
           return Value(arith::AddFOp::create(b, l, a[3], term));
         });
     auto type = cast<ShapedType>(op.getType());
-    Value result = generic(
-        rewriter, loc, total, {}, type.getElementType(), std::nullopt,
-        {AffineMap::get(0, 0, {}, ctx), AffineMap::get(0, 0, {}, ctx)}, {},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value count =
-              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, rows));
-          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], count),
-                               type.getElementType());
-        });
+    Value result = divideByCount(rewriter, loc, total, rows, type);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -878,15 +875,7 @@ struct MseLossLowering : OpConversionPattern<MseLossOp> {
         });
     auto type = cast<ShapedType>(op.getType());
     double n = double(inType.getNumElements());
-    Value result = generic(
-        rewriter, loc, total, {}, type.getElementType(), std::nullopt,
-        {AffineMap::get(0, 0, {}, ctx), AffineMap::get(0, 0, {}, ctx)}, {},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          Value count =
-              arith::ConstantOp::create(b, l, b.getFloatAttr(*acc, n));
-          return convertScalar(b, l, arith::DivFOp::create(b, l, a[0], count),
-                               type.getElementType());
-        });
+    Value result = divideByCount(rewriter, loc, total, n, type);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -185,10 +185,8 @@ std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
   return {params.getResult(0), params.getResult(1)};
 }
 
-struct QuantizeLowering : OpConversionPattern<QuantizeOp> {
-  QuantizeLowering(MLIRContext *ctx, bool checks)
-      : OpConversionPattern(ctx), checks(checks) {}
-  bool checks;
+struct QuantizeLowering : CheckingPattern<QuantizeOp> {
+  using CheckingPattern::CheckingPattern;
   LogicalResult
   matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -426,10 +424,8 @@ std::optional<int64_t> chunkOf(std::optional<uint64_t> attr) {
   return static_cast<int64_t>(*attr);
 }
 
-struct QDenseLowering : OpConversionPattern<QDenseOp> {
-  QDenseLowering(MLIRContext *ctx, bool checks)
-      : OpConversionPattern(ctx), checks(checks) {}
-  bool checks;
+struct QDenseLowering : CheckingPattern<QDenseOp> {
+  using CheckingPattern::CheckingPattern;
   LogicalResult
   matchAndRewrite(QDenseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -447,10 +443,8 @@ struct QDenseLowering : OpConversionPattern<QDenseOp> {
   }
 };
 
-struct QMatmulLowering : OpConversionPattern<QMatmulOp> {
-  QMatmulLowering(MLIRContext *ctx, bool checks)
-      : OpConversionPattern(ctx), checks(checks) {}
-  bool checks;
+struct QMatmulLowering : CheckingPattern<QMatmulOp> {
+  using CheckingPattern::CheckingPattern;
   LogicalResult
   matchAndRewrite(QMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -468,10 +462,8 @@ struct QMatmulLowering : OpConversionPattern<QMatmulOp> {
   }
 };
 
-struct QConv2DLowering : OpConversionPattern<QConv2DOp> {
-  QConv2DLowering(MLIRContext *ctx, bool checks)
-      : OpConversionPattern(ctx), checks(checks) {}
-  bool checks;
+struct QConv2DLowering : CheckingPattern<QConv2DOp> {
+  using CheckingPattern::CheckingPattern;
   LogicalResult
   matchAndRewrite(QConv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include <optional>
 #include <string>
@@ -120,6 +121,15 @@ void emitCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *origin,
 /// body whose iteration space is `shape`.
 mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::ArrayRef<int64_t> shape);
+
+/// A conversion pattern with the `checks` option of the lowering: whether
+/// `checked` ops (and integer rescales) get their run-time checks.
+template <typename OpTy>
+struct CheckingPattern : mlir::OpConversionPattern<OpTy> {
+  CheckingPattern(mlir::MLIRContext *ctx, bool checks)
+      : mlir::OpConversionPattern<OpTy>(ctx), checks(checks) {}
+  bool checks;
+};
 
 } // namespace mix::lowering
 

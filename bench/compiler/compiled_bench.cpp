@@ -160,6 +160,27 @@ template <typename Fn> double secondsPerCall(Fn &&fn) {
   return (threadSeconds() - start) / double(calls);
 }
 
+/// Runs the compiled layer in the benchmark loop; seconds per call.
+double timeCompiled(benchmark::State &state, CompiledDense &dense, float *x,
+                    float *y) {
+  auto in = view(x, M, K), out = view(y, M, N);
+  double start = threadSeconds();
+  for (auto _ : state) {
+    dense.fn(&in, &out);
+    benchmark::DoNotOptimize(y);
+  }
+  return (threadSeconds() - start) / double(state.iterations());
+}
+
+/// GOP/s of the compiled layer and of the reference, and their ratio.
+void setRates(benchmark::State &state, double compiled,
+              const std::string &reference, double referenceSeconds) {
+  double ops = 2.0 * M * N * K;
+  state.counters["GOPS"] = ops / compiled * 1e-9;
+  state.counters[reference + "_GOPS"] = ops / referenceSeconds * 1e-9;
+  state.counters["vs_" + reference] = referenceSeconds / compiled;
+}
+
 void BM_CompiledDenseF32(benchmark::State &state) {
   std::vector<float> x = values(M * K, 1), w = values(K * N, 2), y(M * N);
   CompiledDense dense("f32", w);
@@ -167,18 +188,9 @@ void BM_CompiledDenseF32(benchmark::State &state) {
     state.SkipWithError("compilation failed");
     return;
   }
-  auto in = view(x.data(), M, K), out = view(y.data(), M, N);
   double naive = secondsPerCall([&] { naiveDense(x.data(), w.data(), y.data()); });
-  double start = threadSeconds();
-  for (auto _ : state) {
-    dense.fn(&in, &out);
-    benchmark::DoNotOptimize(y.data());
-  }
-  double compiled = (threadSeconds() - start) / double(state.iterations());
-  double ops = 2.0 * M * N * K;
-  state.counters["GOPS"] = ops / compiled * 1e-9;
-  state.counters["naive_GOPS"] = ops / naive * 1e-9;
-  state.counters["vs_naive"] = naive / compiled;
+  setRates(state, timeCompiled(state, dense, x.data(), y.data()), "naive",
+           naive);
 }
 
 void BM_CompiledDenseInt8(benchmark::State &state) {
@@ -195,18 +207,9 @@ void BM_CompiledDenseInt8(benchmark::State &state) {
     state.SkipWithError("mixrt quantize failed");
     return;
   }
-  auto in = view(x.data(), M, K), out = view(y.data(), M, N);
   double mixrt = secondsPerCall([&] { mixrtInt8Dense(x.data(), qw, y.data()); });
-  double start = threadSeconds();
-  for (auto _ : state) {
-    dense.fn(&in, &out);
-    benchmark::DoNotOptimize(y.data());
-  }
-  double compiled = (threadSeconds() - start) / double(state.iterations());
-  double ops = 2.0 * M * N * K;
-  state.counters["GOPS"] = ops / compiled * 1e-9;
-  state.counters["mixrt_GOPS"] = ops / mixrt * 1e-9;
-  state.counters["vs_mixrt"] = mixrt / compiled;
+  setRates(state, timeCompiled(state, dense, x.data(), y.data()), "mixrt",
+           mixrt);
   mixrt_qtensor_destroy(qw);
 }
 

@@ -394,6 +394,15 @@ mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   mix.return %y : tensor<1x2xf32>
 }
 )mlir";
+  // The first failure recorded: element 1 of the dense layer's input.
+  auto expectNonFiniteReported = [](const std::string &value) {
+    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(std::string(mixrt_last_error_message())
+              .rfind("model.mlir:7:8: non-finite value reaches an int8 "
+                     "quantize at element 1 (value " +
+                         value + ")",
+                     0) == 0);
+  };
   auto run = [&](bool checked, std::vector<float> castIn,
                  std::vector<float> denseIn) {
     OwningOpRef<ModuleOp> module =
@@ -433,21 +442,13 @@ mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   }
   SECTION("a NaN reaching an int8 quantize") {
     run(true, {1.0f, 2.0f, 3.0f, 4.0f}, {1.0f, NAN});
-    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
-    CHECK(std::string(mixrt_last_error_message()).rfind(
-              "model.mlir:7:8: non-finite value reaches an int8 quantize at "
-              "element 1 (value nan)",
-              0) == 0);
+    expectNonFiniteReported("nan");
   }
   SECTION("an infinity reaching an int8 quantize") {
     // Reported as the non-finite input (as mixrt does), not as the
     // unrepresentable scale the infinity also produces.
     run(true, {1.0f, 2.0f, 3.0f, 4.0f}, {1.0f, INFINITY});
-    CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
-    CHECK(std::string(mixrt_last_error_message()).rfind(
-              "model.mlir:7:8: non-finite value reaches an int8 quantize at "
-              "element 1 (value inf)",
-              0) == 0);
+    expectNonFiniteReported("inf");
   }
   SECTION("checks off: nothing is reported") {
     run(false, {1.0f, 2.0f, 70000.0f, 4.0f}, {1.0f, NAN});
