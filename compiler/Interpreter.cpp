@@ -188,48 +188,43 @@ Interpreter::runRegion(Region &region, ArrayRef<RefTensor> args) {
   return results;
 }
 
-llvm::Error Interpreter::execute(Operation *op, Env &env) {
-  auto in = [&](Value v) -> const RefTensor & {
+/// The operands and results of one op being executed in an environment.
+struct OpValues {
+  Operation *op;
+  Env &env;
+
+  const RefTensor &in(Value v) const {
     auto it = env.find(v);
     assert(it != env.end() && "operand not computed yet");
     return it->second;
-  };
-  auto optional = [&](Value v) -> const RefTensor * {
-    return v ? &in(v) : nullptr;
-  };
-  // Binds one result, or forwards an error.
-  auto bind = [&](llvm::Expected<RefTensor> value) -> llvm::Error {
+  }
+  /// An optional operand (a bias): null when absent.
+  const RefTensor *optional(Value v) const { return v ? &in(v) : nullptr; }
+  /// Binds the op's one result, or forwards an error.
+  llvm::Error bind(llvm::Expected<RefTensor> value) const {
     if (!value)
       return value.takeError();
     env[op->getResult(0)] = std::move(*value);
     return llvm::Error::success();
-  };
+  }
+};
 
-  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
-      .Case([&](BlockOp block) -> llvm::Error {
-        SmallVector<RefTensor> args;
-        for (Value v : block.getInputs())
-          args.push_back(in(v));
-        auto results = runRegion(block.getBody(), args);
-        if (!results)
-          return results.takeError();
-        for (auto [result, value] :
-             llvm::zip_equal(block.getResults(), *results))
-          env[result] = std::move(value);
-        return llvm::Error::success();
-      })
-      .Case([&](WeightOp w) { return bind(evalWeight(w)); })
-      .Case([&](CastOp c) { return bind(evalCast(c, in(c.getInput()))); })
+/// Runs `v.op` when it is a float layer, an elementwise, shape or loss op;
+/// any other op is an error (the interpreter does not support it).
+llvm::Error executeLayer(const OpValues &v) {
+  auto in = [&](Value x) -> const RefTensor & { return v.in(x); };
+  auto bind = [&](llvm::Expected<RefTensor> x) { return v.bind(std::move(x)); };
+  return llvm::TypeSwitch<Operation *, llvm::Error>(v.op)
       .Case([&](DenseOp d) {
         return bind(evalDense(d, in(d.getInput()), in(d.getWeight()),
-                              optional(d.getBias())));
+                              v.optional(d.getBias())));
       })
       .Case([&](MatmulOp m) {
         return bind(evalMatmul(m, in(m.getLhs()), in(m.getRhs())));
       })
       .Case([&](Conv2DOp c) {
         return bind(evalConv2D(c, in(c.getInput()), in(c.getWeight()),
-                               optional(c.getBias())));
+                               v.optional(c.getBias())));
       })
       .Case([&](BatchNormOp b) {
         return bind(evalBatchNorm(b, in(b.getInput()), in(b.getScale()),
@@ -271,6 +266,33 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
       .Case([&](MseLossOp m) {
         return bind(evalMseLoss(in(m.getPrediction()), in(m.getTarget())));
       })
+      .Default([&](Operation *other) {
+        return errorAt(other->getLoc(), "the interpreter does not support '" +
+                                            other->getName().getStringRef() +
+                                            "'");
+      });
+}
+
+llvm::Error Interpreter::execute(Operation *op, Env &env) {
+  OpValues v{op, env};
+  auto in = [&](Value x) -> const RefTensor & { return v.in(x); };
+  auto bind = [&](llvm::Expected<RefTensor> x) { return v.bind(std::move(x)); };
+  return llvm::TypeSwitch<Operation *, llvm::Error>(op)
+      .Case([&](BlockOp block) -> llvm::Error {
+        SmallVector<RefTensor> args;
+        for (Value x : block.getInputs())
+          args.push_back(in(x));
+        auto results = runRegion(block.getBody(), args);
+        if (!results)
+          return results.takeError();
+        for (auto [result, value] :
+             llvm::zip_equal(block.getResults(), *results))
+          env[result] = std::move(value);
+        return llvm::Error::success();
+      })
+      .Case([&](WeightOp w) { return bind(evalWeight(w)); })
+      .Case([&](CastOp c) { return bind(evalCast(c, in(c.getInput()))); })
+      // The ops of mix-quantize.
       .Case(
           [&](QuantizeOp q) { return evalQuantize(q, in(q.getInput()), env); })
       .Case([&](AttentionCoreOp a) {
@@ -282,7 +304,7 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
             d, evalQDense(d, in(d.getInput()), in(d.getInputScale()),
                           in(d.getInputZeroPoint()), in(d.getWeight()),
                           in(d.getWeightScales()), in(d.getWeightZeroPoints()),
-                          optional(d.getBias()))));
+                          v.optional(d.getBias()))));
       })
       .Case([&](QMatmulOp m) {
         return bind(checkRescaled(
@@ -295,13 +317,9 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
             c, evalQConv2D(c, in(c.getInput()), in(c.getInputScale()),
                            in(c.getInputZeroPoint()), in(c.getWeight()),
                            in(c.getWeightScales()), in(c.getWeightZeroPoints()),
-                           optional(c.getBias()))));
+                           v.optional(c.getBias()))));
       })
-      .Default([&](Operation *other) {
-        return errorAt(other->getLoc(), "the interpreter does not support '" +
-                                            other->getName().getStringRef() +
-                                            "'");
-      });
+      .Default([&](Operation *) { return executeLayer(v); });
 }
 
 llvm::Expected<RefTensor> Interpreter::evalWeight(WeightOp op) {
