@@ -68,14 +68,25 @@ function(mixc_add_model target)
   set_source_files_properties(${objects} PROPERTIES
     EXTERNAL_OBJECT TRUE GENERATED TRUE)
   set_source_files_properties(${headers} PROPERTIES GENERATED TRUE)
+  # The archive holds only mixc's objects, which have no source language:
+  # CMake archives them with the tools of a language the app enabled (C, or
+  # CXX in a C++-only project, which has no CMAKE_C_ARCHIVE_CREATE).
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("C" IN_LIST languages)
+    set(linker_language C)
+  elseif("CXX" IN_LIST languages)
+    set(linker_language CXX)
+  else()
+    message(FATAL_ERROR "mixc_add_model(${target}): enable the C or CXX "
+      "language first (project(... C) or project(... CXX))")
+  endif()
   add_library(${target} STATIC ${objects} ${headers})
-  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C)
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE ${linker_language})
   target_include_directories(${target} PUBLIC "${outdir}")
   # Generated code calls libm (exp, erf, tanh) and mixrt (checked numerics).
   target_link_libraries(${target} PUBLIC mixc::mixrt m)
   # mixrt is C++ (on Abseil): an app linked by the C driver needs the C++
   # standard library too (libstdc++, the toolchain of Debian's packages).
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if(NOT "CXX" IN_LIST languages)
     target_link_libraries(${target} PUBLIC stdc++)
   endif()

@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   catch2 libabsl-dev libbenchmark-dev
-  ninja-build cmake g++ gcc pkg-config python3
+  ninja-build cmake g++ gcc pkg-config python3 clang-format-22
 )
 
 missing=()

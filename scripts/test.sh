@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test: the lit suite, the Catch2 unit tests
-# (including the full 2^32 conversion sweeps), then the runtime tests again
-# under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Sets up, checks the formatting (scripts/check-format.sh: clang-format-22
+# over every tracked C/C++ file; fix drift with scripts/check-format.sh --fix),
+# builds and runs every test: the lit suite, the Catch2 unit tests (including
+# the full 2^32 conversion sweeps), then the runtime tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${MIXC_JOBS:-2}"
 
 bash scripts/setup.sh
+bash scripts/check-format.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j"${JOBS}"
 

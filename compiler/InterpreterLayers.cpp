@@ -1,0 +1,369 @@
+//===- InterpreterLayers.cpp - the float layers of the interpreter --------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One straightforward loop nest per layer, all arithmetic in f64, sums
+// accumulated in index order (see Interpreter.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/InterpreterImpl.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::interp;
+
+namespace {
+
+/// Elementwise `fn(lhs, rhs)` with numpy broadcasting into `result`'s shape.
+template <typename Fn>
+RefTensor evalBroadcast(Value result, const RefTensor &a, const RefTensor &b,
+                        Fn fn) {
+  RefTensor y = zerosLike(result);
+  size_t rank = y.shape.size();
+  // Strides of an operand in the result's index space: 0 along broadcast
+  // dimensions (size 1, or missing on the left).
+  auto broadcastStrides = [&](const RefTensor &t) {
+    SmallVector<int64_t> own = stridesOf(t.shape), out(rank, 0);
+    size_t lead = rank - t.shape.size();
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      out[lead + i] = t.shape[i] == 1 ? 0 : own[i];
+    return out;
+  };
+  SmallVector<int64_t> sa = broadcastStrides(a), sb = broadcastStrides(b);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t flat = 0, n = y.numElements(); flat < n; ++flat) {
+    int64_t ia = 0, ib = 0;
+    for (size_t i = 0; i < rank; ++i) {
+      ia += index[i] * sa[i];
+      ib += index[i] * sb[i];
+    }
+    y.data[flat] = fn(a.data[ia], b.data[ib]);
+    for (int64_t i = static_cast<int64_t>(rank) - 1; i >= 0; --i) {
+      if (++index[i] < y.shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return y;
+}
+
+/// Per head, softmax(Q K^T / sqrt(D)) V on projected q, k, v [B, S, E]
+/// (row-major, `rows` = B * S rows of E), into `ctx`.
+void attentionCore(const std::vector<double> &q, const std::vector<double> &k,
+                   const std::vector<double> &v, std::vector<double> &ctx,
+                   int64_t batch, int64_t seq, int64_t e, int64_t heads,
+                   bool causal) {
+  int64_t d = e / heads;
+  double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  std::vector<double> scores(seq);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t hd = 0; hd < heads; ++hd)
+      for (int64_t i = 0; i < seq; ++i) {
+        // Causal: position i attends to j <= i only.
+        int64_t keys = causal ? i + 1 : seq;
+        const double *qi = q.data() + (b * seq + i) * e + hd * d;
+        for (int64_t j = 0; j < keys; ++j) {
+          const double *kj = k.data() + (b * seq + j) * e + hd * d;
+          double dot = 0;
+          for (int64_t t = 0; t < d; ++t)
+            dot += qi[t] * kj[t];
+          scores[j] = dot * scale;
+        }
+        softmaxInPlace(scores.data(), keys, 1);
+        double *out = ctx.data() + (b * seq + i) * e + hd * d;
+        for (int64_t t = 0; t < d; ++t) {
+          double sum = 0;
+          for (int64_t j = 0; j < keys; ++j)
+            sum += scores[j] * v[(b * seq + j) * e + hd * d + t];
+          out[t] = sum;
+        }
+      }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Contractions and convolutions
+//===----------------------------------------------------------------------===//
+
+RefTensor interp::evalDense(DenseOp op, const RefTensor &x, const RefTensor &w,
+                            const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t k = w.shape[0], n = w.shape[1];
+  int64_t rows = product(ArrayRef<int64_t>(x.shape).drop_back());
+  matmul(x.data.data(), w.data.data(), y.data.data(), rows, k, n);
+  if (bias)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        y.data[r * n + j] += bias->data[j];
+  return y;
+}
+
+RefTensor interp::evalMatmul(MatmulOp op, const RefTensor &a,
+                             const RefTensor &b) {
+  RefTensor y = zerosLike(op.getResult());
+  size_t rank = a.shape.size();
+  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
+  int64_t batch = product(ArrayRef<int64_t>(a.shape).drop_back(2));
+  for (int64_t i = 0; i < batch; ++i)
+    matmul(a.data.data() + i * m * k, b.data.data() + i * k * n,
+           y.data.data() + i * m * n, m, k, n);
+  return y;
+}
+
+RefTensor interp::evalConv2D(Conv2DOp op, const RefTensor &x,
+                             const RefTensor &w, const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  convolve<double>(
+      op, x, w, y,
+      [&](double &sum, int64_t xi, int64_t wi) {
+        sum += x.data[xi] * w.data[wi];
+      },
+      [&](double sum, int64_t o) { return bias ? sum + bias->data[o] : sum; });
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, softmax, activations, elementwise
+//===----------------------------------------------------------------------===//
+
+RefTensor interp::evalBatchNorm(BatchNormOp op, const RefTensor &x,
+                                const RefTensor &scale, const RefTensor &bias,
+                                const RefTensor &mean,
+                                const RefTensor &variance) {
+  RefTensor y = zerosLike(op.getResult());
+  double eps = op.getEpsilon().convertToDouble();
+  int64_t c = x.shape[1];
+  int64_t inner = product(ArrayRef<int64_t>(x.shape).drop_front(2));
+  int64_t outer = x.shape[0];
+  for (int64_t n = 0; n < outer; ++n)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      double denom = std::sqrt(variance.data[ch] + eps);
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t at = (n * c + ch) * inner + i;
+        y.data[at] = scale.data[ch] * (x.data[at] - mean.data[ch]) / denom +
+                     bias.data[ch];
+      }
+    }
+  return y;
+}
+
+RefTensor interp::evalLayerNorm(LayerNormOp op, const RefTensor &x,
+                                const RefTensor &gamma, const RefTensor &beta) {
+  RefTensor y = zerosLike(op.getResult());
+  double eps = op.getEpsilon().convertToDouble();
+  int64_t d = x.shape.back();
+  int64_t rows = d == 0 ? 0 : x.numElements() / d;
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *in = x.data.data() + r * d;
+    double mean = 0;
+    for (int64_t i = 0; i < d; ++i)
+      mean += in[i];
+    mean /= static_cast<double>(d);
+    // Biased variance (divide by D), as PyTorch's layer_norm; two passes.
+    double var = 0;
+    for (int64_t i = 0; i < d; ++i)
+      var += (in[i] - mean) * (in[i] - mean);
+    var /= static_cast<double>(d);
+    double denom = std::sqrt(var + eps);
+    for (int64_t i = 0; i < d; ++i)
+      y.data[r * d + i] = (in[i] - mean) / denom * gamma.data[i] + beta.data[i];
+  }
+  return y;
+}
+
+RefTensor interp::evalSoftmax(SoftmaxOp op, const RefTensor &x) {
+  RefTensor y = x;
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += rank;
+  ArrayRef<int64_t> shape = x.shape;
+  int64_t outer = product(shape.take_front(axis));
+  int64_t len = shape[axis];
+  int64_t inner = product(shape.drop_front(axis + 1));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i)
+      softmaxInPlace(y.data.data() + o * len * inner + i, len, inner);
+  return y;
+}
+
+RefTensor interp::evalRelu(const RefTensor &x) {
+  RefTensor y = x;
+  for (double &v : y.data)
+    v = std::isnan(v) ? v : (v > 0 ? v : 0.0);
+  return y;
+}
+
+RefTensor interp::evalGelu(GeluOp op, const RefTensor &x) {
+  RefTensor y = x;
+  if (op.getApproximate()) {
+    const double c = std::sqrt(2.0 / llvm::numbers::pi);
+    for (double &v : y.data)
+      v = 0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v)));
+  } else {
+    for (double &v : y.data)
+      v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+  }
+  return y;
+}
+
+RefTensor interp::evalAdd(AddOp op, const RefTensor &a, const RefTensor &b) {
+  return evalBroadcast(op.getResult(), a, b,
+                       [](double x, double y) { return x + y; });
+}
+
+RefTensor interp::evalMul(MulOp op, const RefTensor &a, const RefTensor &b) {
+  return evalBroadcast(op.getResult(), a, b,
+                       [](double x, double y) { return x * y; });
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling, shapes, lookups
+//===----------------------------------------------------------------------===//
+
+RefTensor interp::evalGlobalAvgPool(GlobalAvgPoolOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t hw = x.shape[2] * x.shape[3];
+  for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc) {
+    double sum = 0;
+    for (int64_t i = 0; i < hw; ++i)
+      sum += x.data[nc * hw + i];
+    y.data[nc] = sum / static_cast<double>(hw);
+  }
+  return y;
+}
+
+RefTensor interp::evalMaxPool2D(MaxPool2DOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
+                    p = op.getPadding();
+  for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        // Padded cells are skipped, so they never win; since the padding is
+        // smaller than the kernel, every window has a real cell. NaN wins.
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int64_t u = 0; u < k[0]; ++u) {
+          int64_t row = i * s[0] - p[0] + u;
+          if (row < 0 || row >= h)
+            continue;
+          for (int64_t v = 0; v < k[1]; ++v) {
+            int64_t col = j * s[1] - p[1] + v;
+            if (col < 0 || col >= w)
+              continue;
+            double value = x.data[(nc * h + row) * w + col];
+            if (std::isnan(value) || value > mx)
+              mx = value;
+            if (std::isnan(mx))
+              break;
+          }
+        }
+        y.data[(nc * oh + i) * ow + j] = mx;
+      }
+  return y;
+}
+
+RefTensor interp::evalReshape(Operation *op, const RefTensor &x) {
+  RefTensor y = zerosLike(op->getResult(0));
+  y.data = x.data;
+  return y;
+}
+
+llvm::Expected<RefTensor> interp::evalEmbedding(EmbeddingOp op,
+                                                const RefTensor &indices,
+                                                const RefTensor &table) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t vocab = table.shape[0], d = table.shape[1];
+  for (auto [i, index] : llvm::enumerate(indices.data)) {
+    std::optional<int64_t> row = indexIn(index, vocab);
+    if (!row)
+      return errorAt(op.getLoc(), "mix.embedding: index " + valueStr(index) +
+                                      " at element " + llvm::Twine(i) +
+                                      " is out of range [0, " +
+                                      llvm::Twine(vocab) + ")");
+    std::copy_n(table.data.begin() + *row * d, d, y.data.begin() + i * d);
+  }
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+RefTensor interp::evalAttention(AttentionOp op, const RefTensor &x,
+                                const RefTensor &wq, const RefTensor &wk,
+                                const RefTensor &wv, const RefTensor &wo) {
+  int64_t batch = x.shape[0], seq = x.shape[1], e = x.shape[2];
+  int64_t rows = batch * seq;
+  std::vector<double> q(rows * e), k(rows * e), v(rows * e), ctx(rows * e);
+  matmul(x.data.data(), wq.data.data(), q.data(), rows, e, e);
+  matmul(x.data.data(), wk.data.data(), k.data(), rows, e, e);
+  matmul(x.data.data(), wv.data.data(), v.data(), rows, e, e);
+  attentionCore(q, k, v, ctx, batch, seq, e,
+                static_cast<int64_t>(op.getNumHeads()), op.getCausal());
+  RefTensor y = zerosLike(op.getResult());
+  matmul(ctx.data(), wo.data.data(), y.data.data(), rows, e, e);
+  return y;
+}
+
+RefTensor interp::evalAttentionCore(AttentionCoreOp op, const RefTensor &q,
+                                    const RefTensor &k, const RefTensor &v) {
+  RefTensor y = zerosLike(op.getResult());
+  attentionCore(q.data, k.data, v.data, y.data, q.shape[0], q.shape[1],
+                q.shape[2], static_cast<int64_t>(op.getNumHeads()),
+                op.getCausal());
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+RefTensor interp::evalMseLoss(const RefTensor &prediction,
+                              const RefTensor &target) {
+  double sum = 0;
+  for (size_t i = 0; i < prediction.data.size(); ++i) {
+    double diff = prediction.data[i] - target.data[i];
+    sum += diff * diff;
+  }
+  RefTensor y;
+  y.data = {sum / static_cast<double>(prediction.data.size())};
+  return y;
+}
+
+llvm::Expected<RefTensor> interp::evalCrossEntropy(CrossEntropyLossOp op,
+                                                   const RefTensor &logits,
+                                                   const RefTensor &labels) {
+  int64_t n = logits.shape[0], c = logits.shape[1];
+  double total = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    std::optional<int64_t> label = indexIn(labels.data[r], c);
+    if (!label)
+      return errorAt(op.getLoc(), "mix.cross_entropy_loss: label " +
+                                      valueStr(labels.data[r]) + " of row " +
+                                      llvm::Twine(r) + " is out of range [0, " +
+                                      llvm::Twine(c) + ")");
+    // -log_softmax(x)[label] = logsumexp(x) - x[label], max-subtracted.
+    const double *row = logits.data.data() + r * c;
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < c; ++j)
+      mx = std::isnan(row[j]) ? row[j] : std::max(mx, row[j]);
+    double sum = 0;
+    for (int64_t j = 0; j < c; ++j)
+      sum += std::exp(row[j] - mx);
+    total += mx + std::log(sum) - row[*label];
+  }
+  RefTensor y;
+  y.data = {total / static_cast<double>(n)};
+  return y;
+}

@@ -1,0 +1,205 @@
+//===- MixOpsVerifyLayers.cpp - verifiers of the float layers -------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shape and attribute checks of the float layers (dense, matmul, conv2d,
+// normalization, activations, elementwise, pooling, shapes, attention, losses).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/MixOpsVerify.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::checks;
+
+//===----------------------------------------------------------------------===//
+// Layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult DenseOp::verify() { return verifyDenseShapes(*this); }
+
+LogicalResult MatmulOp::verify() { return verifyMatmulShapes(*this); }
+
+LogicalResult Conv2DOp::verify() { return verifyConvShapes(*this); }
+
+LogicalResult BatchNormOp::verify() {
+  if (failed(checkMinRank(*this, getInput(), "input", 2)))
+    return failure();
+  int64_t c = shapeOf(getInput())[1];
+  if (failed(checkVector(*this, getScale(), "scale", c, "channels")) ||
+      failed(checkVector(*this, getBias(), "bias", c, "channels")) ||
+      failed(checkVector(*this, getMean(), "mean", c, "channels")) ||
+      failed(checkVector(*this, getVariance(), "variance", c, "channels")))
+    return failure();
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects epsilon > 0";
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(checkMinRank(*this, getInput(), "input", 1)))
+    return failure();
+  int64_t d = shapeOf(getInput()).back();
+  if (failed(checkVector(*this, getGamma(), "gamma", d, "last dimension")) ||
+      failed(checkVector(*this, getBeta(), "beta", d, "last dimension")))
+    return failure();
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects epsilon > 0";
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = shapeOf(getInput()).size();
+  int64_t axis = getAxis();
+  if (axis < -rank || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult ReluOp::verify() {
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult GeluOp::verify() {
+  return checkSameShape(*this, getInput(), "input");
+}
+
+/// Numpy-style broadcast of two shapes, or failure.
+static LogicalResult checkBroadcast(Operation *op, Value lhs, Value rhs) {
+  ArrayRef<int64_t> a = shapeOf(lhs), b = shapeOf(rhs);
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> expected(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return op->emitOpError() << "operand shapes " << formatShape(a) << " and "
+                               << formatShape(b) << " are not broadcastable";
+    expected[i] = da == 1 ? db : da;
+  }
+  return checkResultShape(op, expected);
+}
+
+LogicalResult AddOp::verify() {
+  return checkBroadcast(*this, getLhs(), getRhs());
+}
+LogicalResult MulOp::verify() {
+  return checkBroadcast(*this, getLhs(), getRhs());
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (failed(checkRank(*this, getTable(), "table", 2)))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(getIndices()));
+  expected.push_back(shapeOf(getTable())[1]);
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult GlobalAvgPoolOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  return checkResultShape(*this, {in[0], in[1]});
+}
+
+LogicalResult MaxPool2DOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)) ||
+      failed(checkArraySize(*this, "kernel", getKernel(), 2, 1)) ||
+      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
+      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
+                    p = getPadding();
+  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
+    return emitOpError() << "padding " << formatShape(p)
+                         << " must be smaller than the kernel "
+                         << formatShape(k);
+  FailureOr<int64_t> oh =
+      windowOutput(*this, "height", in[2], p[0], p[2], k[0], s[0], 1);
+  if (failed(oh))
+    return failure();
+  FailureOr<int64_t> ow =
+      windowOutput(*this, "width", in[3], p[1], p[3], k[1], s[1], 1);
+  if (failed(ow))
+    return failure();
+  return checkResultShape(*this, {in[0], in[1], *oh, *ow});
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<ShapedType>(getInput().getType());
+  auto out = cast<ShapedType>(getType());
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError() << "cannot reshape " << formatShape(in.getShape())
+                         << " (" << in.getNumElements() << " elements) into "
+                         << formatShape(out.getShape()) << " ("
+                         << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult FlattenOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t start = getStartDim();
+  if (start < 0 ||
+      start >= static_cast<int64_t>(std::max<size_t>(in.size(), 1)))
+    return emitOpError() << "start_dim " << start
+                         << " is out of range for rank " << in.size();
+  SmallVector<int64_t> expected(in.take_front(start));
+  int64_t rest = 1;
+  for (int64_t d : in.drop_front(start))
+    rest *= d;
+  expected.push_back(rest);
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 3)))
+    return failure();
+  int64_t e = shapeOf(getInput())[2];
+  int64_t heads = getNumHeads();
+  if (heads < 1)
+    return emitOpError() << "expects num_heads >= 1, got " << heads;
+  if (e % heads != 0)
+    return emitOpError() << "embedding size " << e
+                         << " is not divisible by num_heads (" << heads << ")";
+  std::pair<Value, StringRef> weights[] = {
+      {getWq(), "wq"}, {getWk(), "wk"}, {getWv(), "wv"}, {getWo(), "wo"}};
+  for (auto [value, name] : weights) {
+    ArrayRef<int64_t> shape = shapeOf(value);
+    if (shape.size() == 2 && shape[0] == e && shape[1] == e)
+      continue;
+    InFlightDiagnostic diag = emitOpError()
+                              << "expects " << name << " of shape [" << e
+                              << ", " << e << "], got " << formatShape(shape);
+    noteDefinition(diag, value, name);
+    return diag;
+  }
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult CrossEntropyLossOp::verify() {
+  if (failed(checkRank(*this, getLogits(), "logits", 2)) ||
+      failed(checkRank(*this, getLabels(), "labels", 1)))
+    return failure();
+  int64_t n = shapeOf(getLogits())[0], labels = shapeOf(getLabels())[0];
+  if (n != labels)
+    return emitOpError() << "has " << n << " rows of logits but " << labels
+                         << " labels";
+  return success();
+}
+
+LogicalResult MseLossOp::verify() {
+  if (shapeOf(getPrediction()) != shapeOf(getTarget()))
+    return emitOpError() << "prediction shape "
+                         << formatShape(shapeOf(getPrediction()))
+                         << " differs from the target shape "
+                         << formatShape(shapeOf(getTarget()));
+  return success();
+}
