@@ -64,19 +64,16 @@ AffineMap paramMap(int64_t rank, std::optional<int64_t> axis,
   return AffineMap::get(rank, 0, {getAffineDimExpr(*axis, ctx)}, ctx);
 }
 
-/// mixrt's parameters from the data, per tensor or per index along `axis`:
-/// returns (scales f32, zero points i32) tensors of paramShape().
-std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
-                                      Value input, QuantScheme scheme,
-                                      std::optional<int64_t> axis,
-                                      bool checked) {
+/// min(min x, 0) and max(max x, 0) per slice of `input` (the whole tensor,
+/// or each index along `axis`): 0-initialised reductions (NaN propagates; it
+/// is reported by the quantize itself).
+std::pair<Value, Value> valueRange(OpBuilder &b, Location loc, Value input,
+                                   std::optional<int64_t> axis) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<ShapedType>(input.getType());
   Type elem = type.getElementType();
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape = paramShape(type, axis);
-  // lo = min(min x, 0), hi = max(max x, 0) per slice: 0-initialised
-  // reductions (NaN propagates; it is reported by the quantize itself).
   AffineMap slice = paramMap(rank, axis, ctx);
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
                                  slice, slice};
@@ -94,85 +91,106 @@ std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
         Value hi = arith::MaximumFOp::create(nb, l, a[2], a[0]);
         linalg::YieldOp::create(nb, l, ValueRange{lo, hi});
       });
-  // The parameters of every slice, computed in f64 as mixrt does.
-  Type f64 = b.getF64Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
+  return {range.getResult(0), range.getResult(1)};
+}
+
+/// The scale (f32) and zero point (i32) of one slice whose range is
+/// [lo, hi], computed in f64 as mixrt does. With `checked`, a finite range
+/// whose scale overflows f32 is reported at `op` (slice `index`).
+std::pair<Value, Value> sliceParams(OpBuilder &nb, Location l, Operation *op,
+                                    Value loIn, Value hiIn, QuantScheme scheme,
+                                    bool checked, function_ref<Value()> index) {
+  Type f64 = nb.getF64Type(), f32 = nb.getF32Type(), i32 = nb.getI32Type();
+  Value lo = convertScalar(nb, l, loIn, f64);
+  Value hi = convertScalar(nb, l, hiIn, f64);
+  Value zero = f64Const(nb, l, 0.0);
+  Value wide;
+  if (scheme == QuantScheme::symmetric)
+    wide = arith::DivFOp::create(
+        nb, l,
+        arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo), hi),
+        f64Const(nb, l, 127.0));
+  else
+    wide = arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, hi, lo),
+                                 f64Const(nb, l, 255.0));
+  Value scale = arith::TruncFOp::create(nb, l, f32, wide);
+  if (checked) {
+    // mixrt rejects a finite range whose scale overflows f32 (f64
+    // data); a non-finite input is reported by the element check.
+    Value inf = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
+    Value inf64 = f64Const(nb, l, INFINITY);
+    Value finiteRange = arith::AndIOp::create(
+        nb, l,
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(nb, l, lo), inf64),
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(nb, l, hi), inf64));
+    Value bad = arith::AndIOp::create(
+        nb, l, finiteRange,
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                              math::AbsFOp::create(nb, l, scale), inf));
+    emitCheck(nb, l, op, bad, MIXRT_STATUS_OUT_OF_RANGE,
+              "int8 quantization scale is not representable in f32", index(),
+              wide);
+  }
+  scale = arith::MaximumFOp::create(
+      nb, l, scale,
+      arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(FLT_MIN)));
+  Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
+  if (scheme == QuantScheme::asymmetric) {
+    // round_half_even(-128 - lo / scale), clamped to [-128, 127].
+    Value q = arith::SubFOp::create(
+        nb, l, f64Const(nb, l, -128.0),
+        arith::DivFOp::create(nb, l, lo,
+                              arith::ExtFOp::create(nb, l, f64, scale)));
+    q = math::RoundEvenOp::create(nb, l, q);
+    q = arith::MinimumFOp::create(
+        nb, l, arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
+        f64Const(nb, l, 127.0));
+    zp = arith::FPToSIOp::create(nb, l, i32, q);
+  }
+  // An all-zero slice: scale 1, zero point 0.
+  Value allZero = arith::AndIOp::create(
+      nb, l, arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
+      arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
+  scale = arith::SelectOp::create(
+      nb, l, allZero,
+      arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
+  zp = arith::SelectOp::create(nb, l, allZero,
+                               arith::ConstantIntOp::create(nb, l, i32, 0), zp);
+  return {scale, zp};
+}
+
+/// mixrt's parameters from the data, per tensor or per index along `axis`:
+/// returns (scales f32, zero points i32) tensors of paramShape().
+std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
+                                      Value input, QuantScheme scheme,
+                                      std::optional<int64_t> axis,
+                                      bool checked) {
+  MLIRContext *ctx = b.getContext();
+  auto [lo, hi] = valueRange(b, loc, input, axis);
+  SmallVector<int64_t> shape =
+      paramShape(cast<ShapedType>(input.getType()), axis);
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
   int64_t prank = static_cast<int64_t>(shape.size());
   AffineMap id = AffineMap::getMultiDimIdentityMap(prank, ctx);
   auto params = linalg::GenericOp::create(
       b, loc,
       TypeRange{RankedTensorType::get(shape, f32),
                 RankedTensorType::get(shape, i32)},
-      ValueRange{range.getResult(0), range.getResult(1)},
+      ValueRange{lo, hi},
       ValueRange{tensor::EmptyOp::create(b, loc, shape, f32),
                  tensor::EmptyOp::create(b, loc, shape, i32)},
       SmallVector<AffineMap>(4, id),
       SmallVector<utils::IteratorType>(prank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value lo = convertScalar(nb, l, a[0], f64);
-        Value hi = convertScalar(nb, l, a[1], f64);
-        Value zero = f64Const(nb, l, 0.0);
-        Value wide;
-        if (scheme == QuantScheme::symmetric)
-          wide = arith::DivFOp::create(
-              nb, l,
-              arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo),
-                                        hi),
-              f64Const(nb, l, 127.0));
-        else
-          wide =
-              arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, hi, lo),
-                                    f64Const(nb, l, 255.0));
-        Value scale = arith::TruncFOp::create(nb, l, f32, wide);
-        if (checked) {
-          // mixrt rejects a finite range whose scale overflows f32 (f64
-          // data); a non-finite input is reported by the element check.
-          Value inf =
-              arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
-          Value inf64 = f64Const(nb, l, INFINITY);
-          Value finiteRange = arith::AndIOp::create(
-              nb, l,
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                                    math::AbsFOp::create(nb, l, lo), inf64),
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                                    math::AbsFOp::create(nb, l, hi), inf64));
-          Value bad = arith::AndIOp::create(
-              nb, l, finiteRange,
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                    math::AbsFOp::create(nb, l, scale), inf));
-          Value index = prank == 0 ? Value(arith::ConstantIntOp::create(
-                                         nb, l, nb.getI64Type(), 0))
-                                   : linearIndex(nb, l, shape);
-          emitCheck(nb, l, op, bad, MIXRT_STATUS_OUT_OF_RANGE,
-                    "int8 quantization scale is not representable in f32",
-                    index, wide);
-        }
-        scale = arith::MaximumFOp::create(
-            nb, l, scale,
-            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(FLT_MIN)));
-        Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
-        if (scheme == QuantScheme::asymmetric) {
-          // round_half_even(-128 - lo / scale), clamped to [-128, 127].
-          Value q = arith::SubFOp::create(
-              nb, l, f64Const(nb, l, -128.0),
-              arith::DivFOp::create(nb, l, lo,
-                                    arith::ExtFOp::create(nb, l, f64, scale)));
-          q = math::RoundEvenOp::create(nb, l, q);
-          q = arith::MinimumFOp::create(
-              nb, l,
-              arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
-              f64Const(nb, l, 127.0));
-          zp = arith::FPToSIOp::create(nb, l, i32, q);
-        }
-        // An all-zero slice: scale 1, zero point 0.
-        Value allZero = arith::AndIOp::create(
-            nb, l,
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
-        scale = arith::SelectOp::create(
-            nb, l, allZero,
-            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
-        zp = arith::SelectOp::create(
-            nb, l, allZero, arith::ConstantIntOp::create(nb, l, i32, 0), zp);
+        auto index = [&]() -> Value {
+          if (prank == 0)
+            return arith::ConstantIntOp::create(nb, l, nb.getI64Type(), 0);
+          return linearIndex(nb, l, shape);
+        };
+        auto [scale, zp] =
+            sliceParams(nb, l, op, a[0], a[1], scheme, checked, index);
         linalg::YieldOp::create(nb, l, ValueRange{scale, zp});
       });
   return {params.getResult(0), params.getResult(1)};
