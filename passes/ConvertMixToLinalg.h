@@ -1,6 +1,11 @@
-//===- ConvertMixToLinalg.h - mix to linalg conversion --------------------===//
+//===- ConvertMixToLinalg.h - mix to linalg conversion ----------*- C++ -*-===//
 //
 // Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The public entry points of the mix -> linalg lowering. The patterns live in
+// passes/Conversion/, one file per op family (see MixToLinalgPatterns.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,16 +16,19 @@
 
 namespace mix {
 
-/// Patterns lowering mix layer ops, casts and inline weights to
-/// linalg/arith/math/tensor (see ConvertMixToLinalgPass in Passes.td).
-/// With `checks` false, `checked` casts and quantizes get no run-time check.
-void populateMixToLinalgConversionPatterns(mlir::RewritePatternSet &patterns,
-                                           bool checks = true);
+/// Options shared by every pattern of the lowering.
+struct MixToLinalgOptions {
+  /// Whether `checked` casts and quantizes (and integer rescales) get their
+  /// run-time checks (mixrt_check_fail).
+  bool checks = true;
+};
 
-/// Patterns lowering mix.quantize and the integer GEMM ops (qdense, qmatmul,
-/// qconv2d) with mixrt's arithmetic; part of the patterns above.
-void populateQuantizedToLinalgConversionPatterns(
-    mlir::RewritePatternSet &patterns, bool checks = true);
+/// Patterns lowering mix layer ops, casts, quantized ops and inline weights to
+/// linalg/arith/math/tensor (see ConvertMixToLinalgPass in Passes.td): the
+/// patterns of every op family.
+void populateMixToLinalgConversionPatterns(
+    mlir::RewritePatternSet &patterns,
+    const MixToLinalgOptions &options = MixToLinalgOptions());
 
 /// Inlines every mix.block nested in `root` into its parent.
 void inlineMixBlocks(mlir::Operation *root);

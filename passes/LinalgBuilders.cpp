@@ -6,10 +6,10 @@
 
 #include "passes/LinalgBuilders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -164,16 +164,26 @@ Value generic(OpBuilder &b, Location loc, ValueRange inputs,
               function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   Value out = tensor::EmptyOp::create(b, loc, shape, elem);
   if (init) {
-    Value v = isa<FloatType>(elem)
-                  ? arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, *init))
-                  : arith::ConstantOp::create(
-                        b, loc, b.getIntegerAttr(elem, static_cast<int64_t>(*init)));
+    Value v =
+        isa<FloatType>(elem)
+            ? arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, *init))
+            : arith::ConstantOp::create(
+                  b, loc, b.getIntegerAttr(elem, static_cast<int64_t>(*init)));
     out = linalg::FillOp::create(b, loc, ValueRange{v}, ValueRange{out})
               .getResult(0);
   }
+  return generic(b, loc, inputs, out, maps, iterators, body);
+}
+
+Value generic(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+              ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto type = cast<ShapedType>(init.getType());
   return linalg::GenericOp::create(
-             b, loc, TypeRange{RankedTensorType::get(shape, elem)}, inputs,
-             ValueRange{out}, maps, iterators,
+             b, loc,
+             TypeRange{
+                 RankedTensorType::get(type.getShape(), type.getElementType())},
+             inputs, ValueRange{init}, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
              })
@@ -311,16 +321,16 @@ static Value stringAddress(OpBuilder &b, Location loc, ModuleOp module,
     data.push_back('\0');
     auto type = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
     LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                           LLVM::Linkage::Internal, name,
-                           b.getStringAttr(data), /*alignment=*/0);
+                           LLVM::Linkage::Internal, name, b.getStringAttr(data),
+                           /*alignment=*/0);
   }
-  return LLVM::AddressOfOp::create(b, loc,
-                                   LLVM::LLVMPointerType::get(b.getContext()),
-                                   name);
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
 }
 
 void emitCheck(OpBuilder &b, Location loc, Operation *origin, Value failed,
-               int32_t code, StringRef what, Value index, Value value) {
+               mixrt_status_code code, StringRef what, Value index,
+               Value value) {
   auto module = origin->getParentOfType<ModuleOp>();
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
@@ -334,7 +344,8 @@ void emitCheck(OpBuilder &b, Location loc, Operation *origin, Value failed,
   }
   scf::IfOp::create(b, loc, failed, [&](OpBuilder &nb, Location l) {
     std::string where = formatSourceLocation(origin->getLoc());
-    Value args[] = {arith::ConstantIntOp::create(nb, l, nb.getI32Type(), code),
+    Value args[] = {arith::ConstantIntOp::create(nb, l, nb.getI32Type(),
+                                                 static_cast<int32_t>(code)),
                     stringAddress(nb, l, module,
                                   where.empty() ? "<unknown location>" : where),
                     stringAddress(nb, l, module, what), index, value};

@@ -4,14 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Small builders shared by the lowerings of float layers
-// (ConvertMixToLinalg.cpp) and of quantized ops (ConvertQuantizedToLinalg.cpp):
-// scalar conversions with mixrt's rounding, and linalg.generic shapes.
+// Small builders shared by the op families of the mix -> linalg lowering
+// (passes/Conversion/) and by the calibration: scalar conversions with mixrt's
+// rounding, linalg.generic shapes, and the run-time checks of generated code.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MIXC_PASSES_LINALGBUILDERS_H
 #define MIXC_PASSES_LINALGBUILDERS_H
+
+#include "mixrt/mixrt.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -32,8 +34,8 @@ mlir::Value truncF64ToF32RoundToOdd(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value truncToBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
 /// Converts a scalar between float types with one rounding.
-mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc,
-                          mlir::Value v, mlir::Type to);
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                          mlir::Type to);
 
 /// The map reading `operandType` in an iteration space of `resultType`'s
 /// shape with numpy broadcasting.
@@ -70,6 +72,16 @@ mlir::Value
 generic(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
         llvm::ArrayRef<int64_t> shape, mlir::Type elem,
         std::optional<double> init, llvm::ArrayRef<mlir::AffineMap> maps,
+        llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+        llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                       mlir::ValueRange)>
+            body);
+
+/// The same generic into the given `init` tensor (its shape and element type
+/// are the result's).
+mlir::Value
+generic(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+        mlir::Value init, llvm::ArrayRef<mlir::AffineMap> maps,
         llvm::ArrayRef<mlir::utils::IteratorType> iterators,
         llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                        mlir::ValueRange)>
@@ -112,24 +124,16 @@ std::string formatSourceLocation(mlir::Location loc);
 /// Emits `if (failed) mixrt_check_fail(code, "<origin's location>", what,
 /// index, value)` (declaring the mixrt function in origin's module if
 /// needed): how compiled code reports a failed checked-numerics condition.
-/// `index` is an i64, `value` an f64.
+/// `code` is the mixrt status the entry point returns; `index` is an i64,
+/// `value` an f64.
 void emitCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *origin,
-               mlir::Value failed, int32_t code, llvm::StringRef what,
+               mlir::Value failed, mixrt_status_code code, llvm::StringRef what,
                mlir::Value index, mlir::Value value);
 
 /// The row-major flat index (i64) of the current element of a linalg.generic
 /// body whose iteration space is `shape`.
 mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         llvm::ArrayRef<int64_t> shape);
-
-/// A conversion pattern with the `checks` option of the lowering: whether
-/// `checked` ops (and integer rescales) get their run-time checks.
-template <typename OpTy>
-struct CheckingPattern : mlir::OpConversionPattern<OpTy> {
-  CheckingPattern(mlir::MLIRContext *ctx, bool checks)
-      : mlir::OpConversionPattern<OpTy>(ctx), checks(checks) {}
-  bool checks;
-};
 
 } // namespace mix::lowering
 

@@ -1,4 +1,4 @@
-//===- ConvertQuantizedToLinalg.cpp - lowering of the int8 ops ------------===//
+//===- MixToLinalgQuantized.cpp - lowering of the int8 ops ----------------===//
 //
 // Part of the mixc project.
 //
@@ -13,19 +13,17 @@
 //   GEMMs     acc = sum (a - za) * (b - zb) in i32 (proven not to wrap), or
 //             i32 pieces added exactly in f64 when K is split;
 //   rescale   (f32)((f64)sa * (f64)sb * (f64)acc) (mixrt_gemm_s8_f32), then
-//             the bias in f32.
+//             the bias in f32: the bias epilogue of the float layers, with the
+//             rescale before the bias (LayerLowering.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/ConvertMixToLinalg.h"
-#include "passes/LinalgBuilders.h"
+#include "passes/Conversion/LayerLowering.h"
 
-#include "dialect/MixOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Transforms/DialectConversion.h"
 
 #include <cfloat>
 
@@ -34,9 +32,6 @@ using namespace mix;
 using namespace mix::lowering;
 
 namespace {
-
-constexpr int32_t kInvalidArgument = 3; // MIXRT_STATUS_INVALID_ARGUMENT
-constexpr int32_t kOutOfRange = 11;     // MIXRT_STATUS_OUT_OF_RANGE
 
 Value f64Const(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
@@ -69,19 +64,16 @@ AffineMap paramMap(int64_t rank, std::optional<int64_t> axis,
   return AffineMap::get(rank, 0, {getAffineDimExpr(*axis, ctx)}, ctx);
 }
 
-/// mixrt's parameters from the data, per tensor or per index along `axis`:
-/// returns (scales f32, zero points i32) tensors of paramShape().
-std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
-                                      Value input, QuantScheme scheme,
-                                      std::optional<int64_t> axis,
-                                      bool checked) {
+/// min(min x, 0) and max(max x, 0) per slice of `input` (the whole tensor,
+/// or each index along `axis`): 0-initialised reductions (NaN propagates; it
+/// is reported by the quantize itself).
+std::pair<Value, Value> valueRange(OpBuilder &b, Location loc, Value input,
+                                   std::optional<int64_t> axis) {
   MLIRContext *ctx = b.getContext();
   auto type = cast<ShapedType>(input.getType());
   Type elem = type.getElementType();
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape = paramShape(type, axis);
-  // lo = min(min x, 0), hi = max(max x, 0) per slice: 0-initialised
-  // reductions (NaN propagates; it is reported by the quantize itself).
   AffineMap slice = paramMap(rank, axis, ctx);
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
                                  slice, slice};
@@ -99,94 +91,113 @@ std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
         Value hi = arith::MaximumFOp::create(nb, l, a[2], a[0]);
         linalg::YieldOp::create(nb, l, ValueRange{lo, hi});
       });
-  // The parameters of every slice, computed in f64 as mixrt does.
-  Type f64 = b.getF64Type(), f32 = b.getF32Type(), i32 = b.getI32Type();
+  return {range.getResult(0), range.getResult(1)};
+}
+
+/// The scale (f32) and zero point (i32) of one slice whose range is
+/// [lo, hi], computed in f64 as mixrt does. With `checked`, a finite range
+/// whose scale overflows f32 is reported at `op` (slice `index`).
+std::pair<Value, Value> sliceParams(OpBuilder &nb, Location l, Operation *op,
+                                    Value loIn, Value hiIn, QuantScheme scheme,
+                                    bool checked, function_ref<Value()> index) {
+  Type f64 = nb.getF64Type(), f32 = nb.getF32Type(), i32 = nb.getI32Type();
+  Value lo = convertScalar(nb, l, loIn, f64);
+  Value hi = convertScalar(nb, l, hiIn, f64);
+  Value zero = f64Const(nb, l, 0.0);
+  Value wide;
+  if (scheme == QuantScheme::symmetric)
+    wide = arith::DivFOp::create(
+        nb, l,
+        arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo), hi),
+        f64Const(nb, l, 127.0));
+  else
+    wide = arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, hi, lo),
+                                 f64Const(nb, l, 255.0));
+  Value scale = arith::TruncFOp::create(nb, l, f32, wide);
+  if (checked) {
+    // mixrt rejects a finite range whose scale overflows f32 (f64
+    // data); a non-finite input is reported by the element check.
+    Value inf = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
+    Value inf64 = f64Const(nb, l, INFINITY);
+    Value finiteRange = arith::AndIOp::create(
+        nb, l,
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(nb, l, lo), inf64),
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                              math::AbsFOp::create(nb, l, hi), inf64));
+    Value bad = arith::AndIOp::create(
+        nb, l, finiteRange,
+        arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                              math::AbsFOp::create(nb, l, scale), inf));
+    emitCheck(nb, l, op, bad, MIXRT_STATUS_OUT_OF_RANGE,
+              "int8 quantization scale is not representable in f32", index(),
+              wide);
+  }
+  scale = arith::MaximumFOp::create(
+      nb, l, scale,
+      arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(FLT_MIN)));
+  Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
+  if (scheme == QuantScheme::asymmetric) {
+    // round_half_even(-128 - lo / scale), clamped to [-128, 127].
+    Value q = arith::SubFOp::create(
+        nb, l, f64Const(nb, l, -128.0),
+        arith::DivFOp::create(nb, l, lo,
+                              arith::ExtFOp::create(nb, l, f64, scale)));
+    q = math::RoundEvenOp::create(nb, l, q);
+    q = arith::MinimumFOp::create(
+        nb, l, arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
+        f64Const(nb, l, 127.0));
+    zp = arith::FPToSIOp::create(nb, l, i32, q);
+  }
+  // An all-zero slice: scale 1, zero point 0.
+  Value allZero = arith::AndIOp::create(
+      nb, l, arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
+      arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
+  scale = arith::SelectOp::create(
+      nb, l, allZero,
+      arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
+  zp = arith::SelectOp::create(nb, l, allZero,
+                               arith::ConstantIntOp::create(nb, l, i32, 0), zp);
+  return {scale, zp};
+}
+
+/// mixrt's parameters from the data, per tensor or per index along `axis`:
+/// returns (scales f32, zero points i32) tensors of paramShape().
+std::pair<Value, Value> dynamicParams(OpBuilder &b, Location loc, Operation *op,
+                                      Value input, QuantScheme scheme,
+                                      std::optional<int64_t> axis,
+                                      bool checked) {
+  MLIRContext *ctx = b.getContext();
+  auto [lo, hi] = valueRange(b, loc, input, axis);
+  SmallVector<int64_t> shape =
+      paramShape(cast<ShapedType>(input.getType()), axis);
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
   int64_t prank = static_cast<int64_t>(shape.size());
   AffineMap id = AffineMap::getMultiDimIdentityMap(prank, ctx);
   auto params = linalg::GenericOp::create(
       b, loc,
       TypeRange{RankedTensorType::get(shape, f32),
                 RankedTensorType::get(shape, i32)},
-      ValueRange{range.getResult(0), range.getResult(1)},
+      ValueRange{lo, hi},
       ValueRange{tensor::EmptyOp::create(b, loc, shape, f32),
                  tensor::EmptyOp::create(b, loc, shape, i32)},
       SmallVector<AffineMap>(4, id),
       SmallVector<utils::IteratorType>(prank, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value lo = convertScalar(nb, l, a[0], f64);
-        Value hi = convertScalar(nb, l, a[1], f64);
-        Value zero = f64Const(nb, l, 0.0);
-        Value wide;
-        if (scheme == QuantScheme::symmetric)
-          wide = arith::DivFOp::create(
-              nb, l,
-              arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo),
-                                        hi),
-              f64Const(nb, l, 127.0));
-        else
-          wide = arith::DivFOp::create(nb, l,
-                                       arith::SubFOp::create(nb, l, hi, lo),
-                                       f64Const(nb, l, 255.0));
-        Value scale = arith::TruncFOp::create(nb, l, f32, wide);
-        if (checked) {
-          // mixrt rejects a finite range whose scale overflows f32 (f64
-          // data); a non-finite input is reported by the element check.
-          Value inf =
-              arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
-          Value inf64 = f64Const(nb, l, INFINITY);
-          Value finiteRange = arith::AndIOp::create(
-              nb, l,
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                                    math::AbsFOp::create(nb, l, lo), inf64),
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                                    math::AbsFOp::create(nb, l, hi), inf64));
-          Value bad = arith::AndIOp::create(
-              nb, l, finiteRange,
-              arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                    math::AbsFOp::create(nb, l, scale), inf));
-          Value index =
-              prank == 0
-                  ? Value(arith::ConstantIntOp::create(nb, l, nb.getI64Type(),
-                                                       0))
-                  : linearIndex(nb, l, shape);
-          emitCheck(nb, l, op, bad, kOutOfRange,
-                    "int8 quantization scale is not representable in f32",
-                    index, wide);
-        }
-        scale = arith::MaximumFOp::create(
-            nb, l, scale,
-            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(FLT_MIN)));
-        Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
-        if (scheme == QuantScheme::asymmetric) {
-          // round_half_even(-128 - lo / scale), clamped to [-128, 127].
-          Value q = arith::SubFOp::create(
-              nb, l, f64Const(nb, l, -128.0),
-              arith::DivFOp::create(nb, l, lo,
-                                    arith::ExtFOp::create(nb, l, f64, scale)));
-          q = math::RoundEvenOp::create(nb, l, q);
-          q = arith::MinimumFOp::create(
-              nb, l,
-              arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
-              f64Const(nb, l, 127.0));
-          zp = arith::FPToSIOp::create(nb, l, i32, q);
-        }
-        // An all-zero slice: scale 1, zero point 0.
-        Value allZero = arith::AndIOp::create(
-            nb, l,
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
-            arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
-        scale = arith::SelectOp::create(
-            nb, l, allZero,
-            arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
-        zp = arith::SelectOp::create(
-            nb, l, allZero, arith::ConstantIntOp::create(nb, l, i32, 0), zp);
+        auto index = [&]() -> Value {
+          if (prank == 0)
+            return arith::ConstantIntOp::create(nb, l, nb.getI64Type(), 0);
+          return linearIndex(nb, l, shape);
+        };
+        auto [scale, zp] =
+            sliceParams(nb, l, op, a[0], a[1], scheme, checked, index);
         linalg::YieldOp::create(nb, l, ValueRange{scale, zp});
       });
   return {params.getResult(0), params.getResult(1)};
 }
 
-struct QuantizeLowering : CheckingPattern<QuantizeOp> {
-  using CheckingPattern::CheckingPattern;
+struct QuantizeLowering : MixLoweringPattern<QuantizeOp> {
+  using MixLoweringPattern::MixLoweringPattern;
   LogicalResult
   matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -195,7 +206,7 @@ struct QuantizeLowering : CheckingPattern<QuantizeOp> {
     Value input = adaptor.getInput();
     auto inType = cast<ShapedType>(input.getType());
     Type compute = quantizeComputeType(rewriter, inType.getElementType());
-    bool checked = checks && op.getChecked();
+    bool checked = options.checks && op.getChecked();
     std::optional<int64_t> axis;
     if (std::optional<uint64_t> a = op.getAxis())
       axis = static_cast<int64_t>(*a);
@@ -242,29 +253,27 @@ struct QuantizeLowering : CheckingPattern<QuantizeOp> {
             Value notFinite = arith::CmpFOp::create(
                 b, l, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, l, x),
                 c(INFINITY));
-            emitCheck(b, l, op, notFinite, kInvalidArgument,
+            emitCheck(b, l, op, notFinite, MIXRT_STATUS_INVALID_ARGUMENT,
                       "non-finite value reaches an int8 quantize",
                       linearIndex(b, l, outType.getShape()),
                       convertScalar(b, l, x, b.getF64Type()));
           }
-          return Value(
-              arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
+          return Value(arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
         });
     rewriter.replaceOp(op, {q, scales, zps});
     return success();
   }
 };
 
-/// The i32 contraction sum_k (lhs - lz) * (rhs - rz) with the given maps
-/// (lhs, rhs, lhs zero point, rhs zero point, out) over `shape` + reduction
-/// loops.
+/// The i32 contraction sum_k (lhs - lz) * (rhs - rz) into `init` (0-filled)
+/// with the given maps (lhs, rhs, lhs zero point, rhs zero point, out).
 Value intContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                     Value lhsZp, Value rhsZp, ArrayRef<int64_t> shape,
+                     Value lhsZp, Value rhsZp, Value init,
                      ArrayRef<AffineMap> maps,
                      ArrayRef<utils::IteratorType> iterators) {
   Type i32 = b.getI32Type();
-  return generic(b, loc, ValueRange{lhs, rhs, lhsZp, rhsZp}, shape, i32, 0.0,
-                 maps, iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+  return generic(b, loc, ValueRange{lhs, rhs, lhsZp, rhsZp}, init, maps,
+                 iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
                    Value x = arith::SubIOp::create(
                        nb, l, arith::ExtSIOp::create(nb, l, i32, a[0]), a[2]);
                    Value y = arith::SubIOp::create(
@@ -282,76 +291,61 @@ Value addPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
   auto f64Type = RankedTensorType::get(resultType.getShape(), b.getF64Type());
   Value total = zeroFilled(b, loc, resultType.getShape(), b.getF64Type());
   for (Value p : partials)
-    total = elementwise(b, loc, {total, p}, f64Type,
-                        [&](OpBuilder &nb, Location l, ValueRange a) {
-                          return Value(arith::AddFOp::create(
-                              nb, l, a[0],
-                              arith::SIToFPOp::create(nb, l, nb.getF64Type(),
-                                                      a[1])));
-                        });
+    total = elementwise(
+        b, loc, {total, p}, f64Type,
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          return Value(arith::AddFOp::create(
+              nb, l, a[0],
+              arith::SIToFPOp::create(nb, l, nb.getF64Type(), a[1])));
+        });
   return total;
 }
 
-/// (f32)((f64)sa * (f64)sb[c] * (f64)acc) + bias[c], converted to the result
-/// type; `channelDim` is the result dim indexing sb and the bias. With
-/// `checkAt`, a rescaled value beyond f32 is reported at that op.
-Value rescale(OpBuilder &b, Location loc, Value acc, Value scaleA,
-              Value scalesB, Value bias, int64_t channelDim,
-              ShapedType resultType, Operation *checkAt) {
+/// The epilogue of the integer GEMMs: the rescale
+/// (f32)((f64)sa * (f64)sb[c] * (f64)acc), then the bias epilogue (+ bias[c]
+/// in f32, converted to the result type). `acc` is the i32 sum or the f64
+/// sum of split-K pieces; `channelDim` is the result dim indexing sb and the
+/// bias. With `checkAt`, a rescaled value beyond f32 is reported at that op.
+Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
+              Value scaleA, Value scalesB, Value bias, int64_t channelDim,
+              Operation *checkAt) {
   MLIRContext *ctx = b.getContext();
+  ShapedType resultType = types.result;
   int64_t rank = resultType.getRank();
-  auto channelMap = [&](Value v) {
-    int64_t n = cast<ShapedType>(v.getType()).getRank() == 0
-                    ? 0
-                    : cast<ShapedType>(v.getType()).getDimSize(0);
-    if (cast<ShapedType>(v.getType()).getRank() == 0)
-      return AffineMap::get(rank, 0, {}, ctx);
-    return AffineMap::get(rank, 0,
-                          {n == 1 && resultType.getDimSize(channelDim) != 1
-                               ? getAffineConstantExpr(0, ctx)
-                               : getAffineDimExpr(channelDim, ctx)},
-                          ctx);
-  };
-  SmallVector<Value> inputs = {acc, scaleA, scalesB};
+  BiasEpilogue epilogue;
+  epilogue.extras = {scaleA, scalesB};
   // scaleA: one value, or one per row (dim 0 of a [M, N] result).
-  SmallVector<AffineMap> maps = {
-      AffineMap::getMultiDimIdentityMap(rank, ctx),
+  epilogue.extraMaps = {
       cast<ShapedType>(scaleA.getType()).getRank() == 1
           ? AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx)
           : AffineMap::get(rank, 0, {}, ctx),
-      channelMap(scalesB)};
-  if (bias) {
-    inputs.push_back(bias);
-    maps.push_back(channelMap(bias));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  Type outElem = resultType.getElementType();
-  return generic(
-      b, loc, inputs, resultType.getShape(), outElem, std::nullopt, maps,
-      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location l, ValueRange a) {
-        Type f64 = nb.getF64Type(), f32 = nb.getF32Type();
-        Value sum = a[0].getType().isF64()
-                        ? a[0]
-                        : Value(arith::SIToFPOp::create(nb, l, f64, a[0]));
-        Value s = arith::MulFOp::create(nb, l,
-                                        arith::ExtFOp::create(nb, l, f64, a[1]),
-                                        arith::ExtFOp::create(nb, l, f64, a[2]));
-        Value wide = arith::MulFOp::create(nb, l, s, sum);
-        Value v = arith::TruncFOp::create(nb, l, f32, wide);
-        if (checkAt) {
-          // mixrt_gemm_s8_f32 fails on a result beyond f32; so does this.
-          Value overflow = arith::CmpFOp::create(
-              nb, l, arith::CmpFPredicate::OEQ, math::AbsFOp::create(nb, l, v),
-              arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY)));
-          emitCheck(nb, l, checkAt, overflow, kOutOfRange,
-                    "int8 rescale overflows f32",
-                    linearIndex(nb, l, resultType.getShape()), wide);
-        }
-        if (bias)
-          v = arith::AddFOp::create(nb, l, v, convertScalar(nb, l, a[3], f32));
-        return convertScalar(nb, l, v, outElem);
-      });
+      channelMap(scalesB, resultType, channelDim)};
+  auto scaled = [&](OpBuilder &nb, Location l, ValueRange a) {
+    Type f64 = nb.getF64Type(), f32 = nb.getF32Type();
+    Value sum = a[0].getType().isF64()
+                    ? a[0]
+                    : Value(arith::SIToFPOp::create(nb, l, f64, a[0]));
+    Value s =
+        arith::MulFOp::create(nb, l, arith::ExtFOp::create(nb, l, f64, a[1]),
+                              arith::ExtFOp::create(nb, l, f64, a[2]));
+    Value wide = arith::MulFOp::create(nb, l, s, sum);
+    Value v = arith::TruncFOp::create(nb, l, f32, wide);
+    if (checkAt) {
+      // mixrt_gemm_s8_f32 fails on a result beyond f32; so does this.
+      Value overflow = arith::CmpFOp::create(
+          nb, l, arith::CmpFPredicate::OEQ, math::AbsFOp::create(nb, l, v),
+          arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY)));
+      emitCheck(nb, l, checkAt, overflow, MIXRT_STATUS_OUT_OF_RANGE,
+                "int8 rescale overflows f32",
+                linearIndex(nb, l, resultType.getShape()), wide);
+    }
+    return v;
+  };
+  epilogue.pre = scaled;
+  epilogue.biasType = b.getF32Type();
+  epilogue.bias = bias;
+  epilogue.channelDim = channelDim;
+  return addBias(b, loc, types, acc, epilogue);
 }
 
 /// [offset, offset + size) of dim `dim` of `value`.
@@ -387,11 +381,13 @@ AffineMap channelParamMap(Value v, int64_t loops, int64_t dim,
       ctx);
 }
 
-/// qdense and qmatmul: lhs [..., K] x rhs [(...,) K, N].
+/// qdense and qmatmul: lhs [..., K] x rhs [(...,) K, N], split in pieces of
+/// at most `chunk` along K.
 Value gemm(OpBuilder &b, Location loc, Value lhs, Value lhsZp, Value rhs,
-           Value rhsZp, bool rhsBatched, ShapedType resultType,
+           Value rhsZp, bool rhsBatched, const LayerTypes &types,
            std::optional<int64_t> chunk) {
   MLIRContext *ctx = b.getContext();
+  ShapedType resultType = types.result;
   int64_t rank = resultType.getRank(), loops = rank + 1;
   int64_t lhsRank = cast<ShapedType>(lhs.getType()).getRank();
   int64_t rhsRank = cast<ShapedType>(rhs.getType()).getRank();
@@ -410,10 +406,12 @@ Value gemm(OpBuilder &b, Location loc, Value lhs, Value lhsZp, Value rhs,
   ArrayRef<utils::IteratorType> iterators = cmaps.iterators;
   SmallVector<Value> partials;
   for (auto [offset, size] : pieces(k, chunk)) {
-    Value l = size == k ? lhs : sliceDim(b, loc, lhs, lhsRank - 1, offset, size);
-    Value r = size == k ? rhs : sliceDim(b, loc, rhs, rhsRank - 2, offset, size);
-    partials.push_back(intContraction(b, loc, l, r, lhsZp, rhsZp,
-                                      resultType.getShape(), maps, iterators));
+    Value l =
+        size == k ? lhs : sliceDim(b, loc, lhs, lhsRank - 1, offset, size);
+    Value r =
+        size == k ? rhs : sliceDim(b, loc, rhs, rhsRank - 2, offset, size);
+    partials.push_back(intContraction(
+        b, loc, l, r, lhsZp, rhsZp, buildInit(b, loc, types), maps, iterators));
   }
   return addPartials(b, loc, partials, resultType);
 }
@@ -424,52 +422,41 @@ std::optional<int64_t> chunkOf(std::optional<uint64_t> attr) {
   return static_cast<int64_t>(*attr);
 }
 
-struct QDenseLowering : CheckingPattern<QDenseOp> {
-  using CheckingPattern::CheckingPattern;
-  LogicalResult
-  matchAndRewrite(QDenseOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+struct QDenseLowering : LayerLoweringBase<QDenseOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(QDenseOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<ShapedType>(op.getType());
-    Value acc = gemm(rewriter, loc, adaptor.getInput(),
-                     adaptor.getInputZeroPoint(), adaptor.getWeight(),
-                     adaptor.getWeightZeroPoints(), /*rhsBatched=*/false, type,
-                     chunkOf(op.getKChunk()));
-    rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getInputScale(),
-                                   adaptor.getWeightScales(),
-                                   adaptor.getBias(), type.getRank() - 1,
-                                   type, checks ? op : nullptr));
-    return success();
-  }
-};
-
-struct QMatmulLowering : CheckingPattern<QMatmulOp> {
-  using CheckingPattern::CheckingPattern;
-  LogicalResult
-  matchAndRewrite(QMatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<ShapedType>(op.getType());
     Value acc =
-        gemm(rewriter, loc, adaptor.getLhs(), adaptor.getLhsZeroPoint(),
-             adaptor.getRhs(), adaptor.getRhsZeroPoint(), /*rhsBatched=*/true,
-             type, chunkOf(op.getKChunk()));
-    rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getLhsScale(),
-                                   adaptor.getRhsScale(), Value(),
-                                   type.getRank() - 1, type,
-                                   checks ? op : nullptr));
-    return success();
+        gemm(rewriter, loc, adaptor.getInput(), adaptor.getInputZeroPoint(),
+             adaptor.getWeight(), adaptor.getWeightZeroPoints(),
+             /*rhsBatched=*/false, types, chunkOf(op.getKChunk()));
+    return rescale(rewriter, loc, types, acc, adaptor.getInputScale(),
+                   adaptor.getWeightScales(), adaptor.getBias(),
+                   types.result.getRank() - 1, checkedAt(op));
   }
 };
 
-struct QConv2DLowering : CheckingPattern<QConv2DOp> {
-  using CheckingPattern::CheckingPattern;
-  LogicalResult
-  matchAndRewrite(QConv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+struct QMatmulLowering : LayerLoweringBase<QMatmulOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(QMatmulOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value acc = gemm(rewriter, loc, adaptor.getLhs(), adaptor.getLhsZeroPoint(),
+                     adaptor.getRhs(), adaptor.getRhsZeroPoint(),
+                     /*rhsBatched=*/true, types, chunkOf(op.getKChunk()));
+    return rescale(rewriter, loc, types, acc, adaptor.getLhsScale(),
+                   adaptor.getRhsScale(), Value(), types.result.getRank() - 1,
+                   checkedAt(op));
+  }
+};
+
+struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(QConv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto type = cast<ShapedType>(op.getType());
     auto wType = cast<ShapedType>(adaptor.getWeight().getType());
     // Padding reads the zero point: padded positions contribute 0.
     Value zp8 = arith::TruncIOp::create(
@@ -478,12 +465,11 @@ struct QConv2DLowering : CheckingPattern<QConv2DOp> {
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zp8);
     int64_t perGroupIn = wType.getDimSize(1);
-    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(),
-                             op.getGroups(), wType, ctx);
+    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
+                             wType, ctx);
     SmallVector<AffineMap> maps = {
         conv.input, conv.weight, AffineMap::get(7, 0, {}, ctx),
-        channelParamMap(adaptor.getWeightZeroPoints(), 7, 1, ctx),
-        conv.output};
+        channelParamMap(adaptor.getWeightZeroPoints(), 7, 1, ctx), conv.output};
     // Split K by whole input channels (groups = 1, checked by the verifier).
     std::optional<int64_t> channelChunk;
     if (std::optional<int64_t> chunk = chunkOf(op.getKChunk()))
@@ -492,28 +478,28 @@ struct QConv2DLowering : CheckingPattern<QConv2DOp> {
     SmallVector<Value> partials;
     for (auto [offset, size] : pieces(perGroupIn, channelChunk)) {
       bool whole = size == perGroupIn;
-      Value in = whole ? input : sliceDim(rewriter, loc, input, 1, offset, size);
-      Value w = whole ? adaptor.getWeight()
-                      : sliceDim(rewriter, loc, adaptor.getWeight(), 1, offset,
-                                 size);
+      Value in =
+          whole ? input : sliceDim(rewriter, loc, input, 1, offset, size);
+      Value w =
+          whole ? adaptor.getWeight()
+                : sliceDim(rewriter, loc, adaptor.getWeight(), 1, offset, size);
       partials.push_back(intContraction(
           rewriter, loc, in, w, adaptor.getInputZeroPoint(),
-          adaptor.getWeightZeroPoints(), type.getShape(), maps,
+          adaptor.getWeightZeroPoints(), buildInit(rewriter, loc, types), maps,
           conv.iterators));
     }
-    Value acc = addPartials(rewriter, loc, partials, type);
-    rewriter.replaceOp(op, rescale(rewriter, loc, acc, adaptor.getInputScale(),
-                                   adaptor.getWeightScales(),
-                                   adaptor.getBias(), /*channelDim=*/1, type,
-                                   checks ? op : nullptr));
-    return success();
+    Value acc = addPartials(rewriter, loc, partials, types.result);
+    return rescale(rewriter, loc, types, acc, adaptor.getInputScale(),
+                   adaptor.getWeightScales(), adaptor.getBias(),
+                   /*channelDim=*/1, checkedAt(op));
   }
 };
 
 } // namespace
 
-void mix::populateQuantizedToLinalgConversionPatterns(
-    RewritePatternSet &patterns, bool checks) {
-  patterns.add<QuantizeLowering, QDenseLowering, QMatmulLowering,
-               QConv2DLowering>(patterns.getContext(), checks);
+void mix::lowering::populateQuantizedPatterns(
+    RewritePatternSet &patterns, const MixToLinalgOptions &options) {
+  patterns
+      .add<QuantizeLowering, QDenseLowering, QMatmulLowering, QConv2DLowering>(
+          patterns.getContext(), options);
 }

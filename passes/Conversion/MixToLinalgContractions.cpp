@@ -1,0 +1,76 @@
+//===- MixToLinalgContractions.cpp - dense and matmul to linalg -----------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Float dense and matmul: one linalg.generic over (..., m, k, n), n innermost
+// (vectorizable), each output accumulating its products in k order with one
+// fma per step in the layer's accumulator type (the order and rounding of
+// mixrt's reduced GEMM); then the bias epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/LayerLowering.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::lowering;
+
+Value mix::lowering::contraction(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs, bool rhsBatched, Value init) {
+  auto initType = cast<ShapedType>(init.getType());
+  Type accType = initType.getElementType();
+  ContractionMaps cmaps =
+      contractionMaps(cast<ShapedType>(lhs.getType()).getRank(),
+                      initType.getRank(), rhsBatched, b.getContext());
+  return generic(b, loc, ValueRange{lhs, rhs}, init,
+                 {cmaps.lhs, cmaps.rhs, cmaps.output}, cmaps.iterators,
+                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                   Value x = convertScalar(nb, nloc, args[0], accType);
+                   Value y = convertScalar(nb, nloc, args[1], accType);
+                   // One fused multiply-add per step, k ascending: the order
+                   // and rounding of mixrt's reduced GEMM (docs/runtime.md),
+                   // so both agree bit for bit.
+                   return Value(math::FmaOp::create(nb, nloc, x, y, args[2]));
+                 });
+}
+
+namespace {
+
+struct DenseLowering : LayerLoweringBase<DenseOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(DenseOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value sum =
+        contraction(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+                    /*rhsBatched=*/false, buildInit(rewriter, loc, types));
+    BiasEpilogue epilogue;
+    epilogue.biasType = types.acc;
+    epilogue.bias = adaptor.getBias();
+    epilogue.channelDim = types.result.getRank() - 1;
+    return addBias(rewriter, loc, types, sum, epilogue);
+  }
+};
+
+struct MatmulLowering : LayerLoweringBase<MatmulOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(MatmulOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value sum =
+        contraction(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                    /*rhsBatched=*/true, buildInit(rewriter, loc, types));
+    return convertTensor(rewriter, loc, sum, types.result);
+  }
+};
+
+} // namespace
+
+void mix::lowering::populateContractionPatterns(
+    RewritePatternSet &patterns, const MixToLinalgOptions &options) {
+  patterns.add<DenseLowering, MatmulLowering>(patterns.getContext(), options);
+}

@@ -1,0 +1,98 @@
+//===- MixToLinalgPatterns.h - mix to linalg patterns by family -*- C++ -*-===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The mix -> linalg lowering grows by op family: one file per family, each
+// with its populate...Patterns, all called by
+// populateMixToLinalgConversionPatterns (passes/ConvertMixToLinalg.cpp).
+// Internal to the lowering; the public entry points are in
+// passes/ConvertMixToLinalg.h.
+//
+//   MixToLinalgElementwise.cpp     cast, relu, add, mul, gelu
+//   MixToLinalgContractions.cpp    dense, matmul
+//   MixToLinalgConvolutions.cpp    conv2d
+//   MixToLinalgNormalization.cpp   batch_norm, layer_norm, pooling
+//   MixToLinalgSoftmaxAndLosses.cpp softmax, cross_entropy_loss, mse_loss
+//   MixToLinalgAttention.cpp       attention, attention_core
+//   MixToLinalgQuantized.cpp       quantize, qdense, qmatmul, qconv2d
+//   MixToLinalgStructure.cpp       weight, reshape, flatten, embedding;
+//                                  networks and blocks
+//
+// LayerLowering.h holds what the layer patterns share (the accumulator type,
+// the init tensor, the bias epilogue).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_PASSES_CONVERSION_MIXTOLINALGPATTERNS_H
+#define MIXC_PASSES_CONVERSION_MIXTOLINALGPATTERNS_H
+
+#include "passes/ConvertMixToLinalg.h"
+
+#include "dialect/MixOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mix::lowering {
+
+//===----------------------------------------------------------------------===//
+// Patterns, one populate function per op family
+//===----------------------------------------------------------------------===//
+
+/// mix.cast, relu, add, mul, gelu.
+void populateElementwisePatterns(mlir::RewritePatternSet &patterns,
+                                 const MixToLinalgOptions &options);
+
+/// Float dense and matmul.
+void populateContractionPatterns(mlir::RewritePatternSet &patterns,
+                                 const MixToLinalgOptions &options);
+
+/// Float conv2d.
+void populateConvolutionPatterns(mlir::RewritePatternSet &patterns,
+                                 const MixToLinalgOptions &options);
+
+/// batch_norm, layer_norm, global_avg_pool, max_pool2d.
+void populateNormalizationPatterns(mlir::RewritePatternSet &patterns,
+                                   const MixToLinalgOptions &options);
+
+/// softmax, cross_entropy_loss, mse_loss.
+void populateSoftmaxAndLossPatterns(mlir::RewritePatternSet &patterns,
+                                    const MixToLinalgOptions &options);
+
+/// attention and attention_core (the float core of int8 attention).
+void populateAttentionPatterns(mlir::RewritePatternSet &patterns,
+                               const MixToLinalgOptions &options);
+
+/// quantize and the integer GEMMs (qdense, qmatmul, qconv2d), with mixrt's
+/// arithmetic.
+void populateQuantizedPatterns(mlir::RewritePatternSet &patterns,
+                               const MixToLinalgOptions &options);
+
+/// Inline weights, reshape, flatten, embedding.
+void populateStructurePatterns(mlir::RewritePatternSet &patterns,
+                               const MixToLinalgOptions &options);
+
+/// mix.network -> func.func with the same signature and the C interface, for
+/// every network of `module` (after the patterns ran).
+void convertNetworks(mlir::ModuleOp module);
+
+//===----------------------------------------------------------------------===//
+// Builders one family provides to another
+//===----------------------------------------------------------------------===//
+
+/// sum_k lhs[..., m, k] * rhs[(...,) k, n] accumulated into `init` (the
+/// accumulator tensor of the result's shape; k ascending, one fma per step:
+/// mixrt's reduced GEMM). Defined in MixToLinalgContractions.cpp.
+mlir::Value contraction(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                        mlir::Value rhs, bool rhsBatched, mlir::Value init);
+
+/// Softmax of `x` along `axis`: the maximum, exp(x - max) in x's element
+/// type, the sum and the division in `accType`, one conversion to `outElem`.
+/// Defined in MixToLinalgSoftmaxAndLosses.cpp.
+mlir::Value softmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                    int64_t axis, mlir::Type accType, mlir::Type outElem);
+
+} // namespace mix::lowering
+
+#endif // MIXC_PASSES_CONVERSION_MIXTOLINALGPATTERNS_H
