@@ -16,19 +16,25 @@
 
 using namespace mix;
 
+namespace {
+/// The message and error code of `error` (consumed).
+std::pair<std::string, std::error_code> describe(llvm::Error error) {
+  std::pair<std::string, std::error_code> result;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &e) {
+    result = {e.message(), e.convertToErrorCode()};
+  });
+  return result;
+}
+} // namespace
+
 TEST_CASE("makeError prints its message alone", "[support]") {
   llvm::Error plain = makeError("model.mlir:3:5: bad " + llvm::Twine(42));
   REQUIRE(static_cast<bool>(plain));
   CHECK(llvm::toString(std::move(plain)) == "model.mlir:3:5: bad 42");
 
   // The code does not show in the message but converts back.
-  llvm::Error coded = makeError(std::errc::invalid_argument, "w.st: broken");
-  std::string message;
-  std::error_code code;
-  llvm::handleAllErrors(std::move(coded), [&](const llvm::ErrorInfoBase &e) {
-    message = e.message();
-    code = e.convertToErrorCode();
-  });
+  auto [message, code] =
+      describe(makeError(std::errc::invalid_argument, "w.st: broken"));
   CHECK(message == "w.st: broken");
   CHECK(code == std::errc::invalid_argument);
 
@@ -42,15 +48,9 @@ TEST_CASE("makeError prints its message alone", "[support]") {
 TEST_CASE("prefixError keeps the code and success", "[support]") {
   CHECK_FALSE(static_cast<bool>(prefixError("p: ", llvm::Error::success())));
 
-  llvm::Error error =
+  auto [message, code] = describe(
       prefixError("out.safetensors: ", makeError(std::errc::is_a_directory,
-                                                 "cannot rename 'a' to 'b'"));
-  std::string message;
-  std::error_code code;
-  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase &e) {
-    message = e.message();
-    code = e.convertToErrorCode();
-  });
+                                                 "cannot rename 'a' to 'b'")));
   CHECK(message == "out.safetensors: cannot rename 'a' to 'b'");
   CHECK(code == std::errc::is_a_directory);
 
