@@ -410,10 +410,10 @@ int Compilation::run() {
         !policy)
       return fail(policy.takeError());
   if (!options.calibrationPath.empty())
-    if (absl::StatusOr<io::CalibrationTable> table =
+    if (llvm::Expected<io::CalibrationTable> table =
             io::readCalibration(options.calibrationPath);
-        !table.ok())
-      return fail(std::string(table.status().message()));
+        !table)
+      return fail(table.takeError());
 
   DialectRegistry registry;
   registerMixPipelineDependencies(registry);
@@ -429,10 +429,10 @@ int Compilation::run() {
 
   // Weights.
   if (!options.weightsPath.empty()) {
-    absl::StatusOr<io::SafetensorsFile> file =
+    llvm::Expected<io::SafetensorsFile> file =
         io::SafetensorsFile::open(options.weightsPath);
-    if (!file.ok())
-      return fail(std::string(file.status().message()));
+    if (!file)
+      return fail(file.takeError());
     std::vector<std::string> unused;
     if (llvm::Error error = bindWeights(module, *file, &unused))
       return fail(std::move(error));
