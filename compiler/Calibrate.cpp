@@ -7,6 +7,7 @@
 #include "compiler/Calibrate.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Resolve.h"
+#include "support/Error.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>
@@ -16,14 +17,6 @@ using namespace mlir;
 using namespace mix;
 
 namespace {
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-llvm::Error fromStatus(const absl::Status &status) {
-  return makeError(std::string(status.message()));
-}
-
 /// Operand names of the activation inputs of an int8 layer, or empty.
 SmallVector<std::pair<unsigned, StringRef>> int8Inputs(Operation *op) {
   auto layer = dyn_cast<LayerOpInterface>(op);
@@ -44,27 +37,30 @@ llvm::Expected<io::CalibrationTable>
 mix::calibrate(NetworkOp network, ArrayRef<Sample> samples,
                const WeightMap &weights, io::CalibrationMethod method,
                double percentile) {
-  absl::StatusOr<io::RangeCollector> collector =
+  llvm::Expected<io::RangeCollector> collector =
       io::RangeCollector::create(method, percentile);
-  if (!collector.ok())
-    return fromStatus(collector.status());
+  if (!collector)
+    return collector.takeError();
   // Paths and inputs are decided on the unmodified network.
   llvm::DenseMap<Operation *, std::string> paths;
   network.walk([&](Operation *op) {
     if (!int8Inputs(op).empty())
       paths[op] = getLayerPath(op);
   });
-  absl::Status failure;
+  // The first error of collector->add, which the interpreter callback
+  // cannot return.
+  std::optional<std::string> failure;
   InterpreterOptions options;
   options.beforeLayer = [&](Operation *op, ArrayRef<const RefTensor *> in) {
     auto it = paths.find(op);
-    if (it == paths.end() || !failure.ok())
+    if (it == paths.end() || failure)
       return;
     for (auto [index, name] : int8Inputs(op)) {
-      absl::Status s = collector->add(it->second + "/" + name.str(),
-                                      in[index]->data);
-      if (!s.ok() && failure.ok())
-        failure = s;
+      if (llvm::Error error =
+              collector->add(it->second + "/" + name.str(), in[index]->data)) {
+        failure = llvm::toString(std::move(error));
+        return;
+      }
     }
   };
   for (auto [i, sample] : llvm::enumerate(samples)) {
@@ -72,9 +68,8 @@ mix::calibrate(NetworkOp network, ArrayRef<Sample> samples,
     if (!out)
       return makeError("sample " + llvm::Twine(i) + ": " +
                        llvm::toString(out.takeError()));
-    if (!failure.ok())
-      return makeError("sample " + llvm::Twine(i) + ": " +
-                       std::string(failure.message()));
+    if (failure)
+      return makeError("sample " + llvm::Twine(i) + ": " + *failure);
   }
   io::CalibrationTable table = collector->finish();
   table.samples = static_cast<int64_t>(samples.size());
@@ -115,8 +110,8 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
         refOut[it->second] = result.data;
     };
     if (auto out = interpret(reference, sample, weights, refOptions); !out)
-      return makeError("sample " + llvm::Twine(i) + " (reference): " +
-                       llvm::toString(out.takeError()));
+      return makeError("sample " + llvm::Twine(i) +
+                       " (reference): " + llvm::toString(out.takeError()));
     InterpreterOptions lowOptions;
     lowOptions.afterOp = [&](Operation *op, const RefTensor &result) {
       if (!isa<LayerOpInterface, QDenseOp, QConv2DOp, QMatmulOp>(op))
@@ -137,8 +132,8 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
       s.count += static_cast<int64_t>(ref.size());
     };
     if (auto out = interpret(lowered, sample, weights, lowOptions); !out)
-      return makeError("sample " + llvm::Twine(i) + " (lowered): " +
-                       llvm::toString(out.takeError()));
+      return makeError("sample " + llvm::Twine(i) +
+                       " (lowered): " + llvm::toString(out.takeError()));
   }
   std::vector<LayerAccuracy> result;
   for (auto [a, s] : llvm::zip_equal(layers, sums)) {

@@ -20,6 +20,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "passes/Policy.h"
+#include "support/Error.h"
+#include "support/OutputFiles.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -56,115 +58,6 @@ using namespace mix;
 const char *mix::getMixcVersion() { return MIXC_VERSION_STRING; }
 
 namespace {
-
-llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
-//===----------------------------------------------------------------------===//
-// Outputs, all or nothing
-//===----------------------------------------------------------------------===//
-
-/// Files produced in memory and committed together: each is written to a
-/// temporary file in its destination directory, and all are renamed only
-/// when every one was written. Directories are created at commit time, so a
-/// run that fails earlier creates none; a failing commit removes its
-/// temporary files, the outputs it already renamed and the directories it
-/// created.
-class OutputFiles {
-public:
-  void add(std::string path, std::string contents) {
-    files.push_back({std::move(path), std::move(contents), "", false});
-  }
-  bool empty() const { return files.empty(); }
-
-  llvm::Error commit() {
-    if (llvm::Error error = writeAll()) {
-      rollback();
-      return error;
-    }
-    return llvm::Error::success();
-  }
-
-  std::vector<std::string> paths() const {
-    std::vector<std::string> result;
-    for (const File &f : files)
-      result.push_back(f.path);
-    return result;
-  }
-
-private:
-  struct File {
-    std::string path;
-    std::string contents;
-    std::string temp;
-    bool renamed;
-  };
-
-  llvm::Error createDirectories(llvm::StringRef dir) {
-    if (dir.empty() || llvm::sys::fs::is_directory(dir))
-      return llvm::Error::success();
-    // Remember every directory this run creates, deepest last.
-    SmallVector<std::string> missing;
-    for (llvm::StringRef d = dir; !d.empty() && !llvm::sys::fs::exists(d);
-         d = llvm::sys::path::parent_path(d))
-      missing.push_back(d.str());
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-      return makeError("cannot create directory '" + dir +
-                       "': " + ec.message());
-    createdDirs.append(missing.rbegin(), missing.rend());
-    return llvm::Error::success();
-  }
-
-  llvm::Error writeAll() {
-    for (File &f : files)
-      if (llvm::Error error =
-              createDirectories(llvm::sys::path::parent_path(f.path)))
-        return error;
-    for (File &f : files) {
-      int fd;
-      llvm::SmallString<256> temp;
-      if (std::error_code ec =
-              llvm::sys::fs::createUniqueFile(f.path + ".tmp.%%%%%%", fd, temp))
-        return makeError("cannot create a temporary file for '" + f.path +
-                         "': " + ec.message());
-      f.temp = temp.str().str();
-      llvm::sys::RemoveFileOnSignal(f.temp);
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << f.contents;
-      os.close();
-      if (os.has_error()) {
-        std::error_code ec = os.error();
-        os.clear_error();
-        return makeError("cannot write '" + f.temp + "': " + ec.message());
-      }
-    }
-    for (File &f : files) {
-      if (std::error_code ec = llvm::sys::fs::rename(f.temp, f.path))
-        return makeError("cannot rename '" + f.temp + "' to '" + f.path +
-                         "': " + ec.message());
-      llvm::sys::DontRemoveFileOnSignal(f.temp);
-      f.renamed = true;
-    }
-    return llvm::Error::success();
-  }
-
-  void rollback() {
-    for (File &f : files) {
-      if (f.temp.empty())
-        continue;
-      llvm::sys::fs::remove(f.renamed ? f.path : f.temp);
-      llvm::sys::DontRemoveFileOnSignal(f.temp);
-    }
-    // Deepest first; remove() fails, as it should, on a directory that is
-    // not empty.
-    for (const std::string &dir : llvm::reverse(createdDirs))
-      llvm::sys::fs::remove(dir);
-  }
-
-  std::vector<File> files;
-  SmallVector<std::string> createdDirs;
-};
 
 //===----------------------------------------------------------------------===//
 // Target
@@ -517,10 +410,10 @@ int Compilation::run() {
         !policy)
       return fail(policy.takeError());
   if (!options.calibrationPath.empty())
-    if (absl::StatusOr<io::CalibrationTable> table =
+    if (llvm::Expected<io::CalibrationTable> table =
             io::readCalibration(options.calibrationPath);
-        !table.ok())
-      return fail(std::string(table.status().message()));
+        !table)
+      return fail(table.takeError());
 
   DialectRegistry registry;
   registerMixPipelineDependencies(registry);
@@ -536,10 +429,10 @@ int Compilation::run() {
 
   // Weights.
   if (!options.weightsPath.empty()) {
-    absl::StatusOr<io::SafetensorsFile> file =
+    llvm::Expected<io::SafetensorsFile> file =
         io::SafetensorsFile::open(options.weightsPath);
-    if (!file.ok())
-      return fail(std::string(file.status().message()));
+    if (!file)
+      return fail(file.takeError());
     std::vector<std::string> unused;
     if (llvm::Error error = bindWeights(module, *file, &unused))
       return fail(std::move(error));

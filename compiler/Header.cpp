@@ -7,6 +7,7 @@
 #include "compiler/Header.h"
 #include "compiler/ModelLoader.h"
 #include "dialect/MixOps.h"
+#include "support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -19,10 +20,6 @@
 
 using namespace mlir;
 using namespace mix;
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
 
 //===----------------------------------------------------------------------===//
 // Names

@@ -8,14 +8,10 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Weights.h"
 #include "dialect/MixOps.h"
+#include "support/Error.h"
 
 using namespace mlir;
 using namespace mix;
-
-static llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
-}
 
 llvm::Expected<std::vector<Sample>>
 mix::loadSamples(NetworkOp network, const io::SafetensorsFile &file) {
@@ -25,20 +21,20 @@ mix::loadSamples(NetworkOp network, const io::SafetensorsFile &file) {
     std::string name = "input" + std::to_string(i);
     auto type = dyn_cast<RankedTensorType>(argType);
     if (!type)
-      return fail("network @" + network.getSymName() + ": input " +
-                  llvm::Twine(i) + " is not a tensor");
+      return makeError("network @" + network.getSymName() + ": input " +
+                       llvm::Twine(i) + " is not a tensor");
     const io::TensorInfo *info = file.find(name);
     if (!info)
-      return fail(file.path() + ": no tensor '" + name + "' for input " +
-                  llvm::Twine(i) + " of network @" + network.getSymName() +
-                  " (" + formatShape(type.getShape()) + ")");
-    std::optional<io::DType> dtype =
-        getSafetensorsDType(type.getElementType());
+      return makeError(file.path() + ": no tensor '" + name + "' for input " +
+                       llvm::Twine(i) + " of network @" + network.getSymName() +
+                       " (" + formatShape(type.getShape()) + ")");
+    std::optional<io::DType> dtype = getSafetensorsDType(type.getElementType());
     if (!dtype || info->dtype != *dtype)
-      return fail(file.path() + ": tensor '" + name + "' has dtype " +
-                  io::dtypeName(info->dtype) + ", input " + llvm::Twine(i) +
-                  " of network @" + network.getSymName() + " needs " +
-                  (dtype ? io::dtypeName(*dtype) : llvm::StringRef("?")));
+      return makeError(file.path() + ": tensor '" + name + "' has dtype " +
+                       io::dtypeName(info->dtype) + ", input " +
+                       llvm::Twine(i) + " of network @" + network.getSymName() +
+                       " needs " +
+                       (dtype ? io::dtypeName(*dtype) : llvm::StringRef("?")));
     ArrayRef<int64_t> shape = type.getShape();
     ArrayRef<int64_t> got(info->shape);
     int64_t n;
@@ -47,23 +43,22 @@ mix::loadSamples(NetworkOp network, const io::SafetensorsFile &file) {
     else if (got.size() == shape.size() + 1 && got.drop_front() == shape)
       n = got.front();
     else if (!shape.empty() && got.size() == shape.size() && shape[0] > 0 &&
-             got.drop_front() == shape.drop_front() &&
-             got[0] % shape[0] == 0)
+             got.drop_front() == shape.drop_front() && got[0] % shape[0] == 0)
       n = got[0] / shape[0]; // samples stacked along the batch dimension
     else
-      return fail(file.path() + ": tensor '" + name + "' has shape " +
-                  io::formatShape(got) + ", input " + llvm::Twine(i) +
-                  " of network @" + network.getSymName() + " is " +
-                  formatShape(shape) +
-                  " (S samples: [S, ...] or stacked along dimension 0)");
+      return makeError(file.path() + ": tensor '" + name + "' has shape " +
+                       formatShape(got) + ", input " + llvm::Twine(i) +
+                       " of network @" + network.getSymName() + " is " +
+                       formatShape(shape) +
+                       " (S samples: [S, ...] or stacked along dimension 0)");
     if (count && *count != n)
-      return fail(file.path() + ": tensor '" + name + "' holds " +
-                  llvm::Twine(n) + " samples, earlier inputs " +
-                  llvm::Twine(*count));
+      return makeError(file.path() + ": tensor '" + name + "' holds " +
+                       llvm::Twine(n) + " samples, earlier inputs " +
+                       llvm::Twine(*count));
     count = n;
-    absl::StatusOr<std::vector<double>> values = file.readAsDouble(name);
-    if (!values.ok())
-      return fail(std::string(values.status().message()));
+    llvm::Expected<std::vector<double>> values = file.readAsDouble(name);
+    if (!values)
+      return values.takeError();
     samples.resize(n);
     int64_t per = type.getNumElements();
     for (int64_t s = 0; s < n; ++s) {
@@ -74,7 +69,7 @@ mix::loadSamples(NetworkOp network, const io::SafetensorsFile &file) {
     }
   }
   if (count && *count == 0)
-    return fail(file.path() + ": no samples (leading dimension 0)");
+    return makeError(file.path() + ": no samples (leading dimension 0)");
   if (!count) // a network without inputs: one empty sample
     samples.emplace_back();
   return samples;
@@ -91,9 +86,10 @@ llvm::Expected<NetworkOp> mix::findNetwork(ModuleOp module, StringRef entry) {
   if (entry.empty() && std::next(networks.begin()) == networks.end())
     return *networks.begin();
   if (entry.empty())
-    return fail("the model has several networks (" + names +
-                "): choose one with --entry");
-  return fail("no network @" + entry + " in the model (it has " + names + ")");
+    return makeError("the model has several networks (" + names +
+                     "): choose one with --entry");
+  return makeError("no network @" + entry + " in the model (it has " + names +
+                   ")");
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>
@@ -102,10 +98,10 @@ mix::loadModelWithWeights(StringRef modelPath, StringRef weightsPath,
   auto module = loadModel(modelPath, context);
   if (!module || weightsPath.empty())
     return module;
-  absl::StatusOr<io::SafetensorsFile> file =
+  llvm::Expected<io::SafetensorsFile> file =
       io::SafetensorsFile::open(weightsPath.str());
-  if (!file.ok())
-    return fail(std::string(file.status().message()));
+  if (!file)
+    return file.takeError();
   if (llvm::Error err = bindWeights(**module, *file))
     return std::move(err);
   return module;

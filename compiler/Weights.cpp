@@ -9,15 +9,12 @@
 #include "dialect/MixOps.h"
 #include "io/Safetensors.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "support/Error.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
 
 using namespace mlir;
 using namespace mix;
-
-static llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
 
 std::optional<io::DType> mix::getSafetensorsDType(Type type) {
   if (type.isF64())
@@ -74,10 +71,10 @@ llvm::Error mix::bindWeights(ModuleOp module, const io::SafetensorsFile &file,
               " cannot be read from a safetensors file";
       return WalkResult::interrupt();
     }
-    absl::StatusOr<const io::TensorInfo *> tensor =
+    llvm::Expected<const io::TensorInfo *> tensor =
         file.get(ref.getValue(), *dtype, type.getShape());
-    if (!tensor.ok()) {
-      error = prefix + std::string(tensor.status().message());
+    if (!tensor) {
+      error = prefix + llvm::toString(tensor.takeError());
       return WalkResult::interrupt();
     }
     ArrayRef<char> raw(reinterpret_cast<const char *>((*tensor)->data),

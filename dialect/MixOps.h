@@ -18,13 +18,9 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "support/Format.h" // formatShape, for diagnostics
 
 #define GET_OP_CLASSES
 #include "dialect/MixOps.h.inc"
-
-namespace mix {
-/// Formats a shape as `[2, 3, 4]` for diagnostics.
-std::string formatShape(llvm::ArrayRef<int64_t> dims);
-} // namespace mix
 
 #endif // MIXC_DIALECT_MIXOPS_H

@@ -24,15 +24,6 @@ using namespace mix;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-std::string mix::formatShape(ArrayRef<int64_t> dims) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << '[';
-  llvm::interleaveComma(dims, os);
-  os << ']';
-  return s;
-}
-
 static ArrayRef<int64_t> shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }

@@ -6,9 +6,8 @@
 
 #include "io/Calibration.h"
 
-#include "io/Safetensors.h"
+#include "io/Common.h"
 
-#include "absl/strings/str_cat.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,17 +20,13 @@ namespace json = llvm::json;
 
 namespace mix::io {
 
+using detail::invalid;
+using detail::jsonKindName;
+
 namespace {
 
 constexpr const char *kFormat = "mixc-calibration";
 constexpr int64_t kVersion = 1;
-
-absl::string_view sv(llvm::StringRef s) { return {s.data(), s.size()}; }
-
-template <typename... Args>
-absl::Status invalid(llvm::StringRef path, const Args &...args) {
-  return absl::InvalidArgumentError(absl::StrCat(sv(path), ": ", args...));
-}
 
 /// "nan", "inf" or "-inf".
 const char *nonFiniteName(double v) {
@@ -52,27 +47,25 @@ std::string formatDouble(double v) {
   return s;
 }
 
-absl::Status checkPercentile(llvm::StringRef source, double p) {
+llvm::Error checkPercentile(llvm::StringRef source, double p) {
   if (!(p > 50 && p <= 100))
     return invalid(source, "percentile ", p, " is outside (50, 100]");
-  return absl::OkStatus();
+  return llvm::Error::success();
 }
 
-absl::Status checkRange(llvm::StringRef source, llvm::StringRef name,
-                        const CalibrationRange &r) {
+llvm::Error checkRange(llvm::StringRef source, llvm::StringRef name,
+                       const CalibrationRange &r) {
   if (!std::isfinite(r.min))
-    return invalid(source, "range '", sv(name), "': min is ",
-                   nonFiniteName(r.min));
+    return invalid(source, "range '", name, "': min is ", nonFiniteName(r.min));
   if (!std::isfinite(r.max))
-    return invalid(source, "range '", sv(name), "': max is ",
-                   nonFiniteName(r.max));
+    return invalid(source, "range '", name, "': max is ", nonFiniteName(r.max));
   if (r.min > r.max)
-    return invalid(source, "range '", sv(name), "': min ", formatDouble(r.min),
+    return invalid(source, "range '", name, "': min ", formatDouble(r.min),
                    " is greater than max ", formatDouble(r.max));
   if (r.count < 0)
-    return invalid(source, "range '", sv(name), "': count ", r.count,
+    return invalid(source, "range '", name, "': count ", r.count,
                    " is negative");
-  return absl::OkStatus();
+  return llvm::Error::success();
 }
 
 /// 1-based nearest rank of the q-th percentile of n values, clamped to [1, n].
@@ -102,13 +95,12 @@ llvm::StringRef calibrationMethodName(CalibrationMethod method) {
 // CalibrationTable
 //===----------------------------------------------------------------------===//
 
-absl::StatusOr<CalibrationRange>
+llvm::Expected<CalibrationRange>
 CalibrationTable::lookup(llvm::StringRef name) const {
   auto it = ranges.find(name.str());
   if (it == ranges.end())
-    return absl::NotFoundError(
-        absl::StrCat(source, ": no calibration range for '", sv(name),
-                     "' (calibrate with the same model)"));
+    return detail::notFound(source, "no calibration range for '", name,
+                            "' (calibrate with the same model)");
   return it->second;
 }
 
@@ -116,29 +108,30 @@ CalibrationTable::lookup(llvm::StringRef name) const {
 // RangeCollector
 //===----------------------------------------------------------------------===//
 
-absl::StatusOr<RangeCollector> RangeCollector::create(CalibrationMethod method,
+llvm::Expected<RangeCollector> RangeCollector::create(CalibrationMethod method,
                                                       double percentile) {
   if (method == CalibrationMethod::MinMax)
     return RangeCollector(method, 0);
-  if (absl::Status s = checkPercentile("calibration", percentile); !s.ok())
-    return s;
+  if (llvm::Error error = checkPercentile("calibration", percentile))
+    return std::move(error);
   return RangeCollector(method, percentile);
 }
 
-absl::Status RangeCollector::add(llvm::StringRef name,
-                                 llvm::ArrayRef<double> values) {
+llvm::Error RangeCollector::add(llvm::StringRef name,
+                                llvm::ArrayRef<double> values) {
   for (size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor '", sv(name), "': value ", i,
-                       " of this batch is ", nonFiniteName(values[i])));
+      return makeError(std::errc::invalid_argument,
+                       detail::concat("tensor '", name, "': value ", i,
+                                      " of this batch is ",
+                                      nonFiniteName(values[i])));
   auto it = observed_.find(name);
   if (it == observed_.end())
     it = observed_.emplace(name.str(), Observed()).first;
   Observed &obs = it->second;
   if (method_ == CalibrationMethod::Percentile) {
     obs.values.insert(obs.values.end(), values.begin(), values.end());
-    return absl::OkStatus();
+    return llvm::Error::success();
   }
   for (double v : values) {
     if (obs.range.count == 0) {
@@ -149,7 +142,7 @@ absl::Status RangeCollector::add(llvm::StringRef name,
     }
     ++obs.range.count;
   }
-  return absl::OkStatus();
+  return llvm::Error::success();
 }
 
 CalibrationTable RangeCollector::finish() const {
@@ -178,15 +171,125 @@ CalibrationTable RangeCollector::finish() const {
 // Reading
 //===----------------------------------------------------------------------===//
 
-absl::StatusOr<CalibrationTable> readCalibration(const std::string &path) {
+namespace {
+
+/// Reads "format", "version", "method", "percentile" and "samples" of the
+/// top-level object `root` into `table`.
+llvm::Error readFields(llvm::StringRef path, const json::Object &root,
+                       CalibrationTable &table) {
+  for (const auto &kv : root) {
+    llvm::StringRef key = kv.first;
+    if (key != "format" && key != "version" && key != "method" &&
+        key != "percentile" && key != "samples" && key != "ranges")
+      return invalid(path, "unknown key \"", key, "\"");
+  }
+  auto missing = [&](const char *key) {
+    return invalid(path, "missing \"", key, "\"");
+  };
+
+  const json::Value *format = root.get("format");
+  if (!format)
+    return missing("format");
+  if (format->getAsString() != llvm::StringRef(kFormat))
+    return invalid(path, "not a mixc calibration file (\"format\" must be \"",
+                   kFormat, "\")");
+
+  const json::Value *version = root.get("version");
+  if (!version)
+    return missing("version");
+  std::optional<int64_t> v = version->getAsInteger();
+  if (!v)
+    return invalid(path, "\"version\" must be an integer, got ",
+                   jsonKindName(*version));
+  if (*v != kVersion)
+    return invalid(path, "unsupported version ", *v,
+                   " (this mixc reads version ", kVersion, ")");
+
+  const json::Value *method = root.get("method");
+  if (!method)
+    return missing("method");
+  std::optional<llvm::StringRef> methodName = method->getAsString();
+  if (!methodName)
+    return invalid(path, "\"method\" must be a string, got ",
+                   jsonKindName(*method));
+  if (*methodName == "minmax")
+    table.method = CalibrationMethod::MinMax;
+  else if (*methodName == "percentile")
+    table.method = CalibrationMethod::Percentile;
+  else
+    return invalid(path, "unknown method \"", *methodName,
+                   "\" (expected \"minmax\" or \"percentile\")");
+
+  const json::Value *percentile = root.get("percentile");
+  if (table.method == CalibrationMethod::Percentile) {
+    if (!percentile)
+      return invalid(path, "missing \"percentile\" (required with method "
+                           "\"percentile\")");
+    std::optional<double> p = percentile->getAsNumber();
+    if (!p)
+      return invalid(path, "\"percentile\" must be a number, got ",
+                     jsonKindName(*percentile));
+    if (llvm::Error error = checkPercentile(path, *p))
+      return error;
+    table.percentile = *p;
+  } else if (percentile) {
+    return invalid(path, "\"percentile\" is only allowed with method "
+                         "\"percentile\"");
+  }
+
+  const json::Value *samples = root.get("samples");
+  if (!samples)
+    return missing("samples");
+  std::optional<int64_t> n = samples->getAsInteger();
+  if (!n || *n < 0)
+    return invalid(path, "\"samples\" must be a non-negative integer");
+  table.samples = *n;
+  return llvm::Error::success();
+}
+
+/// Reads the entry `name` of "ranges".
+llvm::Expected<CalibrationRange> readRange(llvm::StringRef path,
+                                           const std::string &name,
+                                           const json::Value &value) {
+  auto bad = [&](const auto &...pieces) {
+    return invalid(path, "range '", name, "': ", pieces...);
+  };
+  const json::Object *entry = value.getAsObject();
+  if (!entry)
+    return bad("must be an object, got ", jsonKindName(value));
+  for (const auto &kv : *entry)
+    if (kv.first != "min" && kv.first != "max" && kv.first != "count")
+      return bad("unknown key \"", llvm::StringRef(kv.first), "\"");
+  CalibrationRange range;
+  for (const char *key : {"min", "max"}) {
+    const json::Value *number = entry->get(key);
+    if (!number)
+      return bad("missing \"", key, "\"");
+    std::optional<double> d = number->getAsNumber();
+    if (!d)
+      return bad("\"", key, "\" must be a number, got ", jsonKindName(*number));
+    (llvm::StringRef(key) == "min" ? range.min : range.max) = *d;
+  }
+  const json::Value *count = entry->get("count");
+  if (!count)
+    return bad("missing \"count\"");
+  std::optional<int64_t> c = count->getAsInteger();
+  if (!c)
+    return bad("\"count\" must be an integer, got ", jsonKindName(*count));
+  range.count = *c;
+  if (llvm::Error error = checkRange(path, name, range))
+    return std::move(error);
+  return range;
+}
+
+} // namespace
+
+llvm::Expected<CalibrationTable> readCalibration(const std::string &path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    std::error_code ec = buffer.getError();
-    return absl::Status(absl::ErrnoToStatusCode(ec.value()),
-                        absl::StrCat(path, ": cannot read: ", ec.message()));
-  }
+  if (!buffer)
+    return detail::ioError(path, "cannot read: ", buffer.getError());
 
   llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
   if (!parsed)
@@ -197,90 +300,20 @@ absl::StatusOr<CalibrationTable> readCalibration(const std::string &path) {
   const json::Object *root = parsed->getAsObject();
   if (!root)
     return invalid(path, "expected a JSON object at the top level, got ",
-                   detail::jsonKindName(*parsed));
-
-  for (const auto &kv : *root) {
-    llvm::StringRef key = kv.first;
-    if (key != "format" && key != "version" && key != "method" &&
-        key != "percentile" && key != "samples" && key != "ranges")
-      return invalid(path, "unknown key \"", sv(key), "\"");
-  }
-  auto require = [&](const char *key) -> absl::StatusOr<const json::Value *> {
-    if (const json::Value *v = root->get(key))
-      return v;
-    return invalid(path, "missing \"", key, "\"");
-  };
-
-  absl::StatusOr<const json::Value *> format = require("format");
-  if (!format.ok())
-    return format.status();
-  if ((*format)->getAsString() != llvm::StringRef(kFormat))
-    return invalid(path, "not a mixc calibration file (\"format\" must be \"",
-                   kFormat, "\")");
-
-  absl::StatusOr<const json::Value *> version = require("version");
-  if (!version.ok())
-    return version.status();
-  std::optional<int64_t> v = (*version)->getAsInteger();
-  if (!v)
-    return invalid(path, "\"version\" must be an integer, got ",
-                   detail::jsonKindName(**version));
-  if (*v != kVersion)
-    return invalid(path, "unsupported version ", *v,
-                   " (this mixc reads "
-                   "version ",
-                   kVersion, ")");
+                   jsonKindName(*parsed));
 
   CalibrationTable table;
   table.source = path;
+  if (llvm::Error error = readFields(path, *root, table))
+    return std::move(error);
 
-  absl::StatusOr<const json::Value *> method = require("method");
-  if (!method.ok())
-    return method.status();
-  std::optional<llvm::StringRef> methodName = (*method)->getAsString();
-  if (!methodName)
-    return invalid(path, "\"method\" must be a string, got ",
-                   detail::jsonKindName(**method));
-  if (*methodName == "minmax")
-    table.method = CalibrationMethod::MinMax;
-  else if (*methodName == "percentile")
-    table.method = CalibrationMethod::Percentile;
-  else
-    return invalid(path, "unknown method \"", sv(*methodName),
-                   "\" (expected \"minmax\" or \"percentile\")");
-
-  const json::Value *percentile = root->get("percentile");
-  if (table.method == CalibrationMethod::Percentile) {
-    if (!percentile)
-      return invalid(path, "missing \"percentile\" (required with method "
-                           "\"percentile\")");
-    std::optional<double> p = percentile->getAsNumber();
-    if (!p)
-      return invalid(path, "\"percentile\" must be a number, got ",
-                     detail::jsonKindName(*percentile));
-    if (absl::Status s = checkPercentile(path, *p); !s.ok())
-      return s;
-    table.percentile = *p;
-  } else if (percentile) {
-    return invalid(path, "\"percentile\" is only allowed with method "
-                         "\"percentile\"");
-  }
-
-  absl::StatusOr<const json::Value *> samples = require("samples");
-  if (!samples.ok())
-    return samples.status();
-  std::optional<int64_t> s = (*samples)->getAsInteger();
-  if (!s || *s < 0)
-    return invalid(path, "\"samples\" must be a non-negative integer");
-  table.samples = *s;
-
-  absl::StatusOr<const json::Value *> rangesValue = require("ranges");
-  if (!rangesValue.ok())
-    return rangesValue.status();
-  const json::Object *ranges = (*rangesValue)->getAsObject();
+  const json::Value *rangesValue = root->get("ranges");
+  if (!rangesValue)
+    return invalid(path, "missing \"ranges\"");
+  const json::Object *ranges = rangesValue->getAsObject();
   if (!ranges)
     return invalid(path, "\"ranges\" must be an object, got ",
-                   detail::jsonKindName(**rangesValue));
+                   jsonKindName(*rangesValue));
 
   // Visit the ranges in sorted order so the first error is deterministic.
   std::vector<std::string> names;
@@ -288,38 +321,11 @@ absl::StatusOr<CalibrationTable> readCalibration(const std::string &path) {
     names.push_back(kv.first.str());
   std::sort(names.begin(), names.end());
   for (const std::string &name : names) {
-    auto bad = [&](const auto &...args) {
-      return invalid(path, "range '", name, "': ", args...);
-    };
-    const json::Value &value = *ranges->get(name);
-    const json::Object *entry = value.getAsObject();
-    if (!entry)
-      return bad("must be an object, got ", detail::jsonKindName(value));
-    for (const auto &kv : *entry)
-      if (kv.first != "min" && kv.first != "max" && kv.first != "count")
-        return bad("unknown key \"", sv(kv.first), "\"");
-    CalibrationRange range;
-    for (const char *key : {"min", "max"}) {
-      const json::Value *number = entry->get(key);
-      if (!number)
-        return bad("missing \"", key, "\"");
-      std::optional<double> d = number->getAsNumber();
-      if (!d)
-        return bad("\"", key, "\" must be a number, got ",
-                   detail::jsonKindName(*number));
-      (llvm::StringRef(key) == "min" ? range.min : range.max) = *d;
-    }
-    const json::Value *count = entry->get("count");
-    if (!count)
-      return bad("missing \"count\"");
-    std::optional<int64_t> c = count->getAsInteger();
-    if (!c)
-      return bad("\"count\" must be an integer, got ",
-                 detail::jsonKindName(*count));
-    range.count = *c;
-    if (absl::Status st = checkRange(path, name, range); !st.ok())
-      return st;
-    table.ranges.emplace(name, range);
+    llvm::Expected<CalibrationRange> range =
+        readRange(path, name, *ranges->get(name));
+    if (!range)
+      return range.takeError();
+    table.ranges.emplace(name, *range);
   }
   return table;
 }
@@ -328,18 +334,18 @@ absl::StatusOr<CalibrationTable> readCalibration(const std::string &path) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-absl::Status writeCalibration(const std::string &path,
-                              const CalibrationTable &table) {
+llvm::Error writeCalibration(const std::string &path,
+                             const CalibrationTable &table) {
   if (table.method == CalibrationMethod::Percentile)
-    if (absl::Status s = checkPercentile(path, table.percentile); !s.ok())
-      return s;
+    if (llvm::Error error = checkPercentile(path, table.percentile))
+      return error;
   if (table.samples < 0)
     return invalid(path, "samples ", table.samples, " is negative");
   for (const auto &[name, range] : table.ranges) {
     if (!json::isUTF8(name))
       return invalid(path, "range name '", name, "' is not valid UTF-8");
-    if (absl::Status s = checkRange(path, name, range); !s.ok())
-      return s;
+    if (llvm::Error error = checkRange(path, name, range))
+      return error;
   }
 
   std::string text;
@@ -361,7 +367,7 @@ absl::Status writeCalibration(const std::string &path,
     first = false;
   }
   os << (first ? "}\n" : "\n  }\n") << "}\n";
-  return writeFileAtomically(path, text);
+  return detail::writeFileAtomically(path, std::move(text));
 }
 
 } // namespace mix::io

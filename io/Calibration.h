@@ -10,15 +10,17 @@
 // "mixc-calibration", version 1, see docs/formats.md) that the quantizer
 // reads back to derive static activation scales.
 //
+// Errors are llvm::Error values (support/Error.h) with one-line messages;
+// invalid contents or arguments carry std::errc::invalid_argument.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MIXC_IO_CALIBRATION_H
 #define MIXC_IO_CALIBRATION_H
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <map>
@@ -61,9 +63,10 @@ struct CalibrationTable {
   /// readCalibration, "calibration table" for a table built in memory.
   std::string source = "calibration table";
 
-  /// The range of `name`, or NotFound "<source>: no calibration range for
-  /// 'x' (calibrate with the same model)".
-  absl::StatusOr<CalibrationRange> lookup(llvm::StringRef name) const;
+  /// The range of `name`, or the error "<source>: no calibration range for
+  /// 'x' (calibrate with the same model)"
+  /// (std::errc::no_such_file_or_directory).
+  llvm::Expected<CalibrationRange> lookup(llvm::StringRef name) const;
 };
 
 /// Accumulates observed values per tensor name.
@@ -73,16 +76,17 @@ struct CalibrationTable {
 /// Not thread-safe, including finish().
 class RangeCollector {
 public:
-  /// A collector; InvalidArgument unless `percentile` lies in (50, 100] when
-  /// `method` is Percentile (it is ignored for MinMax).
-  static absl::StatusOr<RangeCollector> create(CalibrationMethod method,
+  /// A collector; fails (std::errc::invalid_argument) unless `percentile`
+  /// lies in (50, 100] when `method` is Percentile (it is ignored for
+  /// MinMax).
+  static llvm::Expected<RangeCollector> create(CalibrationMethod method,
                                                double percentile = 99.99);
 
   /// Adds observed values of `name`; any number of calls per name. A batch
   /// containing a NaN or infinity is rejected as a whole (nothing of it is
-  /// recorded) with InvalidArgument "tensor 'x': value 12 of this batch is
-  /// nan".
-  absl::Status add(llvm::StringRef name, llvm::ArrayRef<double> values);
+  /// recorded) with "tensor 'x': value 12 of this batch is nan"
+  /// (std::errc::invalid_argument).
+  llvm::Error add(llvm::StringRef name, llvm::ArrayRef<double> values);
 
   /// The table of all names seen so far (`samples` is left 0).
   ///
@@ -108,14 +112,17 @@ private:
 };
 
 /// Reads and validates a calibration file. Errors are one line starting with
-/// the path (and line:column for malformed JSON).
-absl::StatusOr<CalibrationTable> readCalibration(const std::string &path);
+/// the path (and line:column for malformed JSON); a file that cannot be read
+/// fails with the errno code, an invalid one with
+/// std::errc::invalid_argument.
+llvm::Expected<CalibrationTable> readCalibration(const std::string &path);
 
 /// Writes `table` (validated first, so that readCalibration accepts the
-/// result) with numbers that read back bit for bit. Atomic: the file is
-/// written to `<path>.tmp.<pid>` and renamed.
-absl::Status writeCalibration(const std::string &path,
-                              const CalibrationTable &table);
+/// result) with numbers that read back bit for bit. Atomic
+/// (mix::OutputFiles): the file is written beside `path` and renamed over
+/// it; the directory must exist.
+llvm::Error writeCalibration(const std::string &path,
+                             const CalibrationTable &table);
 
 } // namespace mix::io
 

@@ -10,18 +10,19 @@
 // plus an optional "__metadata__" string map, then the little-endian,
 // row-major data buffer.
 //
-// Errors are absl::Status values with one-line messages that start with the
-// file path. The library uses no exceptions and no MLIR.
+// Errors are llvm::Error values (support/Error.h) with one-line messages
+// that start with the file path; their error code tells the kind of failure
+// (std::errc::invalid_argument for malformed contents, the errno value of a
+// failed system call, ...). The library uses no exceptions and no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MIXC_IO_SAFETENSORS_H
 #define MIXC_IO_SAFETENSORS_H
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <map>
@@ -31,11 +32,7 @@
 #include <vector>
 
 namespace llvm {
-class Error;
 class MemoryBuffer;
-namespace json {
-class Value;
-} // namespace json
 } // namespace llvm
 
 namespace mix::io {
@@ -49,9 +46,6 @@ llvm::StringRef dtypeName(DType dtype);
 int64_t dtypeSize(DType dtype);
 /// Parses a safetensors dtype spelling; std::nullopt if unknown.
 std::optional<DType> parseDType(llvm::StringRef name);
-
-/// Formats a shape as "[2, 3]" ("[]" for a scalar), as used in messages.
-std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
 /// One tensor of an open file. `data` points into the file contents owned by
 /// the SafetensorsFile and is not necessarily aligned.
@@ -70,8 +64,10 @@ class SafetensorsFile {
 public:
   /// Reads and validates `path`: length prefix, JSON header, known dtypes,
   /// data_offsets consistent with shape x dtype, inside the data buffer and
-  /// not overlapping each other.
-  static absl::StatusOr<SafetensorsFile> open(const std::string &path);
+  /// not overlapping each other. A file that cannot be read fails with the
+  /// errno code (std::errc::no_such_file_or_directory if it is missing), a
+  /// malformed one with std::errc::invalid_argument.
+  static llvm::Expected<SafetensorsFile> open(const std::string &path);
 
   SafetensorsFile(SafetensorsFile &&) noexcept;
   SafetensorsFile &operator=(SafetensorsFile &&) noexcept;
@@ -87,22 +83,28 @@ public:
   }
   const std::string &path() const { return path_; }
 
-  /// The tensor `name`, checked against what the model declares: NotFound
-  /// "<path>: no tensor 'x' (the file has: a, b, ...)" if absent,
-  /// InvalidArgument "<path>: tensor 'x' has dtype F16, the model declares
-  /// F32" or "... has shape [2, 3], the model declares [3, 2]" on mismatch.
-  absl::StatusOr<const TensorInfo *>
+  /// The tensor `name`, checked against what the model declares:
+  /// "<path>: no tensor 'x' (the file has: a, b, ...)" if absent
+  /// (std::errc::no_such_file_or_directory), "<path>: tensor 'x' has dtype
+  /// F16, the model declares F32" or "... has shape [2, 3], the model
+  /// declares [3, 2]" on mismatch (std::errc::invalid_argument).
+  llvm::Expected<const TensorInfo *>
   get(llvm::StringRef name, DType expectedDtype,
       llvm::ArrayRef<int64_t> expectedShape) const;
 
   /// The values of tensor `name` converted exactly to double (F16/BF16
-  /// including subnormals, infinities and NaN). Fails with OutOfRange for an
-  /// I64 value that has no exact double, and InvalidArgument for a BOOL byte
-  /// other than 0 or 1.
-  absl::StatusOr<std::vector<double>> readAsDouble(llvm::StringRef name) const;
+  /// including subnormals, infinities and NaN). Fails with
+  /// std::errc::result_out_of_range for an I64 value that has no exact
+  /// double, std::errc::invalid_argument for a BOOL byte other than 0 or 1
+  /// and std::errc::no_such_file_or_directory for an unknown name.
+  llvm::Expected<std::vector<double>> readAsDouble(llvm::StringRef name) const;
 
 private:
   SafetensorsFile() = default;
+  /// Fills tensors_ and metadata_ from the JSON header; `data` and `dataSize`
+  /// delimit the data buffer that follows it.
+  llvm::Error parseHeader(llvm::StringRef headerText, const uint8_t *data,
+                          uint64_t dataSize);
 
   std::string path_;
   std::unique_ptr<llvm::MemoryBuffer> buffer_;
@@ -134,28 +136,13 @@ TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
 /// Writes a safetensors file: header padded with spaces to a multiple of 8
 /// bytes, tensors stored contiguously in sorted-name order. Rejects duplicate
 /// or reserved names, negative dimensions, byte counts that do not match the
-/// shape and BOOL bytes other than 0/1. Atomic: see writeFileAtomically.
-absl::Status
+/// shape and BOOL bytes other than 0/1 (std::errc::invalid_argument).
+/// Atomic (mix::OutputFiles): the file is written beside `path` and renamed
+/// over it, so readers never see a half-written file; on failure `path` is
+/// untouched and no temporary file is left. The directory must exist.
+llvm::Error
 writeSafetensors(const std::string &path, llvm::ArrayRef<TensorToWrite> tensors,
                  const std::map<std::string, std::string> &metadata = {});
-
-/// Writes `contents` to `<path>.tmp.<pid>` and renames it to `path`, so
-/// readers never see a half-written file; the temporary file is removed on
-/// failure. Shared by the writers of this library.
-absl::Status writeFileAtomically(const std::string &path,
-                                 llvm::StringRef contents);
-
-namespace detail {
-/// "a number", "an object", "null", ...: the kind of `value`, for messages.
-const char *jsonKindName(const llvm::json::Value &value);
-/// Consumes an llvm::json::parse error and returns InvalidArgument
-/// "<path>:<line>:<col>: invalid <what>: <message>".
-absl::Status jsonParseError(llvm::StringRef path, llvm::StringRef what,
-                            llvm::Error error);
-/// The first key that appears twice in one object of `validJson` (text that
-/// llvm::json::parse accepted; the parser itself keeps only one of them).
-std::optional<std::string> findDuplicateKey(llvm::StringRef validJson);
-} // namespace detail
 
 } // namespace mix::io
 

@@ -145,9 +145,9 @@ struct Quantizer {
     // Per-row scales follow each call's rows: they are always dynamic.
     if (table && !perRow && allowStatic) {
       std::string key = paths.lookup(layer) + "/" + operandName.str();
-      absl::StatusOr<io::CalibrationRange> range = table->lookup(key);
-      if (!range.ok())
-        return layer->emitOpError() << std::string(range.status().message());
+      llvm::Expected<io::CalibrationRange> range = table->lookup(key);
+      if (!range)
+        return layer->emitOpError() << llvm::toString(range.takeError());
       // The parameters mixrt computes for a tensor whose extremes are the
       // calibrated range.
       float extremes[2] = {static_cast<float>(range->min),
@@ -400,10 +400,10 @@ struct MixQuantizePass
     }
     std::optional<io::CalibrationTable> table;
     if (!calibration.empty()) {
-      absl::StatusOr<io::CalibrationTable> read =
+      llvm::Expected<io::CalibrationTable> read =
           io::readCalibration(calibration);
-      if (!read.ok()) {
-        module.emitError() << std::string(read.status().message());
+      if (!read) {
+        module.emitError() << llvm::toString(read.takeError());
         return signalPassFailure();
       }
       table = std::move(*read);

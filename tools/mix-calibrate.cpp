@@ -81,10 +81,10 @@ int main(int argc, char **argv) {
   auto network = findNetwork(**module, entry);
   if (!network)
     return fail(llvm::toString(network.takeError()));
-  absl::StatusOr<io::SafetensorsFile> samplesFile =
+  llvm::Expected<io::SafetensorsFile> samplesFile =
       io::SafetensorsFile::open(samplesPath);
-  if (!samplesFile.ok())
-    return fail(std::string(samplesFile.status().message()));
+  if (!samplesFile)
+    return fail(llvm::toString(samplesFile.takeError()));
   auto samples = loadSamples(*network, *samplesFile);
   if (!samples)
     return fail(llvm::toString(samples.takeError()));
@@ -94,8 +94,8 @@ int main(int argc, char **argv) {
   if (table->ranges.empty())
     return fail("network @" + network->getSymName() +
                 " has no int8 layer to calibrate");
-  if (absl::Status s = io::writeCalibration(outputPath, *table); !s.ok())
-    return fail(std::string(s.message()));
+  if (llvm::Error error = io::writeCalibration(outputPath, *table))
+    return fail(llvm::toString(std::move(error)));
   llvm::outs() << "mix-calibrate: " << table->ranges.size()
                << " range(s) from " << samples->size() << " sample(s) -> "
                << outputPath << "\n";

@@ -95,10 +95,10 @@ int main(int argc, char **argv) {
   auto network = findNetwork(**module, entry);
   if (!network)
     return fail(llvm::toString(network.takeError()));
-  absl::StatusOr<io::SafetensorsFile> inputs =
+  llvm::Expected<io::SafetensorsFile> inputs =
       io::SafetensorsFile::open(inputsPath);
-  if (!inputs.ok())
-    return fail(std::string(inputs.status().message()));
+  if (!inputs)
+    return fail(llvm::toString(inputs.takeError()));
   auto samples = loadSamples(*network, *inputs);
   if (!samples)
     return fail(llvm::toString(samples.takeError()));

@@ -111,7 +111,9 @@ Report accuracy(llvm::StringRef name, llvm::StringRef source,
       FAIL(llvm::toString(table.takeError()));
     REQUIRE(!llvm::sys::fs::createTemporaryFile("calibration", "json",
                                                 calibrationPath));
-    REQUIRE(io::writeCalibration(calibrationPath.str().str(), *table).ok());
+    if (llvm::Error error =
+            io::writeCalibration(calibrationPath.str().str(), *table))
+      FAIL(llvm::toString(std::move(error)));
     options.calibrationPath = calibrationPath.str().str();
   }
   PassManager pm(&jit.context);

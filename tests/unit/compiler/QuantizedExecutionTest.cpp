@@ -126,7 +126,9 @@ void checkDense(const DenseCase &c) {
                                        c.calibrated->second, 1};
     REQUIRE(!llvm::sys::fs::createTemporaryFile("calibration", "json",
                                                 calibrationPath));
-    REQUIRE(io::writeCalibration(calibrationPath.str().str(), table).ok());
+    if (llvm::Error error =
+            io::writeCalibration(calibrationPath.str().str(), table))
+      FAIL(llvm::toString(std::move(error)));
     options.calibrationPath = calibrationPath.str().str();
     // The static parameters: mixrt's for a tensor spanning the range.
     QPtr range = quantize({float(c.calibrated->first),

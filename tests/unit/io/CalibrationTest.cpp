@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Result.h"
 #include "TempDir.h"
 
 #include <catch2/catch.hpp>
@@ -26,6 +27,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using test::Outcome;
+using test::Result;
+using test::result;
 using test::TempDir;
 
 void writeText(const std::string &path, const std::string &text) {
@@ -40,7 +44,7 @@ std::string readText(const std::string &path) {
 }
 
 RangeCollector collector(CalibrationMethod method, double p = 99.99) {
-  absl::StatusOr<RangeCollector> c = RangeCollector::create(method, p);
+  Result<RangeCollector> c = RangeCollector::create(method, p);
   REQUIRE(c.ok());
   return std::move(*c);
 }
@@ -65,9 +69,9 @@ std::string fileWith(const std::string &ranges) {
 std::string readError(const TempDir &dir, const std::string &text) {
   const std::string path = dir.file("bad.json");
   writeText(path, text);
-  absl::StatusOr<CalibrationTable> table = readCalibration(path);
+  Result<CalibrationTable> table = readCalibration(path);
   REQUIRE_FALSE(table.ok());
-  CHECK(table.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(table.status().code() == std::errc::invalid_argument);
   std::string msg(table.status().message());
   REQUIRE_THAT(msg, StartsWith(path));
   CHECK(msg.find('\n') == std::string::npos);
@@ -80,11 +84,11 @@ bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 TEST_CASE("MinMax collects min and max over several batches", "[calibration]") {
   RangeCollector c = collector(CalibrationMethod::MinMax);
-  REQUIRE(c.add("edge/features/conv2d#0", {3.0, -1.0, 2.0}).ok());
-  REQUIRE(c.add("other", {0.5}).ok());
-  REQUIRE(c.add("edge/features/conv2d#0", {5.0}).ok());
-  REQUIRE(c.add("edge/features/conv2d#0", {}).ok());
-  REQUIRE(c.add("seen-empty", {}).ok());
+  REQUIRE(Outcome(c.add("edge/features/conv2d#0", {3.0, -1.0, 2.0})).ok());
+  REQUIRE(Outcome(c.add("other", {0.5})).ok());
+  REQUIRE(Outcome(c.add("edge/features/conv2d#0", {5.0})).ok());
+  REQUIRE(Outcome(c.add("edge/features/conv2d#0", {})).ok());
+  REQUIRE(Outcome(c.add("seen-empty", {})).ok());
 
   CalibrationTable t = c.finish();
   CHECK(t.method == CalibrationMethod::MinMax);
@@ -110,8 +114,8 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
     RangeCollector c = collector(CalibrationMethod::Percentile, 99);
     std::vector<double> high = iota(501, 1000), low = iota(1, 500);
     std::reverse(low.begin(), low.end());
-    REQUIRE(c.add("x", high).ok());
-    REQUIRE(c.add("x", low).ok());
+    REQUIRE(Outcome(c.add("x", high)).ok());
+    REQUIRE(Outcome(c.add("x", low)).ok());
     CalibrationTable t = c.finish();
     CHECK(t.method == CalibrationMethod::Percentile);
     CHECK(t.percentile == 99);
@@ -122,7 +126,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
 
     // More values after finish(): n = 1001 with 1001 added.
     // max rank ceil(990.99) = 991 -> 991; min rank ceil(10.01) = 11 -> 11.
-    REQUIRE(c.add("x", {1001}).ok());
+    REQUIRE(Outcome(c.add("x", {1001})).ok());
     const CalibrationRange &r2 = c.finish().ranges.at("x");
     CHECK(r2.min == 11);
     CHECK(r2.max == 991);
@@ -133,7 +137,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
     // 0.01/100 * 10000 = 1 -> 1. In doubles 100 - 99.99 = 0.010000000000005116,
     // whose ceil would give rank 2 without snapping.
     RangeCollector c = collector(CalibrationMethod::Percentile, 99.99);
-    REQUIRE(c.add("x", iota(1, 10000)).ok());
+    REQUIRE(Outcome(c.add("x", iota(1, 10000))).ok());
     const CalibrationRange &r = c.finish().ranges.at("x");
     CHECK(r.min == 1);
     CHECK(r.max == 9999);
@@ -141,7 +145,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
   SECTION("small n clamps the ranks") {
     // n = 3, p = 99.99: max rank ceil(2.9997) = 3, min rank ceil(0.0003) = 1.
     RangeCollector c = collector(CalibrationMethod::Percentile);
-    REQUIRE(c.add("x", {2.0, -7.0, 4.0}).ok());
+    REQUIRE(Outcome(c.add("x", {2.0, -7.0, 4.0})).ok());
     const CalibrationRange &r = c.finish().ranges.at("x");
     CHECK(r.min == -7.0);
     CHECK(r.max == 4.0);
@@ -149,14 +153,14 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
   }
   SECTION("p = 100 is min/max") {
     RangeCollector c = collector(CalibrationMethod::Percentile, 100);
-    REQUIRE(c.add("x", {0.25, -3.0, 8.0, 1.0}).ok());
+    REQUIRE(Outcome(c.add("x", {0.25, -3.0, 8.0, 1.0})).ok());
     const CalibrationRange &r = c.finish().ranges.at("x");
     CHECK(r.min == -3.0);
     CHECK(r.max == 8.0);
   }
   SECTION("a name seen without values") {
     RangeCollector c = collector(CalibrationMethod::Percentile);
-    REQUIRE(c.add("x", {}).ok());
+    REQUIRE(Outcome(c.add("x", {})).ok());
     const CalibrationRange &r = c.finish().ranges.at("x");
     CHECK(r.count == 0);
     CHECK(r.min == 0.0);
@@ -167,32 +171,33 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
 TEST_CASE("the percentile must be above 50 and at most 100", "[calibration]") {
   for (double bad :
        {50.0, 10.0, 100.5, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
-    absl::StatusOr<RangeCollector> c =
+    Result<RangeCollector> c =
         RangeCollector::create(CalibrationMethod::Percentile, bad);
     REQUIRE_FALSE(c.ok());
-    CHECK(c.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK(c.status().code() == std::errc::invalid_argument);
     CHECK_THAT(std::string(c.status().message()),
                Contains("is outside (50, 100]"));
   }
-  CHECK(RangeCollector::create(CalibrationMethod::Percentile, 50.001).ok());
-  CHECK(RangeCollector::create(CalibrationMethod::Percentile, 100).ok());
+  CHECK(result(RangeCollector::create(CalibrationMethod::Percentile, 50.001))
+            .ok());
+  CHECK(
+      result(RangeCollector::create(CalibrationMethod::Percentile, 100)).ok());
   // Ignored for MinMax.
-  CHECK(RangeCollector::create(CalibrationMethod::MinMax, 3).ok());
+  CHECK(result(RangeCollector::create(CalibrationMethod::MinMax, 3)).ok());
 }
 
 TEST_CASE("non-finite values are rejected batch-wise", "[calibration]") {
   for (CalibrationMethod method :
        {CalibrationMethod::MinMax, CalibrationMethod::Percentile}) {
     RangeCollector c = collector(method, 100);
-    REQUIRE(c.add("x", {1.0, 2.0}).ok());
-    absl::Status nan =
+    REQUIRE(Outcome(c.add("x", {1.0, 2.0})).ok());
+    Outcome nan =
         c.add("x", {0.0, -50.0, std::numeric_limits<double>::quiet_NaN()});
-    CHECK(nan.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(nan.code() == std::errc::invalid_argument);
     CHECK(nan.message() == "tensor 'x': value 2 of this batch is nan");
-    absl::Status inf =
-        c.add("y", {std::numeric_limits<double>::infinity(), 1.0});
+    Outcome inf = c.add("y", {std::numeric_limits<double>::infinity(), 1.0});
     CHECK(inf.message() == "tensor 'y': value 0 of this batch is inf");
-    absl::Status negInf =
+    Outcome negInf =
         c.add("x", {1.0, -std::numeric_limits<double>::infinity()});
     CHECK(negInf.message() == "tensor 'x': value 1 of this batch is -inf");
 
@@ -209,22 +214,22 @@ TEST_CASE("non-finite values are rejected batch-wise", "[calibration]") {
 TEST_CASE("lookup names the table's source", "[calibration]") {
   CalibrationTable t;
   t.ranges["a"] = {-1.0, 1.0, 3};
-  absl::StatusOr<CalibrationRange> a = t.lookup("a");
+  Result<CalibrationRange> a = t.lookup("a");
   REQUIRE(a.ok());
   CHECK(a->max == 1.0);
-  absl::StatusOr<CalibrationRange> b = t.lookup("b");
-  CHECK(b.status().code() == absl::StatusCode::kNotFound);
+  Result<CalibrationRange> b = t.lookup("b");
+  CHECK(b.status().code() == std::errc::no_such_file_or_directory);
   CHECK(b.status().message() ==
         "calibration table: no calibration range for 'b' (calibrate with the "
         "same model)");
 
   TempDir dir("cal");
   const std::string path = dir.file("calib.json");
-  REQUIRE(writeCalibration(path, t).ok());
-  absl::StatusOr<CalibrationTable> read = readCalibration(path);
+  REQUIRE(Outcome(writeCalibration(path, t)).ok());
+  Result<CalibrationTable> read = readCalibration(path);
   REQUIRE(read.ok());
   CHECK(read->source == path);
-  CHECK(read->lookup("b").status().message() ==
+  CHECK(result(read->lookup("b")).status().message() ==
         path + ": no calibration range for 'b' (calibrate with the same "
                "model)");
 }
@@ -238,7 +243,7 @@ TEST_CASE("write produces the documented format", "[calibration]") {
   t.ranges["edge/features/conv2d#0"] = {-0.52, 2.25, 12544};
   t.ranges["head/\"fc\"\\1"] = {0.0, 6.0, 10};
   const std::string path = dir.file("calib.json");
-  REQUIRE(writeCalibration(path, t).ok());
+  REQUIRE(Outcome(writeCalibration(path, t)).ok());
   CHECK(readText(path) ==
         "{\n"
         "  \"format\": \"mixc-calibration\",\n"
@@ -255,7 +260,7 @@ TEST_CASE("write produces the documented format", "[calibration]") {
         "}\n");
 
   CalibrationTable empty;
-  REQUIRE(writeCalibration(path, empty).ok());
+  REQUIRE(Outcome(writeCalibration(path, empty)).ok());
   CHECK(readText(path) == "{\n"
                           "  \"format\": \"mixc-calibration\",\n"
                           "  \"version\": 1,\n"
@@ -263,7 +268,7 @@ TEST_CASE("write produces the documented format", "[calibration]") {
                           "  \"samples\": 0,\n"
                           "  \"ranges\": {}\n"
                           "}\n");
-  absl::StatusOr<CalibrationTable> read = readCalibration(path);
+  Result<CalibrationTable> read = readCalibration(path);
   REQUIRE(read.ok());
   CHECK(read->ranges.empty());
   CHECK(read->method == CalibrationMethod::MinMax);
@@ -294,9 +299,9 @@ TEST_CASE("read after write gives identical bits", "[calibration]") {
     ++i;
   }
   const std::string path = dir.file("calib.json");
-  REQUIRE(writeCalibration(path, t).ok());
+  REQUIRE(Outcome(writeCalibration(path, t)).ok());
   CHECK(dir.empty() == false);
-  absl::StatusOr<CalibrationTable> read = readCalibration(path);
+  Result<CalibrationTable> read = readCalibration(path);
   INFO(read.status().message());
   REQUIRE(read.ok());
   CHECK(read->method == t.method);
@@ -315,11 +320,11 @@ TEST_CASE("read after write gives identical bits", "[calibration]") {
 
   // MinMax round trip from a collector.
   RangeCollector c = collector(CalibrationMethod::MinMax);
-  REQUIRE(c.add("a", {0.1, 0.7, -0.3}).ok());
+  REQUIRE(Outcome(c.add("a", {0.1, 0.7, -0.3})).ok());
   CalibrationTable mm = c.finish();
   mm.samples = 3;
-  REQUIRE(writeCalibration(path, mm).ok());
-  absl::StatusOr<CalibrationTable> mmRead = readCalibration(path);
+  REQUIRE(Outcome(writeCalibration(path, mm)).ok());
+  Result<CalibrationTable> mmRead = readCalibration(path);
   REQUIRE(mmRead.ok());
   CHECK(mmRead->method == CalibrationMethod::MinMax);
   CHECK(mmRead->percentile == 0);
@@ -332,9 +337,9 @@ TEST_CASE("write rejects invalid tables and leaves nothing behind",
   TempDir dir("cal");
   const std::string path = dir.file("calib.json");
   auto message = [&](const CalibrationTable &t) {
-    absl::Status s = writeCalibration(path, t);
+    Outcome s = writeCalibration(path, t);
     REQUIRE_FALSE(s.ok());
-    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(s.code() == std::errc::invalid_argument);
     return std::string(s.message());
   };
   CalibrationTable t;
@@ -356,7 +361,7 @@ TEST_CASE("write rejects invalid tables and leaves nothing behind",
   CHECK(dir.empty());
 
   const std::string noDir = dir.file("no/such/calib.json");
-  absl::Status s = writeCalibration(noDir, CalibrationTable());
+  Outcome s = writeCalibration(noDir, CalibrationTable());
   REQUIRE_FALSE(s.ok());
   CHECK_THAT(std::string(s.message()), StartsWith(noDir + ": cannot create"));
 }
@@ -364,9 +369,9 @@ TEST_CASE("write rejects invalid tables and leaves nothing behind",
 TEST_CASE("read reports missing files and malformed JSON", "[calibration]") {
   TempDir dir("cal");
   const std::string missing = dir.file("missing.json");
-  absl::StatusOr<CalibrationTable> t = readCalibration(missing);
+  Result<CalibrationTable> t = readCalibration(missing);
   REQUIRE_FALSE(t.ok());
-  CHECK(t.status().code() == absl::StatusCode::kNotFound);
+  CHECK(t.status().code() == std::errc::no_such_file_or_directory);
   CHECK_THAT(std::string(t.status().message()),
              StartsWith(missing + ": cannot read: "));
 
