@@ -24,11 +24,9 @@ using namespace mix;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static ArrayRef<int64_t> shapeOf(Value v) {
+ArrayRef<int64_t> checks::shapeOf(Value v) {
   return cast<ShapedType>(v.getType()).getShape();
 }
-
-ArrayRef<int64_t> checks::shapeOf(Value v) { return ::shapeOf(v); }
 
 void checks::noteDefinition(InFlightDiagnostic &diag, Value value,
                             StringRef what) {
