@@ -27,6 +27,9 @@ DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context,
                                      llvm::raw_ostream &os,
                                      llvm::StringRef tool)
     : context(context), sourceMgr(sourceMgr), os(os), tool(tool.str()) {
+  // The notes say where; a dump of the generic form of the op does not help
+  // the author of a model.
+  context.printOpOnDiagnostic(false);
   id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
     emit(diag);
     return success();

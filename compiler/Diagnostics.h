@@ -41,7 +41,8 @@ SourcePosition getSourcePosition(mlir::Location loc);
 /// Prints every diagnostic reported in `context` while it is alive to `os`:
 /// errors and warnings as `TOOL: error: FILE:LINE:COL: message` (the source
 /// line and a caret follow when the file is in `sourceMgr`), notes as
-/// `FILE:LINE:COL: note: message`. Remarks are dropped.
+/// `FILE:LINE:COL: note: message`. Remarks are dropped, and so is the
+/// "see current operation" note of failing passes.
 class DiagnosticPrinter {
 public:
   DiagnosticPrinter(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,

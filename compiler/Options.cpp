@@ -233,7 +233,8 @@ llvm::Error OptionsBinder::parse(llvm::ArrayRef<const char *> args) {
 }
 
 void OptionsBinder::printHelp(llvm::raw_ostream &os,
-                              llvm::StringRef overview) const {
+                              llvm::StringRef overview,
+                              llvm::StringRef epilogue) const {
   os << overview;
   if (!overview.ends_with("\n"))
     os << "\n";
@@ -280,4 +281,6 @@ void OptionsBinder::printHelp(llvm::raw_ostream &os,
     for (const EnumValue &v : entry->values)
       line("    " + v.name, v.desc);
   }
+  if (!epilogue.empty())
+    os << "\n" << epilogue;
 }

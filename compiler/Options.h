@@ -146,8 +146,9 @@ public:
   unsigned occurrences(llvm::StringRef name) const;
 
   /// Prints `overview`, then every option with its description and, for
-  /// enums, its values.
-  void printHelp(llvm::raw_ostream &os, llvm::StringRef overview) const;
+  /// enums, its values, then `epilogue`.
+  void printHelp(llvm::raw_ostream &os, llvm::StringRef overview,
+                 llvm::StringRef epilogue = "") const;
 
   /// The option nearest to the misspelled `name` (without dashes), as the
   /// user would write it ("--policy"); empty if none is close.

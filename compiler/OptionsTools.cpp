@@ -26,10 +26,12 @@ static const char kMixcOverview[] =
     "Compiles the networks of a mix model ahead of time: writes OUT.o (an\n"
     "object file for the target) and OUT.h (a C header declaring the entry\n"
     "points). OUT defaults to the model's name in the current directory.\n"
-    "Exit codes: 0 success, 1 compilation error (nothing written), 2 bad "
-    "usage.\n"
     "\n"
     "Options ('--name=VALUE' or '--name VALUE'):\n";
+
+static const char kMixcEpilogue[] =
+    "Exit codes: 0 success, 1 compilation error (nothing written), 2 bad "
+    "usage.\n";
 
 void CompileOptions::bindOptions(OptionsBinder &b) {
   b.heading("Output");
@@ -141,7 +143,7 @@ void mix::printMixcHelp(llvm::raw_ostream &os) {
   OptionsBinder binder("mixc");
   options.bindOptions(binder);
   binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
-  binder.printHelp(os, kMixcOverview);
+  binder.printHelp(os, kMixcOverview, kMixcEpilogue);
 }
 
 //===----------------------------------------------------------------------===//
