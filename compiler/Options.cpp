@@ -107,10 +107,13 @@ static std::string joinOr(llvm::ArrayRef<std::string> names) {
 
 std::string OptionsBinder::suggest(llvm::StringRef name) const {
   // As LLVM's parser does, by edit distance over every spelling; unlike it,
-  // only a near miss is suggested (a third of the name), so that a word
-  // that is no option at all gets no arbitrary suggestion.
+  // only a near miss is suggested (two edits, or a third of a long name;
+  // none for names of one or two letters), so that a word that is no
+  // option at all gets no arbitrary suggestion.
   std::string best;
-  unsigned bestDistance = name.size() / 3 + 1;
+  unsigned allowed =
+      name.size() < 3 ? 0 : std::max<unsigned>(2, name.size() / 3);
+  unsigned bestDistance = allowed + 1;
   auto consider = [&](llvm::StringRef candidate) {
     unsigned d = candidate.edit_distance(name, /*AllowReplacements=*/true,
                                          bestDistance);
