@@ -65,10 +65,9 @@ void DiagnosticPrinter::printSourceLine(const SourcePosition &pos) {
 void DiagnosticPrinter::print(Location loc, DiagnosticSeverity severity,
                               const llvm::Twine &message) {
   SourcePosition pos = getSourcePosition(loc);
-  std::string where =
-      pos.line ? pos.file + ":" + std::to_string(pos.line) + ":" +
-                     std::to_string(pos.column) + ": "
-               : "";
+  std::string where = pos.line ? pos.file + ":" + std::to_string(pos.line) +
+                                     ":" + std::to_string(pos.column) + ": "
+                               : "";
   switch (severity) {
   case DiagnosticSeverity::Error:
     ++numErrors;

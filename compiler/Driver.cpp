@@ -230,7 +230,8 @@ private:
   /// descriptor pointer per input and output.
   llvm::Error checkEntryPoints(ModuleOp module);
   /// Produces every output in memory, then commits them together.
-  llvm::Error emit(Target &target, const std::optional<PrecisionReport> &report);
+  llvm::Error emit(Target &target,
+                   const std::optional<PrecisionReport> &report);
   /// Translates, optimizes and emits.
   llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files);
 
@@ -299,7 +300,8 @@ llvm::Error Compilation::planOutputs() {
   // Nor may an output replace an input.
   const MixPipelineOptions &pipeline = options.pipeline;
   for (llvm::StringRef input :
-       {llvm::StringRef(options.modelPath), llvm::StringRef(options.weightsPath),
+       {llvm::StringRef(options.modelPath),
+        llvm::StringRef(options.weightsPath),
         llvm::StringRef(pipeline.policyPath.getValue()),
         llvm::StringRef(pipeline.calibrationPath.getValue())}) {
     if (input.empty() || input == "-")
@@ -557,8 +559,8 @@ llvm::Error Compilation::emit(Target &target,
 int Compilation::run() {
   if (llvm::Error error = planOutputs())
     return usageError(std::move(error));
-  llvm::Expected<Target> target = selectTarget(
-      options.targetTriple, options.targetCPU, options.optLevel);
+  llvm::Expected<Target> target =
+      selectTarget(options.targetTriple, options.targetCPU, options.optLevel);
   if (!target)
     return usageError(target.takeError());
   note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +

@@ -115,8 +115,8 @@ std::string OptionsBinder::suggest(llvm::StringRef name) const {
       name.size() < 3 ? 0 : std::max<unsigned>(2, name.size() / 3);
   unsigned bestDistance = allowed + 1;
   auto consider = [&](llvm::StringRef candidate) {
-    unsigned d = candidate.edit_distance(name, /*AllowReplacements=*/true,
-                                         bestDistance);
+    unsigned d =
+        candidate.edit_distance(name, /*AllowReplacements=*/true, bestDistance);
     if (d < bestDistance) {
       bestDistance = d;
       best = spellOption(candidate);
@@ -235,8 +235,7 @@ llvm::Error OptionsBinder::parse(llvm::ArrayRef<const char *> args) {
   return llvm::Error::success();
 }
 
-void OptionsBinder::printHelp(llvm::raw_ostream &os,
-                              llvm::StringRef overview,
+void OptionsBinder::printHelp(llvm::raw_ostream &os, llvm::StringRef overview,
                               llvm::StringRef epilogue) const {
   os << overview;
   if (!overview.ends_with("\n"))

@@ -86,8 +86,8 @@ public:
                                     llvm::cl::parser<T>>) {
       auto &parser = option->getParser();
       for (unsigned i = 0, e = parser.getNumOptions(); i < e; ++i)
-        values.push_back({parser.getOption(i).str(),
-                          parser.getDescription(i).str()});
+        values.push_back(
+            {parser.getOption(i).str(), parser.getDescription(i).str()});
     } else if constexpr (std::is_same_v<T, double>) {
       if (!text.check)
         text.check = [](llvm::StringRef v) -> std::optional<std::string> {

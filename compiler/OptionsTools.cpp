@@ -41,13 +41,12 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
   b.alias("output", "o");
   b.opt("emit", emit, {}, cl::value_desc("KIND"),
         cl::desc("what to write (default: obj)"),
-        cl::values(clEnumValN(EmitKind::object, "obj", "OUT.o + OUT.h"),
-                   clEnumValN(EmitKind::header, "header", "OUT.h"),
-                   clEnumValN(EmitKind::assembly, "asm", "OUT.s + OUT.h"),
-                   clEnumValN(EmitKind::llvmIR, "llvm",
-                              "OUT.ll (optimized LLVM IR)"),
-                   clEnumValN(EmitKind::mlir, "mlir",
-                              "OUT.mlir (LLVM dialect)")));
+        cl::values(
+            clEnumValN(EmitKind::object, "obj", "OUT.o + OUT.h"),
+            clEnumValN(EmitKind::header, "header", "OUT.h"),
+            clEnumValN(EmitKind::assembly, "asm", "OUT.s + OUT.h"),
+            clEnumValN(EmitKind::llvmIR, "llvm", "OUT.ll (optimized LLVM IR)"),
+            clEnumValN(EmitKind::mlir, "mlir", "OUT.mlir (LLVM dialect)")));
   b.opt("report", reportJSONPath, {"a file name"}, cl::value_desc("FILE"),
         cl::desc("precision report as JSON ('-': stdout)"));
   b.opt("report-text", reportTextPath, {"a file name"}, cl::value_desc("FILE"),
@@ -71,10 +70,10 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
                   "overflow (default: reject them)"));
   b.opt("weight-granularity", pipeline.weightGranularity.getValue(), {},
         cl::value_desc("G"), cl::desc("scales of int8 weights"),
-        cl::values(clEnumValN(WeightGranularity::channel, "channel",
-                              "one per output channel (default)"),
-                   clEnumValN(WeightGranularity::tensor, "tensor",
-                              "one per tensor")));
+        cl::values(
+            clEnumValN(WeightGranularity::channel, "channel",
+                       "one per output channel (default)"),
+            clEnumValN(WeightGranularity::tensor, "tensor", "one per tensor")));
   b.flag("per-tensor-weights", pipeline.weightGranularity.getValue(),
          WeightGranularity::tensor,
          cl::desc("same as --weight-granularity=tensor"));
@@ -129,8 +128,8 @@ mix::parseMixcCommandLine(llvm::ArrayRef<const char *> args) {
   if (models.empty())
     return llvm::createStringError("no model given");
   if (models.size() > 1)
-    return llvm::createStringError("more than one model given ('" +
-                                   models[0] + "' and '" + models[1] + "')");
+    return llvm::createStringError("more than one model given ('" + models[0] +
+                                   "' and '" + models[1] + "')");
   options.modelPath = models[0];
   for (std::string &entry : options.entries)
     entry = llvm::StringRef(entry).ltrim('@').str();
@@ -197,8 +196,8 @@ mix::parseLintCommandLine(llvm::ArrayRef<const char *> args) {
   if (models.empty())
     return llvm::createStringError("no model given");
   if (models.size() > 1)
-    return llvm::createStringError("more than one model given ('" +
-                                   models[0] + "' and '" + models[1] + "')");
+    return llvm::createStringError("more than one model given ('" + models[0] +
+                                   "' and '" + models[1] + "')");
   options.modelPath = models[0];
   return options;
 }

@@ -67,15 +67,13 @@ struct MixPipelineOptions
 
   /// The first phase to run (earlier ones are skipped: run a pipeline in
   /// stages, e.g. to inspect the IR between phases).
-  Option<MixPhase> startAt{*this, "start-at",
-                           llvm::cl::desc("First phase to run"),
-                           llvm::cl::init(MixPhase::resolve),
-                           getMixPhaseValues()};
+  Option<MixPhase> startAt{
+      *this, "start-at", llvm::cl::desc("First phase to run"),
+      llvm::cl::init(MixPhase::resolve), getMixPhaseValues()};
   /// The last phase to run.
-  Option<MixPhase> stopAfter{*this, "stop-after",
-                             llvm::cl::desc("Last phase to run"),
-                             llvm::cl::init(MixPhase::llvm),
-                             getMixPhaseValues()};
+  Option<MixPhase> stopAfter{
+      *this, "stop-after", llvm::cl::desc("Last phase to run"),
+      llvm::cl::init(MixPhase::llvm), getMixPhaseValues()};
   /// Run mix-verify-policy (phase `policy`).
   Option<bool> verifyPolicy{*this, "verify-policy",
                             llvm::cl::desc("Run mix-verify-policy"),
@@ -101,14 +99,12 @@ struct MixPipelineOptions
                       llvm::cl::init(false)};
   /// One int8 weight scale per output channel (default) or per tensor.
   Option<WeightGranularity> weightGranularity{
-      *this, "weight-granularity",
-      llvm::cl::desc("Scales of int8 weights"),
+      *this, "weight-granularity", llvm::cl::desc("Scales of int8 weights"),
       llvm::cl::init(WeightGranularity::channel),
-      llvm::cl::values(
-          clEnumValN(WeightGranularity::channel, "channel",
-                     "one scale per output channel"),
-          clEnumValN(WeightGranularity::tensor, "tensor",
-                     "one scale per tensor"))};
+      llvm::cl::values(clEnumValN(WeightGranularity::channel, "channel",
+                                  "one scale per output channel"),
+                       clEnumValN(WeightGranularity::tensor, "tensor",
+                                  "one scale per tensor"))};
 };
 
 /// Adds the passes of every phase from `options.startAt` up to

@@ -20,8 +20,7 @@
 using namespace mix;
 
 static llvm::Error makeTargetError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
 static void initializeTargets() {
@@ -53,15 +52,13 @@ llvm::Expected<Target> mix::selectTarget(llvm::StringRef triple,
   Target target;
   llvm::Triple host(llvm::sys::getProcessTriple());
   target.triple =
-      triple.empty()
-          ? host
-          : llvm::Triple(llvm::Triple::normalize(triple));
+      triple.empty() ? host : llvm::Triple(llvm::Triple::normalize(triple));
   std::string error;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(target.triple, error);
   if (!llvmTarget)
     return makeTargetError("unknown --target-triple '" + triple +
-                     "': " + error);
+                           "': " + error);
 
   // The host CPU (with the host's features) unless another CPU or another
   // architecture is asked for.
@@ -79,7 +76,7 @@ llvm::Expected<Target> mix::selectTarget(llvm::StringRef triple,
         llvmTarget->createMCSubtargetInfo(target.triple, "", ""));
     if (!subtarget || !subtarget->isCPUStringValid(target.cpu))
       return makeTargetError("unknown --target-cpu '" + target.cpu + "' for " +
-                       target.triple.str());
+                             target.triple.str());
   }
 
   llvm::CodeGenOptLevel level;
@@ -104,7 +101,6 @@ llvm::Expected<Target> mix::selectTarget(llvm::StringRef triple,
       llvm::Reloc::PIC_, std::nullopt, level));
   if (!target.machine)
     return makeTargetError("cannot create a target machine for " +
-                     target.triple.str());
+                           target.triple.str());
   return std::move(target);
 }
-

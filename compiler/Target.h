@@ -34,8 +34,8 @@ struct Target {
 /// else "generic"), optimizing at `optLevel` (0 to 3). Produces
 /// position-independent code. Errors name the option at fault
 /// ("unknown --target-cpu 'x' for TRIPLE").
-llvm::Expected<Target> selectTarget(llvm::StringRef triple,
-                                    llvm::StringRef cpu, unsigned optLevel);
+llvm::Expected<Target> selectTarget(llvm::StringRef triple, llvm::StringRef cpu,
+                                    unsigned optLevel);
 
 /// The host's CPU features as "+avx2,+fma,-avx512f,..." (sorted).
 std::string getHostFeatures();

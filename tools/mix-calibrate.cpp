@@ -58,8 +58,8 @@ struct CalibrateOptions {
           cl::desc("how a range is taken from the samples"),
           cl::values(clEnumValN(io::CalibrationMethod::MinMax, "minmax",
                                 "minimum and maximum (default)"),
-                     clEnumValN(io::CalibrationMethod::Percentile,
-                                "percentile", "--percentile of |x|")));
+                     clEnumValN(io::CalibrationMethod::Percentile, "percentile",
+                                "--percentile of |x|")));
     b.opt("percentile", percentile, {}, cl::value_desc("P"),
           cl::desc("percentile in (50, 100] (default: 99.99)"));
     b.opt("o", outputPath, {"a file name"}, cl::value_desc("FILE"),
@@ -94,8 +94,8 @@ parseCommandLine(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out) {
   if (options.help || options.version)
     return options;
   if (models.size() != 1)
-    return llvm::createStringError(models.empty() ? "no model given"
-                                                  : "more than one model given");
+    return llvm::createStringError(
+        models.empty() ? "no model given" : "more than one model given");
   options.modelPath = models[0];
   for (llvm::StringRef required : {"samples", "o"})
     if (binder.occurrences(required) == 0)
@@ -155,8 +155,8 @@ int main(int argc, char **argv) {
   if (absl::Status s = io::writeCalibration(options->outputPath, *table);
       !s.ok())
     return fail(std::string(s.message()));
-  llvm::outs() << "mix-calibrate: " << table->ranges.size()
-               << " range(s) from " << samples->size() << " sample(s) -> "
-               << options->outputPath << "\n";
+  llvm::outs() << "mix-calibrate: " << table->ranges.size() << " range(s) from "
+               << samples->size() << " sample(s) -> " << options->outputPath
+               << "\n";
   return 0;
 }

@@ -17,7 +17,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Interpreter.h"
-#include "compiler/Interpreter.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
 #include "compiler/Pipeline.h"
@@ -97,8 +96,8 @@ llvm::Expected<RunOptions> parseCommandLine(llvm::ArrayRef<const char *> args,
   if (options.help || options.version)
     return options;
   if (models.size() != 1)
-    return llvm::createStringError(models.empty() ? "no model given"
-                                                  : "more than one model given");
+    return llvm::createStringError(
+        models.empty() ? "no model given" : "more than one model given");
   options.modelPath = models[0];
   if (binder.occurrences("inputs") == 0)
     return llvm::createStringError("--inputs is required");

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Options.h"
 #include "compiler/Driver.h"
 #include "compiler/LintDriver.h"
-#include "compiler/Options.h"
 #include "compiler/Pipeline.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
@@ -175,10 +175,10 @@ TEST_CASE("an OptionsBinder binds struct fields and its own help",
   {
     OptionsBinder binder("t");
     bind(binder, a);
-    REQUIRE_FALSE(errorOf(binder.parse({"--name", "x", "--count=7",
-                                        "--ratio", "0.25", "--flag", "--item",
-                                        "1", "--item=2"}))
-                      .size());
+    REQUIRE_FALSE(
+        errorOf(binder.parse({"--name", "x", "--count=7", "--ratio", "0.25",
+                              "--flag", "--item", "1", "--item=2"}))
+            .size());
     CHECK(binder.occurrences("item") == 2);
     CHECK(binder.occurrences("name") == 1);
   }
@@ -235,6 +235,5 @@ TEST_CASE("MixPipelineOptions is a value type parsed like a pass pipeline",
 
   // A bad phase is an error, not ignored.
   CHECK_FALSE(MixPipelineOptions::createFromString("stop-after=lowering"));
-  CHECK_FALSE(
-      MixPipelineOptions::createFromString("weight-granularity=rows"));
+  CHECK_FALSE(MixPipelineOptions::createFromString("weight-granularity=rows"));
 }
