@@ -40,7 +40,7 @@ struct OptionsBinder::Entry {
   std::string heading;
 };
 
-OptionsBinder::OptionsBinder(llvm::StringRef tool) : tool(tool.str()) {}
+OptionsBinder::OptionsBinder() = default;
 
 OptionsBinder::~OptionsBinder() {
   // The options unregister from `scope` before it goes away.

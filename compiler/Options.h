@@ -65,8 +65,7 @@ struct OptionText {
 /// parses command lines into them and prints the generated help.
 class OptionsBinder {
 public:
-  /// `tool` prefixes nothing itself; it names the tool in the help.
-  explicit OptionsBinder(llvm::StringRef tool);
+  OptionsBinder();
   ~OptionsBinder();
   OptionsBinder(const OptionsBinder &) = delete;
   OptionsBinder &operator=(const OptionsBinder &) = delete;
@@ -166,7 +165,6 @@ private:
   llvm::Error provide(const Entry &entry, llvm::StringRef spelled,
                       llvm::StringRef value, unsigned position);
 
-  std::string tool;
   /// Never registered: the options are invisible to LLVM's global parser.
   llvm::cl::SubCommand scope;
   std::vector<std::unique_ptr<Entry>> entries;

@@ -114,7 +114,7 @@ mix::parseMixcCommandLine(llvm::ArrayRef<const char *> args) {
   CompileOptions options;
   std::vector<std::string> models;
   {
-    OptionsBinder binder("mixc");
+    OptionsBinder binder;
     options.bindOptions(binder);
     binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
     if (llvm::Error error = binder.parse(args))
@@ -139,7 +139,7 @@ mix::parseMixcCommandLine(llvm::ArrayRef<const char *> args) {
 void mix::printMixcHelp(llvm::raw_ostream &os) {
   CompileOptions options;
   std::vector<std::string> models;
-  OptionsBinder binder("mixc");
+  OptionsBinder binder;
   options.bindOptions(binder);
   binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
   binder.printHelp(os, kMixcOverview, kMixcEpilogue);
@@ -185,7 +185,7 @@ mix::parseLintCommandLine(llvm::ArrayRef<const char *> args) {
   LintOptions options;
   std::vector<std::string> models;
   {
-    OptionsBinder binder("mix-lint");
+    OptionsBinder binder;
     options.bindOptions(binder);
     binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
     if (llvm::Error error = binder.parse(args))
@@ -205,7 +205,7 @@ mix::parseLintCommandLine(llvm::ArrayRef<const char *> args) {
 void mix::printLintHelp(llvm::raw_ostream &os) {
   LintOptions options;
   std::vector<std::string> models;
-  OptionsBinder binder("mix-lint");
+  OptionsBinder binder;
   options.bindOptions(binder);
   binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
   binder.printHelp(os, kLintOverview);

@@ -84,7 +84,7 @@ llvm::Expected<CalibrateOptions>
 parseCommandLine(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out) {
   CalibrateOptions options;
   std::vector<std::string> models;
-  OptionsBinder binder("mix-calibrate");
+  OptionsBinder binder;
   options.bindOptions(binder);
   binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
   if (llvm::Error error = binder.parse(args))

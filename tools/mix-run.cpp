@@ -86,7 +86,7 @@ llvm::Expected<RunOptions> parseCommandLine(llvm::ArrayRef<const char *> args,
   RunOptions options;
   MixPhase phase = MixPhase::llvm;
   std::vector<std::string> models;
-  OptionsBinder binder("mix-run");
+  OptionsBinder binder;
   options.bindOptions(binder, phase);
   binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
   if (llvm::Error error = binder.parse(args))

@@ -173,7 +173,7 @@ TEST_CASE("an OptionsBinder binds struct fields and its own help",
   };
   Options a, b;
   {
-    OptionsBinder binder("t");
+    OptionsBinder binder;
     bind(binder, a);
     REQUIRE_FALSE(
         errorOf(binder.parse({"--name", "x", "--count=7", "--ratio", "0.25",
@@ -183,7 +183,7 @@ TEST_CASE("an OptionsBinder binds struct fields and its own help",
     CHECK(binder.occurrences("name") == 1);
   }
   {
-    OptionsBinder binder("t");
+    OptionsBinder binder;
     bind(binder, b);
     CHECK(errorOf(binder.parse({"--count=many"})) ==
           "invalid --count: 'many' is not an integer");
