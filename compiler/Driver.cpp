@@ -5,17 +5,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/Header.h"
 #include "compiler/ModelLoader.h"
+#include "compiler/Options.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Report.h"
+#include "compiler/Target.h"
 #include "compiler/Weights.h"
 #include "dialect/MixOps.h"
 #include "io/Calibration.h"
 #include "io/Safetensors.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -25,134 +27,23 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-#include "llvm/TargetParser/Triple.h"
+#include "llvm/Support/SourceMgr.h"
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
-
-#ifndef MIXC_VERSION_STRING
-#define MIXC_VERSION_STRING "unknown"
-#endif
 
 using namespace mlir;
 using namespace mix;
 
-const char *mix::getMixcVersion() { return MIXC_VERSION_STRING; }
-
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Target
-//===----------------------------------------------------------------------===//
-
-void initializeTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-    llvm::InitializeAllAsmParsers();
-  });
-}
-
-/// The host's CPU features as "+avx2,+fma,-avx512f,..." (sorted, so the
-/// output does not depend on hash order).
-std::string getHostFeatures() {
-  std::map<std::string, bool> sorted;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    sorted[feature.getKey().str()] = feature.getValue();
-  llvm::SubtargetFeatures features;
-  for (const auto &[name, enabled] : sorted)
-    features.AddFeature(name, enabled);
-  return features.getString();
-}
-
-struct Target {
-  llvm::Triple triple;
-  std::string cpu;
-  std::string features;
-  std::unique_ptr<llvm::TargetMachine> machine;
-};
-
-/// The target machine of the options. Errors are usage errors.
-llvm::Expected<Target> selectTarget(const CompileOptions &options) {
-  initializeTargets();
-  Target target;
-  llvm::Triple host(llvm::sys::getProcessTriple());
-  target.triple =
-      options.targetTriple.empty()
-          ? host
-          : llvm::Triple(llvm::Triple::normalize(options.targetTriple));
-  std::string error;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(target.triple, error);
-  if (!llvmTarget)
-    return makeError("unknown --target-triple '" + options.targetTriple +
-                     "': " + error);
-
-  // The host CPU (with the host's features) unless another CPU or another
-  // architecture is asked for.
-  bool hostArch = target.triple.getArch() == host.getArch();
-  if (options.targetCPU.empty() || options.targetCPU == "native") {
-    if (hostArch) {
-      target.cpu = llvm::sys::getHostCPUName().str();
-      target.features = getHostFeatures();
-    } else {
-      target.cpu = "generic";
-    }
-  } else {
-    target.cpu = options.targetCPU;
-    std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-        llvmTarget->createMCSubtargetInfo(target.triple, "", ""));
-    if (!subtarget || !subtarget->isCPUStringValid(target.cpu))
-      return makeError("unknown --target-cpu '" + target.cpu + "' for " +
-                       target.triple.str());
-  }
-
-  llvm::CodeGenOptLevel level;
-  switch (options.optLevel) {
-  case 0:
-    level = llvm::CodeGenOptLevel::None;
-    break;
-  case 1:
-    level = llvm::CodeGenOptLevel::Less;
-    break;
-  case 2:
-    level = llvm::CodeGenOptLevel::Default;
-    break;
-  default:
-    level = llvm::CodeGenOptLevel::Aggressive;
-    break;
-  }
-  // Position-independent code links into executables (PIE) and shared
-  // libraries alike.
-  target.machine.reset(llvmTarget->createTargetMachine(
-      target.triple, target.cpu, target.features, llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, level));
-  if (!target.machine)
-    return makeError("cannot create a target machine for " +
-                     target.triple.str());
-  return std::move(target);
-}
 
 //===----------------------------------------------------------------------===//
 // Compilation
@@ -185,6 +76,12 @@ struct EntryPoint {
   unsigned numInputs, numOutputs;
 };
 
+/// An error already printed as diagnostics.
+llvm::Error reported() { return makeError(""); }
+
+/// One run of mixc, in stages: plan the outputs and choose the target
+/// (usage errors), check the input files, load the model, run the pipeline
+/// (recording the report), emit and commit the outputs.
 class Compilation {
 public:
   Compilation(const CompileOptions &options, llvm::raw_ostream &out,
@@ -194,24 +91,40 @@ public:
   int run();
 
 private:
-  int fail(const llvm::Twine &message) {
-    err << "mixc: error: " << message << "\n";
-    return kMixcError;
+  /// Prints `error` (unless its diagnostics were printed), then a summary
+  /// when there was more than one error.
+  int fail(llvm::Error error);
+  int usageError(llvm::Error error) {
+    err << "mixc: error: " << llvm::toString(std::move(error))
+        << "\nrun 'mixc --help' for usage\n";
+    return kMixcUsage;
   }
-  int fail(llvm::Error error) { return fail(llvm::toString(std::move(error))); }
   void note(const llvm::Twine &message) {
     if (options.verbose)
       err << "mixc: note: " << message << "\n";
   }
 
+  /// The output stem and the paths of every output; no two may be one file,
+  /// nor an input.
+  llvm::Error planOutputs();
+  /// The policy and calibration files, read before the model so that their
+  /// errors name them rather than a place in the pipeline.
+  llvm::Error checkInputFiles();
+  /// Parses and verifies the model, keeps the --entry networks, binds the
+  /// weights and records the entry points and C signatures.
+  llvm::Error load();
   /// Erases the networks that --entry does not name.
   llvm::Error selectEntries(ModuleOp module);
+  /// The pipeline in three stages, so that the report can look in between.
+  llvm::Error runPipeline(std::optional<PrecisionReport> &report);
   /// Runs phases [start, stop] of the pipeline.
-  llvm::Error runPhases(ModuleOp module, MixPhase start, MixPhase stop,
-                        const FirstErrorCollector &errors);
+  llvm::Error runPhases(MixPhase start, MixPhase stop);
   /// Checks that every network became `_mlir_ciface_NAME` taking one
   /// descriptor pointer per input and output.
   llvm::Error checkEntryPoints(ModuleOp module);
+  /// Produces every output in memory, then commits them together.
+  llvm::Error emit(Target &target,
+                   const std::optional<PrecisionReport> &report);
   /// Translates, optimizes and emits.
   llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files);
 
@@ -220,8 +133,94 @@ private:
   llvm::raw_ostream &err;
   std::string stem;      // out/model
   std::string modelName; // model
+  std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
+  std::vector<NetworkSignature> signatures;
+
+  std::unique_ptr<MLIRContext> context;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<DiagnosticPrinter> diagnostics;
+  OwningOpRef<ModuleOp> module;
 };
+
+int Compilation::fail(llvm::Error error) {
+  std::string message = llvm::toString(std::move(error));
+  if (!message.empty())
+    err << "mixc: error: " << message << "\n";
+  if (diagnostics && diagnostics->getNumErrors() > 1)
+    err << "mixc: error: " << diagnostics->getNumErrors() << " errors\n";
+  return kMixcError;
+}
+
+llvm::Error Compilation::planOutputs() {
+  if (!options.outputStem.empty()) {
+    // `-o out/model.o` means the stem `out/model`.
+    stem = options.outputStem;
+    llvm::StringRef ext = llvm::sys::path::extension(stem);
+    if (llvm::is_contained({".o", ".h", ".s", ".ll", ".mlir"}, ext))
+      stem.resize(stem.size() - ext.size());
+  } else if (options.modelPath == "-") {
+    return makeError(
+        "-o is required when the model is read from standard input");
+  } else {
+    stem = llvm::sys::path::stem(options.modelPath).str();
+  }
+  modelName = llvm::sys::path::filename(stem).str();
+  if (modelName.empty() || llvm::sys::fs::is_directory(stem))
+    return makeError("-o '" + stem +
+                     "' names a directory; give an output stem such as "
+                     "'out/model'");
+
+  // Two outputs must not be one file.
+  if (options.emit != EmitKind::header)
+    outputs.push_back(stem + extensionOf(options.emit));
+  if (needsHeader(options.emit))
+    outputs.push_back(stem + ".h");
+  for (const std::string *report :
+       {&options.reportJSONPath, &options.reportTextPath})
+    if (!report->empty() && *report != "-")
+      outputs.push_back(*report);
+  auto normalize = [](llvm::StringRef path) {
+    llvm::SmallString<256> normalized(path);
+    llvm::sys::fs::make_absolute(normalized);
+    llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
+    return normalized.str().str();
+  };
+  std::set<std::string> seen;
+  for (const std::string &path : outputs)
+    if (!seen.insert(normalize(path)).second)
+      return makeError("two outputs would be written to '" + path + "'");
+  // Nor may an output replace an input.
+  const MixPipelineOptions &pipeline = options.pipeline;
+  for (llvm::StringRef input :
+       {llvm::StringRef(options.modelPath),
+        llvm::StringRef(options.weightsPath),
+        llvm::StringRef(pipeline.policyPath.getValue()),
+        llvm::StringRef(pipeline.calibrationPath.getValue())}) {
+    if (input.empty() || input == "-")
+      continue;
+    for (const std::string &path : outputs)
+      if (normalize(path) == normalize(input) ||
+          llvm::sys::fs::equivalent(path, input))
+        return makeError("the output '" + path +
+                         "' would overwrite the input '" + input + "'");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Compilation::checkInputFiles() {
+  const MixPipelineOptions &pipeline = options.pipeline;
+  if (pipeline.verifyPolicy && !pipeline.policyPath.empty())
+    if (llvm::Expected<Policy> policy = loadPolicyFile(pipeline.policyPath);
+        !policy)
+      return policy.takeError();
+  if (!pipeline.calibrationPath.empty())
+    if (llvm::Expected<io::CalibrationTable> table =
+            io::readCalibration(pipeline.calibrationPath);
+        !table)
+      return table.takeError();
+  return llvm::Error::success();
+}
 
 llvm::Error Compilation::selectEntries(ModuleOp module) {
   if (options.entries.empty())
@@ -242,26 +241,90 @@ llvm::Error Compilation::selectEntries(ModuleOp module) {
   return llvm::Error::success();
 }
 
-llvm::Error Compilation::runPhases(ModuleOp module, MixPhase start,
-                                   MixPhase stop,
-                                   const FirstErrorCollector &errors) {
-  MixPipelineOptions pipeline;
+llvm::Error Compilation::load() {
+  DialectRegistry registry;
+  registerMixPipelineDependencies(registry);
+  context = std::make_unique<MLIRContext>(registry);
+  loadMixDialects(*context);
+  diagnostics =
+      std::make_unique<DiagnosticPrinter>(*context, sourceMgr, err, "mixc");
+  llvm::Expected<OwningOpRef<ModuleOp>> loaded =
+      loadModel(options.modelPath, *context, &sourceMgr);
+  if (!loaded) {
+    if (diagnostics->getNumErrors()) {
+      llvm::consumeError(loaded.takeError());
+      return reported();
+    }
+    return loaded.takeError();
+  }
+  module = std::move(*loaded);
+  if (llvm::Error error = selectEntries(*module))
+    return error;
+
+  if (!options.weightsPath.empty()) {
+    llvm::Expected<io::SafetensorsFile> file =
+        io::SafetensorsFile::open(options.weightsPath);
+    if (!file)
+      return file.takeError();
+    std::vector<std::string> unused;
+    if (llvm::Error error = bindWeights(*module, *file, &unused))
+      return error;
+    if (!unused.empty())
+      note(llvm::Twine(unused.size()) + " tensor(s) of " + options.weightsPath +
+           " not used by the model: " + llvm::join(unused, ", "));
+  } else if (llvm::Error error = requireInlineWeights(*module)) {
+    return error;
+  }
+
+  // The C signatures, before the pipeline replaces the networks.
+  for (NetworkOp network : module->getOps<NetworkOp>())
+    entryPoints.push_back(
+        {network.getSymName().str(),
+         static_cast<unsigned>(network.getNumArguments()),
+         static_cast<unsigned>(network.getResultTypes().size())});
+  if (needsHeader(options.emit)) {
+    llvm::Expected<std::vector<NetworkSignature>> collected =
+        collectNetworkSignatures(*module);
+    if (!collected)
+      return collected.takeError();
+    signatures = std::move(*collected);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
+  MixPipelineOptions pipeline(options.pipeline);
   pipeline.startAt = start;
   pipeline.stopAfter = stop;
-  pipeline.verifyPolicy = options.verifyPolicy;
-  pipeline.policyPath = options.policyPath;
-  pipeline.checkedCasts = options.checkedCasts;
-  pipeline.calibrationPath = options.calibrationPath;
-  pipeline.splitK = options.splitK;
-  pipeline.perTensorWeights = options.perTensorWeights;
-  PassManager pm(module.getContext());
+  PassManager pm(context.get());
   if (failed(buildMixPipeline(pm, pipeline)))
     return makeError("internal error: cannot build the mix pipeline");
-  if (failed(pm.run(module)))
-    return makeError(errors.hasError()
-                         ? errors.message()
-                         : options.modelPath + ": compilation failed");
+  if (failed(pm.run(*module)))
+    return diagnostics->getNumErrors()
+               ? reported()
+               : makeError(options.modelPath + ": compilation failed");
   return llvm::Error::success();
+}
+
+llvm::Error Compilation::runPipeline(std::optional<PrecisionReport> &report) {
+  if (!options.reportJSONPath.empty() || !options.reportTextPath.empty())
+    report.emplace();
+  if (report && failed(report->recordModel(*module)))
+    return diagnostics->getNumErrors()
+               ? reported()
+               : makeError(options.modelPath +
+                           ": cannot record the precision report");
+  if (llvm::Error error = runPhases(MixPhase::resolve, MixPhase::casts))
+    return error;
+  if (report)
+    report->recordCasts(*module);
+  if (llvm::Error error = runPhases(MixPhase::quantize, MixPhase::quantize))
+    return error;
+  if (report)
+    report->recordQuantized(*module);
+  if (llvm::Error error = runPhases(MixPhase::linalg, MixPhase::llvm))
+    return error;
+  return checkEntryPoints(*module);
 }
 
 llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
@@ -331,174 +394,14 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   return llvm::Error::success();
 }
 
-int Compilation::run() {
-  // Usage problems first: the outputs and the target.
-  if (!options.outputStem.empty()) {
-    // `-o out/model.o` means the stem `out/model`.
-    stem = options.outputStem;
-    llvm::StringRef ext = llvm::sys::path::extension(stem);
-    if (llvm::is_contained({".o", ".h", ".s", ".ll", ".mlir"}, ext))
-      stem.resize(stem.size() - ext.size());
-  } else if (options.modelPath == "-") {
-    err << "mixc: error: -o is required when the model is read from "
-           "standard input\nrun 'mixc --help' for usage\n";
-    return kMixcUsage;
-  } else {
-    stem = llvm::sys::path::stem(options.modelPath).str();
-  }
-  modelName = llvm::sys::path::filename(stem).str();
-  if (modelName.empty() || llvm::sys::fs::is_directory(stem)) {
-    err << "mixc: error: -o '" << stem
-        << "' names a directory; give an output stem such as 'out/model'\n"
-           "run 'mixc --help' for usage\n";
-    return kMixcUsage;
-  }
-
-  // Two outputs must not be one file.
-  std::vector<std::string> outputs;
-  if (options.emit != EmitKind::header)
-    outputs.push_back(stem + extensionOf(options.emit));
-  if (needsHeader(options.emit))
-    outputs.push_back(stem + ".h");
-  for (const std::string *report :
-       {&options.reportJSONPath, &options.reportTextPath})
-    if (!report->empty() && *report != "-")
-      outputs.push_back(*report);
-  auto normalize = [](llvm::StringRef path) {
-    llvm::SmallString<256> normalized(path);
-    llvm::sys::fs::make_absolute(normalized);
-    llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
-    return normalized.str().str();
-  };
-  std::set<std::string> seen;
-  for (const std::string &path : outputs) {
-    if (!seen.insert(normalize(path)).second) {
-      err << "mixc: error: two outputs would be written to '" << path
-          << "'\nrun 'mixc --help' for usage\n";
-      return kMixcUsage;
-    }
-  }
-  // Nor may an output replace an input.
-  for (const std::string *input :
-       {&options.modelPath, &options.weightsPath, &options.policyPath,
-        &options.calibrationPath}) {
-    if (input->empty() || *input == "-")
-      continue;
-    for (const std::string &path : outputs)
-      if (normalize(path) == normalize(*input) ||
-          llvm::sys::fs::equivalent(path, *input)) {
-        err << "mixc: error: the output '" << path
-            << "' would overwrite the input '" << *input
-            << "'\nrun 'mixc --help' for usage\n";
-        return kMixcUsage;
-      }
-  }
-
-  llvm::Expected<Target> target = selectTarget(options);
-  if (!target) {
-    err << "mixc: error: " << llvm::toString(target.takeError())
-        << "\nrun 'mixc --help' for usage\n";
-    return kMixcUsage;
-  }
-  note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +
-       llvm::Twine(options.optLevel));
-
-  // The files the model needs, checked before the model so that their
-  // errors name them rather than a place in the pipeline.
-  if (options.verifyPolicy && !options.policyPath.empty())
-    if (llvm::Expected<Policy> policy = loadPolicyFile(options.policyPath);
-        !policy)
-      return fail(policy.takeError());
-  if (!options.calibrationPath.empty())
-    if (llvm::Expected<io::CalibrationTable> table =
-            io::readCalibration(options.calibrationPath);
-        !table)
-      return fail(table.takeError());
-
-  DialectRegistry registry;
-  registerMixPipelineDependencies(registry);
-  MLIRContext context(registry);
-  loadMixDialects(context);
-  llvm::Expected<OwningOpRef<ModuleOp>> loaded =
-      loadModel(options.modelPath, context);
-  if (!loaded)
-    return fail(loaded.takeError());
-  ModuleOp module = **loaded;
-  if (llvm::Error error = selectEntries(module))
-    return fail(std::move(error));
-
-  // Weights.
-  if (!options.weightsPath.empty()) {
-    llvm::Expected<io::SafetensorsFile> file =
-        io::SafetensorsFile::open(options.weightsPath);
-    if (!file)
-      return fail(file.takeError());
-    std::vector<std::string> unused;
-    if (llvm::Error error = bindWeights(module, *file, &unused))
-      return fail(std::move(error));
-    if (!unused.empty())
-      note(llvm::Twine(unused.size()) + " tensor(s) of " + options.weightsPath +
-           " not used by the model: " + llvm::join(unused, ", "));
-  } else if (llvm::Error error = requireInlineWeights(module)) {
-    return fail(std::move(error));
-  }
-
-  // The C signatures, before the pipeline replaces the networks.
-  for (NetworkOp network : module.getOps<NetworkOp>())
-    entryPoints.push_back(
-        {network.getSymName().str(),
-         static_cast<unsigned>(network.getNumArguments()),
-         static_cast<unsigned>(network.getResultTypes().size())});
-  std::vector<NetworkSignature> signatures;
-  if (needsHeader(options.emit)) {
-    llvm::Expected<std::vector<NetworkSignature>> collected =
-        collectNetworkSignatures(module);
-    if (!collected)
-      return fail(collected.takeError());
-    signatures = std::move(*collected);
-  }
-
-  // The pipeline, in three stages so that the report can look in between.
-  // Policy warnings are printed; the first error is the one-line message.
-  FirstErrorCollector errors(context);
-  ScopedDiagnosticHandler warnings(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Warning)
-      return failure(); // on to the collector
-    err << "mixc: warning: " << formatLocation(diag.getLocation()) << ": "
-        << diag.str() << "\n";
-    return success();
-  });
-  std::optional<PrecisionReport> report;
-  if (!options.reportJSONPath.empty() || !options.reportTextPath.empty())
-    report.emplace();
-  if (report && failed(report->recordModel(module)))
-    return fail(errors.hasError()
-                    ? errors.message()
-                    : options.modelPath + ": cannot record the precision "
-                                          "report");
-  if (llvm::Error error =
-          runPhases(module, MixPhase::resolve, MixPhase::casts, errors))
-    return fail(std::move(error));
-  if (report)
-    report->recordCasts(module);
-  if (llvm::Error error =
-          runPhases(module, MixPhase::quantize, MixPhase::quantize, errors))
-    return fail(std::move(error));
-  if (report)
-    report->recordQuantized(module);
-  if (llvm::Error error =
-          runPhases(module, MixPhase::linalg, MixPhase::llvm, errors))
-    return fail(std::move(error));
-  if (llvm::Error error = checkEntryPoints(module))
-    return fail(std::move(error));
-
-  // The outputs, in memory.
+llvm::Error Compilation::emit(Target &target,
+                              const std::optional<PrecisionReport> &report) {
   OutputFiles files;
   switch (options.emit) {
   case EmitKind::mlir: {
     std::string text;
     llvm::raw_string_ostream os(text);
-    module.print(os);
+    module->print(os);
     files.add(stem + ".mlir", std::move(text));
     break;
   }
@@ -507,8 +410,8 @@ int Compilation::run() {
   case EmitKind::object:
   case EmitKind::assembly:
   case EmitKind::llvmIR:
-    if (llvm::Error error = emitCode(module, *target, files))
-      return fail(std::move(error));
+    if (llvm::Error error = emitCode(*module, target, files))
+      return error;
     break;
   }
   if (needsHeader(options.emit)) {
@@ -521,23 +424,21 @@ int Compilation::run() {
     files.add(stem + ".h", generateHeader(signatures, info));
   }
   std::string reportJSON, reportText;
-  if (report) {
-    if (!options.reportJSONPath.empty()) {
-      llvm::raw_string_ostream os(reportJSON);
-      os << llvm::formatv("{0:2}", report->toJSON()) << "\n";
-      if (options.reportJSONPath != "-")
-        files.add(options.reportJSONPath, reportJSON);
-    }
-    if (!options.reportTextPath.empty()) {
-      llvm::raw_string_ostream os(reportText);
-      report->print(os);
-      if (options.reportTextPath != "-")
-        files.add(options.reportTextPath, reportText);
-    }
+  if (report && !options.reportJSONPath.empty()) {
+    llvm::raw_string_ostream os(reportJSON);
+    os << llvm::formatv("{0:2}", report->toJSON()) << "\n";
+    if (options.reportJSONPath != "-")
+      files.add(options.reportJSONPath, reportJSON);
+  }
+  if (report && !options.reportTextPath.empty()) {
+    llvm::raw_string_ostream os(reportText);
+    report->print(os);
+    if (options.reportTextPath != "-")
+      files.add(options.reportTextPath, reportText);
   }
 
   if (llvm::Error error = files.commit())
-    return fail(std::move(error));
+    return error;
   for (const std::string &path : files.paths())
     note("wrote " + path);
   if (options.reportJSONPath == "-")
@@ -545,52 +446,30 @@ int Compilation::run() {
   if (options.reportTextPath == "-")
     out << reportText;
   out.flush();
-  return kMixcSuccess;
+  return llvm::Error::success();
 }
 
-//===----------------------------------------------------------------------===//
-// Command line
-//===----------------------------------------------------------------------===//
+int Compilation::run() {
+  if (llvm::Error error = planOutputs())
+    return usageError(std::move(error));
+  llvm::Expected<Target> target =
+      selectTarget(options.targetTriple, options.targetCPU, options.optLevel);
+  if (!target)
+    return usageError(target.takeError());
+  note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +
+       llvm::Twine(options.optLevel));
 
-const char kUsage[] =
-    "usage: mixc MODEL.mlir [-o OUT] [options]\n"
-    "\n"
-    "Compiles the networks of a mix model ahead of time: writes OUT.o (an\n"
-    "object file for the target) and OUT.h (a C header declaring the entry\n"
-    "points). OUT defaults to the model's name in the current directory.\n"
-    "\n"
-    "Output:\n"
-    "  -o OUT                    output stem: OUT.o, OUT.h, ... (an\n"
-    "                            extension of OUT is dropped)\n"
-    "  --emit=KIND               obj (default): OUT.o + OUT.h; header: OUT.h;\n"
-    "                            asm: OUT.s + OUT.h; llvm: OUT.ll (optimized\n"
-    "                            LLVM IR); mlir: OUT.mlir (LLVM dialect)\n"
-    "  --report=FILE             precision report as JSON ('-': stdout)\n"
-    "  --report-text=FILE        precision report as text ('-': stdout)\n"
-    "Model:\n"
-    "  --weights=FILE            bind external weights from a safetensors "
-    "file\n"
-    "  --entry=NAME              compile only network @NAME (repeatable)\n"
-    "  --policy=FILE             precision policy (default: built-in)\n"
-    "  --no-policy               do not check the precision policy\n"
-    "  --calibration=FILE        static int8 activation scales (default: "
-    "dynamic)\n"
-    "  --split-k                 split K of int8 layers whose i32 sums could\n"
-    "                            overflow (default: reject them)\n"
-    "  --per-tensor-weights      one int8 weight scale per tensor (default:\n"
-    "                            per output channel)\n"
-    "  --no-checks               no run-time checks of narrowing casts and\n"
-    "                            int8 quantization\n"
-    "Code generation:\n"
-    "  --target-triple=TRIPLE    default: the host\n"
-    "  --target-cpu=CPU          default: the host CPU and its features\n"
-    "  -O0, -O1, -O2, -O3        LLVM optimization level (default: -O2)\n"
-    "Other:\n"
-    "  -v, --verbose             notes on the target, unused weights, files\n"
-    "  --version, -h, --help\n"
-    "\n"
-    "Exit codes: 0 success, 1 compilation error (nothing written), 2 bad "
-    "usage.\n";
+  if (llvm::Error error = checkInputFiles())
+    return fail(std::move(error));
+  if (llvm::Error error = load())
+    return fail(std::move(error));
+  std::optional<PrecisionReport> report;
+  if (llvm::Error error = runPipeline(report))
+    return fail(std::move(error));
+  if (llvm::Error error = emit(*target, report))
+    return fail(std::move(error));
+  return kMixcSuccess;
+}
 
 } // namespace
 
@@ -601,148 +480,19 @@ int mix::runMixc(const CompileOptions &options, llvm::raw_ostream &out,
 
 int mix::mixcMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,
                   llvm::raw_ostream &err) {
-  CompileOptions options;
-  bool haveModel = false;
-  bool policyGiven = false, noPolicy = false;
-  auto usageError = [&](const llvm::Twine &message) {
-    err << "mixc: error: " << message << "\n"
+  llvm::Expected<CompileOptions> options = parseMixcCommandLine(args);
+  if (!options) {
+    err << "mixc: error: " << llvm::toString(options.takeError()) << "\n"
         << "run 'mixc --help' for usage\n";
     return kMixcUsage;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    // "--opt value" and "--opt=value". Yields the value, or an error message
-    // if it is missing or empty; std::nullopt if `arg` is not `name`.
-    std::optional<std::string> missing;
-    auto value = [&](llvm::StringRef name,
-                     std::string &dest) -> std::optional<bool> {
-      if (arg == name) {
-        if (i + 1 >= args.size() || llvm::StringRef(args[i + 1]).empty())
-          return false;
-        dest = args[++i];
-        return true;
-      }
-      llvm::StringRef rest = arg;
-      if (rest.consume_front(name) && rest.consume_front("=")) {
-        dest = rest.str();
-        return !dest.empty();
-      }
-      return std::nullopt;
-    };
-    auto fileOption = [&](llvm::StringRef name,
-                          std::string &dest) -> std::optional<bool> {
-      std::optional<bool> got = value(name, dest);
-      if (got && !*got)
-        missing = (name + " needs a file name").str();
-      return got;
-    };
-    std::string text;
-
-    if (arg == "-h" || arg == "--help") {
-      out << kUsage;
-      return kMixcSuccess;
-    }
-    if (arg == "--version") {
-      out << "mixc " << getMixcVersion() << "\n"
-          << "LLVM " << LLVM_VERSION_STRING << "\n"
-          << "host target: " << llvm::sys::getProcessTriple()
-          << ", cpu: " << llvm::sys::getHostCPUName() << "\n";
-      return kMixcSuccess;
-    }
-    if (arg == "-v" || arg == "--verbose") {
-      options.verbose = true;
-      continue;
-    }
-    if (arg == "--no-policy") {
-      noPolicy = true;
-      continue;
-    }
-    if (arg == "--split-k") {
-      options.splitK = true;
-      continue;
-    }
-    if (arg == "--per-tensor-weights") {
-      options.perTensorWeights = true;
-      continue;
-    }
-    if (arg == "--no-checks") {
-      options.checkedCasts = false;
-      continue;
-    }
-    if (arg.starts_with("-O")) {
-      llvm::StringRef level = arg.drop_front(2);
-      if (level.size() != 1 || level[0] < '0' || level[0] > '3')
-        return usageError("unknown optimization level '" + arg +
-                          "' (expected -O0, -O1, -O2 or -O3)");
-      options.optLevel = level[0] - '0';
-      continue;
-    }
-    if (arg == "-o" || arg == "--output" || arg.starts_with("--output=")) {
-      std::optional<bool> got =
-          value(arg == "-o" ? "-o" : "--output", options.outputStem);
-      if (!*got)
-        return usageError(arg.split('=').first + " needs an output name");
-      continue;
-    }
-    if (auto got = value("--emit", text)) {
-      if (!*got)
-        return usageError(
-            "--emit needs a value: obj, header, asm, llvm or mlir");
-      std::optional<EmitKind> kind =
-          llvm::StringSwitch<std::optional<EmitKind>>(text)
-              .Case("obj", EmitKind::object)
-              .Case("header", EmitKind::header)
-              .Case("asm", EmitKind::assembly)
-              .Case("llvm", EmitKind::llvmIR)
-              .Case("mlir", EmitKind::mlir)
-              .Default(std::nullopt);
-      if (!kind)
-        return usageError("unknown --emit value '" + text +
-                          "' (expected obj, header, asm, llvm or mlir)");
-      options.emit = *kind;
-      continue;
-    }
-    if (auto got = value("--entry", text)) {
-      if (!*got)
-        return usageError("--entry needs a network name");
-      options.entries.push_back(llvm::StringRef(text).ltrim('@').str());
-      continue;
-    }
-    if (auto got = value("--target-triple", options.targetTriple)) {
-      if (!*got)
-        return usageError("--target-triple needs a value");
-      continue;
-    }
-    if (auto got = value("--target-cpu", options.targetCPU)) {
-      if (!*got)
-        return usageError("--target-cpu needs a value");
-      continue;
-    }
-    std::optional<bool> got;
-    if ((got = fileOption("--policy", options.policyPath)))
-      policyGiven = true;
-    else if ((got = fileOption("--calibration", options.calibrationPath)) ||
-             (got = fileOption("--weights", options.weightsPath)) ||
-             (got = fileOption("--report", options.reportJSONPath)) ||
-             (got = fileOption("--report-text", options.reportTextPath))) {
-    }
-    if (missing)
-      return usageError(*missing);
-    if (got)
-      continue;
-
-    if (arg.size() > 1 && arg.starts_with("-"))
-      return usageError("unknown option '" + arg + "'");
-    if (haveModel)
-      return usageError("more than one model given ('" + options.modelPath +
-                        "' and '" + arg + "')");
-    options.modelPath = arg.str();
-    haveModel = true;
   }
-  if (!haveModel)
-    return usageError("no model given");
-  if (policyGiven && noPolicy)
-    return usageError("--policy and --no-policy exclude each other");
-  options.verifyPolicy = !noPolicy;
-  return runMixc(options, out, err);
+  if (options->help) {
+    printMixcHelp(out);
+    return kMixcSuccess;
+  }
+  if (options->version) {
+    printToolVersion(out);
+    return kMixcSuccess;
+  }
+  return runMixc(*options, out, err);
 }

@@ -20,13 +20,17 @@
 #ifndef MIXC_COMPILER_DRIVER_H
 #define MIXC_COMPILER_DRIVER_H
 
+#include "compiler/Pipeline.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
 
 namespace mix {
+
+class OptionsBinder;
 
 /// What `--emit` asks for.
 enum class EmitKind {
@@ -45,12 +49,10 @@ struct CompileOptions {
   /// directory.
   std::string outputStem;
   EmitKind emit = EmitKind::object;
-  /// Run mix-verify-policy, with `policyPath` (empty: the built-in policy).
-  bool verifyPolicy = true;
-  std::string policyPath;
-  /// Static int8 activation scales from this calibration file (empty:
-  /// dynamic scales).
-  std::string calibrationPath;
+  /// The pipeline: policy (`--policy`, `--no-policy`), run-time checks
+  /// (`--no-checks`), calibration, split-K, weight granularity. mixc runs it
+  /// in stages (startAt/stopAfter are set per stage).
+  MixPipelineOptions pipeline;
   /// Safetensors file binding the model's external weights.
   std::string weightsPath;
   /// Empty: the host (triple, CPU name and CPU features).
@@ -60,15 +62,18 @@ struct CompileOptions {
   unsigned optLevel = 2;
   /// Networks to compile; empty: all.
   std::vector<std::string> entries;
-  bool splitK = false;
-  bool perTensorWeights = false;
-  bool checkedCasts = true;
   /// PrecisionReport::toJSON (pretty) / PrecisionReport::print to these
   /// files; `-` is standard output. Empty: no report.
   std::string reportJSONPath;
   std::string reportTextPath;
   /// Notes on standard error: the target, unused weights, files written.
   bool verbose = false;
+  /// `--help` / `--version` was given: print it instead of compiling.
+  bool help = false;
+  bool version = false;
+
+  /// Binds every option of mixc's command line to these fields.
+  void bindOptions(OptionsBinder &binder);
 };
 
 /// mixc's exit codes.
@@ -78,11 +83,17 @@ enum MixcExitCode : int {
   kMixcUsage = 2,   ///< bad command line (options, target)
 };
 
-/// "0.1.0".
-const char *getMixcVersion();
+/// Parses mixc's command line (without argv[0]). The error is one line
+/// without a prefix ("no model given"). Parsing touches no global state.
+llvm::Expected<CompileOptions>
+parseMixcCommandLine(llvm::ArrayRef<const char *> args);
 
-/// Compiles. A failure prints one line `mixc: error: ...` to `err` (policy
-/// warnings are printed as `mixc: warning: ...` lines before it); reports
+/// Prints mixc's --help.
+void printMixcHelp(llvm::raw_ostream &os);
+
+/// Compiles. Every error of the model is printed to `err` as
+/// `mixc: error: FILE:LINE:COL: message` with the source line, a caret and
+/// its notes, policy warnings as `mixc: warning: ...` lines; reports
 /// requested on `-` go to `out`.
 int runMixc(const CompileOptions &options, llvm::raw_ostream &out,
             llvm::raw_ostream &err);

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/LintDriver.h"
+#include "compiler/Diagnostics.h"
 #include "compiler/ModelLoader.h"
+#include "compiler/Options.h"
 #include "dialect/MixOps.h"
 #include "passes/PolicyCheck.h"
 #include "passes/Resolve.h"
@@ -125,21 +127,6 @@ json::Value layersToJSON(const std::vector<LayerRow> &rows) {
   return std::move(layers);
 }
 
-/// Splits "file:line:col" for SARIF; line/col are 0 when unknown.
-struct SplitLoc {
-  std::string file;
-  int64_t line = 0, col = 0;
-};
-SplitLoc splitLocation(Location loc) {
-  SplitLoc s;
-  if (auto f = loc->findInstanceOf<FileLineColLoc>()) {
-    s.file = f.getFilename().str();
-    s.line = f.getLine();
-    s.col = f.getColumn();
-  }
-  return s;
-}
-
 json::Value findingToJSON(const Finding &f) {
   json::Array notes;
   for (const Finding::Note &n : f.notes)
@@ -159,11 +146,11 @@ json::Value findingToJSON(const Finding &f) {
 }
 
 json::Value sarifLocation(Location loc, const std::string *message) {
-  SplitLoc s = splitLocation(loc);
+  SourcePosition s = getSourcePosition(loc);
   json::Object region;
   if (s.line > 0) {
-    region["startLine"] = s.line;
-    region["startColumn"] = s.col;
+    region["startLine"] = static_cast<int64_t>(s.line);
+    region["startColumn"] = static_cast<int64_t>(s.column);
   }
   json::Object physical{{"artifactLocation", json::Object{{"uri", s.file}}},
                         {"region", std::move(region)}};
@@ -226,15 +213,23 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
     policy = std::move(*loaded);
   }
 
+  // Bad input is printed as diagnostics: every error, with its notes and
+  // source line, on `err`.
   MLIRContext context;
   loadMixDialects(context);
-  auto module = loadModel(options.modelPath, context);
-  if (!module)
+  llvm::SourceMgr sourceMgr;
+  DiagnosticPrinter diagnostics(context, sourceMgr, err, "mix-lint");
+  auto module = loadModel(options.modelPath, context, &sourceMgr);
+  if (!module) {
+    if (diagnostics.getNumErrors()) {
+      llvm::consumeError(module.takeError());
+      return kLintBadInput;
+    }
     return badInput(llvm::toString(module.takeError()));
+  }
 
   // Resolution problems (e.g. an inherited int8 axis that does not fit) are
   // bad input too: the model cannot be given precisions at all.
-  FirstErrorCollector errors(context);
   FailureOr<std::vector<Finding>> findings = checkPolicy(**module, policy);
   std::vector<LayerRow> rows;
   if (succeeded(findings) && options.explain) {
@@ -244,9 +239,12 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
     else
       rows = std::move(*explained);
   }
-  if (failed(findings))
-    return badInput(errors.hasError() ? errors.message()
-                                      : "precision resolution failed");
+  if (failed(findings)) {
+    if (diagnostics.getNumErrors() > 1)
+      err << "mix-lint: error: " << diagnostics.getNumErrors() << " errors\n";
+    return diagnostics.getNumErrors() ? kLintBadInput
+                                      : badInput("precision resolution failed");
+  }
 
   unsigned numErrors = 0, numWarnings = 0;
   for (const Finding &f : *findings)
@@ -290,77 +288,21 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
   return numErrors ? kLintPolicyErrors : kLintClean;
 }
 
-static const char kUsage[] =
-    "usage: mix-lint MODEL.mlir [--policy POLICY.json] "
-    "[--format text|json|sarif] [--explain]\n"
-    "\n"
-    "Checks the resolved precisions of a mix model against a precision "
-    "policy.\n"
-    "Exit codes: 0 clean (warnings allowed), 1 policy errors, 2 bad input.\n";
-
 int mix::lintMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,
                   llvm::raw_ostream &err) {
-  LintOptions options;
-  bool haveModel = false;
-  auto usageError = [&](const llvm::Twine &message) {
-    err << "mix-lint: error: " << message << "\n"
+  llvm::Expected<LintOptions> options = parseLintCommandLine(args);
+  if (!options) {
+    err << "mix-lint: error: " << llvm::toString(options.takeError()) << "\n"
         << "run 'mix-lint --help' for usage\n";
     return kLintBadInput;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    // Accept both "--opt value" and "--opt=value".
-    auto value = [&](llvm::StringRef name,
-                     std::string &dest) -> std::optional<bool> {
-      if (arg == name) {
-        if (i + 1 >= args.size())
-          return false;
-        dest = args[++i];
-        return true;
-      }
-      if (arg.consume_front((name + "=").str())) {
-        dest = arg.str();
-        return true;
-      }
-      return std::nullopt;
-    };
-    std::string format;
-    if (arg == "-h" || arg == "--help") {
-      out << kUsage;
-      return kLintClean;
-    }
-    if (arg == "--explain") {
-      options.explain = true;
-      continue;
-    }
-    if (auto got = value("--policy", options.policyPath)) {
-      if (!*got || options.policyPath.empty())
-        return usageError("--policy needs a file name");
-      continue;
-    }
-    if (auto got = value("--format", format)) {
-      if (!*got)
-        return usageError("--format needs a value: text, json or sarif");
-      if (format == "text")
-        options.format = LintFormat::text;
-      else if (format == "json")
-        options.format = LintFormat::json;
-      else if (format == "sarif")
-        options.format = LintFormat::sarif;
-      else
-        return usageError("unknown format '" + format +
-                          "' (expected text, json or sarif)");
-      continue;
-    }
-    if (arg.size() > 1 && arg.starts_with("-"))
-      return usageError("unknown option '" + arg + "'");
-    if (haveModel)
-      return usageError("more than one model given ('" + options.modelPath +
-                        "' and '" + arg + "')");
-    options.modelPath = arg.str();
-    haveModel = true;
   }
-  if (!haveModel)
-    return usageError("no model given");
-  return runLint(options, out, err);
+  if (options->help) {
+    printLintHelp(out);
+    return kLintClean;
+  }
+  if (options->version) {
+    printToolVersion(out);
+    return kLintClean;
+  }
+  return runLint(*options, out, err);
 }

@@ -14,11 +14,14 @@
 #define MIXC_COMPILER_LINTDRIVER_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
 namespace mix {
+
+class OptionsBinder;
 
 enum class LintFormat { text, json, sarif };
 
@@ -30,6 +33,12 @@ struct LintOptions {
   LintFormat format = LintFormat::text;
   /// Also print every layer's resolved precisions and their provenance.
   bool explain = false;
+  /// `--help` / `--version` was given: print it instead of linting.
+  bool help = false;
+  bool version = false;
+
+  /// Binds every option of mix-lint's command line to these fields.
+  void bindOptions(OptionsBinder &binder);
 };
 
 /// mix-lint's exit codes.
@@ -43,6 +52,14 @@ enum LintExitCode : int {
 /// input goes to `err`.
 int runLint(const LintOptions &options, llvm::raw_ostream &out,
             llvm::raw_ostream &err);
+
+/// Parses mix-lint's command line (without argv[0]); the error is one line
+/// without a prefix. Parsing touches no global state.
+llvm::Expected<LintOptions>
+parseLintCommandLine(llvm::ArrayRef<const char *> args);
+
+/// Prints mix-lint's --help.
+void printLintHelp(llvm::raw_ostream &os);
 
 /// Parses mix-lint's command line (without argv[0]) and runs it.
 int lintMain(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out,

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ModelLoader.h"
+#include "compiler/Diagnostics.h"
 #include "dialect/MixDialect.h"
 #include "dialect/MixOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -12,6 +13,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace mix;
@@ -21,12 +24,11 @@ void mix::loadMixDialects(MLIRContext &context) {
 }
 
 std::string mix::formatLocation(Location loc) {
-  if (auto fileLoc = loc->findInstanceOf<FileLineColLoc>())
-    return (fileLoc.getFilename().getValue() + ":" +
-            llvm::Twine(fileLoc.getLine()) + ":" +
-            llvm::Twine(fileLoc.getColumn()))
-        .str();
-  return "unknown location";
+  SourcePosition pos = getSourcePosition(loc);
+  if (pos.line == 0)
+    return "unknown location";
+  return pos.file + ":" + std::to_string(pos.line) + ":" +
+         std::to_string(pos.column);
 }
 
 FirstErrorCollector::FirstErrorCollector(MLIRContext &context)
@@ -42,8 +44,9 @@ FirstErrorCollector::~FirstErrorCollector() {
   context.getDiagEngine().eraseHandler(id);
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>> mix::loadModel(StringRef path,
-                                                     MLIRContext &context) {
+llvm::Expected<OwningOpRef<ModuleOp>>
+mix::loadModel(StringRef path, MLIRContext &context,
+               llvm::SourceMgr *callerSourceMgr) {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
@@ -52,14 +55,20 @@ llvm::Expected<OwningOpRef<ModuleOp>> mix::loadModel(StringRef path,
   if (!buffer)
     return fail("cannot read model '" + path +
                 "': " + buffer.getError().message());
-  llvm::SourceMgr sourceMgr;
+  llvm::SourceMgr localSourceMgr;
+  llvm::SourceMgr &sourceMgr =
+      callerSourceMgr ? *callerSourceMgr : localSourceMgr;
+  // The parser reads the main (first) buffer: the caller's is fresh.
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  FirstErrorCollector errors(context);
+  std::optional<FirstErrorCollector> errors;
+  if (!callerSourceMgr)
+    errors.emplace(context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
-    return fail(errors.hasError() ? errors.message()
-                                  : (path + ": invalid model").str());
+    return fail(errors && errors->hasError()
+                    ? errors->message()
+                    : (path + ": invalid model").str());
   if (module->getOps<NetworkOp>().empty())
     return fail(path + ": no 'mix.network' in the model");
   return std::move(module);

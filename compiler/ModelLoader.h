@@ -11,17 +11,21 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
 
 namespace mix {
 
 /// Loads the mix dialect (and what models may contain) into `context`.
 void loadMixDialects(mlir::MLIRContext &context);
 
-/// Formats a location as `file:line:col` (or `unknown location`).
+/// Formats a location as `file:line:col` (or `unknown location`); built on
+/// getSourcePosition (compiler/Diagnostics.h), the one location splitter.
 std::string formatLocation(mlir::Location loc);
 
 /// Collects the first error diagnostic reported while it is alive, as
-/// `file:line:col: message`; other diagnostics are swallowed.
+/// `file:line:col: message`; other diagnostics are swallowed. For tools that
+/// report one line; mixc and mix-lint print every diagnostic instead
+/// (DiagnosticPrinter).
 class FirstErrorCollector {
 public:
   explicit FirstErrorCollector(mlir::MLIRContext &context);
@@ -38,8 +42,14 @@ private:
 /// Reads, parses and verifies a model file (`-` is standard input). Fails
 /// with a one-line message naming the file and the location of the problem;
 /// a file without any `mix.network` is an error too.
+///
+/// With a `sourceMgr`, the file is kept in it (for printing source lines
+/// later) and parser and verifier diagnostics go to the context's handlers
+/// (e.g. a DiagnosticPrinter) instead of into the message, which then only
+/// says that the model is invalid.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-loadModel(llvm::StringRef path, mlir::MLIRContext &context);
+loadModel(llvm::StringRef path, mlir::MLIRContext &context,
+          llvm::SourceMgr *sourceMgr = nullptr);
 
 } // namespace mix
 

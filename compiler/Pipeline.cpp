@@ -24,6 +24,17 @@ static void ensureUpstreamPassesRegistered() {
   std::call_once(once, [] { registerAllPasses(); });
 }
 
+llvm::cl::ValuesClass mix::getMixPhaseValues() {
+  return llvm::cl::values(
+      clEnumValN(MixPhase::resolve, "resolve", "mix-resolve-precision"),
+      clEnumValN(MixPhase::policy, "policy", "mix-verify-policy"),
+      clEnumValN(MixPhase::casts, "casts",
+                 "int8 accumulation check, mix-insert-casts"),
+      clEnumValN(MixPhase::quantize, "quantize", "mix-quantize"),
+      clEnumValN(MixPhase::linalg, "linalg", "convert-mix-to-linalg"),
+      clEnumValN(MixPhase::llvm, "llvm", "bufferize, lower to LLVM"));
+}
+
 std::optional<MixPhase> mix::parsePhase(StringRef name) {
   return llvm::StringSwitch<std::optional<MixPhase>>(name)
       .Case("resolve", MixPhase::resolve)
@@ -33,6 +44,24 @@ std::optional<MixPhase> mix::parsePhase(StringRef name) {
       .Case("linalg", MixPhase::linalg)
       .Case("llvm", MixPhase::llvm)
       .Default(std::nullopt);
+}
+
+StringRef mix::getPhaseName(MixPhase phase) {
+  switch (phase) {
+  case MixPhase::resolve:
+    return "resolve";
+  case MixPhase::policy:
+    return "policy";
+  case MixPhase::casts:
+    return "casts";
+  case MixPhase::quantize:
+    return "quantize";
+  case MixPhase::linalg:
+    return "linalg";
+  case MixPhase::llvm:
+    return "llvm";
+  }
+  llvm_unreachable("unknown phase");
 }
 
 std::string mix::getLLVMPhasePipeline() {
@@ -86,7 +115,8 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
     MixQuantizePassOptions quantize;
     quantize.calibration = options.calibrationPath;
     quantize.weightGranularity =
-        options.perTensorWeights ? "tensor" : "channel";
+        options.weightGranularity == WeightGranularity::tensor ? "tensor"
+                                                               : "channel";
     quantize.checked = options.checkedCasts;
     pm.addPass(createMixQuantizePass(quantize));
   }
@@ -109,50 +139,13 @@ void mix::registerMixPipelineDependencies(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
 }
 
-namespace {
-struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
-  Option<std::string> policy{*this, "policy",
-                             llvm::cl::desc("Policy file (default: built-in)")};
-  Option<bool> verifyPolicy{*this, "verify-policy",
-                            llvm::cl::desc("Run mix-verify-policy"),
-                            llvm::cl::init(true)};
-  Option<bool> checked{*this, "checked",
-                       llvm::cl::desc("Checked narrowing casts"),
-                       llvm::cl::init(true)};
-  Option<std::string> calibration{
-      *this, "calibration",
-      llvm::cl::desc("Calibration file (default: dynamic int8 scales)")};
-  Option<bool> splitK{*this, "split-k",
-                      llvm::cl::desc("Split K of int8 layers that could "
-                                     "overflow instead of rejecting them"),
-                      llvm::cl::init(false)};
-  Option<bool> perTensorWeights{
-      *this, "per-tensor-weights",
-      llvm::cl::desc("One int8 weight scale per tensor"),
-      llvm::cl::init(false)};
-  Option<std::string> stopAfter{
-      *this, "stop-after",
-      llvm::cl::desc("Last phase: resolve|policy|casts|quantize|linalg|llvm"),
-      llvm::cl::init("llvm")};
-};
-} // namespace
-
 void mix::registerMixPipelines() {
   ensureUpstreamPassesRegistered();
-  PassPipelineRegistration<LowerToLLVMOptions>(
+  PassPipelineRegistration<MixPipelineOptions>(
       "mix-lower-to-llvm",
       "Lower mix networks to the LLVM dialect (resolve, policy, casts, "
       "quantize, linalg, llvm)",
-      [](OpPassManager &pm, const LowerToLLVMOptions &cl) {
-        MixPipelineOptions options;
-        options.policyPath = cl.policy;
-        options.verifyPolicy = cl.verifyPolicy;
-        options.checkedCasts = cl.checked;
-        options.calibrationPath = cl.calibration;
-        options.splitK = cl.splitK;
-        options.perTensorWeights = cl.perTensorWeights;
-        if (std::optional<MixPhase> phase = parsePhase(cl.stopAfter))
-          options.stopAfter = *phase;
+      [](OpPassManager &pm, const MixPipelineOptions &options) {
         (void)buildMixPipeline(pm, options);
       });
 }

@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 #include <optional>
 #include <string>
@@ -31,28 +32,79 @@ namespace mix {
 
 enum class MixPhase { resolve, policy, casts, quantize, linalg, llvm };
 
+/// The `cl::values` of the phases: resolve, policy, casts, quantize, linalg,
+/// llvm (`--stop-after`, `--start-at`, mix-run's `--lower-to`).
+llvm::cl::ValuesClass getMixPhaseValues();
+
 /// Parses "resolve", "policy", "casts", "quantize", "linalg" or "llvm".
 std::optional<MixPhase> parsePhase(llvm::StringRef name);
 
-struct MixPipelineOptions {
+/// The name of a phase ("casts").
+llvm::StringRef getPhaseName(MixPhase phase);
+
+/// How int8 weights are scaled: one scale per output channel or per tensor.
+enum class WeightGranularity { channel, tensor };
+
+/// The options of the mix pipeline: the one options struct shared by
+/// `buildMixPipeline` (library and tests), the `mix-lower-to-llvm` pipeline
+/// of mix-opt (`--mix-lower-to-llvm="stop-after=casts split-k"`) and mixc,
+/// which embeds it in CompileOptions.
+///
+/// `PassPipelineOptions` owns `llvm::cl` options registered with itself, so
+/// it cannot be copied member-wise; copying goes through
+/// `copyOptionValuesFrom`, which makes the struct a value type.
+struct MixPipelineOptions
+    : public mlir::PassPipelineOptions<MixPipelineOptions> {
+  MixPipelineOptions() = default;
+  MixPipelineOptions(const MixPipelineOptions &other) : MixPipelineOptions() {
+    copyOptionValuesFrom(other);
+  }
+  MixPipelineOptions &operator=(const MixPipelineOptions &other) {
+    if (this != &other)
+      copyOptionValuesFrom(other);
+    return *this;
+  }
+
   /// The first phase to run (earlier ones are skipped: run a pipeline in
   /// stages, e.g. to inspect the IR between phases).
-  MixPhase startAt = MixPhase::resolve;
+  Option<MixPhase> startAt{
+      *this, "start-at", llvm::cl::desc("First phase to run"),
+      llvm::cl::init(MixPhase::resolve), getMixPhaseValues()};
   /// The last phase to run.
-  MixPhase stopAfter = MixPhase::llvm;
+  Option<MixPhase> stopAfter{
+      *this, "stop-after", llvm::cl::desc("Last phase to run"),
+      llvm::cl::init(MixPhase::llvm), getMixPhaseValues()};
   /// Run mix-verify-policy (phase `policy`).
-  bool verifyPolicy = true;
+  Option<bool> verifyPolicy{*this, "verify-policy",
+                            llvm::cl::desc("Run mix-verify-policy"),
+                            llvm::cl::init(true)};
   /// Policy file for mix-verify-policy; empty: the built-in default.
-  std::string policyPath;
+  Option<std::string> policyPath{
+      *this, "policy", llvm::cl::desc("Policy file (default: built-in)")};
   /// Checked numerics: narrowing casts report overflow and int8 quantizes
   /// report non-finite input at run time (mixrt_check_fail).
-  bool checkedCasts = true;
+  Option<bool> checkedCasts{
+      *this, "checked",
+      llvm::cl::desc("Run-time checks of narrowing casts and int8 "
+                     "quantization"),
+      llvm::cl::init(true)};
   /// Calibration file for static int8 activation scales; empty: dynamic.
-  std::string calibrationPath;
+  Option<std::string> calibrationPath{
+      *this, "calibration",
+      llvm::cl::desc("Calibration file (default: dynamic int8 scales)")};
   /// Split K of int8 layers whose i32 sum could overflow (else rejected).
-  bool splitK = false;
-  /// One int8 weight scale per tensor instead of per output channel.
-  bool perTensorWeights = false;
+  Option<bool> splitK{*this, "split-k",
+                      llvm::cl::desc("Split K of int8 layers that could "
+                                     "overflow instead of rejecting them"),
+                      llvm::cl::init(false)};
+  /// One int8 weight scale per output channel (default) or per tensor.
+  Option<WeightGranularity> weightGranularity{
+      *this, "weight-granularity", llvm::cl::desc("Scales of int8 weights"),
+      llvm::cl::init(WeightGranularity::channel),
+      llvm::cl::values(clEnumValN(WeightGranularity::channel, "channel",
+                                  "one scale per output channel"),
+                       clEnumValN(WeightGranularity::tensor, "tensor",
+                                  "one scale per tensor"))};
 };
 
 /// Adds the passes of every phase from `options.startAt` up to

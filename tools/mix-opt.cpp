@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Options.h"
 #include "compiler/Pipeline.h"
 #include "dialect/MixDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "passes/Passes.h"
+#include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -16,6 +18,9 @@ int main(int argc, char **argv) {
   mix::registerMixPipelineDependencies(registry);
   mix::registerMixPasses();
   mix::registerMixPipelines(); // also every upstream pass
+  // --version prints what every mixc tool prints.
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { mix::printToolVersion(os); });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mixc optimizer driver\n", registry));
 }

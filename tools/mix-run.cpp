@@ -18,11 +18,11 @@
 
 #include "compiler/Interpreter.h"
 #include "compiler/ModelLoader.h"
+#include "compiler/Options.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Samples.h"
 #include "compiler/Weights.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,71 +32,136 @@ using namespace mix;
 
 namespace cl = llvm::cl;
 
-static cl::OptionCategory category("mix-run options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"),
-                                      cl::cat(category));
-static cl::opt<std::string> inputsPath(
-    "inputs", cl::Required,
-    cl::desc("safetensors file with input0, input1, ... (one sample, or S "
-             "samples along an extra leading dimension)"),
-    cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string>
-    weightsPath("weights", cl::desc("safetensors file with external weights"),
-                cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string> entry("entry", cl::desc("network to run"),
-                                  cl::value_desc("name"), cl::cat(category));
-static cl::opt<std::string>
-    lowerTo("lower-to",
-            cl::desc("lower before running: casts or quantize (default: "
-                     "none, the ideal f64 model)"),
-            cl::value_desc("phase"), cl::cat(category));
-static cl::opt<std::string>
-    calibration("calibration",
-                cl::desc("calibration file for static int8 scales"),
-                cl::value_desc("file"), cl::cat(category));
+namespace {
 
-static int fail(const llvm::Twine &message) {
+/// mix-run's command line.
+struct RunOptions {
+  std::string modelPath;
+  std::string inputsPath;
+  std::string weightsPath;
+  std::string entry;
+  /// Lower before running (casts or quantize); none: the ideal f64 model.
+  std::optional<MixPhase> lowerTo;
+  std::string calibrationPath;
+  bool help = false, version = false;
+
+  void bindOptions(OptionsBinder &b, MixPhase &phase) {
+    b.opt("inputs", inputsPath, {"a file name"}, cl::value_desc("FILE"),
+          cl::desc("safetensors file with input0, input1, ... (one sample,\n"
+                   "or S samples along an extra leading dimension)"));
+    b.opt("weights", weightsPath, {"a file name"}, cl::value_desc("FILE"),
+          cl::desc("safetensors file with external weights"));
+    b.opt("entry", entry, {"a network name"}, cl::value_desc("NAME"),
+          cl::desc("network to run (default: the only one)"));
+    OptionText lowerText;
+    lowerText.badValue = [](llvm::StringRef v) {
+      return ("--lower-to must be 'casts' or 'quantize', got '" + v + "'")
+          .str();
+    };
+    b.opt("lower-to", phase, lowerText, cl::value_desc("PHASE"),
+          cl::desc("lower before running: casts or quantize (default:\n"
+                   "none, the ideal f64 model)"),
+          getMixPhaseValues());
+    b.opt("calibration", calibrationPath, {"a file name"},
+          cl::value_desc("FILE"),
+          cl::desc("calibration file for static int8 scales"));
+    b.flag("help", help, true, cl::desc("print this help"));
+    b.alias("h", "help");
+    b.flag("version", version, true, cl::desc("print the versions"));
+  }
+};
+
+const char kOverview[] =
+    "usage: mix-run MODEL.mlir --inputs FILE [options]\n"
+    "\n"
+    "Prints the outputs of a network for the inputs in a safetensors file, as\n"
+    "computed by mixc's f64 reference interpreter.\n"
+    "Exit codes: 0 success, 1 error, 2 bad usage.\n"
+    "\n"
+    "Options ('--name=VALUE' or '--name VALUE'):\n";
+
+/// Parses the command line; with --help, prints it to `out`.
+llvm::Expected<RunOptions> parseCommandLine(llvm::ArrayRef<const char *> args,
+                                            llvm::raw_ostream &out) {
+  RunOptions options;
+  MixPhase phase = MixPhase::llvm;
+  std::vector<std::string> models;
+  OptionsBinder binder;
+  options.bindOptions(binder, phase);
+  binder.positional("MODEL.mlir", "the model ('-': standard input)", models);
+  if (llvm::Error error = binder.parse(args))
+    return std::move(error);
+  if (options.help)
+    binder.printHelp(out, kOverview);
+  if (options.help || options.version)
+    return options;
+  if (models.size() != 1)
+    return llvm::createStringError(
+        models.empty() ? "no model given" : "more than one model given");
+  options.modelPath = models[0];
+  if (binder.occurrences("inputs") == 0)
+    return llvm::createStringError("--inputs is required");
+  if (binder.occurrences("lower-to")) {
+    if (phase != MixPhase::casts && phase != MixPhase::quantize)
+      return llvm::createStringError(
+          "--lower-to must be 'casts' or 'quantize', got '" +
+          getPhaseName(phase) + "'");
+    options.lowerTo = phase;
+  }
+  return options;
+}
+
+int fail(const llvm::Twine &message) {
   llvm::errs() << "mix-run: error: " << message << "\n";
   return 1;
 }
 
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv, "mix-run: outputs of a mix model (reference interpreter)\n");
+  llvm::Expected<RunOptions> options = parseCommandLine(
+      llvm::ArrayRef<const char *>(argv + 1, argc - 1), llvm::outs());
+  if (!options) {
+    llvm::errs() << "mix-run: error: " << llvm::toString(options.takeError())
+                 << "\nrun 'mix-run --help' for usage\n";
+    return 2;
+  }
+  if (options->help)
+    return 0;
+  if (options->version) {
+    printToolVersion(llvm::outs());
+    return 0;
+  }
+
   MLIRContext context;
   DialectRegistry registry;
   registerMixPipelineDependencies(registry);
   context.appendDialectRegistry(registry);
   loadMixDialects(context);
-  auto module = loadModelWithWeights(modelPath, weightsPath, context);
+  auto module =
+      loadModelWithWeights(options->modelPath, options->weightsPath, context);
   if (!module)
     return fail(llvm::toString(module.takeError()));
-  if (!lowerTo.empty()) {
-    std::optional<MixPhase> phase = parsePhase(lowerTo);
-    if (!phase || (*phase != MixPhase::casts && *phase != MixPhase::quantize))
-      return fail("--lower-to must be 'casts' or 'quantize', got '" + lowerTo +
-                  "'");
+  if (options->lowerTo) {
     if (llvm::Error err = requireInlineWeights(**module))
       return fail(llvm::toString(std::move(err)));
-    MixPipelineOptions options;
-    options.stopAfter = *phase;
-    options.verifyPolicy = false;
-    options.calibrationPath = calibration;
+    MixPipelineOptions pipeline;
+    pipeline.stopAfter = *options->lowerTo;
+    pipeline.verifyPolicy = false;
+    pipeline.calibrationPath = options->calibrationPath;
     PassManager pm(&context);
-    if (failed(buildMixPipeline(pm, options)))
+    if (failed(buildMixPipeline(pm, pipeline)))
       return fail("cannot build the pipeline");
     FirstErrorCollector errors(context);
     if (failed(pm.run(**module)))
       return fail(errors.hasError() ? errors.message() : "lowering failed");
   }
-  auto network = findNetwork(**module, entry);
+  auto network = findNetwork(**module, options->entry);
   if (!network)
     return fail(llvm::toString(network.takeError()));
   llvm::Expected<io::SafetensorsFile> inputs =
-      io::SafetensorsFile::open(inputsPath);
+      io::SafetensorsFile::open(options->inputsPath);
   if (!inputs)
     return fail(llvm::toString(inputs.takeError()));
   auto samples = loadSamples(*network, *inputs);

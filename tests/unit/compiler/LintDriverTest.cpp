@@ -123,8 +123,11 @@ TEST_CASE("bad input exits 2 with one line", "[lint][errors]") {
                             "tensor<2xf32>\n}\n");
     Run r = lint({model.path});
     CHECK(r.code == kLintBadInput);
+    // The error line, then the source line and a caret under column 14.
     CHECK(r.err == "mix-lint: error: " + model.path +
-                       ":2:14: use of undeclared SSA value name\n");
+                       ":2:14: use of undeclared SSA value name\n"
+                       "  mix.return %y : tensor<2xf32>\n"
+                       "             ^\n");
   }
   SECTION("no network") {
     TempFile model(".mlir", "module {}\n");

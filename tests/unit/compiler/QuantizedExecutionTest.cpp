@@ -114,7 +114,8 @@ void checkDense(const DenseCase &c) {
   inlineWeights(*module, weights);
 
   MixPipelineOptions options;
-  options.perTensorWeights = c.perTensorWeights;
+  options.weightGranularity = c.perTensorWeights ? WeightGranularity::tensor
+                                                : WeightGranularity::channel;
   options.splitK = c.splitK;
   llvm::SmallString<64> calibrationPath;
   QPtr qa;
