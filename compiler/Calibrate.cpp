@@ -154,8 +154,9 @@ void mix::printAccuracyTable(llvm::raw_ostream &os,
   for (const LayerAccuracy &a : layers)
     width = std::max(width, a.layer.size());
   os << llvm::left_justify("layer", width) << "  "
-     << llvm::left_justify("precision", 22) << "  " << llvm::right_justify("SQNR dB", 8)
-     << "  " << llvm::right_justify("max abs err", 11) << "\n";
+     << llvm::left_justify("precision", 22) << "  "
+     << llvm::right_justify("SQNR dB", 8) << "  "
+     << llvm::right_justify("max abs err", 11) << "\n";
   for (const LayerAccuracy &a : layers) {
     os << llvm::left_justify(a.layer, width) << "  "
        << llvm::left_justify(a.precision, 22) << "  ";

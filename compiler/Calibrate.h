@@ -38,10 +38,11 @@ using Sample = std::vector<RefTensor>;
 /// by the percentile method only. Errors: interpreter errors (bad inputs,
 /// missing weights), non-finite activations (named by layer), an invalid
 /// percentile.
-llvm::Expected<io::CalibrationTable>
-calibrate(NetworkOp network, llvm::ArrayRef<Sample> samples,
-          const WeightMap &weights, io::CalibrationMethod method,
-          double percentile = 99.99);
+llvm::Expected<io::CalibrationTable> calibrate(NetworkOp network,
+                                               llvm::ArrayRef<Sample> samples,
+                                               const WeightMap &weights,
+                                               io::CalibrationMethod method,
+                                               double percentile = 99.99);
 
 /// The accuracy of one layer of a lowered model against the reference.
 struct LayerAccuracy {

@@ -204,11 +204,10 @@ llvm::json::Value PrecisionReport::toJSON() const {
       {"version", 1},
       {"layers", std::move(layers)},
       {"casts", std::move(scopes)},
-      {"weights",
-       llvm::json::Object{{"bytes_by_type", std::move(bytes)},
-                          {"total_bytes", totalWeightBytes()},
-                          {"all_f32_bytes", f32Bytes_},
-                          {"ratio_to_f32", weightRatio()}}}};
+      {"weights", llvm::json::Object{{"bytes_by_type", std::move(bytes)},
+                                     {"total_bytes", totalWeightBytes()},
+                                     {"all_f32_bytes", f32Bytes_},
+                                     {"ratio_to_f32", weightRatio()}}}};
 }
 
 void PrecisionReport::print(llvm::raw_ostream &os) const {
@@ -243,8 +242,8 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
   for (const auto &[name, bytes] : weightBytes_)
     os << "  " << llvm::left_justify(name, 6) << "  "
        << llvm::right_justify(std::to_string(bytes), 10) << " bytes\n";
-  os << "  total   " << llvm::right_justify(std::to_string(totalWeightBytes()), 10)
-     << " bytes, "
-     << llvm::format("%.1f%%", 100.0 * weightRatio()) << " of an all-f32 build ("
-     << f32Bytes_ << " bytes)\n";
+  os << "  total   "
+     << llvm::right_justify(std::to_string(totalWeightBytes()), 10)
+     << " bytes, " << llvm::format("%.1f%%", 100.0 * weightRatio())
+     << " of an all-f32 build (" << f32Bytes_ << " bytes)\n";
 }

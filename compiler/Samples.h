@@ -25,8 +25,8 @@ namespace mix {
 
 /// The samples of `network` in `file`. Errors name the file, the tensor and
 /// the problem (missing, dtype, shape, sample counts that differ).
-llvm::Expected<std::vector<Sample>> loadSamples(NetworkOp network,
-                                                const io::SafetensorsFile &file);
+llvm::Expected<std::vector<Sample>>
+loadSamples(NetworkOp network, const io::SafetensorsFile &file);
 
 /// loadModel() followed, when `weightsPath` is not empty, by bindWeights()
 /// from that safetensors file: what the reference tools (mix-run,

@@ -68,8 +68,8 @@ public:
           SmallString<16> text;
           v.toString(text);
           return weight.emitOpError()
-                 << "value " << text << " at element " << i
-                 << " overflows " << target.getElementType()
+                 << "value " << text << " at element " << i << " overflows "
+                 << target.getElementType()
                  << " (a checked conversion of this weight)";
         }
         converted.push_back(r);

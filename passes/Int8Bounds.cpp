@@ -77,9 +77,10 @@ LogicalResult mix::checkInt8Accumulation(Operation *root, bool splitK) {
         window = w.getDimSize(2) * w.getDimSize(3);
       }
       if ((!conv || conv.getGroups() == 1) && bound->maxSafeK >= window) {
-        layer->setAttr(kKChunkAttrName,
-                       IntegerAttr::get(IntegerType::get(root->getContext(), 64),
-                                        bound->maxSafeK));
+        layer->setAttr(
+            kKChunkAttrName,
+            IntegerAttr::get(IntegerType::get(root->getContext(), 64),
+                             bound->maxSafeK));
         return WalkResult::advance();
       }
     }
@@ -141,10 +142,9 @@ std::optional<int64_t> maxCentered(Value operand, Value zeroPoint) {
     if (type.getRank() == 4)
       inner = type.getNumElements() / type.getDimSize(0);
     for (auto [i, q] : llvm::enumerate(*data)) {
-      int64_t channel = cols == 1 ? 0
-                        : type.getRank() == 4
-                            ? static_cast<int64_t>(i) / inner
-                            : static_cast<int64_t>(i) % cols;
+      int64_t channel = cols == 1             ? 0
+                        : type.getRank() == 4 ? static_cast<int64_t>(i) / inner
+                                              : static_cast<int64_t>(i) % cols;
       best = std::max(best, std::abs(q - (*zps)[channel]));
     }
     return best;
@@ -203,29 +203,30 @@ std::optional<IntegerGemm> describeIntegerGemm(Operation *op) {
 
 LogicalResult mix::checkIntegerAccumulation(Operation *root) {
   bool ok = true;
-  root->walk([&](Operation *op) {
-    std::optional<IntegerGemm> g = describeIntegerGemm(op);
-    if (!g)
-      return;
-    if (!g->maxA || !g->maxB) {
-      op->emitOpError()
-          << "cannot prove that its i32 sums fit: a zero point is neither "
-             "produced by mix.quantize nor a constant";
-      ok = false;
-      return;
-    }
-    int64_t perProduct = *g->maxA * *g->maxB;
-    int64_t worst = g->pieceK * perProduct;
-    if (worst <= INT32_MAX)
-      return;
-    op->emitOpError() << "int8 accumulation can overflow int32: "
-                      << g->pieceK << " products per i32 sum (K = " << g->k
-                      << ") of at most " << *g->maxA << " x " << *g->maxB
-                      << " sum to " << worst << " > 2147483647; at most "
-                      << (perProduct ? INT32_MAX / perProduct : 0)
-                      << " are safe (k_chunk)";
-    ok = false;
-  });
+  root->walk(
+      [&](Operation *op) {
+        std::optional<IntegerGemm> g = describeIntegerGemm(op);
+        if (!g)
+          return;
+        if (!g->maxA || !g->maxB) {
+          op->emitOpError()
+              << "cannot prove that its i32 sums fit: a zero point is neither "
+                 "produced by mix.quantize nor a constant";
+          ok = false;
+          return;
+        }
+        int64_t perProduct = *g->maxA * *g->maxB;
+        int64_t worst = g->pieceK * perProduct;
+        if (worst <= INT32_MAX)
+          return;
+        op->emitOpError() << "int8 accumulation can overflow int32: "
+                          << g->pieceK << " products per i32 sum (K = " << g->k
+                          << ") of at most " << *g->maxA << " x " << *g->maxB
+                          << " sum to " << worst << " > 2147483647; at most "
+                          << (perProduct ? INT32_MAX / perProduct : 0)
+                          << " are safe (k_chunk)";
+        ok = false;
+      });
   return success(ok);
 }
 

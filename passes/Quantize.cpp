@@ -60,8 +60,8 @@ FailureOr<QTensorPtr> quantizeWithMixrt(Operation *op, StringRef what,
       data.data(), shape.data(), static_cast<int32_t>(shape.size()),
       toMixrt(scheme), static_cast<int32_t>(axis), &q);
   if (code != MIXRT_STATUS_OK)
-    return op->emitOpError() << "cannot quantize " << what << ": "
-                             << mixrt_last_error_message();
+    return op->emitOpError()
+           << "cannot quantize " << what << ": " << mixrt_last_error_message();
   return QTensorPtr(q);
 }
 
@@ -131,8 +131,8 @@ struct Quantizer {
                                            bool allowStatic = true) const {
     auto type = cast<ShapedType>(x.getType());
     bool perRow = precision.isPerAxis();
-    if (perRow && (!perRowAllowed || precision.getAxis() != 0 ||
-                   type.getRank() != 2))
+    if (perRow &&
+        (!perRowAllowed || precision.getAxis() != 0 || type.getRank() != 2))
       return layer->emitOpError()
              << "activations are quantized per tensor, or per row (axis 0) "
                 "for the [M, K] input of a dense or the lhs of a matmul; "
@@ -153,9 +153,9 @@ struct Quantizer {
       float extremes[2] = {static_cast<float>(range->min),
                            static_cast<float>(range->max)};
       int64_t shape[1] = {2};
-      FailureOr<QTensorPtr> q = quantizeWithMixrt(
-          layer, "the calibrated range of '" + key + "'", extremes, shape,
-          scheme, MIXRT_PER_TENSOR);
+      FailureOr<QTensorPtr> q =
+          quantizeWithMixrt(layer, "the calibrated range of '" + key + "'",
+                            extremes, shape, scheme, MIXRT_PER_TENSOR);
       if (failed(q))
         return failure();
       scale = b.getF32FloatAttr(mixrt_qtensor_scales(q->get())[0]);
@@ -275,10 +275,10 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
         quantizeWeight(b, op, dense.getWeight(), *w, /*channelAxis=*/1);
     if (failed(wq))
       return failure();
-    result = QDenseOp::create(b, op->getLoc(), dense.getType(), x->getResult(),
-                              x->getUsedScale(), x->getUsedZeroPoint(),
-                              (*wq)[0], (*wq)[1], (*wq)[2], dense.getBias(),
-                              chunk);
+    result =
+        QDenseOp::create(b, op->getLoc(), dense.getType(), x->getResult(),
+                         x->getUsedScale(), x->getUsedZeroPoint(), (*wq)[0],
+                         (*wq)[1], (*wq)[2], dense.getBias(), chunk);
   } else if (auto conv = dyn_cast<Conv2DOp>(op)) {
     FailureOr<QuantizeOp> x =
         quantizeActivation(b, op, conv.getInput(), act, "input",
@@ -312,8 +312,8 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
           quantizeWeight(b, op, weight, *w, /*channelAxis=*/1);
       if (failed(wq))
         return failure();
-      return QDenseOp::create(b, op->getLoc(), f32Type, in, scale, zp,
-                              (*wq)[0], (*wq)[1], (*wq)[2], Value(), chunk)
+      return QDenseOp::create(b, op->getLoc(), f32Type, in, scale, zp, (*wq)[0],
+                              (*wq)[1], (*wq)[2], Value(), chunk)
           .getResult();
     };
     FailureOr<Value> q = project(x->getResult(), x->getUsedScale(),
@@ -324,14 +324,14 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
                                  x->getUsedZeroPoint(), attention.getWv());
     if (failed(q) || failed(k) || failed(v))
       return failure();
-    Value context = AttentionCoreOp::create(
-        b, op->getLoc(), f32Type, *q, *k, *v, attention.getNumHeadsAttr(),
-        attention.getCausalAttr());
+    Value context = AttentionCoreOp::create(b, op->getLoc(), f32Type, *q, *k,
+                                            *v, attention.getNumHeadsAttr(),
+                                            attention.getCausalAttr());
     // The context is an intermediate value: its scale is always dynamic.
     FailureOr<QuantizeOp> c = quantizeActivation(
         b, op, context,
-        PrecisionAttr::get(b.getContext(), PrecisionKind::int8,
-                           act.getScheme(), -1),
+        PrecisionAttr::get(b.getContext(), PrecisionKind::int8, act.getScheme(),
+                           -1),
         "context", /*perRowAllowed=*/false, /*allowStatic=*/false);
     if (failed(c))
       return failure();

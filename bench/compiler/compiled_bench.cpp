@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/ModelLoader.h"
-#include "dialect/MixOps.h"
 #include "compiler/Pipeline.h"
+#include "dialect/MixOps.h"
 #include "mixrt/mixrt.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -74,8 +74,8 @@ StridedMemRefType<float, 2> view(float *p, int64_t rows, int64_t cols) {
 struct CompiledDense {
   MLIRContext context;
   std::unique_ptr<ExecutionEngine> engine;
-  void (*fn)(StridedMemRefType<float, 2> *, StridedMemRefType<float, 2> *) =
-      nullptr;
+  void (*fn)(StridedMemRefType<float, 2> *,
+             StridedMemRefType<float, 2> *) = nullptr;
 
   CompiledDense(const std::string &precision, const std::vector<float> &w) {
     llvm::InitializeNativeTarget();
@@ -93,7 +93,8 @@ struct CompiledDense {
         "xf32>\n  %y = mix.dense %x, %w precision(" + precision +
         ") : (tensor<" + x + "xf32>, tensor<" + wt + "xf32>) -> tensor<" + y +
         "xf32>\n  mix.return %y : tensor<" + y + "xf32>\n}\n";
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(source, &context);
     module->walk([&](mix::WeightOp op) {
       auto type = cast<RankedTensorType>(op.getType());
       op.setValueAttr(DenseElementsAttr::get(type, llvm::ArrayRef(w)));
@@ -138,8 +139,8 @@ void naiveDense(const float *x, const float *w, float *y) {
 void mixrtInt8Dense(const float *x, const mixrt_qtensor *qw, float *y) {
   mixrt_qtensor *qx = nullptr;
   int64_t shape[2] = {M, K};
-  if (mixrt_quantize_f32(x, shape, 2, MIXRT_QSCHEME_SYMMETRIC,
-                         MIXRT_PER_TENSOR, &qx) != MIXRT_STATUS_OK)
+  if (mixrt_quantize_f32(x, shape, 2, MIXRT_QSCHEME_SYMMETRIC, MIXRT_PER_TENSOR,
+                         &qx) != MIXRT_STATUS_OK)
     return;
   mixrt_gemm_s8_operand a = {mixrt_qtensor_data(qx), K, 0,
                              mixrt_qtensor_scales(qx), nullptr};
@@ -188,7 +189,8 @@ void BM_CompiledDenseF32(benchmark::State &state) {
     state.SkipWithError("compilation failed");
     return;
   }
-  double naive = secondsPerCall([&] { naiveDense(x.data(), w.data(), y.data()); });
+  double naive =
+      secondsPerCall([&] { naiveDense(x.data(), w.data(), y.data()); });
   setRates(state, timeCompiled(state, dense, x.data(), y.data()), "naive",
            naive);
 }
@@ -202,12 +204,13 @@ void BM_CompiledDenseInt8(benchmark::State &state) {
   }
   mixrt_qtensor *qw = nullptr;
   int64_t shape[2] = {K, N};
-  if (mixrt_quantize_f32(w.data(), shape, 2, MIXRT_QSCHEME_SYMMETRIC, 1,
-                         &qw) != MIXRT_STATUS_OK) {
+  if (mixrt_quantize_f32(w.data(), shape, 2, MIXRT_QSCHEME_SYMMETRIC, 1, &qw) !=
+      MIXRT_STATUS_OK) {
     state.SkipWithError("mixrt quantize failed");
     return;
   }
-  double mixrt = secondsPerCall([&] { mixrtInt8Dense(x.data(), qw, y.data()); });
+  double mixrt =
+      secondsPerCall([&] { mixrtInt8Dense(x.data(), qw, y.data()); });
   setRates(state, timeCompiled(state, dense, x.data(), y.data()), "mixrt",
            mixrt);
   mixrt_qtensor_destroy(qw);

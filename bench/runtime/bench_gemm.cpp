@@ -118,8 +118,8 @@ __attribute__((noinline)) void naiveS8(int64_t n, const int8_t *a,
 #if defined(__x86_64__)
 __attribute__((target("fma")))
 #endif
-__attribute__((noinline)) void
-naiveReduced(int64_t n, const float *a, const float *b, float *c) {
+__attribute__((noinline)) void naiveReduced(int64_t n, const float *a,
+                                            const float *b, float *c) {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0.0f;

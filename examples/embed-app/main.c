@@ -15,8 +15,8 @@ int main(void) {
   float probs[1 * 10];
   mixrt_status_code status = edge_run(image, probs);
   if (status != MIXRT_STATUS_OK) {
-    fprintf(stderr, "edge_run failed: %s: %s\n",
-            mixrt_status_code_name(status), mixrt_last_error_message());
+    fprintf(stderr, "edge_run failed: %s: %s\n", mixrt_status_code_name(status),
+            mixrt_last_error_message());
     return 1;
   }
   int best = 0;

@@ -105,8 +105,9 @@ Report accuracy(llvm::StringRef name, llvm::StringRef source,
   options.stopAfter = MixPhase::quantize;
   llvm::SmallString<64> calibrationPath;
   if (calibrationSamples) {
-    auto table = calibrate(*module->getOps<NetworkOp>().begin(),
-                           *calibrationSamples, {}, io::CalibrationMethod::MinMax);
+    auto table =
+        calibrate(*module->getOps<NetworkOp>().begin(), *calibrationSamples, {},
+                  io::CalibrationMethod::MinMax);
     if (!table)
       FAIL(llvm::toString(table.takeError()));
     REQUIRE(!llvm::sys::fs::createTemporaryFile("calibration", "json",
@@ -122,9 +123,9 @@ Report accuracy(llvm::StringRef name, llvm::StringRef source,
   if (!calibrationPath.empty())
     llvm::sys::fs::remove(calibrationPath);
   REQUIRE(ok);
-  auto layers = compareLayers(*module->getOps<NetworkOp>().begin(),
-                              *lowered->getOps<NetworkOp>().begin(), samples,
-                              {});
+  auto layers =
+      compareLayers(*module->getOps<NetworkOp>().begin(),
+                    *lowered->getOps<NetworkOp>().begin(), samples, {});
   if (!layers)
     FAIL(llvm::toString(layers.takeError()));
   std::string table;
@@ -171,8 +172,8 @@ TEST_CASE("accuracy of the edge int8 example (calibrated)", "[accuracy]") {
 }
 
 TEST_CASE("accuracy of the ResNet example (f16 stages)", "[accuracy]") {
-  Report r = accuracy("resnet", readExample("resnet.mlir"),
-                      resnetSamples(3, 7), nullptr);
+  Report r = accuracy("resnet", readExample("resnet.mlir"), resnetSamples(3, 7),
+                      nullptr);
   // f16 keeps 11 significant bits: one RNE rounding has an SQNR of about
   // 6.02 * 11 + 1.76 = 68 dB; roundings of operands and results through
   // the stages add up (measured: 68.2 dB worst). Require 60 dB.
@@ -182,8 +183,7 @@ TEST_CASE("accuracy of the ResNet example (f16 stages)", "[accuracy]") {
   }
 }
 
-TEST_CASE("accuracy of the transformer example (f16 layers)",
-          "[accuracy]") {
+TEST_CASE("accuracy of the transformer example (f16 layers)", "[accuracy]") {
   Report r = accuracy("transformer", readExample("transformer.mlir"),
                       transformerSamples(3, 9), nullptr);
   // f16 blocks (attention scores and softmax at f32 accumulator

@@ -76,7 +76,7 @@ std::vector<uint16_t> runCast(llvm::StringRef fromType, llvm::StringRef toType,
   out.strides[0] = 1;
   using Fn =
       void (*)(StridedMemRefType<From, 1> *, StridedMemRefType<uint16_t, 1> *);
-  reinterpret_cast<Fn> (*fn)(&in, &out);
+  reinterpret_cast<Fn>(*fn)(&in, &out);
   return output;
 }
 

@@ -73,7 +73,7 @@ TEST_CASE("an f16 block with an f32 softmax runs bit-exactly", "[exec]") {
   float y[6] = {};
   auto in = view<float, 2>(x, {2, 4});
   auto out = view<float, 2>(y, {2, 3});
-  reinterpret_cast<Fn> (*fn)(&in, &out);
+  reinterpret_cast<Fn>(*fn)(&in, &out);
 
   // Emulation: operands rounded to f16 once; fmaf in f32, k ascending; bias
   // added in f32; one rounding to f16; relu; then softmax in f32 on the widened
@@ -141,7 +141,7 @@ ResnetRun runCompiledResnet(Jit &jit, OwningOpRef<ModuleOp> module,
   using Fn =
       void (*)(StridedMemRefType<float, 4> *, StridedMemRefType<int32_t, 1> *,
                StridedMemRefType<float, 2> *, StridedMemRefType<float, 0> *);
-  reinterpret_cast<Fn> (*fn)(&in, &lab, &out, &loss);
+  reinterpret_cast<Fn>(*fn)(&in, &lab, &out, &loss);
   return run;
 }
 
@@ -262,7 +262,7 @@ TEST_CASE("the transformer example compiles and matches the reference",
     using Fn = void (*)(
         StridedMemRefType<int32_t, 2> *, StridedMemRefType<int32_t, 1> *,
         StridedMemRefType<float, 3> *, StridedMemRefType<float, 0> *);
-    reinterpret_cast<Fn> (*fn)(&tokView, &tgtView, &probsView, &lossView);
+    reinterpret_cast<Fn>(*fn)(&tokView, &tgtView, &probsView, &lossView);
 
     double worst = 0;
     for (size_t i = 0; i < probs.size(); ++i)

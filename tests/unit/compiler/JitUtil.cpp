@@ -40,9 +40,9 @@ std::unique_ptr<ExecutionEngine> compile(ModuleOp module,
   REQUIRE(succeeded(buildMixPipeline(pm, options)));
   REQUIRE(succeeded(pm.run(module)));
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = makeOptimizingTransformer(/*optLevel=*/2,
-                                                        /*sizeLevel=*/0,
-                                                        nullptr);
+  engineOptions.transformer =
+      makeOptimizingTransformer(/*optLevel=*/2,
+                                /*sizeLevel=*/0, nullptr);
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     FAIL(llvm::toString(engine.takeError()));

@@ -52,10 +52,10 @@ QPtr quantize(const std::vector<float> &data, std::vector<int64_t> shape,
 QPtr quantizeWith(const std::vector<float> &data, std::vector<int64_t> shape,
                   mixrt_qscheme scheme, float scale, int32_t zeroPoint) {
   mixrt_qtensor *q = nullptr;
-  REQUIRE(mixrt_quantize_f32_with_params(
-              data.data(), shape.data(), static_cast<int32_t>(shape.size()),
-              scheme, MIXRT_PER_TENSOR, &scale, &zeroPoint,
-              &q) == MIXRT_STATUS_OK);
+  REQUIRE(mixrt_quantize_f32_with_params(data.data(), shape.data(),
+                                         static_cast<int32_t>(shape.size()),
+                                         scheme, MIXRT_PER_TENSOR, &scale,
+                                         &zeroPoint, &q) == MIXRT_STATUS_OK);
   return QPtr(q);
 }
 
@@ -70,8 +70,8 @@ std::vector<float> values(size_t n, uint64_t seed, double amplitude) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    v[i] = float((double((seed >> 11) & 0xFFFFF) / double(0x100000) - 0.5) *
-                 2 * amplitude);
+    v[i] = float((double((seed >> 11) & 0xFFFFF) / double(0x100000) - 0.5) * 2 *
+                 amplitude);
   }
   return v;
 }
@@ -92,16 +92,22 @@ void checkDense(const DenseCase &c) {
   std::string shapeX = std::to_string(c.m) + "x" + std::to_string(c.k);
   std::string shapeW = std::to_string(c.k) + "x" + std::to_string(c.n);
   std::string shapeY = std::to_string(c.m) + "x" + std::to_string(c.n);
-  std::string source =
-      "mix.network @q precision(f32) (%x: tensor<" + shapeX +
-      "xf32>) -> tensor<" + shapeY + "xf32> {\n"
-      "  %w = mix.weight external \"w\" : tensor<" + shapeW + "xf32>\n"
-      "  %b = mix.weight external \"b\" : tensor<" + std::to_string(c.n) +
-      "xf32>\n"
-      "  %y = mix.dense %x, %w, %b precision(" + c.precision +
-      ") : (tensor<" + shapeX + "xf32>, tensor<" + shapeW + "xf32>, tensor<" +
-      std::to_string(c.n) + "xf32>) -> tensor<" + shapeY + "xf32>\n"
-      "  mix.return %y : tensor<" + shapeY + "xf32>\n}\n";
+  std::string source = "mix.network @q precision(f32) (%x: tensor<" + shapeX +
+                       "xf32>) -> tensor<" + shapeY +
+                       "xf32> {\n"
+                       "  %w = mix.weight external \"w\" : tensor<" +
+                       shapeW +
+                       "xf32>\n"
+                       "  %b = mix.weight external \"b\" : tensor<" +
+                       std::to_string(c.n) +
+                       "xf32>\n"
+                       "  %y = mix.dense %x, %w, %b precision(" +
+                       c.precision + ") : (tensor<" + shapeX +
+                       "xf32>, tensor<" + shapeW + "xf32>, tensor<" +
+                       std::to_string(c.n) + "xf32>) -> tensor<" + shapeY +
+                       "xf32>\n"
+                       "  mix.return %y : tensor<" +
+                       shapeY + "xf32>\n}\n";
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, &jit.context);
   REQUIRE(module);
@@ -115,7 +121,7 @@ void checkDense(const DenseCase &c) {
 
   MixPipelineOptions options;
   options.weightGranularity = c.perTensorWeights ? WeightGranularity::tensor
-                                                : WeightGranularity::channel;
+                                                 : WeightGranularity::channel;
   options.splitK = c.splitK;
   llvm::SmallString<64> calibrationPath;
   QPtr qa;
@@ -132,9 +138,9 @@ void checkDense(const DenseCase &c) {
       FAIL(llvm::toString(std::move(error)));
     options.calibrationPath = calibrationPath.str().str();
     // The static parameters: mixrt's for a tensor spanning the range.
-    QPtr range = quantize({float(c.calibrated->first),
-                           float(c.calibrated->second)},
-                          {2}, c.actScheme, MIXRT_PER_TENSOR);
+    QPtr range =
+        quantize({float(c.calibrated->first), float(c.calibrated->second)}, {2},
+                 c.actScheme, MIXRT_PER_TENSOR);
     qa = quantizeWith(x, {c.m, c.k}, c.actScheme,
                       mixrt_qtensor_scales(range.get())[0],
                       mixrt_qtensor_zero_points(range.get())[0]);
@@ -179,12 +185,12 @@ void checkDense(const DenseCase &c) {
 TEST_CASE("compiled int8 dense layers match mixrt bit for bit",
           "[exec][int8]") {
   SECTION("symmetric, per output channel, dynamic activation scale") {
-    checkDense({5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC,
-                MIXRT_QSCHEME_SYMMETRIC});
+    checkDense(
+        {5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC, MIXRT_QSCHEME_SYMMETRIC});
   }
   SECTION("symmetric weights per tensor") {
-    DenseCase c{5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC,
-                MIXRT_QSCHEME_SYMMETRIC};
+    DenseCase c{
+        5, 67, 13, "int8", MIXRT_QSCHEME_SYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
     c.perTensorWeights = true;
     checkDense(c);
   }
@@ -193,26 +199,38 @@ TEST_CASE("compiled int8 dense layers match mixrt bit for bit",
                 MIXRT_QSCHEME_ASYMMETRIC});
   }
   SECTION("static scale from calibration, saturating outside the range") {
-    DenseCase c{4, 40, 6, "int8", MIXRT_QSCHEME_SYMMETRIC,
-                MIXRT_QSCHEME_SYMMETRIC};
+    DenseCase c{
+        4, 40, 6, "int8", MIXRT_QSCHEME_SYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
     c.calibrated = {{-1.5, 2.0}}; // inputs reach +-3: clamped to +-127
     checkDense(c);
   }
   SECTION("static asymmetric scale from calibration") {
-    DenseCase c{3, 24, 5, "int8, activations = int8<asymmetric>",
-                MIXRT_QSCHEME_ASYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    DenseCase c{3,
+                24,
+                5,
+                "int8, activations = int8<asymmetric>",
+                MIXRT_QSCHEME_ASYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC};
     c.calibrated = {{-0.75, 2.5}};
     checkDense(c);
   }
   SECTION("per-row activation scales (symmetric)") {
-    DenseCase c{6, 50, 7, "int8, activations = int8<symmetric, axis = 0>",
-                MIXRT_QSCHEME_SYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    DenseCase c{6,
+                50,
+                7,
+                "int8, activations = int8<symmetric, axis = 0>",
+                MIXRT_QSCHEME_SYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC};
     c.perRowActivations = true;
     checkDense(c);
   }
   SECTION("per-row activation scales and zero points (asymmetric)") {
-    DenseCase c{5, 31, 4, "int8, activations = int8<asymmetric, axis = 0>",
-                MIXRT_QSCHEME_ASYMMETRIC, MIXRT_QSCHEME_SYMMETRIC};
+    DenseCase c{5,
+                31,
+                4,
+                "int8, activations = int8<asymmetric, axis = 0>",
+                MIXRT_QSCHEME_ASYMMETRIC,
+                MIXRT_QSCHEME_SYMMETRIC};
     c.perRowActivations = true;
     checkDense(c);
   }
@@ -220,7 +238,11 @@ TEST_CASE("compiled int8 dense layers match mixrt bit for bit",
     // The bound 40000 * 255 * 255 > 2^31 - 1 rejects the layer unless K is
     // split (at most 33025 products per piece); the pieces are added exactly
     // in f64, so the result equals mixrt's exact sum.
-    DenseCase c{1, 40000, 2, "int8<asymmetric>", MIXRT_QSCHEME_ASYMMETRIC,
+    DenseCase c{1,
+                40000,
+                2,
+                "int8<asymmetric>",
+                MIXRT_QSCHEME_ASYMMETRIC,
                 MIXRT_QSCHEME_ASYMMETRIC};
     c.splitK = true;
     checkDense(c);
@@ -267,8 +289,8 @@ mix.network @conv precision(f32) (%x: tensor<1x3x6x5xf32>) -> tensor<1x4x6x5xf32
   // mixrt: quantize the input (per tensor) and the weights (per output
   // channel), im2col with padded positions at the input's zero point, then
   // A [OH*OW, C*KH*KW] x B [C*KH*KW, F].
-  QPtr qx = quantize(x, {1, C, H, W}, MIXRT_QSCHEME_ASYMMETRIC,
-                     MIXRT_PER_TENSOR);
+  QPtr qx =
+      quantize(x, {1, C, H, W}, MIXRT_QSCHEME_ASYMMETRIC, MIXRT_PER_TENSOR);
   QPtr qw = quantize(w, {F, C, KH, KW}, MIXRT_QSCHEME_ASYMMETRIC, 0);
   int32_t zx = mixrt_qtensor_zero_points(qx.get())[0];
   const int8_t *xd = mixrt_qtensor_data(qx.get());
@@ -387,7 +409,8 @@ mix.network @mm precision(f32) (%a: tensor<5x9xf32>, %b: tensor<9x3xf32>) -> ten
 TEST_CASE("compiled code reports failed checks with the source location",
           "[exec][checked]") {
   Jit jit;
-  std::string source = R"mlir(mix.network @chk precision(f32) (%x: tensor<4xf32>) -> tensor<4xf16> {
+  std::string source =
+      R"mlir(mix.network @chk precision(f32) (%x: tensor<4xf32>) -> tensor<4xf16> {
   %h = mix.cast %x checked : tensor<4xf32> to tensor<4xf16>
   mix.return %h : tensor<4xf16>
 }
@@ -434,8 +457,8 @@ mix.network @q precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   };
 
   SECTION("an f32 -> f16 overflow") {
-    std::vector<uint16_t> h = run(true, {1.0f, 65504.0f, 70000.0f, INFINITY},
-                                  {1.0f, 2.0f});
+    std::vector<uint16_t> h =
+        run(true, {1.0f, 65504.0f, 70000.0f, INFINITY}, {1.0f, 2.0f});
     CHECK(h[2] == 0x7C00); // the value is still +inf (IEEE), but reported
     CHECK(mixrt_check_failure_count() == 1); // inf input is not an overflow
     CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
@@ -593,7 +616,6 @@ TEST_CASE("a compiled int8 rescale beyond f32 is reported", "[exec][checked]") {
   mixrt_gemm_s8_operand a = operand(qa.get(), 2, false);
   mixrt_gemm_s8_operand b = operand(qb.get(), 1, true);
   float c = 0;
-  CHECK(mixrt_gemm_s8_f32(1, 1, 2, &a, &b, &c, 1) ==
-        MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK(mixrt_gemm_s8_f32(1, 1, 2, &a, &b, &c, 1) == MIXRT_STATUS_OUT_OF_RANGE);
   mixrt_check_reset();
 }

@@ -135,7 +135,8 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = mix.relu %h : (tensor<4xf32>) -> tensor<4xf32>
   mix.return %y : tensor<4xf32>
 }
-)mlir", &jit.context);
+)mlir",
+                                                             &jit.context);
   REQUIRE(module);
   PrecisionReport report;
   REQUIRE(succeeded(report.recordModel(*module)));

@@ -12,8 +12,8 @@ int main(void) {
   float probs[2][3], loss = -1, out[2][3];
   int i, j;
 
-  mixrt_status_code status = tiny_run(&image[0][0], &target[0][0],
-                                      &probs[0][0], &loss);
+  mixrt_status_code status =
+      tiny_run(&image[0][0], &target[0][0], &probs[0][0], &loss);
   printf("tiny: status %d\n", (int)status);
   for (i = 0; i < 2; ++i)
     printf("probs[%d] = %g %g %g\n", i, probs[i][0], probs[i][1], probs[i][2]);
