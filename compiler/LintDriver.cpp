@@ -10,7 +10,7 @@
 #include "compiler/Options.h"
 #include "dialect/MixOps.h"
 #include "passes/PolicyCheck.h"
-#include "passes/Resolve.h"
+#include "passes/PrecisionAnalysis.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -42,10 +42,11 @@ std::string innermostScope(Operation *op) {
   return "";
 }
 
-FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
+FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module,
+                                               PrecisionAnalysis &precisions) {
   std::vector<LayerRow> rows;
   WalkResult result = module.walk([&](LayerOpInterface layer) {
-    FailureOr<LayerResolution> r = resolveLayer(layer);
+    FailureOr<LayerResolution> r = precisions.resolve(layer);
     if (failed(r))
       return WalkResult::interrupt();
     LayerRow row;
@@ -60,9 +61,8 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module) {
         continue;
       }
       row.precision[i] = d->precision.str();
-      row.source[i] = d->toAttr().describeSource();
-      row.cells[i] =
-          row.precision[i] + " (" + d->toAttr().describeSource() + ")";
+      row.source[i] = d->describe();
+      row.cells[i] = row.precision[i] + " (" + row.source[i] + ")";
     }
     rows.push_back(std::move(row));
     return WalkResult::advance();
@@ -230,10 +230,14 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
 
   // Resolution problems (e.g. an inherited int8 axis that does not fit) are
   // bad input too: the model cannot be given precisions at all.
-  FailureOr<std::vector<Finding>> findings = checkPolicy(**module, policy);
+  // One resolution serves the policy check and --explain.
+  PrecisionAnalysis precisions(**module);
+  FailureOr<std::vector<Finding>> findings =
+      checkPolicy(**module, policy, &precisions);
   std::vector<LayerRow> rows;
   if (succeeded(findings) && options.explain) {
-    FailureOr<std::vector<LayerRow>> explained = explainLayers(**module);
+    FailureOr<std::vector<LayerRow>> explained =
+        explainLayers(**module, precisions);
     if (failed(explained))
       findings = failure();
     else

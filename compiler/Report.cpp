@@ -96,13 +96,9 @@ LogicalResult PrecisionReport::recordModel(ModuleOp module) {
     layer.kind = kind.str();
     layer.location = formatLocation(op->getLoc());
     auto add = [&](StringRef name, const Decision &d) {
-      layer.properties.push_back(
-          {name.str(), d.precision.str(),
-           stringifyPrecisionSource(d.source).str(),
-           d.origin && (d.source == PrecisionSource::network ||
-                        d.source == PrecisionSource::block)
-               ? describeOp(d.origin)
-               : d.describe()});
+      layer.properties.push_back({name.str(), d.precision.str(),
+                                  stringifyPrecisionSource(d.source).str(),
+                                  d.describe()});
     };
     if (r->weights)
       add("weights", *r->weights);

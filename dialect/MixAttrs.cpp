@@ -239,14 +239,9 @@ std::string DecisionAttr::describeSource() const {
     s += getOrigin() ? " @" + getOrigin().getValue().str() : " <unnamed>";
     break;
   case PrecisionSource::layer:
-    s = "layer";
-    break;
   case PrecisionSource::property:
-    s = "property override";
-    break;
   case PrecisionSource::derived:
-    s = "default";
-    break;
+    break; // the keyword alone, as in the IR
   }
   return s;
 }

@@ -97,7 +97,8 @@ def Mix_DecisionAttr : Mix_Attr<"Decision", "decision"> {
   let extraClassDeclaration = [{
     void printBody(::llvm::raw_ostream &os) const;
     static DecisionAttr parseBody(::mlir::AsmParser &parser);
-    /// "block @stage1", "network @net", "property override", ...
+    /// "network @net", "block @stage1", "block <unnamed>", "layer",
+    /// "property" or "derived": the one vocabulary of provenance.
     std::string describeSource() const;
   }];
 }

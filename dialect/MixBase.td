@@ -45,6 +45,22 @@ def Mix_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 0;
+
+  // The discardable attributes that passes attach or users write, declared
+  // here and verified by the dialect (MixDialect.cpp); any other `mix.*`
+  // attribute is an error.
+  //   mix.k_chunk: on an int8 dense, matmul or conv2d (groups = 1), set by
+  //     `mix-check-int8-accumulation{split-k}`: the K of each i32 partial sum.
+  //   mix.name: on a network input or output, the parameter name the
+  //     generated C header uses (a C identifier).
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$k_chunk,
+    "::mlir::StringAttr":$name
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+
   let extraClassDeclaration = [{
     /// Registers the attributes (defined in MixAttrs.cpp).
     void registerAttributes();

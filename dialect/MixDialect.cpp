@@ -7,6 +7,8 @@
 #include "dialect/MixDialect.h"
 #include "dialect/MixOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mix;
 
@@ -18,4 +20,80 @@ void MixDialect::initialize() {
 #define GET_OP_LIST
 #include "dialect/MixOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+static LogicalResult unknownAttribute(Operation *op, StringRef name,
+                                      StringRef where) {
+  return op->emitOpError() << "has unknown attribute '" << name << "'"
+                           << (where.empty() ? "" : " ") << where
+                           << "; the mix dialect defines '"
+                           << MixDialect::KChunkAttrHelper::getNameStr()
+                           << "' (on int8 dense, "
+                           << "matmul and conv2d layers) and '"
+                           << MixDialect::NameAttrHelper::getNameStr()
+                           << "' (on network inputs and outputs)";
+}
+
+LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == KChunkAttrHelper::getNameStr()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(64))
+      return op->emitOpError()
+             << "expects '" << name << "' to be an i64 integer, got "
+             << attr.getValue();
+    if (value.getInt() < 1)
+      return op->emitOpError()
+             << "expects '" << name << "' >= 1, got " << value.getInt();
+    if (!isa<DenseOp, MatmulOp, Conv2DOp>(op))
+      return op->emitOpError()
+             << "cannot carry '" << name
+             << "': only int8 dense, matmul and conv2d layers split K";
+    return success();
+  }
+  if (name == NameAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "cannot carry '" << name
+           << "' as an op attribute: it names a network input or output, "
+              "e.g. (%x: tensor<1x4xf32> {mix.name = \"image\"})";
+  return unknownAttribute(op, name, "");
+}
+
+/// mix.name on a network input or output: a non-empty string (the header
+/// turns it into a C identifier, as it does the source names).
+static LogicalResult verifyNameAttribute(Operation *op, NamedAttribute attr,
+                                         StringRef what, unsigned index) {
+  StringRef name = attr.getName().getValue();
+  if (name != MixDialect::NameAttrHelper::getNameStr())
+    return unknownAttribute(op, name,
+                            ("on " + what + " #" + Twine(index)).str());
+  // A network, or the function a network lowers to.
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitOpError() << "cannot carry '" << name << "' on " << what
+                             << " #" << index << ": only networks have it";
+  auto value = dyn_cast<StringAttr>(attr.getValue());
+  if (!value || value.getValue().empty())
+    return op->emitOpError()
+           << "expects '" << name << "' of " << what << " #" << index
+           << " to be a non-empty string, got " << attr.getValue();
+  return success();
+}
+
+LogicalResult MixDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned /*regionIndex*/,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  return verifyNameAttribute(op, attr, "input", argIndex);
+}
+
+LogicalResult MixDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned /*regionIndex*/,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  return verifyNameAttribute(op, attr, "output", resultIndex);
 }

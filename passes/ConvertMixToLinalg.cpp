@@ -13,7 +13,7 @@
 #include "passes/Conversion/MixToLinalgPatterns.h"
 #include "passes/Int8Bounds.h"
 #include "passes/Passes.h"
-#include "passes/Resolve.h"
+#include "passes/PrecisionAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -41,7 +41,7 @@ struct ConvertMixToLinalgPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Record resolutions before the structure that decides them disappears.
-    if (failed(resolvePrecisions(module)))
+    if (failed(getAnalysis<PrecisionAnalysis>().record()))
       return signalPassFailure();
     // Never emit integer code whose i32 sums could wrap.
     if (failed(checkIntegerAccumulation(module)))

@@ -7,7 +7,7 @@
 #include "passes/InsertCasts.h"
 #include "mlir/IR/Builders.h"
 #include "passes/Passes.h"
-#include "passes/Resolve.h"
+#include "passes/PrecisionAnalysis.h"
 
 namespace mix {
 #define GEN_PASS_DEF_MIXINSERTCASTSPASS
@@ -27,7 +27,8 @@ Type mix::getComputeElementType(Attribute attr) {
 namespace {
 class CastInserter {
 public:
-  explicit CastInserter(const InsertCastsOptions &options) : options(options) {}
+  CastInserter(const InsertCastsOptions &options, PrecisionAnalysis &precisions)
+      : options(options), precisions(precisions) {}
 
   LogicalResult run(NetworkOp network) {
     if (failed(processBody(network.getBody().front(), network)))
@@ -116,7 +117,7 @@ private:
       auto layer = dyn_cast<LayerOpInterface>(op);
       if (!layer)
         continue;
-      FailureOr<LayerResolution> r = resolveLayer(layer);
+      FailureOr<LayerResolution> r = precisions.resolve(layer);
       if (failed(r))
         return failure();
       SmallVector<Value> weights = layer.getWeightOperands();
@@ -164,6 +165,7 @@ private:
   }
 
   const InsertCastsOptions &options;
+  PrecisionAnalysis &precisions;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
 };
 
@@ -174,9 +176,11 @@ struct MixInsertCastsPass
   void runOnOperation() override {
     InsertCastsOptions opts;
     opts.checked = checked;
-    FailureOr<CastCounts> counts = insertCasts(getOperation(), opts);
+    FailureOr<CastCounts> counts =
+        insertCasts(getOperation(), opts, &getAnalysis<PrecisionAnalysis>());
     if (failed(counts))
       return signalPassFailure();
+    markAnalysesPreserved<PrecisionAnalysis>();
     numCasts += counts->total;
     if (report)
       for (auto [scope, n] : counts->perScope)
@@ -187,8 +191,12 @@ struct MixInsertCastsPass
 } // namespace
 
 FailureOr<CastCounts> mix::insertCasts(Operation *root,
-                                       const InsertCastsOptions &options) {
-  CastInserter inserter(options);
+                                       const InsertCastsOptions &options,
+                                       PrecisionAnalysis *precisions) {
+  std::optional<PrecisionAnalysis> own;
+  if (!precisions)
+    precisions = &own.emplace(root);
+  CastInserter inserter(options, *precisions);
   for (Region &region : root->getRegions())
     for (Block &block : region)
       for (auto network : block.getOps<NetworkOp>())

@@ -27,8 +27,14 @@ struct CastCounts {
 /// Inserts the casts described in Passes.td (MixInsertCastsPass) into every
 /// network nested in `root`. Fails (with a diagnostic) when a layer's
 /// precisions cannot be resolved.
-mlir::FailureOr<CastCounts> insertCasts(mlir::Operation *root,
-                                        const InsertCastsOptions &options = {});
+class PrecisionAnalysis;
+
+/// Inserts the casts of every network under `root`, resolving layers through
+/// `precisions` when given (else a resolution of its own). Casts change no
+/// layer or block, so the analysis stays valid.
+mlir::FailureOr<CastCounts>
+insertCasts(mlir::Operation *root, const InsertCastsOptions &options = {},
+            PrecisionAnalysis *precisions = nullptr);
 
 /// The float element type a precision is computed in at the tensor level:
 /// the precision's own type for floats, f32 for int8 (quantization is a

@@ -57,10 +57,14 @@ mix::getInt8AccumulationBound(LayerOpInterface layer,
   return bound;
 }
 
-LogicalResult mix::checkInt8Accumulation(Operation *root, bool splitK) {
+LogicalResult mix::checkInt8Accumulation(Operation *root, bool splitK,
+                                         PrecisionAnalysis *precisions) {
+  std::optional<PrecisionAnalysis> own;
+  if (!precisions)
+    precisions = &own.emplace(root);
   bool ok = true;
   WalkResult walk = root->walk([&](LayerOpInterface layer) {
-    FailureOr<LayerResolution> r = resolveLayer(layer);
+    FailureOr<LayerResolution> r = precisions->resolve(layer);
     if (failed(r))
       return WalkResult::interrupt();
     std::optional<Int8AccumulationBound> bound =
@@ -236,9 +240,12 @@ struct MixCheckInt8AccumulationPass
           MixCheckInt8AccumulationPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(checkInt8Accumulation(getOperation(), splitK)) ||
+    if (failed(checkInt8Accumulation(getOperation(), splitK,
+                                     &getAnalysis<PrecisionAnalysis>())) ||
         failed(checkIntegerAccumulation(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    // Only `mix.k_chunk` attributes change: resolutions stay valid.
+    markAnalysesPreserved<PrecisionAnalysis>();
   }
 };
 } // namespace

@@ -17,6 +17,7 @@
 #ifndef MIXC_PASSES_INT8BOUNDS_H
 #define MIXC_PASSES_INT8BOUNDS_H
 
+#include "passes/PrecisionAnalysis.h"
 #include "passes/Resolve.h"
 
 #include <cstdint>
@@ -53,15 +54,19 @@ getInt8AccumulationBound(LayerOpInterface layer, const LayerResolution &r);
 
 /// The discardable attribute by which mix-check-int8-accumulation asks
 /// mix-quantize to split K: the most products per i32 partial sum.
-inline constexpr llvm::StringLiteral kKChunkAttrName = "mix.k_chunk";
+inline constexpr llvm::StringLiteral kKChunkAttrName =
+    MixDialect::KChunkAttrHelper::getNameStr();
 
 /// Checks every int8 layer below `root`; emits an error naming K and the
 /// bound for each layer that could overflow. Fails if any could. With
 /// `splitK`, a dense, matmul or conv2d (groups = 1) layer that could
 /// overflow gets a `mix.k_chunk` attribute instead (split K into i32 partial
 /// sums added exactly in f64).
-mlir::LogicalResult checkInt8Accumulation(mlir::Operation *root,
-                                          bool splitK = false);
+/// Layers resolve through `precisions` when given, else a resolution of
+/// its own.
+mlir::LogicalResult
+checkInt8Accumulation(mlir::Operation *root, bool splitK = false,
+                      PrecisionAnalysis *precisions = nullptr);
 
 /// The same proof for the integer ops of mix-quantize (qdense, qmatmul,
 /// qconv2d), from their operands: an input quantized by mix.quantize is

@@ -35,7 +35,8 @@ std::string opName(Operation *op) {
 
 class Checker {
 public:
-  Checker(const Policy &policy) : policy(policy) {}
+  Checker(const Policy &policy, PrecisionAnalysis &precisions)
+      : policy(policy), precisions(precisions) {}
 
   LogicalResult run(Operation *root);
   std::vector<Finding> takeFindings() { return std::move(findings); }
@@ -92,6 +93,7 @@ private:
   void checkLists(LayerOpInterface layer, const LayerResolution &r);
 
   const Policy &policy;
+  PrecisionAnalysis &precisions;
   std::vector<Finding> findings;
 };
 } // namespace
@@ -295,7 +297,7 @@ LogicalResult Checker::run(Operation *root) {
     auto layer = dyn_cast<LayerOpInterface>(op);
     if (!layer)
       return WalkResult::advance();
-    FailureOr<LayerResolution> r = resolveLayer(layer);
+    FailureOr<LayerResolution> r = precisions.resolve(layer);
     if (failed(r))
       return WalkResult::interrupt();
     checkLayer(layer, *r);
@@ -304,9 +306,13 @@ LogicalResult Checker::run(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
-FailureOr<std::vector<Finding>> mix::checkPolicy(Operation *root,
-                                                 const Policy &policy) {
-  Checker checker(policy);
+FailureOr<std::vector<Finding>>
+mix::checkPolicy(Operation *root, const Policy &policy,
+                 PrecisionAnalysis *precisions) {
+  std::optional<PrecisionAnalysis> own;
+  if (!precisions)
+    precisions = &own.emplace(root);
+  Checker checker(policy, *precisions);
   if (failed(checker.run(root)))
     return failure();
   return checker.takeFindings();

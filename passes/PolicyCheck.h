@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Location.h"
 #include "passes/Policy.h"
+#include "passes/PrecisionAnalysis.h"
 #include "passes/Resolve.h"
 
 #include <string>
@@ -36,11 +37,13 @@ struct Finding {
   std::vector<Note> notes;
 };
 
-/// Resolves every layer nested in `root` and checks it against `policy`.
-/// Findings come in IR order. Fails (after emitting diagnostics) only when
-/// resolution itself fails.
-mlir::FailureOr<std::vector<Finding>> checkPolicy(mlir::Operation *root,
-                                                  const Policy &policy);
+/// Resolves every layer nested in `root` (through `precisions` when given,
+/// else a resolution of its own) and checks it against `policy`. Findings
+/// come in IR order. Fails (after emitting diagnostics) only when resolution
+/// itself fails.
+mlir::FailureOr<std::vector<Finding>>
+checkPolicy(mlir::Operation *root, const Policy &policy,
+            PrecisionAnalysis *precisions = nullptr);
 
 /// Emits `finding` as an MLIR diagnostic ("[rule] message" plus notes).
 void emitFinding(const Finding &finding);

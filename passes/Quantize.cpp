@@ -115,6 +115,8 @@ FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
 }
 
 struct Quantizer {
+  /// Resolved before any rewrite: the rewrites change the structure.
+  PrecisionAnalysis *precisions = nullptr;
   const io::CalibrationTable *table = nullptr;
   /// Layer paths, computed before any rewrite changes the op indices.
   llvm::DenseMap<Operation *, std::string> paths;
@@ -244,7 +246,7 @@ struct Quantizer {
 
 LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   Operation *op = layer.getOperation();
-  FailureOr<LayerResolution> r = resolveLayer(layer);
+  FailureOr<LayerResolution> r = precisions->resolve(layer);
   if (failed(r))
     return failure();
   PrecisionAttr act = r->activations.precision;
@@ -409,8 +411,11 @@ struct MixQuantizePass
       table = std::move(*read);
       quantizer.table = &*table;
     }
-    // Record every resolution first: rewriting changes the structure.
-    if (failed(resolvePrecisions(module)))
+    // Record every resolution first: rewriting changes the structure. The
+    // analysis is not preserved: layers are replaced.
+    PrecisionAnalysis &precisions = getAnalysis<PrecisionAnalysis>();
+    quantizer.precisions = &precisions;
+    if (failed(precisions.record()))
       return signalPassFailure();
     SmallVector<LayerOpInterface> layers;
     module.walk([&](LayerOpInterface layer) {
@@ -422,7 +427,8 @@ struct MixQuantizePass
     bool ok = true;
     for (LayerOpInterface layer : layers) {
       bool int8 = false;
-      if (FailureOr<LayerResolution> r = resolveLayer(layer); succeeded(r))
+      if (FailureOr<LayerResolution> r = precisions.resolve(layer);
+          succeeded(r))
         int8 = r->activations.precision.isInt8() ||
                (r->weights && r->weights->precision.isInt8());
       if (failed(quantizer.rewrite(layer)))

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Resolve.h"
+#include "passes/PrecisionAnalysis.h"
 
 using namespace mlir;
 using namespace mix;
@@ -61,13 +62,11 @@ std::string Decision::describe() const {
   switch (source) {
   case PrecisionSource::network:
   case PrecisionSource::block:
-    return origin ? describeOp(origin) : stringifyPrecisionSource(source).str();
+    return origin ? describeOp(origin) : toAttr().describeSource();
   case PrecisionSource::layer:
-    return "the layer's own precision";
   case PrecisionSource::property:
-    return "a property override";
   case PrecisionSource::derived:
-    return "the default";
+    return stringifyPrecisionSource(source).str();
   }
   llvm_unreachable("unknown precision source");
 }
@@ -183,13 +182,17 @@ static LogicalResult checkInheritedAxis(Operation *op, const Decision &d,
 }
 
 FailureOr<LayerResolution> mix::resolveLayer(LayerOpInterface layer) {
-  Operation *op = layer.getOperation();
-  FailureOr<Decision> base = effectivePrecision(op);
+  FailureOr<Decision> base = effectivePrecision(layer.getOperation());
   if (failed(base))
     return failure();
+  return resolveLayer(layer, *base);
+}
 
+FailureOr<LayerResolution> mix::resolveLayer(LayerOpInterface layer,
+                                             const Decision &base) {
+  Operation *op = layer.getOperation();
   LayerResolution r;
-  r.layer = *base;
+  r.layer = base;
   auto fromOverride = [&](PrecisionProperty prop,
                           const Decision &fallback) -> Decision {
     if (PrecisionAttr p = layer.getPropertyOverride(prop))
@@ -198,8 +201,8 @@ FailureOr<LayerResolution> mix::resolveLayer(LayerOpInterface layer) {
   };
 
   if (layer.hasWeights())
-    r.weights = fromOverride(PrecisionProperty::weights, *base);
-  r.activations = fromOverride(PrecisionProperty::activations, *base);
+    r.weights = fromOverride(PrecisionProperty::weights, base);
+  r.activations = fromOverride(PrecisionProperty::activations, base);
 
   Decision derivedAcc{
       defaultAccumulator(r.weights ? r.weights->precision : PrecisionAttr(),
@@ -228,21 +231,5 @@ FailureOr<LayerResolution> mix::resolveLayer(LayerOpInterface layer) {
 }
 
 LogicalResult mix::resolvePrecisions(Operation *root, ResolveCounts *counts) {
-  MLIRContext *ctx = root->getContext();
-  WalkResult result = root->walk([&](LayerOpInterface layer) {
-    FailureOr<LayerResolution> r = resolveLayer(layer);
-    if (failed(r))
-      return WalkResult::interrupt();
-    ResolvedAttr attr = r->toAttr(ctx);
-    if (layer.getResolution() != attr)
-      layer.setResolution(attr);
-    if (counts) {
-      ++counts->layers;
-      for (PrecisionProperty prop : kAllProperties)
-        if (const Decision *d = r->get(prop))
-          ++counts->bySource[static_cast<unsigned>(d->source)];
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
+  return PrecisionAnalysis(root).record(counts);
 }

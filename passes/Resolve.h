@@ -28,8 +28,9 @@ struct Decision {
   /// the op that decided the precision the default was derived from.
   mlir::Operation *origin = nullptr;
 
-  /// "block @stage1", "network @net", "layer", "property override",
-  /// "default".
+  /// The provenance in the words of the IR, `--explain` and the report:
+  /// "network @net", "block @stage1", "block <unnamed>", "layer",
+  /// "property" or "derived".
   std::string describe() const;
   /// The attribute form recorded in the IR.
   DecisionAttr toAttr() const;
@@ -76,6 +77,12 @@ PrecisionAttr defaultOutput(PrecisionAttr activations);
 /// layer's tensors.
 mlir::FailureOr<LayerResolution> resolveLayer(LayerOpInterface layer);
 
+/// Resolves `layer` given `base`, the decision of its own level (its layer
+/// precision, or what it inherits): `PrecisionAnalysis` computes `base` once
+/// per scope.
+mlir::FailureOr<LayerResolution> resolveLayer(LayerOpInterface layer,
+                                              const Decision &base);
+
 /// Counts of decisions by source, for statistics and reports.
 struct ResolveCounts {
   unsigned layers = 0;
@@ -83,7 +90,8 @@ struct ResolveCounts {
 };
 
 /// Resolves every layer nested in `root` and records the result in each
-/// layer's `resolved` attribute. Idempotent.
+/// layer's `resolved` attribute. Idempotent. Passes use `PrecisionAnalysis`
+/// instead, which shares the resolution across a pipeline.
 mlir::LogicalResult resolvePrecisions(mlir::Operation *root,
                                       ResolveCounts *counts = nullptr);
 

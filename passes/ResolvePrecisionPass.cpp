@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/Resolve.h"
+#include "passes/PrecisionAnalysis.h"
 
 namespace mix {
 #define GEN_PASS_DEF_MIXRESOLVEPRECISIONPASS
@@ -22,8 +22,9 @@ struct MixResolvePrecisionPass
 
   void runOnOperation() override {
     ResolveCounts counts;
-    if (failed(resolvePrecisions(getOperation(), &counts)))
+    if (failed(getAnalysis<PrecisionAnalysis>().record(&counts)))
       return signalPassFailure();
+    markAllAnalysesPreserved(); // only `resolved` attributes changed
     numLayers += counts.layers;
     numFromNetwork +=
         counts.bySource[static_cast<unsigned>(PrecisionSource::network)];

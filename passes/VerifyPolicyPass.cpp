@@ -6,6 +6,7 @@
 
 #include "passes/Passes.h"
 #include "passes/PolicyCheck.h"
+#include "passes/PrecisionAnalysis.h"
 
 namespace mix {
 #define GEN_PASS_DEF_MIXVERIFYPOLICYPASS
@@ -40,9 +41,10 @@ struct MixVerifyPolicyPass
       return signalPassFailure();
     }
     FailureOr<std::vector<Finding>> findings =
-        checkPolicy(getOperation(), policy);
+        checkPolicy(getOperation(), policy, &getAnalysis<PrecisionAnalysis>());
     if (failed(findings))
       return signalPassFailure();
+    markAllAnalysesPreserved(); // diagnostics only
     bool anyError = false;
     for (const Finding &finding : *findings) {
       emitFinding(finding);

@@ -420,3 +420,15 @@ mix.network @casts precision(f32) (%x: tensor<2x4xf32>) -> (tensor<2x4xf16>, ten
   %1 = mix.cast %x checked : tensor<2x4xf32> to tensor<2x4xbf16>
   mix.return %0, %1 : tensor<2x4xf16>, tensor<2x4xbf16>
 }
+
+// -----
+
+// The dialect's discardable attributes round-trip where they belong.
+// CHECK-LABEL: mix.network @discardable
+// CHECK-SAME: {mix.name = "image"}
+// CHECK-SAME: {mix.name = "logits"}
+// CHECK: mix.dense {{.*}}{mix.k_chunk = 2 : i64}
+mix.network @discardable precision(f32) (%x: tensor<1x4xf32> {mix.name = "image"}, %w: tensor<4x2xf32>) -> (tensor<1x2xf32> {mix.name = "logits"}) {
+  %y = mix.dense %x, %w precision(int8) {mix.k_chunk = 2 : i64} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}

@@ -7,6 +7,10 @@
 #include "compiler/ModelLoader.h"
 #include "dialect/MixOps.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "passes/Passes.h"
+#include "passes/PrecisionAnalysis.h"
 #include "passes/Resolve.h"
 
 #include <catch2/catch.hpp>
@@ -70,7 +74,7 @@ TEST_CASE("layers inherit from the network", "[resolve]") {
   CHECK(str(r->activations) == "f32 from network @net");
   CHECK(r->activations.source == PrecisionSource::network);
   CHECK(isa<NetworkOp>(r->activations.origin));
-  CHECK(str(r->accumulator) == "f32 from the default");
+  CHECK(str(r->accumulator) == "f32 from derived");
   CHECK(r->accumulator.source == PrecisionSource::derived);
   CHECK(str(r->output) == "f32 from network @net");
 }
@@ -87,7 +91,7 @@ TEST_CASE("the innermost block with a precision wins", "[resolve]") {
   FailureOr<LayerResolution> d = resolveLayer(m.layer(1));
   REQUIRE(succeeded(d));
   REQUIRE(d->weights);
-  CHECK(str(*d->weights) == "int8 from a property override");
+  CHECK(str(*d->weights) == "int8 from property");
   CHECK(d->weights->origin == m.layer(1).getOperation());
   CHECK(str(d->activations) == "f16 from block @inner");
   // int8 weights with f16 activations cannot accumulate in integers.
@@ -99,8 +103,8 @@ TEST_CASE("int8 layers accumulate in i32 and output f32", "[resolve]") {
   Model m(kNested);
   FailureOr<LayerResolution> r = resolveLayer(m.layer(2));
   REQUIRE(succeeded(r));
-  CHECK(str(*r->weights) == "int8 from the layer's own precision");
-  CHECK(str(r->activations) == "int8 from the layer's own precision");
+  CHECK(str(*r->weights) == "int8 from layer");
+  CHECK(str(r->activations) == "int8 from layer");
   CHECK(r->accumulator.precision.getKind() == PrecisionKind::i32);
   CHECK(r->accumulator.source == PrecisionSource::derived);
   CHECK(r->output.precision.getKind() == PrecisionKind::f32);
@@ -113,7 +117,7 @@ TEST_CASE("f64 layers accumulate in f64; property beats layer", "[resolve]") {
   REQUIRE(succeeded(r));
   CHECK(r->activations.precision.getKind() == PrecisionKind::f64);
   CHECK(r->accumulator.precision.getKind() == PrecisionKind::f64);
-  CHECK(str(r->output) == "f16 from a property override");
+  CHECK(str(r->output) == "f16 from property");
 }
 
 TEST_CASE("default accumulator and output table", "[resolve]") {
@@ -219,4 +223,77 @@ mix.network @net precision(f32) (%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
         "'mix.dense' op inherits weights precision int8<symmetric, axis = 2> "
         "quantized along axis 2, but its weights tensor has rank 2");
   CHECK(messages[1] == "note: precision inherited from block @q");
+}
+
+namespace {
+/// Counts how often a pass manager computes the precision analysis (a cached
+/// analysis is not computed again, so this counts real resolutions).
+struct CountPrecisionAnalyses : public PassInstrumentation {
+  explicit CountPrecisionAnalyses(unsigned &count) : count(count) {}
+  void runBeforeAnalysis(StringRef, TypeID id, Operation *) override {
+    if (id == TypeID::get<PrecisionAnalysis>())
+      ++count;
+  }
+  unsigned &count;
+};
+
+constexpr const char *kPipelineModel = R"mlir(
+mix.network @net precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %y = mix.block @half precision(f16) (%a = %x) : (tensor<1x2xf32>) -> tensor<1x2xf32> {
+    %r = mix.relu %a : (tensor<1x2xf32>) -> tensor<1x2xf32>
+    mix.yield %r : tensor<1x2xf32>
+  }
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0]]> : tensor<2x2xf32>
+  %b = mix.weight dense<[0.5, -0.5]> : tensor<2xf32>
+  %z = mix.dense %y, %w, %b precision(int8) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  mix.return %z : tensor<1x2xf32>
+}
+)mlir";
+} // namespace
+
+TEST_CASE("the passes of a pipeline share one precision resolution",
+          "[resolve][analysis]") {
+  Model m(kPipelineModel);
+  unsigned computed = 0;
+  PassManager pm(&m.context);
+  pm.addInstrumentation(std::make_unique<CountPrecisionAnalyses>(computed));
+  pm.addPass(createMixResolvePrecisionPass());
+  pm.addPass(createMixVerifyPolicyPass());
+  pm.addPass(createMixInsertCastsPass());
+  pm.addPass(createMixCheckInt8AccumulationPass());
+  REQUIRE(succeeded(pm.run(*m.module)));
+  // Resolve computes it; verify-policy, insert-casts and the int32 proof
+  // reuse it.
+  CHECK(computed == 1);
+
+  // mix-quantize reuses it too, then replaces the int8 layer, so the
+  // lowering resolves what is left once more.
+  PassManager rest(&m.context);
+  rest.addInstrumentation(std::make_unique<CountPrecisionAnalyses>(computed));
+  rest.addPass(createMixResolvePrecisionPass());
+  rest.addPass(createMixQuantizePass());
+  rest.addPass(createConvertMixToLinalgPass());
+  REQUIRE(succeeded(rest.run(*m.module)));
+  CHECK(computed == 3);
+}
+
+TEST_CASE("the precision analysis agrees with resolveLayer and resolves each "
+          "layer once",
+          "[resolve][analysis]") {
+  Model m(kNested);
+  PrecisionAnalysis precisions(*m.module);
+  SmallVector<LayerOpInterface> layers;
+  m.module->walk([&](LayerOpInterface l) { layers.push_back(l); });
+  REQUIRE(layers.size() == 5);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (LayerOpInterface layer : layers) {
+      FailureOr<LayerResolution> cached = precisions.resolve(layer);
+      FailureOr<LayerResolution> direct = resolveLayer(layer);
+      REQUIRE(succeeded(cached));
+      REQUIRE(succeeded(direct));
+      CHECK(cached->toAttr(&m.context) == direct->toAttr(&m.context));
+      CHECK(cached->layer.origin == direct->layer.origin);
+    }
+  }
+  CHECK(precisions.getNumComputed() == 5);
 }

@@ -1,0 +1,62 @@
+// RUN: mix-opt %s -split-input-file -verify-diagnostics
+// The discardable attributes of the mix dialect (mix.k_chunk, mix.name) are
+// declared and verified by the dialect; any other mix.* attribute is an error.
+
+mix.network @k_chunk_type precision(f32) (%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
+  // expected-error @+1 {{'mix.dense' op expects 'mix.k_chunk' to be an i64 integer, got "2"}}
+  %y = mix.dense %x, %w precision(int8) {mix.k_chunk = "2"} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @k_chunk_zero precision(f32) (%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
+  // expected-error @+1 {{'mix.dense' op expects 'mix.k_chunk' >= 1, got 0}}
+  %y = mix.dense %x, %w precision(int8) {mix.k_chunk = 0 : i64} : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// -----
+
+mix.network @k_chunk_relu precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.k_chunk': only int8 dense, matmul and conv2d layers split K}}
+  %y = mix.relu %x {mix.k_chunk = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+mix.network @name_on_op precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.name' as an op attribute: it names a network input or output}}
+  %y = mix.relu %x {mix.name = "r"} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+mix.network @unknown precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers) and 'mix.name' (on network inputs and outputs)}}
+  %y = mix.relu %x {mix.kchunk = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'mix.network' op expects 'mix.name' of input #0 to be a non-empty string, got 3 : i64}}
+mix.network @name_type precision(f32) (%x: tensor<1x4xf32> {mix.name = 3 : i64}) -> tensor<1x4xf32> {
+  mix.return %x : tensor<1x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'mix.network' op expects 'mix.name' of output #0 to be a non-empty string, got ""}}
+mix.network @name_empty precision(f32) (%x: tensor<1x4xf32>) -> (tensor<1x4xf32> {mix.name = ""}) {
+  mix.return %x : tensor<1x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'mix.network' op has unknown attribute 'mix.label' on input #0}}
+mix.network @arg_unknown precision(f32) (%x: tensor<1x4xf32> {mix.label = "x"}) -> tensor<1x4xf32> {
+  mix.return %x : tensor<1x4xf32>
+}
