@@ -181,8 +181,11 @@ def MixQuantizePass : Pass<"mix-quantize", "mlir::ModuleOp"> {
       i32 accumulation with zero-point corrections and the rescale
       `(f32)((f64)sa * (f64)sb * (f64)acc)`, then the f32 bias.
 
-    Weights-only or activations-only int8 (the other one a float) and int8
-    attention are rejected with a diagnostic.
+    An int8 `mix.attention` quantizes its input once for the q, k and v
+    `mix.qdense` projections, runs the scores and softmax in f32
+    (`mix.attention_core`) and quantizes the context dynamically before the
+    output projection. Weights-only or activations-only int8 (the other one a
+    float) is rejected with a diagnostic.
 
     ```mlir
     %xq, %xs, %xz = mix.quantize %x symmetric checked
