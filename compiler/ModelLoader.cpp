@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "support/InputLimits.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -51,10 +52,16 @@ mix::loadModel(StringRef path, MLIRContext &context,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    message.str());
   };
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  // Bounded, regular files only (a FIFO or /dev/zero is an error, not a
+  // hang), and nesting bounded before the recursive parser sees it.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readInputFile(path, limits::kMaxModelBytes, "model");
   if (!buffer)
-    return fail("cannot read model '" + path +
-                "': " + buffer.getError().message());
+    return buffer.takeError();
+  if (llvm::Error e =
+          checkNestingDepth((*buffer)->getBuffer(), limits::kMaxModelNesting,
+                            NestingSyntax::mlir, path))
+    return std::move(e);
   llvm::SourceMgr localSourceMgr;
   llvm::SourceMgr &sourceMgr =
       callerSourceMgr ? *callerSourceMgr : localSourceMgr;

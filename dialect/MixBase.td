@@ -22,7 +22,7 @@ def Mix_Dialect : Dialect {
   let description = [{
     The `mix` dialect describes neural networks whose numeric precision is set
     hierarchically: a `mix.network` sets a default precision, a `mix.block`
-    overrides it for everything it contains (blocks nest to any depth), a layer
+    overrides it for everything it contains (blocks nest up to the input nesting limit, about 1000 levels), a layer
     op overrides its enclosing block, and a single property of a layer
     (`weights`, `activations`, `accumulator`, `output`) overrides the layer.
 

@@ -69,7 +69,7 @@ def Mix_BlockOp : Mix_Op<"block", [
   let summary = "A group of layers with an optional name and precision override";
   let description = [{
     A block groups layers and may override the precision it inherits from its
-    parent (a network or another block). Blocks nest to any depth. Values
+    parent (a network or another block). Blocks nest up to the input nesting limit (1000 levels of brackets). Values
     enter explicitly: each operand is bound to a region argument (the block
     is isolated from above), and `mix.yield` gives the block's results.
 

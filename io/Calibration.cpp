@@ -7,6 +7,7 @@
 #include "io/Calibration.h"
 
 #include "io/Common.h"
+#include "support/InputLimits.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -285,11 +286,14 @@ llvm::Expected<CalibrationRange> readRange(llvm::StringRef path,
 } // namespace
 
 llvm::Expected<CalibrationTable> readCalibration(const std::string &path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readInputFile(path, limits::kMaxCalibrationBytes, "calibration file");
   if (!buffer)
-    return detail::ioError(path, "cannot read: ", buffer.getError());
+    return buffer.takeError();
+  if (llvm::Error e =
+          checkNestingDepth((*buffer)->getBuffer(), limits::kMaxJSONNesting,
+                            NestingSyntax::json, path))
+    return std::move(e);
 
   llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer());
   if (!parsed)

@@ -12,6 +12,7 @@
 
 #include "io/Common.h"
 #include "support/Format.h"
+#include "support/InputLimits.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -217,6 +218,9 @@ SafetensorsFile::operator=(SafetensorsFile &&) noexcept = default;
 SafetensorsFile::~SafetensorsFile() = default;
 
 llvm::Expected<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
+  // Mapped, not read: but only a regular file (a device or FIFO is an error).
+  if (llvm::Error e = requireRegularFile(path, "weights file"))
+    return std::move(e);
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
@@ -242,8 +246,15 @@ llvm::Expected<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
     return invalid(path, "truncated: header declares ", headerSize,
                    " bytes but only ", size - 8, " follow the length prefix");
 
+  if (headerSize > limits::kMaxSafetensorsHeaderBytes)
+    return invalid(path, "the header declares ", headerSize,
+                   " bytes; the safetensors format allows at most ",
+                   limits::kMaxSafetensorsHeaderBytes);
   llvm::StringRef headerText(reinterpret_cast<const char *>(bytes + 8),
                              headerSize);
+  if (llvm::Error e = checkNestingDepth(headerText, limits::kMaxJSONNesting,
+                                        NestingSyntax::json, path))
+    return std::move(e);
   if (llvm::Error error = file.parseHeader(headerText, bytes + 8 + headerSize,
                                            size - 8 - headerSize))
     return std::move(error);

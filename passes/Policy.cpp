@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Policy.h"
+#include "io/Common.h"
+#include "support/InputLimits.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -377,6 +379,10 @@ llvm::Expected<Policy> PolicyParser::parse(const json::Value &rootValue) {
 }
 
 llvm::Expected<Policy> mix::parsePolicy(StringRef text, StringRef sourceName) {
+  // The JSON parser recurses: bound the nesting before it runs.
+  if (llvm::Error e = checkNestingDepth(text, limits::kMaxJSONNesting,
+                                        NestingSyntax::json, sourceName))
+    return std::move(e);
   llvm::Expected<json::Value> value = json::parse(text);
   if (!value) {
     // Reformat "[line:col, byte=N]: message" as "source:line:col: ...".
@@ -392,14 +398,20 @@ llvm::Expected<Policy> mix::parsePolicy(StringRef text, StringRef sourceName) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    (sourceName + ":" + message).str());
   }
+  // The JSON parser keeps one of two equal keys: a policy saying a thing
+  // twice (perhaps two different ways) is an error, as in every reader.
+  if (std::optional<std::string> dup = io::detail::findDuplicateKey(text))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        (sourceName + ": the key '" + *dup + "' appears twice in one object")
+            .str());
   return PolicyParser(sourceName).parse(*value);
 }
 
 llvm::Expected<Policy> mix::loadPolicyFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readInputFile(path, limits::kMaxPolicyBytes, "policy file");
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read policy file '" + path +
-                                       "': " + buffer.getError().message());
+    return buffer.takeError();
   return parsePolicy((*buffer)->getBuffer(), path);
 }

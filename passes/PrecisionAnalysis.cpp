@@ -46,8 +46,8 @@ FailureOr<LayerResolution> PrecisionAnalysis::resolve(LayerOpInterface layer) {
     return it->second;
   FailureOr<Decision> base =
       layer.getLayerPrecision()
-          ? FailureOr<Decision>(Decision{layer.getLayerPrecision(),
-                                         PrecisionSource::layer, op})
+          ? FailureOr<Decision>(
+                Decision{layer.getLayerPrecision(), PrecisionSource::layer, op})
           : scopeDecision(op->getParentOp(), op);
   if (failed(base))
     return failure();

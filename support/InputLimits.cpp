@@ -94,9 +94,12 @@ mix::readInputFile(llvm::StringRef path, uint64_t maxBytes,
   llvm::SmallString<256> p(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return error("cannot read " + what + " '" + path +
-                 "': " + std::strerror(errno));
+  if (fd < 0) {
+    int code = errno; // kept, so callers can tell a missing file
+    return llvm::createStringError(
+        std::error_code(code, std::generic_category()),
+        "cannot read " + what + " '" + path + "': " + std::strerror(code));
+  }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     llvm::Error e =

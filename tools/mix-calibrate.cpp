@@ -20,6 +20,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Samples.h"
 #include "compiler/Weights.h"
+#include "support/CrashHandler.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -112,6 +113,8 @@ int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // No input may kill the tool by a signal: one error line, exit 2.
+  mix::installCrashHandlers("mix-calibrate");
   llvm::Expected<CalibrateOptions> options = parseCommandLine(
       llvm::ArrayRef<const char *>(argv + 1, argc - 1), llvm::outs());
   if (!options) {

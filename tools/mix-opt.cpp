@@ -10,9 +10,12 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "passes/Passes.h"
+#include "support/CrashHandler.h"
 #include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
+  // No input may kill the tool by a signal: one error line, exit 2.
+  mix::installCrashHandlers("mix-opt");
   mlir::DialectRegistry registry;
   registry.insert<mix::MixDialect>();
   mix::registerMixPipelineDependencies(registry);

@@ -23,6 +23,7 @@
 #include "compiler/Samples.h"
 #include "compiler/Weights.h"
 #include "mlir/Pass/PassManager.h"
+#include "support/CrashHandler.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -120,6 +121,8 @@ int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // No input may kill the tool by a signal: one error line, exit 2.
+  mix::installCrashHandlers("mix-run");
   llvm::Expected<RunOptions> options = parseCommandLine(
       llvm::ArrayRef<const char *>(argv + 1, argc - 1), llvm::outs());
   if (!options) {

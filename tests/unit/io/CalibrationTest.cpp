@@ -373,7 +373,7 @@ TEST_CASE("read reports missing files and malformed JSON", "[calibration]") {
   REQUIRE_FALSE(t.ok());
   CHECK(t.status().code() == std::errc::no_such_file_or_directory);
   CHECK_THAT(std::string(t.status().message()),
-             StartsWith(missing + ": cannot read: "));
+             StartsWith("cannot read calibration file '" + missing + "': "));
 
   CHECK_THAT(readError(dir, "{\n  \"format\": \"mixc-calibration\",\n  ]\n}"),
              StartsWith(":3:3: invalid JSON: "));

@@ -1,0 +1,1 @@
+%c=mix.conv2d{s=array<index
