@@ -215,7 +215,26 @@ LogicalResult BlockOp::verifyRegions() {
   return success();
 }
 
+/// The largest weight mixc accepts: 16 GiB (docs/guarantees.md). Larger
+/// types, and element counts that overflow 64 bits, are rejected here, before
+/// any pass or the interpreter materializes the data.
+static constexpr uint64_t kMaxWeightBytes = uint64_t(16) << 30;
+
 LogicalResult WeightOp::verify() {
+  auto type = cast<ShapedType>(getType());
+  uint64_t bytes = std::max<uint64_t>(1, (type.getElementTypeBitWidth() + 7) /
+                                             8); // i1 counts as a byte
+  for (int64_t dim : type.getShape())
+    if (dim < 0 || __builtin_mul_overflow(bytes, uint64_t(dim), &bytes))
+      return emitOpError()
+             << "weight of type " << type
+             << " has more elements than 64 bits can count; a weight holds "
+                "at most "
+             << kMaxWeightBytes << " bytes";
+  if (bytes > kMaxWeightBytes)
+    return emitOpError() << "weight of type " << type << " needs " << bytes
+                         << " bytes; a weight holds at most " << kMaxWeightBytes
+                         << " bytes";
   if (!!getValueAttr() == !!getRefAttr())
     return emitOpError()
            << "must have exactly one of inline data or an external reference";

@@ -1431,3 +1431,21 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<2x2xf16> {
   %0 = mix.cast %x : tensor<4xf32> to tensor<2x2xf16>
   mix.return %0 : tensor<2x2xf16>
 }
+
+// -----
+
+// A weight too large to hold is rejected before anything materializes it.
+mix.network @huge_splat precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.weight' op weight of type 'tensor<4x4000000000000xf32>' needs 64000000000000 bytes; a weight holds at most 17179869184 bytes}}
+  %w = mix.weight dense<1.0> : tensor<4x4000000000000xf32>
+  mix.return %x : tensor<1x4xf32>
+}
+
+// -----
+
+// 2^64 elements: the count itself overflows.
+mix.network @overflowing precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.weight' op weight of type 'tensor<4294967296x4294967296xf32>' has more elements than 64 bits can count}}
+  %w = mix.weight external "w" : tensor<4294967296x4294967296xf32>
+  mix.return %x : tensor<1x4xf32>
+}
