@@ -201,9 +201,15 @@ struct Quantizer {
                           precision.getScheme(), axis);
     if (failed(q))
       return failure();
-    // A weight used by several layers the same way is stored once.
-    auto key = std::make_tuple(traceWeight(weight).getAsOpaquePointer(),
-                               static_cast<int>(precision.getScheme()), axis);
+    // A weight used by several layers the same way is stored once per
+    // isolated scope (network or block): a mix.block is isolated from above,
+    // so a weight bound into it from outside gets its quantized form inside.
+    Value source = traceWeight(weight);
+    Operation *scope =
+        layer->getParentWithTrait<mlir::OpTrait::IsIsolatedFromAbove>();
+    auto key = std::make_tuple(source.getAsOpaquePointer(),
+                               static_cast<int>(precision.getScheme()), axis,
+                               static_cast<void *>(scope));
     if (auto it = cache.find(key); it != cache.end())
       return it->second;
     MLIRContext *ctx = b.getContext();
@@ -215,13 +221,16 @@ struct Quantizer {
                             mixrt_qtensor_num_elements(q->get()));
     ArrayRef<float> scales(mixrt_qtensor_scales(q->get()), n);
     ArrayRef<int32_t> zeros(mixrt_qtensor_zero_points(q->get()), n);
-    // Created where the float weight is, so every user is dominated.
-    Value source = traceWeight(weight);
+    // Created where the float weight is when it is in the layer's scope,
+    // else at the start of the scope: either way every user in the scope is
+    // dominated, and nothing is used across an isolated region.
     OpBuilder wb(b.getContext());
-    if (Operation *def = source.getDefiningOp())
+    Operation *def = source.getDefiningOp();
+    if (def &&
+        def->getParentWithTrait<mlir::OpTrait::IsIsolatedFromAbove>() == scope)
       wb.setInsertionPointAfter(def);
     else
-      wb.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+      wb.setInsertionPointToStart(&scope->getRegion(0).front());
     Location loc = source.getLoc();
     auto make = [&](ShapedType t, DenseElementsAttr v) -> Value {
       return WeightOp::create(wb, loc, t, v, StringAttr());
@@ -230,17 +239,15 @@ struct Quantizer {
         make(i8, DenseElementsAttr::get(i8, values)),
         make(f32, DenseElementsAttr::get(f32, scales)),
         make(i32, DenseElementsAttr::get(i32, zeros))};
-    // Only reusable where the weight itself is visible (not across blocks).
-    if (source.getDefiningOp() &&
-        source.getParentBlock() == b.getInsertionBlock())
-      cache[key] = result;
+    cache[key] = result;
     return result;
   }
 
   LogicalResult rewrite(LayerOpInterface layer) const;
 
   /// Quantized weights by (float weight, scheme, axis).
-  mutable std::map<std::tuple<void *, int, int64_t>, std::array<Value, 3>>
+  mutable std::map<std::tuple<void *, int, int64_t, void *>,
+                   std::array<Value, 3>>
       cache;
 };
 
