@@ -15,7 +15,9 @@
 #include "internal.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -177,6 +179,17 @@ template <class Fmt, class T, class Out>
 absl::Status gemmReducedTyped(absl::string_view op, int64_t m, int64_t n,
                               int64_t k, const T *a, int64_t lda, const T *b,
                               int64_t ldb, Out *c, int64_t ldc) {
+  // Workspaces: the rounded operands, the packed A panels and (f64 output)
+  // the f32 accumulators.
+  for (const auto &[rows, cols] :
+       {std::pair{m, k}, std::pair{k, n}, std::pair{m, n}})
+    if (absl::Status s = detail::checkWorkspace(op, rows, cols, sizeof(float));
+        !s.ok())
+      return s;
+  if (absl::Status s = detail::checkPackedWorkspace(op, m, k, detail::kGemmKc,
+                                                    sizeof(float));
+      !s.ok())
+    return s;
   float *acc;
   int64_t ldacc;
   if constexpr (std::is_same_v<Out, float>) {

@@ -386,6 +386,10 @@ mixrt_status_code mixrt_optimizer_add_param(mixrt_optimizer *optimizer,
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
         !s.ok())
       return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "count", count, sizeof(double));
+        !s.ok())
+      return s;
     if (absl::Status s = checkPtr(kOp, values, "values", count > 0); !s.ok())
       return s;
     absl::StatusOr<int64_t> index =

@@ -344,12 +344,22 @@ mixrt_status_code quantizeC(const char *op, const float *data,
     if (absl::Status s = mixrt::detail::checkShape(op, shapeSpan, count);
         !s.ok())
       return s;
+    if (absl::Status s = mixrt::detail::checkBytes(
+            op, "the element count of shape", count, sizeof(float));
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkPtr(op, data, "data", count > 0);
         !s.ok())
       return s;
     int64_t channels = 1;
     if (axis >= 0 && axis < rank)
       channels = shape[axis];
+    // A zero dimension elsewhere leaves count 0 with any shape[axis]; the
+    // scales and zero points arrays must still be addressable.
+    if (absl::Status s = mixrt::detail::checkBytes(
+            op, absl::StrCat("shape[", axis, "]"), channels, sizeof(float));
+        !s.ok())
+      return s;
     if (withParams) {
       if (absl::Status s = mixrt::detail::checkPtr(op, scales, "scales");
           !s.ok())
@@ -401,6 +411,10 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
         !s.ok())
       return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "count", count, sizeof(float));
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkPtr(kOp, data, "data", count > 0);
         !s.ok())
       return s;
@@ -423,6 +437,10 @@ mixrt_status_code mixrt_dequantize_f32(const mixrt_qtensor *qtensor,
       return s;
     if (absl::Status s =
             mixrt::detail::checkNonNegative(kOp, capacity, "capacity");
+        !s.ok())
+      return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "capacity", capacity, sizeof(float));
         !s.ok())
       return s;
     if (absl::Status s = mixrt::detail::checkPtr(kOp, out_data, "out_data");
