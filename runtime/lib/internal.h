@@ -73,6 +73,35 @@ inline absl::Status checkNonNegative(absl::string_view op, int64_t value,
   return absl::OkStatus();
 }
 
+/// The integer value of a C enum argument. In C++ the mixrt C enums have the
+/// fixed underlying type int32_t (MIXRT_ENUM_BASE), so every int32_t a C
+/// caller passes is a valid value of the enum type and reading it is
+/// defined; it is then compared as an integer, never switched on as an enum.
+template <class E> constexpr int32_t enumValue(E value) {
+  static_assert(sizeof(E) == sizeof(int32_t), "mixrt C enums are 32-bit");
+  return static_cast<int32_t>(value);
+}
+
+/// The C enum argument `name` of type `typeName` must be one of the values
+/// 0 .. count - 1 (every mixrt enum except mixrt_status_code is contiguous).
+template <class E>
+absl::Status checkEnum(absl::string_view op, absl::string_view name,
+                       absl::string_view typeName, E value, int32_t count) {
+  const int32_t v = enumValue(value);
+  if (v < 0 || v >= count)
+    return invalidArgument(op, ": ", name, " (", v, ") is not a valid ",
+                           typeName);
+  return absl::OkStatus();
+}
+
+/// True if `code` is one of the mixrt_status_code values.
+constexpr bool isStatusCode(int32_t code) {
+  return code == MIXRT_STATUS_OK || code == MIXRT_STATUS_INVALID_ARGUMENT ||
+         code == MIXRT_STATUS_OUT_OF_RANGE ||
+         code == MIXRT_STATUS_UNIMPLEMENTED || code == MIXRT_STATUS_INTERNAL ||
+         code == MIXRT_STATUS_RESOURCE_EXHAUSTED;
+}
+
 /// `count` (>= 0) elements of `elemSize` bytes must fit in one object:
 /// count * elemSize <= PTRDIFF_MAX, computed without overflow. Every size a
 /// C caller passes goes through this (or checkMatrix) before any pointer

@@ -333,6 +333,10 @@ mixrt_status_code quantizeC(const char *op, const float *data,
         !s.ok())
       return s;
     *out = nullptr;
+    if (absl::Status s =
+            mixrt::detail::checkEnum(op, "scheme", "mixrt_qscheme", scheme, 2);
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkPtr(op, shape, "shape", rank > 0);
         !s.ok())
       return s;
@@ -374,7 +378,8 @@ mixrt_status_code quantizeC(const char *op, const float *data,
             : absl::Span<const int32_t>();
     absl::StatusOr<mixrt::QTensor> q = mixrt::QTensorBuilder::quantize<float>(
         op, absl::Span<const float>(data, count), shapeSpan,
-        static_cast<mixrt::QScheme>(scheme), axis, scaleSpan, zpSpan);
+        static_cast<mixrt::QScheme>(mixrt::detail::enumValue(scheme)), axis,
+        scaleSpan, zpSpan);
     if (!q.ok())
       return q.status();
     *out = new mixrt_qtensor{std::move(*q)};
@@ -408,6 +413,10 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
                                             int32_t zero_point, int8_t *out_q) {
   return guardC([&]() -> absl::Status {
     constexpr const char *kOp = "quantize_f32_buffer";
+    if (absl::Status s =
+            mixrt::detail::checkEnum(kOp, "scheme", "mixrt_qscheme", scheme, 2);
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
         !s.ok())
       return s;
@@ -422,9 +431,10 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
             mixrt::detail::checkPtr(kOp, out_q, "out_q", count > 0);
         !s.ok())
       return s;
-    return mixrt::QuantizeBuffer(absl::Span<const float>(data, count),
-                                 static_cast<mixrt::QScheme>(scheme), scale,
-                                 zero_point, absl::Span<int8_t>(out_q, count));
+    return mixrt::QuantizeBuffer(
+        absl::Span<const float>(data, count),
+        static_cast<mixrt::QScheme>(mixrt::detail::enumValue(scheme)), scale,
+        zero_point, absl::Span<int8_t>(out_q, count));
   });
 }
 
