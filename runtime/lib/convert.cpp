@@ -126,6 +126,10 @@ absl::Status checkBulkArgs(absl::string_view op, const Src *src, int64_t count,
                            const Dst *dst) {
   if (absl::Status s = detail::checkNonNegative(op, count, "count"); !s.ok())
     return s;
+  if (absl::Status s = detail::checkBytes(op, "count", count,
+                                          std::max(sizeof(Src), sizeof(Dst)));
+      !s.ok())
+    return s;
   if (absl::Status s = detail::checkPtr(op, src, "src", count > 0); !s.ok())
     return s;
   return detail::checkPtr(op, dst, "dst", count > 0);

@@ -66,8 +66,13 @@ mixrt_simd_level mixrt_get_simd_level(void) {
 }
 
 mixrt_status_code mixrt_set_simd_level(mixrt_simd_level level) {
-  return mixrt::detail::guardC([&] {
-    return mixrt::SetSimdLevel(static_cast<mixrt::SimdLevel>(level));
+  return mixrt::detail::guardC([&]() -> absl::Status {
+    if (absl::Status s = mixrt::detail::checkEnum("set_simd_level", "level",
+                                                  "mixrt_simd_level", level, 2);
+        !s.ok())
+      return s;
+    return mixrt::SetSimdLevel(
+        static_cast<mixrt::SimdLevel>(mixrt::detail::enumValue(level)));
   });
 }
 

@@ -11,6 +11,8 @@
 #ifndef MIXRT_LIB_GEMM_COMMON_H
 #define MIXRT_LIB_GEMM_COMMON_H
 
+#include "internal.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -52,6 +54,17 @@ template <class T, ScratchSlot Slot> T *threadScratch(size_t count) {
 
 /// Depth of a packed panel: kc rounded up to even.
 inline int64_t paddedDepth(int64_t kc) { return (kc + 1) & ~int64_t{1}; }
+
+/// Checks that the packed A panels of blockedGemm<T> over an M x K problem
+/// (ceil(M / Mr) * Mr rows of paddedDepth(min(K, kBlock)) elements) fit in
+/// PTRDIFF_MAX bytes; the B panels are bounded by the block sizes.
+inline absl::Status checkPackedWorkspace(absl::string_view op, int64_t m,
+                                         int64_t k, int64_t kBlock,
+                                         size_t elemSize) {
+  const int64_t panels = m / kGemmMr + (m % kGemmMr != 0);
+  return checkWorkspace(op, panels, kGemmMr * paddedDepth(std::min(k, kBlock)),
+                        elemSize);
+}
 
 /// Runs the blocked GEMM traversal over an M x N x K problem (all > 0) with
 /// k blocks of `kBlock` (even).

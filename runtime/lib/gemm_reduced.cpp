@@ -15,7 +15,9 @@
 #include "internal.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -177,6 +179,17 @@ template <class Fmt, class T, class Out>
 absl::Status gemmReducedTyped(absl::string_view op, int64_t m, int64_t n,
                               int64_t k, const T *a, int64_t lda, const T *b,
                               int64_t ldb, Out *c, int64_t ldc) {
+  // Workspaces: the rounded operands, the packed A panels and (f64 output)
+  // the f32 accumulators.
+  for (const auto &[rows, cols] :
+       {std::pair{m, k}, std::pair{k, n}, std::pair{m, n}})
+    if (absl::Status s = detail::checkWorkspace(op, rows, cols, sizeof(float));
+        !s.ok())
+      return s;
+  if (absl::Status s = detail::checkPackedWorkspace(op, m, k, detail::kGemmKc,
+                                                    sizeof(float));
+      !s.ok())
+    return s;
   float *acc;
   int64_t ldacc;
   if constexpr (std::is_same_v<Out, float>) {
@@ -248,26 +261,43 @@ absl::Status GemmReduced(Float16Format format, int64_t m, int64_t n, int64_t k,
 // C ABI
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Validates `format` as an integer, then runs the C++ GEMM.
+template <class T, class Out>
+mixrt_status_code gemmReducedC(const char *op, mixrt_float16_format format,
+                               int64_t m, int64_t n, int64_t k, const T *a,
+                               int64_t lda, const T *b, int64_t ldb, Out *c,
+                               int64_t ldc) {
+  return mixrt::detail::guardC([&]() -> absl::Status {
+    if (absl::Status s = mixrt::detail::checkEnum(
+            op, "format", "mixrt_float16_format", format, 2);
+        !s.ok())
+      return s;
+    return mixrt::GemmReduced(
+        static_cast<mixrt::Float16Format>(mixrt::detail::enumValue(format)), m,
+        n, k, a, lda, b, ldb, c, ldc);
+  });
+}
+
+} // namespace
+
 extern "C" {
 
 mixrt_status_code mixrt_gemm_reduced_f32(mixrt_float16_format format, int64_t M,
                                          int64_t N, int64_t K, const float *A,
                                          int64_t lda, const float *B,
                                          int64_t ldb, float *C, int64_t ldc) {
-  return mixrt::detail::guardC([&] {
-    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
-                              K, A, lda, B, ldb, C, ldc);
-  });
+  return gemmReducedC("gemm_reduced_f32", format, M, N, K, A, lda, B, ldb, C,
+                      ldc);
 }
 
 mixrt_status_code mixrt_gemm_reduced_f64(mixrt_float16_format format, int64_t M,
                                          int64_t N, int64_t K, const double *A,
                                          int64_t lda, const double *B,
                                          int64_t ldb, double *C, int64_t ldc) {
-  return mixrt::detail::guardC([&] {
-    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
-                              K, A, lda, B, ldb, C, ldc);
-  });
+  return gemmReducedC("gemm_reduced_f64", format, M, N, K, A, lda, B, ldb, C,
+                      ldc);
 }
 
 mixrt_status_code mixrt_gemm_reduced_u16_f32(mixrt_float16_format format,
@@ -275,10 +305,8 @@ mixrt_status_code mixrt_gemm_reduced_u16_f32(mixrt_float16_format format,
                                              const uint16_t *A, int64_t lda,
                                              const uint16_t *B, int64_t ldb,
                                              float *C, int64_t ldc) {
-  return mixrt::detail::guardC([&] {
-    return mixrt::GemmReduced(static_cast<mixrt::Float16Format>(format), M, N,
-                              K, A, lda, B, ldb, C, ldc);
-  });
+  return gemmReducedC("gemm_reduced_u16_f32", format, M, N, K, A, lda, B, ldb,
+                      C, ldc);
 }
 
 } // extern "C"

@@ -131,6 +131,13 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
       std::fill(c + i * ldc, c + i * ldc + n, 0);
     return absl::OkStatus();
   }
+  if (absl::Status s =
+          detail::checkPackedWorkspace(op, m, k, kS8KBlock, sizeof(int16_t));
+      !s.ok())
+    return s;
+  if (absl::Status s = detail::checkWorkspace(op, m, n, sizeof(int64_t));
+      !s.ok())
+    return s;
   const uint64_t perK = static_cast<uint64_t>(maxAbsCentered(a, m, k, true)) *
                         static_cast<uint64_t>(maxAbsCentered(b, k, n, false));
   const bool wide = perK != 0 && static_cast<uint64_t>(k) >
@@ -209,8 +216,10 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
 absl::Status checkOperand(absl::string_view op, absl::string_view name,
                           const S8Operand &operand, int64_t rows, int64_t cols,
                           int64_t channels, bool needScales, S8View &out) {
-  if (absl::Status s = detail::checkMatrix(op, name, operand.data, rows, cols,
-                                           operand.ld, name == "A" ? "K" : "N");
+  const bool isA = name == "A";
+  if (absl::Status s = detail::checkMatrix(
+          op, name, operand.data, rows, cols, operand.ld, isA ? "M" : "K",
+          isA ? "K" : "N", isA ? "a->ld" : "b->ld");
       !s.ok())
     return s;
   const size_t expected = operand.per_channel ? channels : 1;
@@ -242,9 +251,10 @@ absl::Status checkOperand(absl::string_view op, absl::string_view name,
 
 /// Shared front end of the quantized GEMMs: validation + exact accumulators
 /// into `acc` (M x N, dense) or straight into an int32 C.
+template <class T>
 absl::Status gemmS8Checked(absl::string_view op, int64_t m, int64_t n,
                            int64_t k, const S8Operand &a, const S8Operand &b,
-                           const void *c, int64_t ldc, bool needScales,
+                           const T *c, int64_t ldc, bool needScales,
                            S8View &aView, S8View &bView) {
   if (absl::Status s = detail::checkGemmShapes(op, m, n, k, a.data, a.ld,
                                                b.data, b.ld, c, ldc);
@@ -264,6 +274,9 @@ absl::Status gemmS8Scaled(absl::string_view op, int64_t m, int64_t n, int64_t k,
   S8View aView, bView;
   if (absl::Status s = gemmS8Checked(op, m, n, k, a, b, c, ldc,
                                      /*needScales=*/true, aView, bView);
+      !s.ok())
+    return s;
+  if (absl::Status s = detail::checkWorkspace(op, m, n, sizeof(int32_t));
       !s.ok())
     return s;
   // A plain vector: gemmS8Core's int64 scratch (kAccumulator) may be live.
@@ -362,6 +375,15 @@ absl::Status toOperand(const char *op, const char *name,
     return mixrt::detail::invalidArgument(op, ": ", name, "->per_channel (",
                                           in->per_channel, ") must be 0 or 1");
   const int64_t count = in->per_channel ? channels : 1;
+  // scales and zero_points are 4-byte arrays of `count` values.
+  static_assert(sizeof(float) == 4 && sizeof(int32_t) == 4);
+  if (absl::Status s = mixrt::detail::checkBytes(
+          op,
+          absl::StrCat(name[0] == 'a' ? "M" : "N", " (values in ", name,
+                       "->scales and ", name, "->zero_points)"),
+          count, 4);
+      !s.ok())
+    return s;
   out.data = in->data;
   out.ld = in->ld;
   out.per_channel = in->per_channel != 0;

@@ -16,8 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <new>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -39,11 +42,15 @@ template <class... Args> absl::Status outOfRange(const Args &...args) {
 mixrt_status_code toCStatus(const absl::Status &status);
 
 /// Runs `fn` (returning absl::Status) at the C boundary: exceptions (only
-/// std::bad_alloc can occur) never cross it.
+/// std::bad_alloc and std::length_error can occur) never cross it.
 template <class Fn> mixrt_status_code guardC(Fn &&fn) noexcept {
   try {
     return toCStatus(std::forward<Fn>(fn)());
   } catch (const std::bad_alloc &) {
+    return toCStatus(absl::ResourceExhaustedError("out of memory"));
+  } catch (const std::length_error &) {
+    // A std::vector larger than max_size(): an allocation that cannot be
+    // satisfied either.
     return toCStatus(absl::ResourceExhaustedError("out of memory"));
   } catch (...) {
     return toCStatus(absl::InternalError("unexpected C++ exception"));
@@ -66,42 +73,124 @@ inline absl::Status checkNonNegative(absl::string_view op, int64_t value,
   return absl::OkStatus();
 }
 
-/// A row-major `rows` x `cols` matrix at `ptr` with leading dimension `ld`.
-inline absl::Status checkMatrix(absl::string_view op, absl::string_view name,
-                                const void *ptr, int64_t rows, int64_t cols,
-                                int64_t ld, absl::string_view colsName) {
+/// The integer value of a C enum argument. In C++ the mixrt C enums have the
+/// fixed underlying type int32_t (MIXRT_ENUM_BASE), so every int32_t a C
+/// caller passes is a valid value of the enum type and reading it is
+/// defined; it is then compared as an integer, never switched on as an enum.
+template <class E> constexpr int32_t enumValue(E value) {
+  static_assert(sizeof(E) == sizeof(int32_t), "mixrt C enums are 32-bit");
+  return static_cast<int32_t>(value);
+}
+
+/// The C enum argument `name` of type `typeName` must be one of the values
+/// 0 .. count - 1 (every mixrt enum except mixrt_status_code is contiguous).
+template <class E>
+absl::Status checkEnum(absl::string_view op, absl::string_view name,
+                       absl::string_view typeName, E value, int32_t count) {
+  const int32_t v = enumValue(value);
+  if (v < 0 || v >= count)
+    return invalidArgument(op, ": ", name, " (", v, ") is not a valid ",
+                           typeName);
+  return absl::OkStatus();
+}
+
+/// True if `code` is one of the mixrt_status_code values.
+constexpr bool isStatusCode(int32_t code) {
+  return code == MIXRT_STATUS_OK || code == MIXRT_STATUS_INVALID_ARGUMENT ||
+         code == MIXRT_STATUS_OUT_OF_RANGE ||
+         code == MIXRT_STATUS_UNIMPLEMENTED || code == MIXRT_STATUS_INTERNAL ||
+         code == MIXRT_STATUS_RESOURCE_EXHAUSTED;
+}
+
+/// `count` (>= 0) elements of `elemSize` bytes must fit in one object:
+/// count * elemSize <= PTRDIFF_MAX, computed without overflow. Every size a
+/// C caller passes goes through this (or checkMatrix) before any pointer
+/// arithmetic, so offsets below it never wrap.
+inline absl::Status checkBytes(absl::string_view op, absl::string_view name,
+                               int64_t count, size_t elemSize) {
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, static_cast<int64_t>(elemSize), &bytes) ||
+      bytes > PTRDIFF_MAX)
+    return invalidArgument(op, ": ", name, " (", count, ") * ", elemSize,
+                           " bytes exceeds PTRDIFF_MAX");
+  return absl::OkStatus();
+}
+
+/// A row-major `rows` x `cols` matrix (both >= 0) of T at `ptr` with leading
+/// dimension `ld`: ld >= max(cols, 1), ptr non-null if it has elements, and
+/// its extent, (rows - 1) * ld + cols elements, must fit in PTRDIFF_MAX
+/// bytes (computed without overflow).
+template <class T>
+absl::Status checkMatrix(absl::string_view op, absl::string_view name,
+                         const T *ptr, int64_t rows, int64_t cols, int64_t ld,
+                         absl::string_view rowsName, absl::string_view colsName,
+                         absl::string_view ldName) {
   if (ld < cols || ld < 1)
     return invalidArgument(op, ": leading dimension of ", name, " (", ld,
                            ") is smaller than ", colsName, " (", cols,
                            ") or 1");
+  if (rows > 0 && cols > 0) {
+    int64_t extent = 0, bytes = 0;
+    if (__builtin_mul_overflow(rows - 1, ld, &extent) ||
+        __builtin_add_overflow(extent, cols, &extent) ||
+        __builtin_mul_overflow(extent, static_cast<int64_t>(sizeof(T)),
+                               &bytes) ||
+        bytes > PTRDIFF_MAX)
+      return invalidArgument(op, ": ", name, ": (", rowsName, " - 1) * ",
+                             ldName, " + ", colsName, " elements * ", sizeof(T),
+                             " bytes exceeds PTRDIFF_MAX (", rowsName, " = ",
+                             rows, ", ", colsName, " = ", cols, ", ", ldName,
+                             " = ", ld, ")");
+  }
   return checkPtr(op, ptr, name, rows > 0 && cols > 0);
 }
 
+/// An internal buffer of `rows` x `cols` elements of `elemSize` bytes (rows,
+/// cols >= 0): RESOURCE_EXHAUSTED if its size overflows PTRDIFF_MAX.
+inline absl::Status checkWorkspace(absl::string_view op, int64_t rows,
+                                   int64_t cols, size_t elemSize) {
+  int64_t count = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows, cols, &count) ||
+      __builtin_mul_overflow(count, static_cast<int64_t>(elemSize), &bytes) ||
+      bytes > PTRDIFF_MAX)
+    return absl::ResourceExhaustedError(
+        absl::StrCat(op, ": a workspace of ", rows, " x ", cols, " x ",
+                     elemSize, " bytes exceeds PTRDIFF_MAX"));
+  return absl::OkStatus();
+}
+
 /// Validates M, N, K >= 0 and the three matrices of a row-major GEMM.
-inline absl::Status checkGemmShapes(absl::string_view op, int64_t m, int64_t n,
-                                    int64_t k, const void *a, int64_t lda,
-                                    const void *b, int64_t ldb, const void *c,
-                                    int64_t ldc) {
+template <class TA, class TB, class TC>
+absl::Status checkGemmShapes(absl::string_view op, int64_t m, int64_t n,
+                             int64_t k, const TA *a, int64_t lda, const TB *b,
+                             int64_t ldb, const TC *c, int64_t ldc) {
   if (absl::Status s = checkNonNegative(op, m, "M"); !s.ok())
     return s;
   if (absl::Status s = checkNonNegative(op, n, "N"); !s.ok())
     return s;
   if (absl::Status s = checkNonNegative(op, k, "K"); !s.ok())
     return s;
-  if (absl::Status s = checkMatrix(op, "A", a, m, k, lda, "K"); !s.ok())
+  if (absl::Status s = checkMatrix(op, "A", a, m, k, lda, "M", "K", "lda");
+      !s.ok())
     return s;
-  if (absl::Status s = checkMatrix(op, "B", b, k, n, ldb, "N"); !s.ok())
+  if (absl::Status s = checkMatrix(op, "B", b, k, n, ldb, "K", "N", "ldb");
+      !s.ok())
     return s;
-  return checkMatrix(op, "C", c, m, n, ldc, "N");
+  return checkMatrix(op, "C", c, m, n, ldc, "M", "N", "ldc");
 }
 
 /// Validates a C tensor list (pointers + sizes) and appends spans over it
-/// to `out` (T may be const).
+/// to `out` (T may be const). The pointer and size arrays and every tensor
+/// must fit in PTRDIFF_MAX bytes.
 template <class T>
 absl::Status tensorSpans(absl::string_view op, T *const *tensors,
                          const int64_t *sizes, int64_t numTensors,
                          std::vector<absl::Span<T>> &out) {
   if (absl::Status s = checkNonNegative(op, numTensors, "num_tensors"); !s.ok())
+    return s;
+  if (absl::Status s = checkBytes(op, "num_tensors", numTensors,
+                                  std::max(sizeof(T *), sizeof(int64_t)));
+      !s.ok())
     return s;
   if (absl::Status s = checkPtr(op, tensors, "tensors", numTensors > 0);
       !s.ok())
@@ -112,6 +201,10 @@ absl::Status tensorSpans(absl::string_view op, T *const *tensors,
     if (sizes[i] < 0)
       return invalidArgument(op, ": sizes[", i, "] (", sizes[i],
                              ") is negative");
+    if (absl::Status s =
+            checkBytes(op, absl::StrCat("sizes[", i, "]"), sizes[i], sizeof(T));
+        !s.ok())
+      return s;
     if (sizes[i] > 0 && tensors[i] == nullptr)
       return invalidArgument(op, ": tensors[", i, "] is null");
     out.emplace_back(tensors[i], sizes[i]);

@@ -274,15 +274,20 @@ mixrt_loss_scaler_step_f32(mixrt_loss_scaler *scaler, float *const *tensors,
       return s;
     absl::StatusOr<bool> skipped =
         scaler->value.Step(spans, [&]() -> absl::Status {
-          const mixrt_status_code code = apply(user_data);
+          const int32_t code = mixrt::detail::enumValue(apply(user_data));
           if (code == MIXRT_STATUS_OK)
             return absl::OkStatus();
+          if (!mixrt::detail::isStatusCode(code))
+            return absl::InternalError(
+                absl::StrCat(kOp, ": optimizer callback returned ", code,
+                             ", which is not a mixrt_status_code"));
           return absl::Status(
               static_cast<absl::StatusCode>(code),
-              absl::StrCat("loss_scaler_step_f32: optimizer callback failed "
-                           "with ",
-                           mixrt_status_code_name(code),
-                           " (last error: ", mixrt_last_error_message(), ")"));
+              absl::StrCat(
+                  "loss_scaler_step_f32: optimizer callback failed "
+                  "with ",
+                  mixrt_status_code_name(static_cast<mixrt_status_code>(code)),
+                  " (last error: ", mixrt_last_error_message(), ")"));
         });
     if (!skipped.ok())
       return skipped.status();

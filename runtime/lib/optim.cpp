@@ -332,9 +332,12 @@ void mixrt_optimizer_config_init(mixrt_optimizer_kind kind,
                                  mixrt_optimizer_config *out_config) {
   if (!out_config)
     return;
-  const mixrt::OptimizerConfig c = kind == MIXRT_OPTIMIZER_ADAM
-                                       ? mixrt::OptimizerConfig::Adam()
-                                       : mixrt::OptimizerConfig::Sgd(0.01);
+  // An unknown kind (compared as an integer) gets the SGD defaults and keeps
+  // its value, so mixrt_optimizer_create() rejects the config.
+  const mixrt::OptimizerConfig c =
+      mixrt::detail::enumValue(kind) == MIXRT_OPTIMIZER_ADAM
+          ? mixrt::OptimizerConfig::Adam()
+          : mixrt::OptimizerConfig::Sgd(0.01);
   out_config->kind = kind;
   out_config->learning_rate = c.learning_rate;
   out_config->weight_decay = c.weight_decay;
@@ -355,8 +358,13 @@ mixrt_status_code mixrt_optimizer_create(const mixrt_optimizer_config *config,
     *out_optimizer = nullptr;
     if (absl::Status s = checkPtr(kOp, config, "config"); !s.ok())
       return s;
+    if (absl::Status s = mixrt::detail::checkEnum(
+            kOp, "config->kind", "mixrt_optimizer_kind", config->kind, 2);
+        !s.ok())
+      return s;
     mixrt::OptimizerConfig c;
-    c.kind = static_cast<mixrt::OptimizerKind>(config->kind);
+    c.kind = static_cast<mixrt::OptimizerKind>(
+        mixrt::detail::enumValue(config->kind));
     c.learning_rate = config->learning_rate;
     c.weight_decay = config->weight_decay;
     c.momentum = config->momentum;
@@ -386,11 +394,19 @@ mixrt_status_code mixrt_optimizer_add_param(mixrt_optimizer *optimizer,
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
         !s.ok())
       return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "count", count, sizeof(double));
+        !s.ok())
+      return s;
     if (absl::Status s = checkPtr(kOp, values, "values", count > 0); !s.ok())
       return s;
-    absl::StatusOr<int64_t> index =
-        optimizer->value.AddParam(absl::Span<const double>(values, count),
-                                  static_cast<mixrt::LowpFormat>(lowp));
+    if (absl::Status s =
+            mixrt::detail::checkEnum(kOp, "lowp", "mixrt_lowp_format", lowp, 4);
+        !s.ok())
+      return s;
+    absl::StatusOr<int64_t> index = optimizer->value.AddParam(
+        absl::Span<const double>(values, count),
+        static_cast<mixrt::LowpFormat>(mixrt::detail::enumValue(lowp)));
     if (!index.ok())
       return index.status();
     if (out_index)

@@ -333,6 +333,10 @@ mixrt_status_code quantizeC(const char *op, const float *data,
         !s.ok())
       return s;
     *out = nullptr;
+    if (absl::Status s =
+            mixrt::detail::checkEnum(op, "scheme", "mixrt_qscheme", scheme, 2);
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkPtr(op, shape, "shape", rank > 0);
         !s.ok())
       return s;
@@ -344,12 +348,22 @@ mixrt_status_code quantizeC(const char *op, const float *data,
     if (absl::Status s = mixrt::detail::checkShape(op, shapeSpan, count);
         !s.ok())
       return s;
+    if (absl::Status s = mixrt::detail::checkBytes(
+            op, "the element count of shape", count, sizeof(float));
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkPtr(op, data, "data", count > 0);
         !s.ok())
       return s;
     int64_t channels = 1;
     if (axis >= 0 && axis < rank)
       channels = shape[axis];
+    // A zero dimension elsewhere leaves count 0 with any shape[axis]; the
+    // scales and zero points arrays must still be addressable.
+    if (absl::Status s = mixrt::detail::checkBytes(
+            op, absl::StrCat("shape[", axis, "]"), channels, sizeof(float));
+        !s.ok())
+      return s;
     if (withParams) {
       if (absl::Status s = mixrt::detail::checkPtr(op, scales, "scales");
           !s.ok())
@@ -364,7 +378,8 @@ mixrt_status_code quantizeC(const char *op, const float *data,
             : absl::Span<const int32_t>();
     absl::StatusOr<mixrt::QTensor> q = mixrt::QTensorBuilder::quantize<float>(
         op, absl::Span<const float>(data, count), shapeSpan,
-        static_cast<mixrt::QScheme>(scheme), axis, scaleSpan, zpSpan);
+        static_cast<mixrt::QScheme>(mixrt::detail::enumValue(scheme)), axis,
+        scaleSpan, zpSpan);
     if (!q.ok())
       return q.status();
     *out = new mixrt_qtensor{std::move(*q)};
@@ -398,7 +413,15 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
                                             int32_t zero_point, int8_t *out_q) {
   return guardC([&]() -> absl::Status {
     constexpr const char *kOp = "quantize_f32_buffer";
+    if (absl::Status s =
+            mixrt::detail::checkEnum(kOp, "scheme", "mixrt_qscheme", scheme, 2);
+        !s.ok())
+      return s;
     if (absl::Status s = mixrt::detail::checkNonNegative(kOp, count, "count");
+        !s.ok())
+      return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "count", count, sizeof(float));
         !s.ok())
       return s;
     if (absl::Status s = mixrt::detail::checkPtr(kOp, data, "data", count > 0);
@@ -408,9 +431,10 @@ mixrt_status_code mixrt_quantize_f32_buffer(const float *data, int64_t count,
             mixrt::detail::checkPtr(kOp, out_q, "out_q", count > 0);
         !s.ok())
       return s;
-    return mixrt::QuantizeBuffer(absl::Span<const float>(data, count),
-                                 static_cast<mixrt::QScheme>(scheme), scale,
-                                 zero_point, absl::Span<int8_t>(out_q, count));
+    return mixrt::QuantizeBuffer(
+        absl::Span<const float>(data, count),
+        static_cast<mixrt::QScheme>(mixrt::detail::enumValue(scheme)), scale,
+        zero_point, absl::Span<int8_t>(out_q, count));
   });
 }
 
@@ -423,6 +447,10 @@ mixrt_status_code mixrt_dequantize_f32(const mixrt_qtensor *qtensor,
       return s;
     if (absl::Status s =
             mixrt::detail::checkNonNegative(kOp, capacity, "capacity");
+        !s.ok())
+      return s;
+    if (absl::Status s =
+            mixrt::detail::checkBytes(kOp, "capacity", capacity, sizeof(float));
         !s.ok())
       return s;
     if (absl::Status s = mixrt::detail::checkPtr(kOp, out_data, "out_data");

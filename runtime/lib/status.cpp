@@ -80,7 +80,7 @@ extern "C" {
 int32_t mixrt_api_version(void) { return MIXRT_API_VERSION; }
 
 const char *mixrt_status_code_name(mixrt_status_code code) {
-  switch (code) {
+  switch (mixrt::detail::enumValue(code)) {
   case MIXRT_STATUS_OK:
     return "OK";
   case MIXRT_STATUS_INVALID_ARGUMENT:
@@ -107,7 +107,11 @@ void mixrt_check_fail(int32_t code, const char *location, const char *what,
   mixrt::detail::CheckFailures &f = mixrt::detail::checkFailures;
   if (f.count++ > 0)
     return;
-  f.code = code == MIXRT_STATUS_OK ? MIXRT_STATUS_INTERNAL : code;
+  // OK or a value that is no status code is a bug of the caller: INTERNAL,
+  // so mixrt_check_status() only ever returns mixrt_status_code values.
+  f.code = code != MIXRT_STATUS_OK && mixrt::detail::isStatusCode(code)
+               ? code
+               : MIXRT_STATUS_INTERNAL;
   try {
     f.message = absl::StrCat(location ? location : "<unknown location>", ": ",
                              what ? what : "check failed", " at element ",

@@ -39,6 +39,19 @@
 #define MIXRT_API __attribute__((visibility("default")))
 #endif
 
+/* In C++ every mixrt enum has the fixed underlying type int32_t, so any
+ * int32_t a caller passes is a valid value of the enum type (without a fixed
+ * type, C++ only allows the values 0 .. 2^31 - 1 of the enumerators and
+ * loading another one is undefined behaviour). Size, alignment and calling
+ * convention equal those of the C enum (4 bytes, passed as an integer), so C
+ * and C++ callers share one ABI. Entry points validate enum arguments as
+ * integers and reject unknown values with MIXRT_STATUS_INVALID_ARGUMENT. */
+#ifdef __cplusplus
+#define MIXRT_ENUM_BASE : int32_t
+#else
+#define MIXRT_ENUM_BASE
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,7 +61,7 @@ extern "C" {
 \*===----------------------------------------------------------------------===*/
 
 /** Status codes. The values mirror absl::StatusCode so the C++ API maps 1:1. */
-typedef enum mixrt_status_code {
+typedef enum mixrt_status_code MIXRT_ENUM_BASE {
   MIXRT_STATUS_OK = 0,
   /** Bad argument: null pointer, negative size, leading dimension too small,
    *  invalid configuration, non-finite or empty input. */
@@ -112,7 +125,7 @@ MIXRT_API mixrt_status_code mixrt_check_status(void);
 MIXRT_API int64_t mixrt_check_failure_count(void);
 
 /** Code paths of the bulk conversions and GEMMs. */
-typedef enum mixrt_simd_level {
+typedef enum mixrt_simd_level MIXRT_ENUM_BASE {
   /** Portable C++ (any CPU). */
   MIXRT_SIMD_PORTABLE = 0,
   /** x86-64 AVX2 + FMA + F16C. */
@@ -200,7 +213,7 @@ MIXRT_API mixrt_status_code mixrt_f64_to_bf16_array_checked(const double *src,
 |* Dequantize: x = scale * (q - zero_point), in f32.                          *|
 \*===----------------------------------------------------------------------===*/
 
-typedef enum mixrt_qscheme {
+typedef enum mixrt_qscheme MIXRT_ENUM_BASE {
   /** Range [-127, 127], zero point 0, scale = max|x| / 127. */
   MIXRT_QSCHEME_SYMMETRIC = 0,
   /** Range [-128, 127], integer zero point, scale = (max' - min') / 255 with
@@ -325,7 +338,7 @@ MIXRT_API mixrt_status_code mixrt_gemm_s8_f64(int64_t M, int64_t N, int64_t K,
 |* with OUT_OF_RANGE naming (m, n). C must not overlap A or B.                *|
 \*===----------------------------------------------------------------------===*/
 
-typedef enum mixrt_float16_format {
+typedef enum mixrt_float16_format MIXRT_ENUM_BASE {
   MIXRT_FORMAT_F16 = 0,
   MIXRT_FORMAT_BF16 = 1,
   MIXRT_FORMAT_MAX_ENUM = 0x7fffffff, /**< not a format (32-bit enum) */
@@ -449,7 +462,7 @@ MIXRT_API mixrt_status_code mixrt_clip_grad_norm_f64(
 |* re-derives each parameter's low-precision copy from the new masters.       *|
 \*===----------------------------------------------------------------------===*/
 
-typedef enum mixrt_optimizer_kind {
+typedef enum mixrt_optimizer_kind MIXRT_ENUM_BASE {
   /** PyTorch torch.optim.SGD (momentum, dampening, nesterov, weight decay). */
   MIXRT_OPTIMIZER_SGD = 0,
   /** PyTorch torch.optim.Adam (L2 weight decay added to the gradient). */
@@ -470,7 +483,7 @@ typedef struct mixrt_optimizer_config {
 } mixrt_optimizer_config;
 
 /** Low-precision copy kept beside a master weight. */
-typedef enum mixrt_lowp_format {
+typedef enum mixrt_lowp_format MIXRT_ENUM_BASE {
   MIXRT_LOWP_NONE = 0,
   MIXRT_LOWP_F16 = 1,
   MIXRT_LOWP_BF16 = 2,

@@ -115,12 +115,71 @@ static void test_optimizer(void) {
   mixrt_optimizer_destroy(opt);
 }
 
+/* Out-of-range enum values from a C caller: -1, large, INT32_MIN. */
+static void test_enum_arguments(void) {
+  static const int32_t bad[4] = {-1, 1000, 0x7fffffff, INT32_MIN};
+  const float data[2] = {1.0f, 2.0f}, scale = 1.0f, fa[1] = {1}, fb[1] = {1};
+  const double da[1] = {1}, db[1] = {1};
+  const uint16_t ua[1] = {0x3c00}, ub[1] = {0x3c00};
+  const int64_t shape[1] = {2};
+  const double w[1] = {1.0};
+  int8_t q[2];
+  float c[1];
+  double cd[1];
+  for (int i = 0; i < 4; ++i) {
+    mixrt_qtensor *t = NULL;
+    mixrt_optimizer *opt = NULL;
+    mixrt_optimizer_config config;
+    int64_t index = -1;
+    EXPECT(strcmp(mixrt_status_code_name((mixrt_status_code)bad[i]),
+                  "UNKNOWN") == 0);
+    EXPECT_ERROR(mixrt_set_simd_level((mixrt_simd_level)bad[i]),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "level");
+    EXPECT_ERROR(mixrt_quantize_f32(data, shape, 1, (mixrt_qscheme)bad[i],
+                                    MIXRT_PER_TENSOR, &t),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "scheme");
+    EXPECT_ERROR(
+        mixrt_quantize_f32_with_params(data, shape, 1, (mixrt_qscheme)bad[i],
+                                       MIXRT_PER_TENSOR, &scale, NULL, &t),
+        MIXRT_STATUS_INVALID_ARGUMENT, "scheme");
+    EXPECT(t == NULL);
+    EXPECT_ERROR(
+        mixrt_quantize_f32_buffer(data, 2, (mixrt_qscheme)bad[i], scale, 0, q),
+        MIXRT_STATUS_INVALID_ARGUMENT, "scheme");
+    EXPECT_ERROR(mixrt_gemm_reduced_f32((mixrt_float16_format)bad[i], 1, 1, 1,
+                                        fa, 1, fb, 1, c, 1),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "format");
+    EXPECT_ERROR(mixrt_gemm_reduced_f64((mixrt_float16_format)bad[i], 1, 1, 1,
+                                        da, 1, db, 1, cd, 1),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "format");
+    EXPECT_ERROR(mixrt_gemm_reduced_u16_f32((mixrt_float16_format)bad[i], 1, 1,
+                                            1, ua, 1, ub, 1, c, 1),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "format");
+    mixrt_optimizer_config_init((mixrt_optimizer_kind)bad[i], &config);
+    EXPECT_ERROR(mixrt_optimizer_create(&config, &opt),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "config->kind");
+    EXPECT(opt == NULL);
+    mixrt_optimizer_config_init(MIXRT_OPTIMIZER_SGD, &config);
+    config.kind = (mixrt_optimizer_kind)bad[i];
+    EXPECT_ERROR(mixrt_optimizer_create(&config, &opt),
+                 MIXRT_STATUS_INVALID_ARGUMENT, "config->kind");
+    config.kind = MIXRT_OPTIMIZER_SGD;
+    EXPECT(mixrt_optimizer_create(&config, &opt) == MIXRT_STATUS_OK);
+    EXPECT_ERROR(
+        mixrt_optimizer_add_param(opt, w, 1, (mixrt_lowp_format)bad[i], &index),
+        MIXRT_STATUS_INVALID_ARGUMENT, "lowp");
+    EXPECT(index == -1 && mixrt_optimizer_num_params(opt) == 0);
+    mixrt_optimizer_destroy(opt);
+  }
+}
+
 int main(void) {
   EXPECT(strcmp(mixrt_last_error_message(), "") == 0);
   test_conversions();
   test_qtensor();
   test_gemm();
   test_optimizer();
+  test_enum_arguments();
   if (failures) {
     fprintf(stderr, "c_api_test: %d failures\n", failures);
     return 1;
