@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,17 @@ template <class... Args> absl::Status outOfRange(const Args &...args) {
 /// Stores `status`'s message as the thread's last error (if not OK) and
 /// returns its C code.
 mixrt_status_code toCStatus(const absl::Status &status);
+
+/// Sets the calling thread's last error message.
+void setLastError(absl::string_view message);
+
+/// Counts the last error messages stored on the calling thread: a change
+/// tells that a message was set in between (even an identical one).
+uint64_t lastErrorGeneration();
+
+/// `message` cut to at most `maxBytes` bytes (at a UTF-8 character
+/// boundary) followed by "..." if it was longer.
+std::string truncateMessage(absl::string_view message, size_t maxBytes);
 
 /// Runs `fn` (returning absl::Status) at the C boundary: exceptions (only
 /// std::bad_alloc and std::length_error can occur) never cross it.

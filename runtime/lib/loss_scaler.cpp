@@ -1,7 +1,8 @@
 //===-- loss_scaler.cpp - Dynamic loss scaling ----------------------------===//
 //
 // PyTorch GradScaler semantics (growth factor, backoff, growth interval,
-// growth tracker) plus a maximum scale the growth never exceeds.
+// growth tracker) plus a maximum scale the growth never exceeds and a
+// minimum scale the backoff never goes below.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,12 @@ absl::Status checkConfig(const LossScalerConfig &c) {
     return detail::invalidArgument(kOp, ": max_scale (", c.max_scale,
                                    ") must be finite and >= initial_scale (",
                                    c.initial_scale, ")");
+  if (!std::isfinite(c.min_scale) || !(c.min_scale > 0.0) ||
+      !(c.min_scale <= c.initial_scale))
+    return detail::invalidArgument(
+        kOp, ": min_scale (", c.min_scale,
+        ") must be positive, finite and <= initial_scale (", c.initial_scale,
+        ")");
   return absl::OkStatus();
 }
 
@@ -89,7 +96,9 @@ LossScaler::Unscale(absl::Span<const absl::Span<double>> grads) const {
 
 void LossScaler::Update(bool foundInf) {
   if (foundInf) {
-    scale_ *= config_.backoff_factor;
+    // The floor keeps the scale positive: 5,000 halvings of 2^16 would
+    // otherwise reach exactly 0, which never grows back.
+    scale_ = std::max(scale_ * config_.backoff_factor, config_.min_scale);
     growth_tracker_ = 0;
     return;
   }
@@ -123,6 +132,9 @@ namespace {
 
 using mixrt::detail::checkPtr;
 using mixrt::detail::guardC;
+
+/// Longest part of a callback's own message quoted by step (see mixrt.h).
+constexpr size_t kMaxQuotedMessageBytes = 256;
 
 template <class T>
 mixrt_status_code unscaleC(const char *op, const mixrt_loss_scaler *scaler,
@@ -175,6 +187,7 @@ void mixrt_loss_scaler_config_init(mixrt_loss_scaler_config *out_config) {
   out_config->backoff_factor = defaults.backoff_factor;
   out_config->growth_interval = defaults.growth_interval;
   out_config->max_scale = defaults.max_scale;
+  out_config->min_scale = defaults.min_scale;
 }
 
 mixrt_status_code
@@ -193,6 +206,7 @@ mixrt_loss_scaler_create(const mixrt_loss_scaler_config *config,
       c.backoff_factor = config->backoff_factor;
       c.growth_interval = config->growth_interval;
       c.max_scale = config->max_scale;
+      c.min_scale = config->min_scale;
     }
     absl::StatusOr<mixrt::LossScaler> scaler = mixrt::LossScaler::Create(c);
     if (!scaler.ok())
@@ -274,6 +288,10 @@ mixrt_loss_scaler_step_f32(mixrt_loss_scaler *scaler, float *const *tensors,
       return s;
     absl::StatusOr<bool> skipped =
         scaler->value.Step(spans, [&]() -> absl::Status {
+          // Only a message the callback itself produced is quoted: the
+          // last error may still be an earlier step's, and quoting that
+          // nested every step's message in the next (80 bytes per step).
+          const uint64_t generation = mixrt::detail::lastErrorGeneration();
           const int32_t code = mixrt::detail::enumValue(apply(user_data));
           if (code == MIXRT_STATUS_OK)
             return absl::OkStatus();
@@ -281,13 +299,16 @@ mixrt_loss_scaler_step_f32(mixrt_loss_scaler *scaler, float *const *tensors,
             return absl::InternalError(
                 absl::StrCat(kOp, ": optimizer callback returned ", code,
                              ", which is not a mixrt_status_code"));
-          return absl::Status(
-              static_cast<absl::StatusCode>(code),
-              absl::StrCat(
-                  "loss_scaler_step_f32: optimizer callback failed "
-                  "with ",
-                  mixrt_status_code_name(static_cast<mixrt_status_code>(code)),
-                  " (last error: ", mixrt_last_error_message(), ")"));
+          std::string message = absl::StrCat(
+              kOp, ": optimizer callback failed with ",
+              mixrt_status_code_name(static_cast<mixrt_status_code>(code)));
+          if (mixrt::detail::lastErrorGeneration() != generation)
+            absl::StrAppend(
+                &message, " (last error: ",
+                mixrt::detail::truncateMessage(mixrt_last_error_message(),
+                                               kMaxQuotedMessageBytes),
+                ")");
+          return absl::Status(static_cast<absl::StatusCode>(code), message);
         });
     if (!skipped.ok())
       return skipped.status();

@@ -271,11 +271,13 @@ absl::Status QuantizeBuffer(absl::Span<const float> data, QScheme scheme,
   if (out.size() != data.size())
     return detail::invalidArgument(kOp, ": output has ", out.size(),
                                    " elements, input has ", data.size());
-  if (absl::Status s = checkFiniteInput(kOp, data); !s.ok())
-    return s;
+  // The scalar parameters first: bad ones are rejected without reading the
+  // input (found by fuzz/mixrt_c_api_fuzzer.cpp).
   const float scales[] = {scale};
   const int32_t zeroPoints[] = {zeroPoint};
   if (absl::Status s = checkParams(kOp, scheme, scales, zeroPoints, 1); !s.ok())
+    return s;
+  if (absl::Status s = checkFiniteInput(kOp, data); !s.ok())
     return s;
   AxisView view;
   view.inner = static_cast<int64_t>(data.size());

@@ -16,6 +16,8 @@ namespace mixrt::detail {
 namespace {
 /// The last error message of the calling thread.
 thread_local std::string lastErrorMessage;
+/// Number of messages stored in lastErrorMessage on this thread.
+thread_local uint64_t lastErrorCount = 0;
 
 /// Failed checks of generated code on the calling thread (see
 /// mixrt_check_fail()).
@@ -48,12 +50,29 @@ mixrt_status_code toCStatus(const absl::Status &status) {
     code = MIXRT_STATUS_INTERNAL;
     break;
   }
+  setLastError(status.message());
+  return code;
+}
+
+void setLastError(absl::string_view message) {
+  ++lastErrorCount;
   try {
-    lastErrorMessage.assign(status.message().data(), status.message().size());
+    lastErrorMessage.assign(message.data(), message.size());
   } catch (...) {
     // Keep the code; the message could not be stored.
   }
-  return code;
+}
+
+uint64_t lastErrorGeneration() { return lastErrorCount; }
+
+std::string truncateMessage(absl::string_view message, size_t maxBytes) {
+  if (message.size() <= maxBytes)
+    return std::string(message);
+  size_t end = maxBytes;
+  // Do not split a UTF-8 sequence: back up over continuation bytes.
+  while (end > 0 && (static_cast<unsigned char>(message[end]) & 0xC0) == 0x80)
+    --end;
+  return absl::StrCat(message.substr(0, end), "...");
 }
 
 absl::Status checkShape(absl::string_view op, absl::Span<const int64_t> shape,
@@ -132,9 +151,10 @@ mixrt_status_code mixrt_check_status(void) {
   if (f.count == 0)
     return MIXRT_STATUS_OK;
   try {
-    mixrt::detail::lastErrorMessage =
-        f.count == 1 ? f.message
-                     : absl::StrCat(f.message, "; ", f.count, " failed checks");
+    mixrt::detail::setLastError(
+        f.count == 1
+            ? f.message
+            : absl::StrCat(f.message, "; ", f.count, " failed checks"));
   } catch (...) {
   }
   return static_cast<mixrt_status_code>(f.code);

@@ -31,7 +31,7 @@
 
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 1
+#define MIXRT_API_VERSION 2
 
 #if defined(_WIN32)
 #define MIXRT_API
@@ -367,11 +367,15 @@ MIXRT_API mixrt_status_code mixrt_gemm_reduced_u16_f32(
 \*===----------------------------------------------------------------------===*/
 
 typedef struct mixrt_loss_scaler_config {
-  double initial_scale;    /**< positive, finite, <= max_scale; default 2^16 */
+  double initial_scale;    /**< positive, finite, in [min_scale, max_scale];
+                                default 2^16 */
   double growth_factor;    /**< finite, > 1; default 2 */
   double backoff_factor;   /**< in (0, 1); default 0.5 */
   int64_t growth_interval; /**< >= 1; default 2000 */
   double max_scale;        /**< finite; default 2^24 */
+  /** Positive, finite, <= initial_scale; default 2^-24. Backoff never takes
+   *  the scale below it (added in API version 2). */
+  double min_scale;
 } mixrt_loss_scaler_config;
 
 typedef struct mixrt_loss_scaler mixrt_loss_scaler;
@@ -407,7 +411,8 @@ MIXRT_API mixrt_status_code mixrt_loss_scaler_unscale_f64(
     const mixrt_loss_scaler *scaler, double *const *tensors,
     const int64_t *sizes, int64_t num_tensors, int32_t *out_found_inf);
 
-/** found_inf != 0: scale *= backoff, tracker = 0. Otherwise tracker += 1 and
+/** found_inf != 0: scale = max(scale * backoff, min_scale), tracker = 0.
+ *  Otherwise tracker += 1 and
  *  when it reaches growth_interval: scale *= growth if the product is finite
  *  and <= max_scale (else it stays), tracker = 0. */
 MIXRT_API mixrt_status_code mixrt_loss_scaler_update(mixrt_loss_scaler *scaler,
@@ -419,7 +424,10 @@ typedef mixrt_status_code (*mixrt_optimizer_callback)(void *user_data);
 /** Unscales the gradients, calls `apply(user_data)` unless a non-finite
  *  gradient was found, then updates the scaler. *out_skipped is 1 if the
  *  update was skipped. If `apply` fails, its status is returned and the
- *  scaler is not updated. */
+ *  scaler is not updated; the message names the code and, if the callback
+ *  set a new last error message, includes it cut to 256 bytes (never an
+ *  earlier step's message), so it is at most 400 bytes long. A callback
+ *  result that is no mixrt_status_code gives MIXRT_STATUS_INTERNAL. */
 MIXRT_API mixrt_status_code mixrt_loss_scaler_step_f32(
     mixrt_loss_scaler *scaler, float *const *tensors, const int64_t *sizes,
     int64_t num_tensors, mixrt_optimizer_callback apply, void *user_data,

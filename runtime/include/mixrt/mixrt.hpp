@@ -201,9 +201,12 @@ struct LossScalerConfig {
   double backoff_factor = 0.5;
   int64_t growth_interval = 2000;
   double max_scale = 16777216.0;
+  /// Backoff stops here: 2^-24 (see docs/runtime.md, "Loss scaler").
+  double min_scale = 0x1p-24;
 };
 
-/// Dynamic loss scaling with PyTorch GradScaler semantics plus a maximum.
+/// Dynamic loss scaling with PyTorch GradScaler semantics plus a maximum and
+/// a minimum scale.
 class LossScaler {
 public:
   static absl::StatusOr<LossScaler> Create(const LossScalerConfig &config = {});
@@ -222,7 +225,8 @@ public:
   absl::StatusOr<bool>
   Unscale(absl::Span<const absl::Span<double>> grads) const;
 
-  /// Backoff on found_inf, else count and grow at the interval.
+  /// Backoff (down to min_scale) on found_inf, else count and grow at the
+  /// interval.
   void Update(bool found_inf);
 
   /// Unscale, run `apply` unless a non-finite gradient was found, update.

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 using namespace mixrt;
 
@@ -245,4 +247,205 @@ TEST_CASE("loss_scaler.c_api", "[loss_scaler]") {
   REQUIRE(mixrt_loss_scaler_create(nullptr, &s) == MIXRT_STATUS_OK);
   CHECK(mixrt_loss_scaler_scale(s) == 65536.0);
   mixrt_loss_scaler_destroy(s);
+}
+
+namespace {
+
+LossScaler makeScalerWithMin(double initial, int64_t interval, double max,
+                             double min) {
+  LossScalerConfig config;
+  config.initial_scale = initial;
+  config.growth_interval = interval;
+  config.max_scale = max;
+  config.min_scale = min;
+  absl::StatusOr<LossScaler> s = LossScaler::Create(config);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+} // namespace
+
+TEST_CASE("loss_scaler.min_scale_floor", "[loss_scaler]") {
+  // Power-of-two floor: 8 -> 4 -> 2 -> 1, then the scale stays at 1.
+  LossScaler s = makeScalerWithMin(8.0, 2, 64.0, 1.0);
+  const double expected[] = {4.0, 2.0, 1.0, 1.0, 1.0, 1.0};
+  for (double e : expected) {
+    s.Update(true);
+    CHECK(s.scale() == e);
+    CHECK(s.growth_tracker() == 0);
+  }
+  // Growth resumes from the floor: interval 2.
+  s.Update(false);
+  CHECK(s.scale() == 1.0);
+  CHECK(s.growth_tracker() == 1);
+  s.Update(false);
+  CHECK(s.scale() == 2.0);
+  s.Update(false);
+  s.Update(false);
+  CHECK(s.scale() == 4.0);
+
+  // A floor that is not on the backoff grid clamps: 10 -> 5 -> 3 (not 2.5).
+  LossScaler t = makeScalerWithMin(10.0, 1, 100.0, 3.0);
+  t.Update(true);
+  CHECK(t.scale() == 5.0);
+  t.Update(true);
+  CHECK(t.scale() == 3.0);
+  t.Update(true);
+  CHECK(t.scale() == 3.0);
+  t.Update(false);
+  CHECK(t.scale() == 6.0);
+
+  // min == initial is allowed: backoff never moves the scale.
+  LossScaler u = makeScalerWithMin(4.0, 1, 4.0, 4.0);
+  u.Update(true);
+  CHECK(u.scale() == 4.0);
+}
+
+TEST_CASE("loss_scaler.default_floor_after_5000_backoffs", "[loss_scaler]") {
+  absl::StatusOr<LossScaler> created = LossScaler::Create({});
+  REQUIRE(created.ok());
+  LossScaler s = *created;
+  CHECK(s.config().min_scale == 0x1p-24);
+  // 2^16 halved 39 times is 2^-23, the 40th backoff reaches the floor.
+  for (int i = 0; i < 39; ++i)
+    s.Update(true);
+  CHECK(s.scale() == 0x1p-23);
+  s.Update(true);
+  CHECK(s.scale() == 0x1p-24);
+  for (int i = 40; i < 5000; ++i)
+    s.Update(true);
+  CHECK(s.scale() == 0x1p-24); // Before the floor: exactly 0, for ever.
+  // Unscaling with the floor stays finite: 1 / 2^-24 = 2^24 exactly.
+  std::vector<float> g = {0x1p-20f};
+  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g)};
+  absl::StatusOr<bool> found = s.Unscale(grads);
+  REQUIRE(found.ok());
+  CHECK_FALSE(*found);
+  CHECK(g[0] == 16.0f);
+  // Growth resumes from the floor after growth_interval (2000) steps.
+  for (int i = 0; i < 1999; ++i)
+    s.Update(false);
+  CHECK(s.scale() == 0x1p-24);
+  s.Update(false);
+  CHECK(s.scale() == 0x1p-23);
+}
+
+TEST_CASE("loss_scaler.min_scale_validation", "[loss_scaler]") {
+  auto status = [](double min, double initial) {
+    LossScalerConfig c;
+    c.min_scale = min;
+    c.initial_scale = initial;
+    return LossScaler::Create(c).status();
+  };
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity(), 0x1p17}) {
+    INFO(bad);
+    absl::Status s = status(bad, 0x1p16);
+    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(s.message()),
+               Catch::StartsWith("loss_scaler_create: min_scale ("));
+  }
+  CHECK(status(0x1p16, 0x1p16).ok());
+  CHECK(status(4.9e-324, 1.0).ok());
+
+  mixrt_loss_scaler_config c;
+  mixrt_loss_scaler_config_init(&c);
+  CHECK(c.min_scale == 0x1p-24);
+  c.min_scale = 2.0;
+  c.initial_scale = 1.0;
+  mixrt_loss_scaler *scaler = nullptr;
+  CHECK(mixrt_loss_scaler_create(&c, &scaler) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "loss_scaler_create: min_scale (2) must be positive, finite and <= "
+        "initial_scale (1)");
+  CHECK(scaler == nullptr);
+  c.min_scale = 0.25;
+  c.backoff_factor = 0.5;
+  c.growth_interval = 1;
+  REQUIRE(mixrt_loss_scaler_create(&c, &scaler) == MIXRT_STATUS_OK);
+  for (int i = 0; i < 4; ++i)
+    REQUIRE(mixrt_loss_scaler_update(scaler, 1) == MIXRT_STATUS_OK);
+  CHECK(mixrt_loss_scaler_scale(scaler) == 0.25);
+  REQUIRE(mixrt_loss_scaler_update(scaler, 0) == MIXRT_STATUS_OK);
+  CHECK(mixrt_loss_scaler_scale(scaler) == 0.5);
+  mixrt_loss_scaler_destroy(scaler);
+}
+
+namespace {
+
+/// A callback failing with a fixed code; optionally it first calls a
+/// failing mixrt function (setting a fresh last error message).
+struct FailingCallback {
+  mixrt_status_code code = MIXRT_STATUS_INVALID_ARGUMENT;
+  bool callMixrt = false;
+  std::string longLocation; ///< nonempty: fail through mixrt_check_status
+};
+
+mixrt_status_code failingCallback(void *user) {
+  auto *cb = static_cast<FailingCallback *>(user);
+  if (cb->callMixrt)
+    return mixrt_optimizer_step_f32(nullptr, nullptr, nullptr, 0);
+  if (!cb->longLocation.empty()) {
+    mixrt_check_reset();
+    mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, cb->longLocation.c_str(),
+                     "checked cast overflows", 0, 1.0);
+    const mixrt_status_code code = mixrt_check_status();
+    mixrt_check_reset();
+    return code;
+  }
+  return cb->code;
+}
+
+/// Runs `steps` failing steps and returns the final message.
+std::string failSteps(mixrt_loss_scaler *scaler, FailingCallback &cb,
+                      int steps) {
+  float g[1] = {1.0f};
+  float *tensors[1] = {g};
+  const int64_t sizes[1] = {1};
+  int32_t skipped = -1;
+  for (int i = 0; i < steps; ++i) {
+    g[0] = 1.0f;
+    REQUIRE(mixrt_loss_scaler_step_f32(scaler, tensors, sizes, 1,
+                                       failingCallback, &cb,
+                                       &skipped) != MIXRT_STATUS_OK);
+  }
+  CHECK(skipped == -1);
+  return mixrt_last_error_message();
+}
+
+} // namespace
+
+TEST_CASE("loss_scaler.callback_failure_message_is_bounded", "[loss_scaler]") {
+  mixrt_loss_scaler *scaler = nullptr;
+  REQUIRE(mixrt_loss_scaler_create(nullptr, &scaler) == MIXRT_STATUS_OK);
+
+  // The callback sets no message: the earlier step's is not quoted.
+  FailingCallback plain;
+  const std::string one = failSteps(scaler, plain, 1);
+  CHECK(one == "loss_scaler_step_f32: optimizer callback failed with "
+               "INVALID_ARGUMENT");
+  CHECK(failSteps(scaler, plain, 999) == one);       // after 1,000
+  CHECK(failSteps(scaler, plain, 9000) == one);      // after 10,000
+  CHECK(mixrt_loss_scaler_scale(scaler) == 65536.0); // never updated
+
+  // The callback's own message is quoted, once per step, not nested.
+  FailingCallback viaMixrt;
+  viaMixrt.callMixrt = true;
+  const std::string quoted = failSteps(scaler, viaMixrt, 1);
+  CHECK(quoted == "loss_scaler_step_f32: optimizer callback failed with "
+                  "INVALID_ARGUMENT (last error: optimizer_step_f32: "
+                  "optimizer is null)");
+  CHECK(failSteps(scaler, viaMixrt, 999) == quoted);
+  CHECK(failSteps(scaler, viaMixrt, 9000) == quoted);
+
+  // A huge message of the callback is cut to 256 bytes + "...".
+  FailingCallback huge;
+  huge.longLocation = std::string(10000, 'x');
+  const std::string cut = failSteps(scaler, huge, 1);
+  CHECK(cut == "loss_scaler_step_f32: optimizer callback failed with "
+               "OUT_OF_RANGE (last error: " +
+                   std::string(256, 'x') + "...)");
+  CHECK(cut.size() <= 400);
+  CHECK(failSteps(scaler, huge, 999) == cut);
+  mixrt_loss_scaler_destroy(scaler);
 }

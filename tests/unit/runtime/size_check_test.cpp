@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -238,4 +239,24 @@ TEST_CASE("size_check.tensor_lists", "[size_check]") {
                        "4 bytes exceeds PTRDIFF_MAX");
   CHECK(mixrt_optimizer_master(opt, 0)[0] == 0.5);
   mixrt_optimizer_destroy(opt);
+}
+
+// Found by the fuzzer: quantize_f32_buffer scanned the whole input for
+// non-finite values before it rejected a bad scale or zero point.
+TEST_CASE("size_check.quantize_buffer_checks_params_before_data",
+          "[size_check]") {
+  const float data[2] = {NAN, 1.0f};
+  int8_t q[2] = {9, 9};
+  CHECK(mixrt_quantize_f32_buffer(data, 2, MIXRT_QSCHEME_SYMMETRIC, 0.0f, 0,
+                                  q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(lastError() ==
+        "quantize_buffer: scale 0 (0) is not positive and finite");
+  CHECK(mixrt_quantize_f32_buffer(data, 2, MIXRT_QSCHEME_SYMMETRIC, 1.0f, 3,
+                                  q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(lastError() == "quantize_buffer: zero point 0 (3) must be 0 for the "
+                       "symmetric scheme");
+  CHECK(mixrt_quantize_f32_buffer(data, 2, MIXRT_QSCHEME_SYMMETRIC, 1.0f, 0,
+                                  q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(lastError() == "quantize_buffer: input element 0 (nan) is not finite");
+  CHECK((q[0] == 9 && q[1] == 9));
 }
