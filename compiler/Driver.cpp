@@ -36,6 +36,7 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -180,16 +181,15 @@ llvm::Error Compilation::planOutputs() {
        {&options.reportJSONPath, &options.reportTextPath})
     if (!report->empty() && *report != "-")
       outputs.push_back(*report);
-  auto normalize = [](llvm::StringRef path) {
-    llvm::SmallString<256> normalized(path);
-    llvm::sys::fs::make_absolute(normalized);
-    llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
-    return normalized.str().str();
-  };
-  std::set<std::string> seen;
-  for (const std::string &path : outputs)
-    if (!seen.insert(normalize(path)).second)
-      return makeError("two outputs would be written to '" + path + "'");
+  // Identities (device and inode, or the real path of what does not exist
+  // yet), so a symlinked directory or a hard link cannot hide a clash.
+  std::map<std::string, std::string> seen;
+  for (const std::string &path : outputs) {
+    auto [it, inserted] = seen.try_emplace(getFileIdentity(path), path);
+    if (!inserted)
+      return makeError("the outputs '" + it->second + "' and '" + path +
+                       "' are the same file");
+  }
   // Nor may an output replace an input.
   const MixPipelineOptions &pipeline = options.pipeline;
   for (llvm::StringRef input :
@@ -199,11 +199,10 @@ llvm::Error Compilation::planOutputs() {
         llvm::StringRef(pipeline.calibrationPath.getValue())}) {
     if (input.empty() || input == "-")
       continue;
-    for (const std::string &path : outputs)
-      if (normalize(path) == normalize(input) ||
-          llvm::sys::fs::equivalent(path, input))
-        return makeError("the output '" + path +
-                         "' would overwrite the input '" + input + "'");
+    auto it = seen.find(getFileIdentity(input));
+    if (it != seen.end())
+      return makeError("the output '" + it->second +
+                       "' would overwrite the input '" + input + "'");
   }
   return llvm::Error::success();
 }
@@ -360,7 +359,7 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   // network, taking expanded descriptors) become internal, so they cannot
   // clash with the application's symbols and may be inlined.
   for (const EntryPoint &entry : entryPoints)
-    if (llvm::Function *f = llvmModule->getFunction(entry.name))
+    if (llvm::Function *f = llvmModule->getFunction("mixc_net_" + entry.name))
       if (!f->isDeclaration())
         f->setLinkage(llvm::GlobalValue::InternalLinkage);
 

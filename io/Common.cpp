@@ -119,7 +119,9 @@ std::optional<std::string> detail::findDuplicateKey(llvm::StringRef validJson) {
 
 llvm::Error detail::writeFileAtomically(llvm::StringRef path,
                                         std::string contents) {
-  OutputFiles files(OutputFiles::Options{/*createDirectories=*/false});
+  OutputFiles::Options options;
+  options.createDirectories = false;
+  OutputFiles files(options);
   files.add(path.str(), std::move(contents));
   return prefixError(path + ": ", files.commit());
 }

@@ -498,6 +498,19 @@ TEST_CASE("open reports malformed tensor entries", "[safetensors]") {
                       "begin"));
 }
 
+TEST_CASE("control characters of names are escaped in messages",
+          "[safetensors]") {
+  TempDir dir("st");
+  const std::string path = dir.file("bad.safetensors");
+  // A key with a NUL (JSON \u0000), a newline and an ESC: the message stays
+  // one printable line.
+  CHECK(openError(dir, stFile(R"({"a\u0000b\n\u001b[31m":{"dtype":"X",)"
+                              R"("shape":[1],"data_offsets":[0,1]}})",
+                              "x")) ==
+        path + R"(: tensor 'a\x00b\x0a\x1b[31m': unsupported dtype 'X' (mixc )"
+               R"(reads F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL))");
+}
+
 TEST_CASE("open reports sizes, bounds and overlaps", "[safetensors]") {
   TempDir dir("st");
   const std::string path = dir.file("bad.safetensors");
@@ -576,7 +589,8 @@ TEST_CASE("writer rejects bad tensors and leaves nothing behind",
                        {makeTensor("w", {1}, std::vector<float>{1})});
   REQUIRE_FALSE(s.ok());
   CHECK_THAT(std::string(s.message()),
-             StartsWith(dir.file("isdir") + ": cannot rename"));
+             StartsWith(dir.file("isdir") + ": cannot write '" +
+                        dir.file("isdir") + "': it is a directory"));
   CHECK(dir.list() == std::vector<std::string>{"isdir"});
 }
 
