@@ -126,9 +126,14 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
     pm.addPass(createConvertMixToLinalgPass(linalg));
   }
   if (upTo(MixPhase::llvm)) {
+    // Network functions are renamed first (mixc_net_NAME), so the C library
+    // functions the upstream passes declare never meet a user's name; their
+    // C interfaces get the public _mlir_ciface_NAME back last.
     ensureUpstreamPassesRegistered();
+    pm.addPass(createMixMangleNetworkSymbolsPass());
     if (failed(parsePassPipeline(getLLVMPhasePipeline(), pm)))
       return failure();
+    pm.addPass(createMixExportNetworkSymbolsPass());
   }
   return success();
 }

@@ -14,6 +14,7 @@
 #include "dialect/MixOpsVerify.h"
 #include "dialect/MixOps.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -128,9 +129,35 @@ static LogicalResult checkScopePrecision(Operation *op, PrecisionAttr p) {
   return success();
 }
 
+/// Why `name` cannot name a network in C, or "" if it can. The generated
+/// header declares `_mlir_ciface_NAME` and `NAME_run`, so the name must be
+/// a C identifier, and it must keep out of the names of the runtime
+/// (`mixrt_`), of generated code (`mixc_`, `_mlir_`) and of the C
+/// implementation (`__x`, `_X`).
+static std::string checkNetworkName(StringRef name) {
+  auto isStart = [](char c) { return llvm::isAlpha(c) || c == '_'; };
+  if (!isStart(name.front()) || !llvm::all_of(name, [&](char c) {
+        return isStart(c) || llvm::isDigit(c);
+      }))
+    return "is not a C identifier (letters, digits and '_', not starting "
+           "with a digit): the generated C header names the network's "
+           "functions after it";
+  for (StringRef prefix : {"mixrt_", "mixc_", "_mlir_"})
+    if (name.starts_with(prefix))
+      return ("starts with '" + prefix +
+              "', a prefix reserved for the runtime and generated code")
+          .str();
+  if (name.size() > 1 && name[0] == '_' &&
+      (name[1] == '_' || llvm::isUpper(name[1])))
+    return "is reserved in C (it starts with '__' or '_' and a capital)";
+  return "";
+}
+
 LogicalResult NetworkOp::verify() {
   if (getSymName().empty())
     return emitOpError() << "name cannot be empty";
+  if (std::string why = checkNetworkName(getSymName()); !why.empty())
+    return emitOpError() << "name '" << getSymName() << "' " << why;
   if (failed(checkScopePrecision(*this, getPrecision())))
     return failure();
   Block &entry = getBody().front();
@@ -144,7 +171,41 @@ LogicalResult NetworkOp::verify() {
       return emitOpError() << "body argument #" << i << " has type "
                            << arg.getType() << ", but the signature says "
                            << type;
-  return success();
+  // Tensor encodings (sparse layouts, ...) mean nothing to mix and the
+  // lowering cannot keep them: rejected here, at the first value that has
+  // one, rather than as an internal error of the lowering.
+  auto encoded = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getEncoding();
+  };
+  for (BlockArgument arg : entry.getArguments())
+    if (encoded(arg.getType()))
+      return emitOpError() << "input #" << arg.getArgNumber() << " has type "
+                           << arg.getType()
+                           << ": tensor encodings are not supported";
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getResults()))
+    if (encoded(type))
+      return emitOpError() << "output #" << i << " has type " << type
+                           << ": tensor encodings are not supported";
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments())
+        if (encoded(arg.getType())) {
+          op->emitOpError()
+              << "block argument #" << arg.getArgNumber() << " has type "
+              << arg.getType() << ": tensor encodings are not supported";
+          return WalkResult::interrupt();
+        }
+    for (OpResult result : op->getResults())
+      if (encoded(result.getType())) {
+        op->emitOpError() << "result #" << result.getResultNumber()
+                          << " has type " << result.getType()
+                          << ": tensor encodings are not supported";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult ReturnOp::verify() {

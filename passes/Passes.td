@@ -256,4 +256,41 @@ def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def MixMangleNetworkSymbolsPass
+    : Pass<"mix-mangle-network-symbols", "mlir::ModuleOp"> {
+  let summary = "Rename network functions so no user name meets a C library name";
+  let description = [{
+    The first step of the LLVM phase. A network is free to be called
+    `@malloc`, `@free` or `@expf`, but the lowering after it declares the C
+    library's functions by exactly those names (`finalize-memref-to-llvm`,
+    `convert-math-to-libm`). Every public `func.func` with
+    `llvm.emit_c_interface` (one per network) is renamed from `@NAME` to
+    `@mixc_net_NAME`, with its uses; `mix-export-network-symbols` gives the C
+    interface its public name back at the end.
+
+    ```mlir
+    func.func @malloc(%x: memref<4xf32>) attributes {llvm.emit_c_interface}
+    // becomes
+    func.func @mixc_net_malloc(%x: memref<4xf32>) attributes {llvm.emit_c_interface}
+    ```
+
+    A function already called `@mixc_net_NAME` is an error (the verifier of
+    `mix.network` reserves the `mixc_` prefix, so only hand-written IR can
+    have one).
+  }];
+}
+
+def MixExportNetworkSymbolsPass
+    : Pass<"mix-export-network-symbols", "mlir::ModuleOp"> {
+  let summary = "Give each network's C interface its public name";
+  let description = [{
+    The last step of the LLVM phase: renames the C interface
+    `@_mlir_ciface_mixc_net_NAME` that `convert-func-to-llvm` made for a
+    function renamed by `mix-mangle-network-symbols` to
+    `@_mlir_ciface_NAME`, the symbol the generated header declares. The
+    `_mlir_ciface_` prefix keeps it apart from every C library and mixrt
+    symbol; the function behind it keeps its `mixc_net_` name.
+  }];
+}
+
 #endif // MIX_PASSES_TD

@@ -1,0 +1,23 @@
+// Networks named like the C library functions the lowering calls: malloc and
+// free (intermediate buffers), expf (softmax), memcpy.
+mix.network @malloc precision(f32) (%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = mix.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %s = mix.softmax %r : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  mix.return %s : tensor<2x2xf32>
+}
+
+mix.network @free precision(f32) (%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = mix.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %s = mix.relu %r : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  mix.return %s : tensor<2x2xf32>
+}
+
+mix.network @expf precision(f32) (%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %s = mix.softmax %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  mix.return %s : tensor<2x2xf32>
+}
+
+mix.network @memcpy precision(f32) (%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = mix.relu %x : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  mix.return %r : tensor<2x2xf32>
+}
