@@ -44,17 +44,19 @@ public:
 
   /// Casts of inline float weights become weights of the target type,
   /// converted now with the same single RNE rounding: the object stores the
-  /// narrow data and nothing is converted at run time. A checked cast that
-  /// would overflow is a compile-time error at the weight.
+  /// narrow data and nothing is converted at run time. That holds wherever
+  /// the weight is defined: one bound into a block (`mix.block (%k = %w)`)
+  /// is converted inside the block, and the binding goes away when nothing
+  /// else uses it. A checked cast rejects at compile time, at the weight,
+  /// a value that would overflow and a value that is not finite (as int8
+  /// quantization of a weight does).
   LogicalResult foldWeightCasts(NetworkOp network) {
-    SmallVector<CastOp> casts;
+    SmallVector<std::pair<CastOp, WeightOp>> casts;
     network.walk([&](CastOp c) {
-      if (auto w = c.getInput().getDefiningOp<WeightOp>())
-        if (isa_and_nonnull<DenseFPElementsAttr>(w.getValueAttr()))
-          casts.push_back(c);
+      if (WeightOp w = getBoundWeight(c.getInput()))
+        casts.push_back({c, w});
     });
-    for (CastOp c : casts) {
-      auto weight = c.getInput().getDefiningOp<WeightOp>();
+    for (auto [c, weight] : casts) {
       auto data = cast<DenseFPElementsAttr>(weight.getValueAttr());
       auto target = cast<RankedTensorType>(c.getType());
       const llvm::fltSemantics &sem =
@@ -65,11 +67,12 @@ public:
         APFloat r = v;
         bool lost = false;
         r.convert(sem, APFloat::rmNearestTiesToEven, &lost);
-        if (c.getChecked() && r.isInfinity() && v.isFinite()) {
+        if (c.getChecked() && (!v.isFinite() || r.isInfinity())) {
           SmallString<16> text;
           v.toString(text);
           return weight.emitOpError()
-                 << "value " << text << " at element " << i << " overflows "
+                 << "value " << text << " at element " << i
+                 << (v.isFinite() ? " overflows " : " is not finite, in ")
                  << target.getElementType()
                  << " (a checked conversion of this weight)";
         }
@@ -87,11 +90,49 @@ public:
       for (auto it = cache.begin(); it != cache.end(); ++it)
         if (it->second == c.getResult())
           it->second = folded.getResult();
+      Value input = c.getInput();
       c.erase();
-      if (weight->use_empty())
-        weight.erase();
+      dropUnusedBinding(input);
     }
     return success();
+  }
+
+  /// The inline float weight that `v` is, directly or through the bindings
+  /// of enclosing blocks, or null.
+  static WeightOp getBoundWeight(Value v) {
+    while (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp());
+      if (!block)
+        return {};
+      v = block.getInputs()[arg.getArgNumber()];
+    }
+    auto weight = v.getDefiningOp<WeightOp>();
+    if (!weight || !isa_and_nonnull<DenseFPElementsAttr>(weight.getValueAttr()))
+      return {};
+    return weight;
+  }
+
+  /// Removes `v` if nothing uses it: a block argument with its binding (and
+  /// so on outwards), a weight.
+  void dropUnusedBinding(Value v) {
+    while (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (!arg.use_empty())
+        return;
+      auto block = cast<BlockOp>(arg.getOwner()->getParentOp());
+      unsigned index = arg.getArgNumber();
+      v = block.getInputs()[index];
+      SmallVector<std::pair<Value, Type>> stale;
+      for (auto &entry : cache)
+        if (entry.first.first == arg)
+          stale.push_back(entry.first);
+      for (auto &key : stale)
+        cache.erase(key);
+      block.getInputsMutable().erase(index);
+      arg.getOwner()->eraseArgument(index);
+    }
+    if (auto weight = v.getDefiningOp<WeightOp>();
+        weight && weight->use_empty())
+      weight.erase();
   }
 
   CastCounts counts;
