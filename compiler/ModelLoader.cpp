@@ -35,8 +35,15 @@ std::string mix::formatLocation(Location loc) {
 FirstErrorCollector::FirstErrorCollector(MLIRContext &context)
     : context(context) {
   id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error && first.empty())
-      first = formatLocation(diag.getLocation()) + ": " + diag.str();
+    if (diag.getSeverity() != DiagnosticSeverity::Error || !first.empty())
+      return success();
+    // An error about no place in the model (a calibration or policy file
+    // that cannot be read, emitted at the module) names its file itself:
+    // no "model.mlir:0:0:" or "unknown location:" prefix, as mixc prints it.
+    SourcePosition pos = getSourcePosition(diag.getLocation());
+    first = pos.line == 0
+                ? diag.str()
+                : formatLocation(diag.getLocation()) + ": " + diag.str();
     return success();
   });
 }

@@ -14,6 +14,7 @@
 #define MIXC_IO_COMMON_H
 
 #include "support/Error.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -48,11 +49,13 @@ template <typename... Pieces> std::string concat(const Pieces &...pieces) {
   return s;
 }
 
-/// An error with `code` and the message "<path>: <pieces...>".
+/// An error with `code` and the message "<path>: <pieces...>", control
+/// characters escaped (names and keys come from untrusted files).
 template <typename... Pieces>
 llvm::Error fileError(std::errc code, llvm::StringRef path,
                       const Pieces &...pieces) {
-  return makeError(code, concat(path, ": ", pieces...));
+  return makeError(code,
+                   escapeControlCharacters(concat(path, ": ", pieces...)));
 }
 
 /// Malformed contents or arguments (std::errc::invalid_argument).

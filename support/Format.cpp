@@ -17,3 +17,19 @@ std::string mix::formatShape(llvm::ArrayRef<int64_t> dims) {
   os << ']';
   return s;
 }
+
+std::string mix::escapeControlCharacters(llvm::StringRef text) {
+  std::string result;
+  result.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      result += "\\x";
+      result += hex[c >> 4];
+      result += hex[c & 15];
+    } else {
+      result += static_cast<char>(c);
+    }
+  }
+  return result;
+}
