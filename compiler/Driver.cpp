@@ -13,6 +13,7 @@
 #include "compiler/Report.h"
 #include "compiler/Target.h"
 #include "compiler/Weights.h"
+#include "dialect/MixAttrNames.h"
 #include "dialect/MixOps.h"
 #include "io/Calibration.h"
 #include "io/Safetensors.h"
@@ -75,6 +76,8 @@ bool needsHeader(EmitKind kind) {
 struct EntryPoint {
   std::string name;
   unsigned numInputs, numOutputs;
+  /// From the lowering's mix.memory_plan.
+  MemoryPlanSummary plan;
 };
 
 /// An error already printed as diagnostics.
@@ -323,22 +326,60 @@ llvm::Error Compilation::runPipeline(std::optional<PrecisionReport> &report) {
     report->recordQuantized(*module);
   if (llvm::Error error = runPhases(MixPhase::linalg, MixPhase::llvm))
     return error;
-  return checkEntryPoints(*module);
+  if (llvm::Error error = checkEntryPoints(*module))
+    return error;
+  for (const EntryPoint &entry : entryPoints) {
+    for (NetworkSignature &sig : signatures)
+      if (sig.name == entry.name)
+        sig.workspaceBytes = entry.plan.workspace;
+    if (report)
+      report->recordMemoryPlan(entry.name, entry.plan);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
-  for (const EntryPoint &entry : entryPoints) {
-    std::string symbol = "_mlir_ciface_" + entry.name;
+  // Per network: _mlir_ciface_NAME(inputs..., outputs...), the convenience
+  // entry, and _mlir_ciface_mixc_net_NAME(inputs..., outputs..., workspace),
+  // the planned function, which carries the memory plan.
+  auto check = [&](const std::string &symbol, unsigned numArgs,
+                   const std::string &network) -> llvm::Error {
     auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
-    if (!func || func.isExternal() ||
-        func.getNumArguments() != entry.numInputs + entry.numOutputs ||
+    if (!func || func.isExternal() || func.getNumArguments() != numArgs ||
         !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()) ||
         !llvm::all_of(func.getArgumentTypes(),
                       llvm::IsaPred<LLVM::LLVMPointerType>))
-      return makeError("internal error: the lowered network @" + entry.name +
+      return makeError("internal error: the lowered network @" + network +
                        " does not have the entry point " + symbol + "(" +
-                       llvm::Twine(entry.numInputs + entry.numOutputs) +
-                       " descriptor pointers)");
+                       llvm::Twine(numArgs) + " descriptor pointers)");
+    return llvm::Error::success();
+  };
+  for (EntryPoint &entry : entryPoints) {
+    unsigned numArgs = entry.numInputs + entry.numOutputs;
+    if (llvm::Error error =
+            check("_mlir_ciface_" + entry.name, numArgs, entry.name))
+      return error;
+    if (llvm::Error error = check("_mlir_ciface_mixc_net_" + entry.name,
+                                  numArgs + 1, entry.name))
+      return error;
+    auto planned =
+        module.lookupSymbol<LLVM::LLVMFuncOp>("mixc_net_" + entry.name);
+    auto plan =
+        planned ? planned->getAttrOfType<DictionaryAttr>(kMemoryPlanAttrName)
+                : DictionaryAttr();
+    if (!plan)
+      return makeError("internal error: the lowered network @" + entry.name +
+                       " has no " + kMemoryPlanAttrName);
+    auto get = [&](StringRef key) {
+      return plan.getAs<IntegerAttr>(key).getInt();
+    };
+    entry.plan = {get("workspace"), get("intermediates"), get("peak")};
+    // Nothing below the LLVM dialect needs it (convert-func-to-llvm copied
+    // it onto the C interface too).
+    planned->removeAttr(kMemoryPlanAttrName);
+    if (Operation *ciface =
+            module.lookupSymbol("_mlir_ciface_mixc_net_" + entry.name))
+      ciface->removeAttr(kMemoryPlanAttrName);
   }
   return llvm::Error::success();
 }
@@ -359,9 +400,11 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   // network, taking expanded descriptors) become internal, so they cannot
   // clash with the application's symbols and may be inlined.
   for (const EntryPoint &entry : entryPoints)
-    if (llvm::Function *f = llvmModule->getFunction("mixc_net_" + entry.name))
-      if (!f->isDeclaration())
-        f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    for (const std::string &name :
+         {"mixc_net_" + entry.name, "mixc_alloc_" + entry.name})
+      if (llvm::Function *f = llvmModule->getFunction(name))
+        if (!f->isDeclaration())
+          f->setLinkage(llvm::GlobalValue::InternalLinkage);
 
   auto optimize =
       makeOptimizingTransformer(options.optLevel,

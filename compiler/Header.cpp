@@ -394,6 +394,7 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
     row("output", t);
   if (sig.inputs.empty() && sig.outputs.empty())
     os << " *   (no inputs, no outputs)\n";
+  std::string ws = std::to_string(sig.workspaceBytes);
   os << " *\n"
      << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
      << " * _mlir_ciface_" << n << "() (inputs, then outputs). It returns "
@@ -404,9 +405,22 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
         "then\n"
      << " * mixrt_last_error_message() names the model location and the "
         "outputs are\n"
-     << " * unspecified.\n */\n";
+     << " * unspecified.\n"
+     << " *\n"
+     << " * Memory: every intermediate buffer lives in one workspace of " << ws
+     << " bytes\n"
+     << " * (" << n << "_WORKSPACE_SIZE), planned at compile time. " << n
+     << "_run() allocates it\n"
+     << " * (one malloc and one free per call); " << n
+     << "_run_with_workspace() takes the\n"
+     << " * caller's, aligned to " << n
+     << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
+     << " * and makes no heap call. A workspace must not be used by two "
+        "calls at once;\n"
+     << " * its contents need not be kept between calls.\n */\n";
 
-  // The entry point of the object.
+  // The entry points of the object: the convenience entry and the planned
+  // function, which takes the workspace last.
   auto params = [&](bool wrapper) {
     std::string s;
     for (const auto *list : {&sig.inputs, &sig.outputs})
@@ -418,39 +432,69 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
         else
           s += descriptorType(t.shape.size()) + " *" + t.name;
       }
-    return s.empty() ? std::string("void") : s;
+    return s;
   };
-  os << "void _mlir_ciface_" << n << "(" << params(false) << ");\n\n";
+  auto orVoid = [](std::string s) { return s.empty() ? "void" : s; };
+  auto withWorkspace = [](std::string s, llvm::StringRef param) {
+    return s.empty() ? param.str() : s + ", " + param.str();
+  };
+  os << "void _mlir_ciface_" << n << "(" << orVoid(params(false)) << ");\n"
+     << "void _mlir_ciface_mixc_net_" << n << "("
+     << withWorkspace(params(false), descriptorType(1) + " *mixc_workspace")
+     << ");\n\n"
+     << "#define " << n << "_WORKSPACE_SIZE ((size_t)" << ws << "u)\n"
+     << "#define " << n << "_WORKSPACE_ALIGNMENT 64\n"
+     << "static inline size_t " << n << "_workspace_size(void) { return " << n
+     << "_WORKSPACE_SIZE; }\n\n";
 
-  // The wrapper.
-  os << "static inline mixrt_status_code " << n << "_run(" << params(true)
-     << ") {\n";
-  unsigned index = 0;
-  std::string args;
-  for (const auto *list : {&sig.inputs, &sig.outputs})
-    for (const HeaderTensor &t : *list) {
-      std::string local = "mixc_arg" + std::to_string(index++);
-      std::string ptr = "(void *)(uintptr_t)" + t.name;
-      os << "  " << descriptorType(t.shape.size()) << " " << local << " = {"
-         << ptr << ", " << ptr << ", 0";
-      if (!t.shape.empty()) {
-        std::string sizes, strides;
-        int64_t stride = 1;
-        for (size_t d = t.shape.size(); d-- > 0;) {
-          sizes =
-              std::to_string(t.shape[d]) + (sizes.empty() ? "" : ", ") + sizes;
-          strides =
-              std::to_string(stride) + (strides.empty() ? "" : ", ") + strides;
-          stride *= t.shape[d];
+  // The wrappers.
+  auto emitWrapper = [&](bool workspace) {
+    os << "static inline mixrt_status_code " << n
+       << (workspace ? "_run_with_workspace(" : "_run(")
+       << (workspace ? withWorkspace(params(true), "void *mixc_workspace")
+                     : orVoid(params(true)))
+       << ") {\n";
+    if (workspace)
+      os << "  if (mixc_workspace == NULL ? " << n << "_WORKSPACE_SIZE != 0\n"
+         << "                            : ((uintptr_t)mixc_workspace % " << n
+         << "_WORKSPACE_ALIGNMENT) != 0)\n"
+         << "    return MIXRT_STATUS_INVALID_ARGUMENT;\n";
+    unsigned index = 0;
+    std::string args;
+    for (const auto *list : {&sig.inputs, &sig.outputs})
+      for (const HeaderTensor &t : *list) {
+        std::string local = "mixc_arg" + std::to_string(index++);
+        std::string ptr = "(void *)(uintptr_t)" + t.name;
+        os << "  " << descriptorType(t.shape.size()) << " " << local << " = {"
+           << ptr << ", " << ptr << ", 0";
+        if (!t.shape.empty()) {
+          std::string sizes, strides;
+          int64_t stride = 1;
+          for (size_t d = t.shape.size(); d-- > 0;) {
+            sizes = std::to_string(t.shape[d]) + (sizes.empty() ? "" : ", ") +
+                    sizes;
+            strides = std::to_string(stride) + (strides.empty() ? "" : ", ") +
+                      strides;
+            stride *= t.shape[d];
+          }
+          os << ", {" << sizes << "}, {" << strides << "}";
         }
-        os << ", {" << sizes << "}, {" << strides << "}";
+        os << "};\n";
+        args += (args.empty() ? "&" : ", &") + local;
       }
-      os << "};\n";
-      args += (args.empty() ? "&" : ", &") + local;
+    if (workspace) {
+      os << "  " << descriptorType(1)
+         << " mixc_ws = {mixc_workspace, mixc_workspace, 0, {" << ws
+         << "}, {1}};\n";
+      args += (args.empty() ? "&" : ", &") + std::string("mixc_ws");
     }
-  os << "  mixrt_check_reset();\n"
-     << "  _mlir_ciface_" << n << "(" << args << ");\n"
-     << "  return mixrt_check_status();\n}\n\n";
+    os << "  mixrt_check_reset();\n"
+       << "  _mlir_ciface_" << (workspace ? "mixc_net_" : "") << n << "("
+       << args << ");\n"
+       << "  return mixrt_check_status();\n}\n\n";
+  };
+  emitWrapper(false);
+  emitWrapper(true);
 }
 
 } // namespace
@@ -487,11 +531,14 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
         "thread).\n"
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-     << "#include <stdint.h>\n\n"
+     << "#include <stddef.h>\n#include <stdint.h>\n\n"
      << "#include \"mixrt/mixrt.h\"\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
+  // Rank 1 for the workspace.
   std::set<size_t> ranks;
+  if (!networks.empty())
+    ranks.insert(1);
   for (const NetworkSignature &sig : networks)
     for (const auto *list : {&sig.inputs, &sig.outputs})
       for (const HeaderTensor &t : *list)

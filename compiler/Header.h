@@ -48,6 +48,8 @@ struct NetworkSignature {
   std::string location; ///< file:line:col of the network
   std::vector<HeaderTensor> inputs;
   std::vector<HeaderTensor> outputs;
+  /// Bytes of the workspace of NAME_run_with_workspace (the memory plan).
+  int64_t workspaceBytes = 0;
 };
 
 /// The signatures of every `mix.network` of `module`. Fails (one line,

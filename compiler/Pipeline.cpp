@@ -21,7 +21,10 @@ using namespace mix;
 /// Registers the upstream passes of the textual `llvm` phase, once.
 static void ensureUpstreamPassesRegistered() {
   static std::once_flag once;
-  std::call_once(once, [] { registerAllPasses(); });
+  std::call_once(once, [] {
+    registerAllPasses();
+    registerMixPasses();
+  });
 }
 
 llvm::cl::ValuesClass mix::getMixPhaseValues() {
@@ -69,11 +72,18 @@ std::string mix::getLLVMPhasePipeline() {
   // generated code), so every buffer allocated inside is freed inside.
   // arith-expand lowers bf16 conversions to integer arithmetic (RNE), which
   // needs no runtime support function.
-  return "canonicalize,"
+  // Network functions are renamed first (mixc_net_NAME), so the C library
+  // functions declared later never meet a user's name; mix-plan-memory
+  // puts every intermediate buffer in one workspace argument (what remains
+  // allocated is freed by the deallocation pipeline); the public C
+  // interfaces get their names last.
+  return "mix-mangle-network-symbols,"
+         "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs},"
+         "mix-plan-memory,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"
@@ -87,7 +97,8 @@ std::string mix::getLLVMPhasePipeline() {
          "convert-arith-to-llvm,"
          "convert-func-to-llvm,"
          "convert-cf-to-llvm,"
-         "reconcile-unrealized-casts";
+         "reconcile-unrealized-casts,"
+         "mix-export-network-symbols";
 }
 
 LogicalResult mix::buildMixPipeline(OpPassManager &pm,
@@ -126,14 +137,9 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
     pm.addPass(createConvertMixToLinalgPass(linalg));
   }
   if (upTo(MixPhase::llvm)) {
-    // Network functions are renamed first (mixc_net_NAME), so the C library
-    // functions the upstream passes declare never meet a user's name; their
-    // C interfaces get the public _mlir_ciface_NAME back last.
     ensureUpstreamPassesRegistered();
-    pm.addPass(createMixMangleNetworkSymbolsPass());
     if (failed(parsePassPipeline(getLLVMPhasePipeline(), pm)))
       return failure();
-    pm.addPass(createMixExportNetworkSymbolsPass());
   }
   return success();
 }

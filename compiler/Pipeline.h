@@ -113,10 +113,8 @@ struct MixPipelineOptions
 mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);
 
-/// The textual pipeline of the upstream passes of the `llvm` phase (after
-/// `linalg`), for docs and for reproducing it with mlir-opt. The phase runs
-/// `mix-mangle-network-symbols` before them and `mix-export-network-symbols`
-/// after them.
+/// The textual pipeline of the `llvm` phase (after `linalg`), for docs and
+/// for reproducing it with mix-opt --pass-pipeline.
 std::string getLLVMPhasePipeline();
 
 /// Registers the dialects, interfaces and translations the pipeline needs

@@ -195,7 +195,7 @@ llvm::json::Value PrecisionReport::toJSON() const {
   llvm::json::Object bytes;
   for (const auto &[name, n] : weightBytes_)
     bytes[name] = n;
-  return llvm::json::Object{
+  llvm::json::Object result{
       {"format", "mixc-report"},
       {"version", 1},
       {"layers", std::move(layers)},
@@ -204,6 +204,17 @@ llvm::json::Value PrecisionReport::toJSON() const {
                                      {"total_bytes", totalWeightBytes()},
                                      {"all_f32_bytes", f32Bytes_},
                                      {"ratio_to_f32", weightRatio()}}}};
+  if (!memoryPlans_.empty()) {
+    llvm::json::Array memory;
+    for (const auto &[network, plan] : memoryPlans_)
+      memory.push_back(
+          llvm::json::Object{{"network", network},
+                             {"workspace_bytes", plan.workspace},
+                             {"intermediate_bytes", plan.intermediates},
+                             {"peak_live_bytes", plan.peak}});
+    result["memory"] = std::move(memory);
+  }
+  return result;
 }
 
 void PrecisionReport::print(llvm::raw_ostream &os) const {
@@ -242,4 +253,18 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
      << llvm::right_justify(std::to_string(totalWeightBytes()), 10)
      << " bytes, " << llvm::format("%.1f%%", 100.0 * weightRatio())
      << " of an all-f32 build (" << f32Bytes_ << " bytes)\n";
+  if (memoryPlans_.empty())
+    return;
+  // The workspace against what one allocation per buffer would take and
+  // against the liveness lower bound (the most bytes live at once).
+  os << "Memory (one workspace per network, planned at compile time):\n";
+  for (const auto &[network, plan] : memoryPlans_) {
+    os << "  @" << network << "  workspace " << plan.workspace
+       << " bytes; intermediates " << plan.intermediates << " bytes; peak live "
+       << plan.peak << " bytes";
+    if (plan.peak > 0)
+      os << llvm::format(" (workspace %.2fx peak)",
+                         double(plan.workspace) / double(plan.peak));
+    os << "\n";
+  }
 }

@@ -12,6 +12,7 @@
 //
 //   load + bind weights -> recordModel() -> casts phase -> recordCasts()
 //   -> quantize phase -> recordQuantized() -> rest of the pipeline
+//   -> recordMemoryPlan() per network
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,13 @@
 #include <vector>
 
 namespace mix {
+
+/// The static memory plan of one network (mix-plan-memory), in bytes.
+struct MemoryPlanSummary {
+  int64_t workspace = 0;     ///< the planned workspace
+  int64_t intermediates = 0; ///< the sum of all intermediate buffers
+  int64_t peak = 0;          ///< the liveness lower bound
+};
 
 class PrecisionReport {
 public:
@@ -63,6 +71,11 @@ public:
   /// element type (quantized weights, their scales and zero points
   /// included).
   void recordQuantized(mlir::ModuleOp module);
+  /// After the `llvm` phase: the memory plan of network @`network`.
+  void recordMemoryPlan(const std::string &network,
+                        const MemoryPlanSummary &plan) {
+    memoryPlans_[network] = plan;
+  }
 
   const std::vector<Layer> &layers() const { return layers_; }
   const std::vector<Scope> &scopes() const { return scopes_; }
@@ -84,6 +97,7 @@ private:
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> weightBytes_;
   int64_t f32Bytes_ = 0;
+  std::map<std::string, MemoryPlanSummary> memoryPlans_;
 };
 
 } // namespace mix

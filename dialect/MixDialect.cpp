@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/MixDialect.h"
+#include "dialect/MixAttrNames.h"
 #include "dialect/MixOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -33,9 +34,11 @@ static LogicalResult unknownAttribute(Operation *op, StringRef name,
                            << "; the mix dialect defines '"
                            << MixDialect::KChunkAttrHelper::getNameStr()
                            << "' (on int8 dense, "
-                           << "matmul and conv2d layers) and '"
+                           << "matmul and conv2d layers), '"
                            << MixDialect::NameAttrHelper::getNameStr()
-                           << "' (on network inputs and outputs)";
+                           << "' (on network inputs and outputs) and '"
+                           << kMemoryPlanAttrName
+                           << "' (on lowered network functions)";
 }
 
 LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
@@ -54,6 +57,25 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "cannot carry '" << name
              << "': only int8 dense, matmul and conv2d layers split K";
+    return success();
+  }
+  if (name == kMemoryPlanAttrName) {
+    // Set by mix-plan-memory; read by mixc for the header and the report.
+    auto plan = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto isSize = [&](StringRef key) {
+      auto v = plan ? plan.getAs<IntegerAttr>(key) : IntegerAttr();
+      return v && v.getType().isInteger(64) && v.getInt() >= 0;
+    };
+    if (!plan || plan.size() != 3 || !isSize("workspace") ||
+        !isSize("intermediates") || !isSize("peak"))
+      return op->emitOpError()
+             << "expects '" << name
+             << "' to be {workspace, intermediates, peak} byte counts "
+                "(non-negative i64), got "
+             << attr.getValue();
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "cannot carry '" << name
+                               << "': only lowered network functions have it";
     return success();
   }
   if (name == NameAttrHelper::getNameStr())

@@ -29,6 +29,7 @@ using namespace mix;
 namespace {
 
 constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
+constexpr llvm::StringLiteral kConvenienceEntryPrefix = "mixc_alloc_";
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
 /// Renames `op` to `newName` in `symbols`, with every use in `module`.
@@ -65,7 +66,7 @@ struct MixExportNetworkSymbolsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    std::string mangled = (kCInterfacePrefix + kNetworkPrefix).str();
+    std::string mangled = (kCInterfacePrefix + kConvenienceEntryPrefix).str();
     for (auto func :
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
       StringRef name = func.getSymName();

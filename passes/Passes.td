@@ -280,16 +280,63 @@ def MixMangleNetworkSymbolsPass
   }];
 }
 
+def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer of a network in one workspace";
+  let description = [{
+    Runs in the LLVM phase after bufferization, on every network function
+    (`@mixc_net_NAME`, see `mix-mangle-network-symbols`). Each statically
+    shaped `memref.alloc` at the top level of the function is an
+    intermediate buffer, live from its first to its last use (uses through
+    view-like ops count). The pass
+
+    - lets an elementwise `linalg.generic` (parallel iterators, identity
+      maps) write into an input whose last use it is, when the two have the
+      same size and element width (in place, as TFLite Micro and TVM's
+      planners do);
+    - places the buffers in one workspace, largest first, each at the lowest
+      64-byte-aligned offset that overlaps no buffer live at the same time;
+    - adds the workspace as a last argument `memref<Nxi8>` and replaces each
+      allocation by a `memref.view` into it, so the function allocates
+      nothing;
+    - records `mix.memory_plan = {workspace = N, intermediates = S,
+      peak = P}`: the workspace bytes, the sum of all buffers and the
+      liveness lower bound (the most bytes live at once);
+    - adds the convenience function `@mixc_alloc_NAME` with the network's
+      own signature, which allocates one workspace, calls the planned
+      function and frees it (its C interface becomes `_mlir_ciface_NAME`).
+
+    ```mlir
+    %a = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+    // becomes, in @mixc_net_NAME(..., %ws: memref<64xi8>)
+    %c0 = arith.constant 0 : index
+    %a = memref.view %ws[%c0][] : memref<64xi8> to memref<2x3xf32>
+    ```
+
+    Allocations it cannot place (dynamic shapes, inside regions, returned)
+    stay, and the deallocation pipeline that follows frees them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "buffers", "Number of buffers placed in a workspace">,
+    Statistic<"numInPlace", "in-place", "Number of buffers written in place of an input">,
+  ];
+}
+
 def MixExportNetworkSymbolsPass
     : Pass<"mix-export-network-symbols", "mlir::ModuleOp"> {
   let summary = "Give each network's C interface its public name";
   let description = [{
     The last step of the LLVM phase: renames the C interface
-    `@_mlir_ciface_mixc_net_NAME` that `convert-func-to-llvm` made for a
-    function renamed by `mix-mangle-network-symbols` to
-    `@_mlir_ciface_NAME`, the symbol the generated header declares. The
-    `_mlir_ciface_` prefix keeps it apart from every C library and mixrt
-    symbol; the function behind it keeps its `mixc_net_` name.
+    `@_mlir_ciface_mixc_alloc_NAME` that `convert-func-to-llvm` made for the
+    convenience function of `mix-plan-memory` to `@_mlir_ciface_NAME`, the
+    symbol the generated header declares. The `_mlir_ciface_` prefix keeps
+    it apart from every C library and mixrt symbol. The planned function
+    keeps its C interface `_mlir_ciface_mixc_net_NAME` (inputs, outputs,
+    workspace), which no network name can produce either (`mixc_` is
+    reserved).
   }];
 }
 

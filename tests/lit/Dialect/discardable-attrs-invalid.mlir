@@ -35,7 +35,7 @@ mix.network @name_on_op precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> 
 // -----
 
 mix.network @unknown precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers) and 'mix.name' (on network inputs and outputs)}}
+  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers), 'mix.name' (on network inputs and outputs) and 'mix.memory_plan' (on lowered network functions)}}
   %y = mix.relu %x {mix.kchunk = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %y : tensor<1x4xf32>
 }
@@ -59,4 +59,20 @@ mix.network @name_empty precision(f32) (%x: tensor<1x4xf32>) -> (tensor<1x4xf32>
 // expected-error @+1 {{'mix.network' op has unknown attribute 'mix.label' on input #0}}
 mix.network @arg_unknown precision(f32) (%x: tensor<1x4xf32> {mix.label = "x"}) -> tensor<1x4xf32> {
   mix.return %x : tensor<1x4xf32>
+}
+
+// -----
+
+// mix.memory_plan is set by mix-plan-memory on lowered network functions.
+// expected-error @+1 {{'func.func' op expects 'mix.memory_plan' to be {workspace, intermediates, peak} byte counts (non-negative i64), got {workspace = -1 : i64}}}
+func.func @plan_bad() attributes {mix.memory_plan = {workspace = -1 : i64}} {
+  return
+}
+
+// -----
+
+mix.network @plan_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.memory_plan': only lowered network functions have it}}
+  %r = mix.relu %x {mix.memory_plan = {intermediates = 0 : i64, peak = 0 : i64, workspace = 0 : i64}} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %r : tensor<1x4xf32>
 }

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print(const char *name, mixrt_status_code status,
-                  const float *y) {
+static void print(const char *name, mixrt_status_code status, const float *y) {
   printf("%s: status %d: %g %g %g %g\n", name, (int)status, y[0], y[1], y[2],
          y[3]);
 }

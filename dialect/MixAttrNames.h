@@ -1,0 +1,28 @@
+//===- MixAttrNames.h - names of mix attributes set by the lowering -------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Discardable attributes of the mix dialect that only the lowering sets (the
+// ones a model may carry, mix.k_chunk and mix.name, are declared in
+// MixBase.td). The dialect verifies them in MixDialect.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_DIALECT_MIXATTRNAMES_H
+#define MIXC_DIALECT_MIXATTRNAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mix {
+
+/// `mix.memory_plan = {workspace = N, intermediates = S, peak = P}` on a
+/// lowered network function: the bytes of its planned workspace, the sum of
+/// the bytes of all its intermediate buffers, and the liveness lower bound
+/// (the most bytes live at once). Set by mix-plan-memory.
+inline constexpr llvm::StringLiteral kMemoryPlanAttrName = "mix.memory_plan";
+
+} // namespace mix
+
+#endif // MIXC_DIALECT_MIXATTRNAMES_H

@@ -1,0 +1,257 @@
+//===- PlanMemory.cpp - mix-plan-memory -----------------------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Turns the allocations of each bufferized network function into views of
+// one workspace argument (placement: MemoryPlan.h), so the planned function
+// makes no heap call, and adds the allocating convenience entry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/MixAttrNames.h"
+#include "passes/MemoryPlan.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mix {
+#define GEN_PASS_DEF_MIXPLANMEMORYPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
+constexpr llvm::StringLiteral kConvenienceEntryPrefix = "mixc_alloc_";
+constexpr int64_t kAlignment = 64;
+
+/// Bytes of one element as the LLVM lowering stores it.
+int64_t elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Union-find over buffer indices: buffers written in place share a slot.
+struct Slots {
+  explicit Slots(size_t n) : parent(n) {
+    for (size_t i = 0; i < n; ++i)
+      parent[i] = i;
+  }
+  size_t find(size_t i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  }
+  std::vector<size_t> parent;
+};
+
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t bytes;
+  int64_t elementBytes;
+  unsigned first;
+  unsigned last;
+};
+
+/// The top-level steps of `body` that use `root` or a view of it; false if
+/// the buffer escapes (returned, passed to a call).
+bool collectUses(Value root, Block &body,
+                 const DenseMap<Operation *, unsigned> &steps, unsigned &first,
+                 unsigned &last) {
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<func::ReturnOp, func::CallOp, memref::DeallocOp>(user))
+        return false;
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        return false;
+      unsigned step = steps.lookup(top);
+      first = std::min(first, step);
+      last = std::max(last, step);
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value result : user->getResults())
+            worklist.push_back(result);
+    }
+  }
+  return true;
+}
+
+/// Whether `generic` may write output `out` into the memory of input `in`:
+/// every iterator parallel and both maps the identity, so element i is read
+/// before element i is written and nothing else reads it.
+bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
+  if (generic.getNumReductionLoops() != 0)
+    return false;
+  return generic.getMatchingIndexingMap(in).isIdentity() &&
+         generic.getMatchingIndexingMap(out).isIdentity();
+}
+
+struct MixPlanMemoryPass
+    : public mix::impl::MixPlanMemoryPassBase<MixPlanMemoryPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (func.getSymName().starts_with(kNetworkPrefix) && !func.isExternal() &&
+          func->hasAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName()))
+        if (failed(plan(func)))
+          return signalPassFailure();
+  }
+
+  LogicalResult plan(func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitOpError()
+             << "internal error: mix-plan-memory expects one block";
+    Block &body = func.getBody().front();
+    DenseMap<Operation *, unsigned> steps;
+    for (auto [i, op] : llvm::enumerate(body))
+      steps[&op] = i;
+
+    // The buffers: static, identity-layout allocations at the top level.
+    std::vector<Buffer> buffers;
+    DenseMap<Value, size_t> bufferOf;
+    for (auto alloc : body.getOps<memref::AllocOp>()) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          type.getMemorySpace())
+        continue;
+      unsigned first = steps.lookup(alloc), last = first;
+      unsigned useFirst = UINT_MAX, useLast = 0;
+      if (!collectUses(alloc.getResult(), body, steps, useFirst, useLast))
+        continue;
+      if (useFirst != UINT_MAX) {
+        first = useFirst;
+        last = useLast;
+      }
+      int64_t eb = elementBytes(type.getElementType());
+      bufferOf[alloc.getResult()] = buffers.size();
+      buffers.push_back(
+          {alloc, type.getNumElements() * eb, eb, first, last});
+    }
+
+    // In place: an elementwise generic writing a fresh buffer whose input
+    // dies at it.
+    Slots slots(buffers.size());
+    std::vector<BufferLifetime> slotLife(buffers.size());
+    for (auto [i, b] : llvm::enumerate(buffers))
+      slotLife[i] = {b.bytes, b.first, b.last};
+    for (auto generic : body.getOps<linalg::GenericOp>()) {
+      unsigned step = steps.lookup(generic);
+      for (OpOperand &out : generic.getDpsInitsMutable()) {
+        auto o = bufferOf.find(out.get());
+        if (o == bufferOf.end())
+          continue;
+        size_t os = slots.find(o->second);
+        if (slotLife[os].first != step || os != o->second)
+          continue;
+        for (OpOperand *in : generic.getDpsInputOperands()) {
+          auto i = bufferOf.find(in->get());
+          if (i == bufferOf.end())
+            continue;
+          size_t is = slots.find(i->second);
+          if (is == os || slotLife[is].last != step ||
+              slotLife[is].bytes != slotLife[os].bytes ||
+              buffers[i->second].elementBytes !=
+                  buffers[o->second].elementBytes ||
+              !canWriteInPlace(generic, in, &out))
+            continue;
+          slots.parent[os] = is;
+          slotLife[is].last = std::max(slotLife[is].last, slotLife[os].last);
+          ++numInPlace;
+          break;
+        }
+      }
+    }
+
+    // Place the slots.
+    std::vector<size_t> slotIndex(buffers.size(), SIZE_MAX);
+    std::vector<BufferLifetime> lifetimes;
+    for (size_t i = 0; i < buffers.size(); ++i)
+      if (slots.find(i) == i) {
+        slotIndex[i] = lifetimes.size();
+        lifetimes.push_back(slotLife[i]);
+      }
+    MemoryPlan plan = planMemory(lifetimes, kAlignment);
+    int64_t intermediates = 0;
+    for (const Buffer &b : buffers)
+      intermediates += b.bytes;
+
+    // The workspace argument, the views.
+    MLIRContext *ctx = func.getContext();
+    auto wsType = MemRefType::get({plan.workspaceBytes}, IntegerType::get(ctx, 8));
+    if (failed(func.insertArgument(func.getNumArguments(), wsType, {},
+                                   func.getLoc())))
+      return failure();
+    Value ws = body.getArgument(body.getNumArguments() - 1);
+    for (auto [i, b] : llvm::enumerate(buffers)) {
+      OpBuilder builder(b.alloc);
+      Location loc = b.alloc.getLoc();
+      Value offset = arith::ConstantIndexOp::create(
+          builder, loc, plan.offsets[slotIndex[slots.find(i)]]);
+      Value view = memref::ViewOp::create(builder, loc, b.alloc.getType(), ws,
+                                          offset, ValueRange{});
+      b.alloc.replaceAllUsesWith(view);
+      b.alloc.erase();
+      ++numPlanned;
+    }
+    Builder b(ctx);
+    func->setAttr(kMemoryPlanAttrName,
+                  b.getDictionaryAttr({
+                      b.getNamedAttr("workspace",
+                                     b.getI64IntegerAttr(plan.workspaceBytes)),
+                      b.getNamedAttr("intermediates",
+                                     b.getI64IntegerAttr(intermediates)),
+                      b.getNamedAttr("peak",
+                                     b.getI64IntegerAttr(plan.peakBytes)),
+                  }));
+    return addConvenienceEntry(func, wsType);
+  }
+
+  /// @mixc_alloc_NAME(inputs..., outputs...): one workspace from the heap
+  /// around a call of the planned function.
+  LogicalResult addConvenienceEntry(func::FuncOp planned, MemRefType wsType) {
+    StringRef name = planned.getSymName().drop_front(kNetworkPrefix.size());
+    std::string entryName = (kConvenienceEntryPrefix + name).str();
+    auto module = planned->getParentOfType<ModuleOp>();
+    if (module.lookupSymbol(entryName))
+      return planned.emitOpError() << "internal error: @" << entryName
+                                   << " exists already";
+    ArrayRef<Type> all = planned.getFunctionType().getInputs();
+    auto type = FunctionType::get(planned.getContext(), all.drop_back(), {});
+    OpBuilder builder(planned);
+    builder.setInsertionPointAfter(planned);
+    Location loc = planned.getLoc();
+    auto entry = func::FuncOp::create(builder, loc, entryName, type);
+    entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   builder.getUnitAttr());
+    Block *block = entry.addEntryBlock();
+    builder.setInsertionPointToStart(block);
+    SmallVector<Value> args(block->getArguments());
+    Value ws = memref::AllocOp::create(builder, loc, wsType,
+                                       builder.getI64IntegerAttr(kAlignment));
+    args.push_back(ws);
+    func::CallOp::create(builder, loc, planned, args);
+    // buffer-deallocation-pipeline frees the workspace after the call.
+    func::ReturnOp::create(builder, loc);
+    // The planned function keeps its C interface (for the header's
+    // NAME_run_with_workspace); the convenience entry is the public one.
+    return success();
+  }
+};
+
+} // namespace
