@@ -595,19 +595,22 @@ GemmArgs decodeGemm(Decoder &d, int64_t aElem, int64_t bElem, int64_t cElem) {
   g.aNull = d.pick(0, 15) == 0;
   g.bNull = d.pick(0, 15) == 0;
   g.cNull = d.pick(0, 15) == 0;
+  // A pointer is required only for a matrix the call accesses: A and B
+  // when M, N and K are all > 0, C when it has elements.
   auto matrix = [&](int64_t rows, int64_t cols, int64_t ld, int64_t elem,
-                    bool null, int64_t &ext) {
+                    bool null, bool accessed, int64_t &ext) {
     if (ld < cols || ld < 1)
       return false;
     ext = matrixExtent(rows, cols, ld);
     if (ext < 0 || !fits(ext, elem))
       return false;
-    return !(null && ext > 0);
+    return !(null && accessed && ext > 0);
   };
+  const bool reads = g.m > 0 && g.n > 0 && g.k > 0;
   g.invalid = g.m < 0 || g.n < 0 || g.k < 0 ||
-              !matrix(g.m, g.k, g.lda, aElem, g.aNull, g.aExt) ||
-              !matrix(g.k, g.n, g.ldb, bElem, g.bNull, g.bExt) ||
-              !matrix(g.m, g.n, g.ldc, cElem, g.cNull, g.cExt);
+              !matrix(g.m, g.k, g.lda, aElem, g.aNull, reads, g.aExt) ||
+              !matrix(g.k, g.n, g.ldb, bElem, g.bNull, reads, g.bExt) ||
+              !matrix(g.m, g.n, g.ldc, cElem, g.cNull, true, g.cExt);
   return g;
 }
 
@@ -645,8 +648,10 @@ void fuzzGemmS8S8S32(Decoder &d) {
   Buffer b(g.invalid ? kTinyBytes : g.bExt, g.bNull);
   Buffer c(g.invalid ? kTinyBytes : g.cExt * 4, g.cNull);
   if (!g.invalid) {
-    d.fill(a.as<int8_t>(), g.aExt);
-    d.fill(b.as<int8_t>(), g.bExt);
+    if (!g.aNull)
+      d.fill(a.as<int8_t>(), g.aExt);
+    if (!g.bNull)
+      d.fill(b.as<int8_t>(), g.bExt);
   }
   const int32_t st = checked(mixrt_gemm_s8s8s32(g.m, g.n, g.k, a.as<int8_t>(),
                                                 g.lda, b.as<int8_t>(), g.ldb,
@@ -737,8 +742,10 @@ void fuzzGemmS8Quantized(Decoder &d,
   Buffer bd(invalid ? kTinyBytes : g.bExt, g.bNull);
   Buffer c(invalid ? kTinyBytes : g.cExt * sizeof(T), g.cNull);
   if (!invalid) {
-    d.fill(ad.as<int8_t>(), g.aExt);
-    d.fill(bd.as<int8_t>(), g.bExt);
+    if (!g.aNull)
+      d.fill(ad.as<int8_t>(), g.aExt);
+    if (!g.bNull)
+      d.fill(bd.as<int8_t>(), g.bExt);
   }
   a.op.data = ad.as<int8_t>();
   a.op.ld = g.lda;
@@ -814,8 +821,10 @@ void fuzzGemmReduced(Decoder &d,
   Buffer b(invalid ? kTinyBytes : g.bExt * sizeof(T), g.bNull);
   Buffer c(invalid ? kTinyBytes : g.cExt * sizeof(Out), g.cNull);
   if (!invalid) {
-    d.fill(a.as<T>(), g.aExt);
-    d.fill(b.as<T>(), g.bExt);
+    if (!g.aNull)
+      d.fill(a.as<T>(), g.aExt);
+    if (!g.bNull)
+      d.fill(b.as<T>(), g.bExt);
   }
   const int32_t st =
       checked(fn(static_cast<mixrt_float16_format>(format), g.m, g.n, g.k,

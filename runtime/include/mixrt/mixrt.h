@@ -289,6 +289,14 @@ mixrt_qtensor_zero_points(const mixrt_qtensor *qtensor);
 |* checked: int32 addition is associative modulo 2^32, so when the exact      *|
 |* final sum fits, any summation order yields it. C must not overlap A or B;  *|
 |* on failure its contents are unspecified.                                   *|
+|*                                                                            *|
+|* Empty dimensions (every GEMM, INT8 and reduced): M, N and K may be 0.      *|
+|* Leading dimensions are checked as always (>= the column count and >= 1).   *|
+|* If M or N is 0 the call reads and writes nothing and returns               *|
+|* MIXRT_STATUS_OK; A, B and C may then be NULL. If K is 0 (M, N > 0), A and  *|
+|* B may be NULL and C is set to zeros (it must not be NULL). A, B and C may  *|
+|* be NULL in no other case. Scales and zero points of a                      *|
+|* mixrt_gemm_s8_operand are validated whatever the dimensions.               *|
 \*===----------------------------------------------------------------------===*/
 
 /** Raw s8 x s8 -> s32 GEMM without zero points, for generated code. */
@@ -335,7 +343,9 @@ MIXRT_API mixrt_status_code mixrt_gemm_s8_f64(int64_t M, int64_t N, int64_t K,
 |* Operands are rounded RNE to the 16-bit format, then for each output       *|
 |* acc = 0.0f; for k = 0..K-1 ascending: acc = fmaf(a[m][k], b[k][n], acc);  *|
 |* and acc is converted once to the output type. A non-finite result fails   *|
-|* with OUT_OF_RANGE naming (m, n). C must not overlap A or B.                *|
+|* with OUT_OF_RANGE naming (m, n). C must not overlap A or B. Shapes,        *|
+|* leading dimensions and empty dimensions (NULL pointers) as for the INT8    *|
+|* GEMM above.                                                                *|
 \*===----------------------------------------------------------------------===*/
 
 typedef enum mixrt_float16_format MIXRT_ENUM_BASE {
