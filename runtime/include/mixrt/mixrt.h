@@ -108,7 +108,10 @@ MIXRT_API const char *mixrt_last_error_message(void);
  *  (MIXRT_STATUS_OUT_OF_RANGE for an overflow, MIXRT_STATUS_INVALID_ARGUMENT
  *  for a non-finite input), `location` ("model.mlir:12:5"), `what` ("checked
  *  cast to f16 overflows"), the flat element `index` and the offending
- *  `value`. NULL strings are allowed. Never fails. */
+ *  `value`. NULL strings are allowed. `location` and `what` are each kept
+ *  to at most 1024 bytes (cut at a UTF-8 character boundary and followed by
+ *  "..." if longer; no more than 1025 bytes of either is read), so the
+ *  message of mixrt_check_status() stays under 2200 bytes. Never fails. */
 MIXRT_API void mixrt_check_fail(int32_t code, const char *location,
                                 const char *what, int64_t index, double value);
 
