@@ -244,7 +244,8 @@ MIXRT_API mixrt_status_code mixrt_quantize_f32(
 /** Like mixrt_quantize_f32() with given parameters: `scales` (positive,
  *  finite) and `zero_points` (NULL means all 0; must be 0 for the symmetric
  *  scheme, in [-128, 127] otherwise) hold 1 value per tensor or shape[axis]
- *  values per axis. */
+ *  values per axis. Every argument (pointers, shape, axis, scales, zero
+ *  points) is validated before `data` is read. */
 MIXRT_API mixrt_status_code mixrt_quantize_f32_with_params(
     const float *data, const int64_t *shape, int32_t rank, mixrt_qscheme scheme,
     int32_t axis, const float *scales, const int32_t *zero_points,
