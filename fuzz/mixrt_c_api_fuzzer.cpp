@@ -7,9 +7,9 @@
 //  * the status is a mixrt_status_code value; on failure the message is a
 //    nonempty NUL-terminated string shorter than kMessageBound;
 //  * arguments that this file's independent model judges invalid (negative
-//    or overflowing sizes, unknown enums, null pointers, bad configurations)
-//    give INVALID_ARGUMENT. Such calls get tiny buffers: the library must
-//    reject them before reading;
+//    or overflowing sizes, unknown enums, null pointers, bad configurations,
+//    bad scales or zero points) give INVALID_ARGUMENT. Such calls get tiny
+//    buffers: the library must reject them before reading;
 //  * valid calls get buffers of exactly the claimed size (at most kCapBytes
 //    in total; larger valid calls are skipped), so ASan sees any access
 //    past a claimed extent;
@@ -20,6 +20,12 @@
 //    the documented reduced-GEMM order, quantize formula, optimizer copies).
 //
 // Any violation aborts with a message, which libFuzzer reports as a crash.
+//
+// Layout: FuzzInput decodes typed arguments (sizes, leading dimensions,
+// enum values, shapes, buffers of exactly the claimed size); kTargets has
+// one row per C entry point (or pair of f32/f64 twins), and each row's
+// function decodes its arguments with FuzzInput, models their validity,
+// makes the call and checks the result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -48,6 +55,8 @@ constexpr int64_t kMaxGemmOps = int64_t{1} << 21;
 constexpr size_t kMessageBound = 4096;
 /// Size of the buffers passed to calls that must be rejected.
 constexpr size_t kTinyBytes = 16;
+/// Largest quantize rank given a real shape array.
+constexpr int32_t kMaxRank = 64;
 constexpr uint8_t kCanary = 0xA5;
 
 [[noreturn]] void fail(const char *what, int line) {
@@ -91,7 +100,7 @@ int32_t checked(mixrt_status_code status, bool allowInternal = false) {
 }
 
 //===----------------------------------------------------------------------===//
-// Buffers
+// Buffers and sizes
 //===----------------------------------------------------------------------===//
 
 /// A malloc'ed buffer of exactly `bytes` bytes (ASan flags any access past
@@ -122,6 +131,7 @@ public:
   }
   ~Buffer() { std::free(ptr_); }
   template <class T> T *as() const { return reinterpret_cast<T *>(ptr_); }
+  bool null() const { return ptr_ == nullptr; }
   size_t size() const { return size_; }
   bool untouched() const {
     for (size_t i = 0; ptr_ && i < size_; ++i)
@@ -134,7 +144,9 @@ public:
                 : std::vector<uint8_t>();
   }
   bool equals(const std::vector<uint8_t> &v) const {
-    return !ptr_ ||
+    // memcmp must not see the null data() of an empty vector, even for 0
+    // bytes (UBSan: nonnull attribute).
+    return !ptr_ || size_ == 0 ||
            (v.size() == size_ && std::memcmp(ptr_, v.data(), size_) == 0);
   }
 
@@ -151,6 +163,19 @@ int64_t bytesOf(int64_t count, int64_t elem) {
   return r;
 }
 
+/// True if `count` elements of `elem` bytes fit in PTRDIFF_MAX bytes.
+bool fits(int64_t count, int64_t elem) {
+  const int64_t b = bytesOf(count, elem);
+  return b >= 0 && b <= PTRDIFF_MAX;
+}
+
+/// True if `count` (>= 0) elements of `elem` bytes exceed kCapBytes: a
+/// valid call that large is skipped.
+bool overCap(int64_t count, int64_t elem) {
+  const int64_t b = bytesOf(count, elem);
+  return b < 0 || b > kCapBytes;
+}
+
 /// Elements spanned by a rows x cols matrix with leading dimension ld
 /// (validated: rows, cols >= 0), or -1 on overflow.
 int64_t matrixExtent(int64_t rows, int64_t cols, int64_t ld) {
@@ -163,230 +188,249 @@ int64_t matrixExtent(int64_t rows, int64_t cols, int64_t ld) {
   return e;
 }
 
-/// True if `count` elements of `elem` bytes fit in PTRDIFF_MAX bytes.
-bool fits(int64_t count, int64_t elem) {
-  const int64_t b = bytesOf(count, elem);
-  return b >= 0 && b <= PTRDIFF_MAX;
+/// An output of `count` elements of T filled with canary bytes: exactly
+/// that large when the call is `valid`, else kTinyBytes; none if `null`.
+template <class T> Buffer outputBuffer(int64_t count, bool null, bool valid) {
+  return Buffer(valid ? static_cast<size_t>(count) * sizeof(T) : kTinyBytes,
+                null);
+}
+
+/// A call the model judges invalid: INVALID_ARGUMENT, its outputs untouched.
+void expectRejected(int32_t code,
+                    std::initializer_list<const Buffer *> outputs = {}) {
+  FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  for (const Buffer *b : outputs)
+    FUZZ_CHECK(b->untouched());
+}
+
+/// True if the `count` values at `p` are finite.
+template <class T> bool allFinite(const T *p, int64_t count) {
+  for (int64_t i = 0; p && i < count; ++i)
+    if (!std::isfinite(p[i]))
+      return false;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
 // Decoding
 //===----------------------------------------------------------------------===//
 
-class Decoder {
+/// A quantize shape: `rank` as passed and a real array of max(rank, 0) + 1
+/// dims (unless `null`).
+struct Dims {
+  int32_t rank = 0;
+  bool null = false;
+  bool skip = false; ///< a rank too large for a real array
+  std::vector<int64_t> shape;
+};
+
+/// Shapes and matrices of one GEMM as decoded, plus the validity model.
+struct GemmArgs {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool aNull, bNull, cNull;
+  int64_t aExt = 0, bExt = 0, cExt = 0; // elements
+  bool invalid = false;
+};
+
+/// Reads typed C API arguments from the fuzzer's bytes.
+class FuzzInput {
 public:
-  Decoder(const uint8_t *data, size_t size) : p_(data, size) {}
+  FuzzInput(const uint8_t *data, size_t size) : p_(data, size) {}
   bool empty() { return p_.remaining_bytes() == 0; }
-  bool flag() { return p_.ConsumeBool(); }
-  template <class T> T pick(T lo, T hi) {
+  bool takeBool() { return p_.ConsumeBool(); }
+  template <class T> T takeInRange(T lo, T hi) {
     return p_.ConsumeIntegralInRange<T>(lo, hi);
   }
+  template <class T> T takeIntegral() { return p_.ConsumeIntegral<T>(); }
+  /// True once in `n` times (a NULL pointer, a rare case).
+  bool takeOneIn(int n) { return takeInRange(0, n - 1) == 0; }
 
   /// A size: mostly small, sometimes negative, huge or at an overflow edge
   /// for elements of `elem` bytes.
-  int64_t size(int64_t elem = 1) {
-    switch (pick(0, 9)) {
+  int64_t takeSize(int64_t elem = 1) {
+    switch (takeInRange(0, 9)) {
     case 0:
     case 1:
     case 2:
     case 3:
-      return pick<int64_t>(0, 8);
+      return takeInRange<int64_t>(0, 8);
     case 4:
-      return pick<int64_t>(0, 300);
+      return takeInRange<int64_t>(0, 300);
     case 5:
-      return pick<int64_t>(0, 70000);
+      return takeInRange<int64_t>(0, 70000);
     case 6:
-      return flag() ? -pick<int64_t>(1, 4) : INT64_MIN;
+      return takeBool() ? -takeInRange<int64_t>(1, 4) : INT64_MIN;
     case 7: {
-      const int64_t p = int64_t{1} << pick(0, 62);
-      return wrapAdd(p, pick<int64_t>(-1, 1));
+      const int64_t p = int64_t{1} << takeInRange(0, 62);
+      return wrapAdd(p, takeInRange<int64_t>(-1, 1));
     }
     case 8:
-      return wrapAdd(PTRDIFF_MAX / elem, pick<int64_t>(-1, 1));
+      return wrapAdd(PTRDIFF_MAX / elem, takeInRange<int64_t>(-1, 1));
     default:
-      return p_.ConsumeIntegral<int64_t>();
+      return takeIntegral<int64_t>();
     }
   }
 
+  /// A small size most of the time (one in `oneIn` a takeSize(elem)).
+  int64_t takeSmallSize(int64_t hi, int oneIn, int64_t elem) {
+    return takeOneIn(oneIn) ? takeSize(elem) : takeInRange<int64_t>(0, hi);
+  }
+
   /// A leading dimension for `cols` columns.
-  int64_t ld(int64_t cols) {
-    switch (pick(0, 5)) {
+  int64_t takeLd(int64_t cols) {
+    switch (takeInRange(0, 5)) {
     case 0:
     case 1:
     case 2:
       return cols > 0 ? cols : 1;
     case 3:
-      return wrapAdd(cols > 0 ? cols : 1, pick<int64_t>(0, 5));
+      return wrapAdd(cols > 0 ? cols : 1, takeInRange<int64_t>(0, 5));
     case 4:
-      return wrapAdd(cols, -pick<int64_t>(1, 2));
+      return wrapAdd(cols, -takeInRange<int64_t>(1, 2));
     default:
-      return size();
+      return takeSize();
     }
   }
 
   /// An int32 enum value: valid ones most of the time.
-  int32_t enumValue(int32_t count) {
-    switch (pick(0, 5)) {
+  int32_t takeEnum(int32_t count) {
+    switch (takeInRange(0, 5)) {
     case 0:
       return -1;
     case 1:
-      return flag() ? INT32_MIN : INT32_MAX;
+      return takeBool() ? INT32_MIN : INT32_MAX;
     case 2:
-      return p_.ConsumeIntegral<int32_t>();
+      return takeIntegral<int32_t>();
     default:
-      return pick<int32_t>(0, count - 1);
+      return takeInRange<int32_t>(0, count - 1);
     }
   }
 
-  int32_t int32() {
-    switch (pick(0, 3)) {
+  int32_t takeInt32() {
+    switch (takeInRange(0, 3)) {
     case 0:
-      return pick<int32_t>(-130, 130);
+      return takeInRange<int32_t>(-130, 130);
     case 1:
-      return pick<int32_t>(-2, 2);
+      return takeInRange<int32_t>(-2, 2);
     case 2:
-      return flag() ? INT32_MIN : INT32_MAX;
+      return takeBool() ? INT32_MIN : INT32_MAX;
     default:
-      return p_.ConsumeIntegral<int32_t>();
+      return takeIntegral<int32_t>();
     }
   }
 
-  double real() {
+  double takeReal() {
     static const double kSpecial[] = {
         0.0,      -0.0,     1.0,       -1.0,         0.5,           2.0,
         1e-8,     65504.0,  65520.0,   0x1p-24,      1e30,          -1e30,
         FLT_MAX,  -FLT_MAX, FLT_MIN,   1e-45,        DBL_MAX,       DBL_MIN,
         4.9e-324, 1e308,    0x1p16,    0x1p24,       0x1p-149,      3.0,
         -127.0,   INFINITY, -INFINITY, std::nan(""), -std::nan(""), 0.999};
-    switch (pick(0, 3)) {
+    switch (takeInRange(0, 3)) {
     case 0:
     case 1:
-      return kSpecial[pick<size_t>(0, sizeof(kSpecial) / sizeof(double) - 1)];
+      return kSpecial[takeInRange<size_t>(0, std::size(kSpecial) - 1)];
     case 2:
-      return static_cast<double>(pick<int32_t>(-300, 300)) / 4.0;
+      return static_cast<double>(takeInRange<int32_t>(-300, 300)) / 4.0;
     default: {
-      const uint64_t b = p_.ConsumeIntegral<uint64_t>();
+      const uint64_t b = takeIntegral<uint64_t>();
       double d;
       std::memcpy(&d, &b, sizeof d);
       return d;
     }
     }
   }
-  float realF() {
-    if (pick(0, 3) == 0) {
-      const uint32_t b = p_.ConsumeIntegral<uint32_t>();
+  float takeRealF() {
+    if (takeOneIn(4)) {
+      const uint32_t b = takeIntegral<uint32_t>();
       float f;
       std::memcpy(&f, &b, sizeof f);
       return f;
     }
-    return static_cast<float>(real());
+    return static_cast<float>(takeReal());
   }
 
-  void fill(float *d, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = realF();
+  /// One element of a data buffer.
+  template <class T> T takeValue() {
+    if constexpr (std::is_same_v<T, float>)
+      return takeRealF();
+    else if constexpr (std::is_same_v<T, double>)
+      return takeReal();
+    else
+      return takeIntegral<T>();
   }
-  void fill(double *d, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = real();
+
+  /// The arguments of a call taking `count` elements of T: a buffer of
+  /// exactly `count` elements, each from `gen(*this)`, when the call is
+  /// `valid`; kTinyBytes of canary otherwise (the call must not read it).
+  /// No buffer at all if `null`.
+  template <class T, class Gen>
+  Buffer takeBuffer(int64_t count, bool null, bool valid, Gen gen) {
+    Buffer b(valid ? static_cast<size_t>(count) * sizeof(T) : kTinyBytes, null);
+    if (valid && !null)
+      for (int64_t i = 0; i < count; ++i)
+        b.as<T>()[i] = gen(*this);
+    return b;
   }
-  void fill(uint16_t *d, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = p_.ConsumeIntegral<uint16_t>();
+  template <class T> Buffer takeBuffer(int64_t count, bool null, bool valid) {
+    return takeBuffer<T>(count, null, valid,
+                         [](FuzzInput &in) { return in.takeValue<T>(); });
   }
-  void fill(int8_t *d, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      d[i] = p_.ConsumeIntegral<int8_t>();
+
+  /// A quantize rank (1 to 4, sometimes any int32) and its dims (mostly 0
+  /// to 6, sometimes a takeSize()).
+  Dims takeDims() {
+    Dims d;
+    d.rank = takeOneIn(8) ? takeInt32() : takeInRange<int32_t>(1, 4);
+    d.null = takeOneIn(16);
+    if (!d.null && (d.rank < 0 || d.rank > kMaxRank)) {
+      d.skip = true;
+      return d;
+    }
+    const int32_t n = d.null || d.rank < 0 ? 0 : d.rank;
+    d.shape.resize(n + 1);
+    for (int32_t i = 0; i < n; ++i)
+      d.shape[i] = takeSmallSize(6, 4, 4);
+    return d;
+  }
+
+  /// M, N, K, the leading dimensions and which of A, B, C are null, with
+  /// the validity model of mixrt.h: every leading dimension >= max(cols, 1)
+  /// and every extent within PTRDIFF_MAX bytes; A and B may be null unless
+  /// M, N and K are all > 0, C unless it has elements.
+  GemmArgs takeGemm(int64_t aElem, int64_t bElem, int64_t cElem) {
+    GemmArgs g;
+    g.m = takeSize(cElem);
+    g.n = takeSize(cElem);
+    g.k = takeSize(aElem);
+    g.lda = takeLd(g.k);
+    g.ldb = takeLd(g.n);
+    g.ldc = takeLd(g.n);
+    g.aNull = takeOneIn(16);
+    g.bNull = takeOneIn(16);
+    g.cNull = takeOneIn(16);
+    auto matrix = [&](int64_t rows, int64_t cols, int64_t ld, int64_t elem,
+                      bool null, bool accessed, int64_t &ext) {
+      if (ld < cols || ld < 1)
+        return false;
+      ext = matrixExtent(rows, cols, ld);
+      if (ext < 0 || !fits(ext, elem))
+        return false;
+      return !(null && accessed && ext > 0);
+    };
+    const bool reads = g.m > 0 && g.n > 0 && g.k > 0;
+    g.invalid = g.m < 0 || g.n < 0 || g.k < 0 ||
+                !matrix(g.m, g.k, g.lda, aElem, g.aNull, reads, g.aExt) ||
+                !matrix(g.k, g.n, g.ldb, bElem, g.bNull, reads, g.bExt) ||
+                !matrix(g.m, g.n, g.ldc, cElem, g.cNull, true, g.cExt);
+    return g;
   }
 
 private:
   FuzzedDataProvider p_;
 };
 
-//===----------------------------------------------------------------------===//
-// Conversions
-//===----------------------------------------------------------------------===//
-
-template <class Src, class Dst> struct Conversion {
-  mixrt_status_code (*bulk)(const Src *, int64_t, Dst *);
-  Dst (*scalar)(Src);
-  bool isChecked;
-};
-
-template <class Src, class Dst>
-void fuzzConversion(Decoder &d, const Conversion<Src, Dst> &conv) {
-  const int64_t count =
-      d.size(sizeof(Src) > sizeof(Dst) ? sizeof(Src) : sizeof(Dst));
-  const bool srcNull = d.pick(0, 7) == 0, dstNull = d.pick(0, 7) == 0;
-  const int64_t elem = sizeof(Src) > sizeof(Dst) ? sizeof(Src) : sizeof(Dst);
-  const bool valid =
-      count >= 0 && fits(count, elem) && (count == 0 || (!srcNull && !dstNull));
-  const int64_t total =
-      valid ? bytesOf(count, sizeof(Src) + sizeof(Dst)) : int64_t{0};
-  if (valid && (total < 0 || total > kCapBytes))
-    return;
-  Buffer src(valid ? count * sizeof(Src) : kTinyBytes, srcNull);
-  Buffer dst(valid ? count * sizeof(Dst) : kTinyBytes, dstNull);
-  if (valid && !srcNull)
-    d.fill(src.as<Src>(), count);
-  const int32_t c = checked(conv.bulk(src.as<Src>(), count, dst.as<Dst>()));
-  if (!valid) {
-    FUZZ_CHECK(c == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(dst.untouched());
-    return;
-  }
-  if (!conv.isChecked)
-    FUZZ_CHECK(c == MIXRT_STATUS_OK);
-  else
-    FUZZ_CHECK(c == MIXRT_STATUS_OK || c == MIXRT_STATUS_INVALID_ARGUMENT ||
-               c == MIXRT_STATUS_OUT_OF_RANGE);
-  // Plain and checked variants write the whole output, equal to the scalar
-  // conversion bit for bit.
-  for (int64_t i = 0; i < count; ++i) {
-    const Dst want = conv.scalar(src.as<Src>()[i]);
-    FUZZ_CHECK(std::memcmp(&want, dst.as<Dst>() + i, sizeof(Dst)) == 0);
-  }
-}
-
-void fuzzConversions(Decoder &d) {
-  switch (d.pick(0, 9)) {
-  case 0:
-    return fuzzConversion<float, uint16_t>(
-        d, {mixrt_f32_to_f16_array, mixrt_f32_to_f16, false});
-  case 1:
-    return fuzzConversion<uint16_t, float>(
-        d, {mixrt_f16_to_f32_array, mixrt_f16_to_f32, false});
-  case 2:
-    return fuzzConversion<float, uint16_t>(
-        d, {mixrt_f32_to_bf16_array, mixrt_f32_to_bf16, false});
-  case 3:
-    return fuzzConversion<uint16_t, float>(
-        d, {mixrt_bf16_to_f32_array, mixrt_bf16_to_f32, false});
-  case 4:
-    return fuzzConversion<double, uint16_t>(
-        d, {mixrt_f64_to_f16_array, mixrt_f64_to_f16, false});
-  case 5:
-    return fuzzConversion<double, uint16_t>(
-        d, {mixrt_f64_to_bf16_array, mixrt_f64_to_bf16, false});
-  case 6:
-    return fuzzConversion<float, uint16_t>(
-        d, {mixrt_f32_to_f16_array_checked, mixrt_f32_to_f16, true});
-  case 7:
-    return fuzzConversion<float, uint16_t>(
-        d, {mixrt_f32_to_bf16_array_checked, mixrt_f32_to_bf16, true});
-  case 8:
-    return fuzzConversion<double, uint16_t>(
-        d, {mixrt_f64_to_f16_array_checked, mixrt_f64_to_f16, true});
-  default:
-    return fuzzConversion<double, uint16_t>(
-        d, {mixrt_f64_to_bf16_array_checked, mixrt_f64_to_bf16, true});
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// Quantization
-//===----------------------------------------------------------------------===//
-
+/// The live handles of one input.
 struct State {
   mixrt_qtensor *qtensor = nullptr;
   mixrt_loss_scaler *scaler = nullptr;
@@ -398,30 +442,64 @@ struct State {
   }
 };
 
-void fuzzQuantize(Decoder &d, State &st) {
-  const bool withParams = d.flag();
-  const int32_t rank = d.pick(0, 7) == 0 ? d.int32() : d.pick<int32_t>(1, 4);
-  const bool shapeNull = d.pick(0, 15) == 0;
-  const int32_t scheme = d.enumValue(2);
-  int32_t axis = MIXRT_PER_TENSOR;
-  if (d.flag())
-    axis = d.pick(0, 7) == 0 ? d.int32() : d.pick<int32_t>(-2, 4);
-  const bool dataNull = d.pick(0, 15) == 0, scalesNull = d.pick(0, 15) == 0,
-             zpNull = d.flag(), outNull = d.pick(0, 31) == 0;
-  // The shape array is always real (up to 64 dims).
-  if (!shapeNull && (rank < 0 || rank > 64))
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+template <class Src, class Dst>
+void fuzzConversion(FuzzInput &in,
+                    mixrt_status_code (*bulk)(const Src *, int64_t, Dst *),
+                    Dst (*scalar)(Src), bool isChecked) {
+  constexpr int64_t elem =
+      sizeof(Src) > sizeof(Dst) ? sizeof(Src) : sizeof(Dst);
+  const int64_t count = in.takeSize(elem);
+  const bool srcNull = in.takeOneIn(8), dstNull = in.takeOneIn(8);
+  const bool valid =
+      count >= 0 && fits(count, elem) && (count == 0 || (!srcNull && !dstNull));
+  if (valid && overCap(count, sizeof(Src) + sizeof(Dst)))
     return;
-  const int32_t dims = shapeNull || rank < 0 ? 0 : rank;
-  std::vector<int64_t> shape(dims + 1);
-  for (int32_t i = 0; i < dims; ++i)
-    shape[i] = d.pick(0, 3) == 0 ? d.size(4) : d.pick<int64_t>(0, 6);
+  const Buffer src = in.takeBuffer<Src>(count, srcNull, valid);
+  const Buffer dst = outputBuffer<Dst>(count, dstNull, valid);
+  const int32_t c = checked(bulk(src.as<Src>(), count, dst.as<Dst>()));
+  if (!valid)
+    return expectRejected(c, {&dst});
+  if (!isChecked)
+    FUZZ_CHECK(c == MIXRT_STATUS_OK);
+  else
+    FUZZ_CHECK(c == MIXRT_STATUS_OK || c == MIXRT_STATUS_INVALID_ARGUMENT ||
+               c == MIXRT_STATUS_OUT_OF_RANGE);
+  // Plain and checked variants write the whole output, equal to the scalar
+  // conversion bit for bit.
+  for (int64_t i = 0; i < count; ++i) {
+    const Dst want = scalar(src.as<Src>()[i]);
+    FUZZ_CHECK(std::memcmp(&want, dst.as<Dst>() + i, sizeof(Dst)) == 0);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+template <bool WithParams> void fuzzQuantize(FuzzInput &in, State &st) {
+  const Dims dims = in.takeDims();
+  const int32_t rank = dims.rank;
+  const int32_t scheme = in.takeEnum(2);
+  int32_t axis = MIXRT_PER_TENSOR;
+  if (in.takeBool())
+    axis = in.takeOneIn(8) ? in.takeInt32() : in.takeInRange<int32_t>(-2, 4);
+  const bool dataNull = in.takeOneIn(16), scalesNull = in.takeOneIn(16),
+             zpNull = in.takeBool(), outNull = in.takeOneIn(32);
+  if (dims.skip)
+    return;
+  const int32_t numDims = dims.null || rank < 0 ? 0 : rank;
 
   // Model of the argument checks.
   bool invalid = outNull || scheme < 0 || scheme > 1 ||
-                 (shapeNull && rank > 0) || rank < 1;
+                 (dims.null && rank > 0) || rank < 1;
   int64_t count = 1;
-  for (int32_t i = 0; i < dims && !invalid; ++i) {
-    if (shape[i] < 0 || __builtin_mul_overflow(count, shape[i], &count))
+  for (int32_t i = 0; i < numDims && !invalid; ++i) {
+    if (dims.shape[i] < 0 ||
+        __builtin_mul_overflow(count, dims.shape[i], &count))
       invalid = true;
   }
   if (!invalid && !fits(count, 4))
@@ -429,46 +507,58 @@ void fuzzQuantize(Decoder &d, State &st) {
   if (!invalid && dataNull && count > 0)
     invalid = true;
   const bool axisValid = axis >= 0 && axis < rank;
-  const int64_t channels = !invalid && axisValid ? shape[axis] : 1;
+  const int64_t channels = !invalid && axisValid ? dims.shape[axis] : 1;
   if (!invalid && !fits(channels, 4))
     invalid = true;
-  if (!invalid && withParams && scalesNull)
+  if (!invalid && WithParams && scalesNull)
     invalid = true;
   if (!invalid && axis != MIXRT_PER_TENSOR && !axisValid)
     invalid = true;
   if (!invalid && count == 0)
     invalid = true; // Empty input.
 
-  if (!invalid && (count > kCapBytes / 4 || channels > kCapBytes / 8 ||
+  if (!invalid && (overCap(count, 4) || overCap(channels, 8) ||
                    count * 4 + channels * 8 > kCapBytes))
     return;
-  Buffer data(invalid ? kTinyBytes : count * 4, dataNull);
-  Buffer scales(invalid ? kTinyBytes : channels * 4, scalesNull);
-  Buffer zps(invalid ? kTinyBytes : channels * 4, zpNull);
-  if (!invalid) {
-    d.fill(data.as<float>(), count);
-    if (!scalesNull)
-      for (int64_t c = 0; c < channels; ++c)
-        scales.as<float>()[c] = d.pick(0, 3) ? 0.25f * d.pick(1, 8) : d.realF();
-    if (!zpNull)
-      for (int64_t c = 0; c < channels; ++c)
-        zps.as<int32_t>()[c] = d.pick(0, 3) ? 0 : d.int32();
+  // The parameters first: with a bad one the data buffer is tiny, since it
+  // must be rejected before the data is read.
+  const Buffer scales =
+      in.takeBuffer<float>(channels, scalesNull, !invalid, [](FuzzInput &i) {
+        return i.takeInRange(0, 3) ? 0.25f * i.takeInRange(1, 8)
+                                   : i.takeRealF();
+      });
+  const Buffer zps =
+      in.takeBuffer<int32_t>(channels, zpNull, !invalid, [](FuzzInput &i) {
+        return i.takeInRange(0, 3) ? 0 : i.takeInt32();
+      });
+  bool badParams = false;
+  for (int64_t c = 0; WithParams && !invalid && c < channels; ++c) {
+    const float s = scales.as<float>()[c];
+    badParams |= !(s > 0.0f) || !std::isfinite(s);
+    if (!zps.null()) {
+      const int32_t z = zps.as<int32_t>()[c];
+      badParams |=
+          z < -128 || z > 127 || (scheme == MIXRT_QSCHEME_SYMMETRIC && z != 0);
+    }
   }
+  invalid |= badParams;
+  const Buffer data = in.takeBuffer<float>(count, dataNull, !invalid);
+  // Non-finite input is rejected too, after reading it.
+  const bool nonFinite = !invalid && !allFinite(data.as<float>(), count);
+
   mixrt_qtensor *sentinel = reinterpret_cast<mixrt_qtensor *>(&st);
   mixrt_qtensor *out = sentinel;
   mixrt_qtensor **outPtr = outNull ? nullptr : &out;
   const mixrt_qscheme s = static_cast<mixrt_qscheme>(scheme);
-  const int64_t *shapePtr = shapeNull ? nullptr : shape.data();
-  const int32_t c = withParams
+  const int64_t *shapePtr = dims.null ? nullptr : dims.shape.data();
+  const int32_t c = WithParams
                         ? checked(mixrt_quantize_f32_with_params(
                               data.as<float>(), shapePtr, rank, s, axis,
                               scales.as<float>(), zps.as<int32_t>(), outPtr))
                         : checked(mixrt_quantize_f32(data.as<float>(), shapePtr,
                                                      rank, s, axis, outPtr));
-  if (invalid)
-    FUZZ_CHECK(c == MIXRT_STATUS_INVALID_ARGUMENT);
-  else
-    FUZZ_CHECK(c == MIXRT_STATUS_OK || c == MIXRT_STATUS_INVALID_ARGUMENT);
+  FUZZ_CHECK(c == (invalid || nonFinite ? MIXRT_STATUS_INVALID_ARGUMENT
+                                        : MIXRT_STATUS_OK));
   if (outNull)
     return;
   if (c != MIXRT_STATUS_OK) {
@@ -478,6 +568,8 @@ void fuzzQuantize(Decoder &d, State &st) {
   FUZZ_CHECK(out != nullptr && out != sentinel);
   FUZZ_CHECK(mixrt_qtensor_num_elements(out) == count);
   FUZZ_CHECK(mixrt_qtensor_rank(out) == rank);
+  FUZZ_CHECK(std::memcmp(mixrt_qtensor_shape(out), dims.shape.data(),
+                         sizeof(int64_t) * rank) == 0);
   FUZZ_CHECK(mixrt_qtensor_axis(out) == axis);
   FUZZ_CHECK(mixrt_qtensor_num_scales(out) == channels);
   FUZZ_CHECK(static_cast<int32_t>(mixrt_qtensor_scheme(out)) == scheme);
@@ -489,29 +581,30 @@ void fuzzQuantize(Decoder &d, State &st) {
     FUZZ_CHECK(sc > 0.0f && std::isfinite(sc));
     const int32_t zp = mixrt_qtensor_zero_points(out)[ch];
     FUZZ_CHECK(zp >= -128 && zp <= 127);
+    if (WithParams) {
+      FUZZ_CHECK(sc == scales.as<float>()[ch]);
+      FUZZ_CHECK(zp == (zps.null() ? 0 : zps.as<int32_t>()[ch]));
+    }
   }
   mixrt_qtensor_destroy(st.qtensor);
   st.qtensor = out;
 }
 
-void fuzzDequantize(Decoder &d, State &st) {
-  const bool tensorNull = !st.qtensor || d.pick(0, 15) == 0;
+void fuzzDequantize(FuzzInput &in, State &st) {
+  const bool tensorNull = !st.qtensor || in.takeOneIn(16);
   const int64_t count = tensorNull ? 0 : mixrt_qtensor_num_elements(st.qtensor);
   const int64_t capacity =
-      d.flag() ? count + d.pick<int64_t>(-1, 2) : d.size(4);
-  const bool outNull = d.pick(0, 15) == 0;
+      in.takeBool() ? count + in.takeInRange<int64_t>(-1, 2) : in.takeSize(4);
+  const bool outNull = in.takeOneIn(16);
   const bool invalid = tensorNull || capacity < 0 || !fits(capacity, 4) ||
                        outNull || capacity < count;
-  if (!invalid && capacity * 4 > kCapBytes)
+  if (!invalid && overCap(capacity, 4))
     return;
-  Buffer out(invalid ? kTinyBytes : capacity * 4, outNull);
+  const Buffer out = outputBuffer<float>(capacity, outNull, !invalid);
   const int32_t c = checked(mixrt_dequantize_f32(
       tensorNull ? nullptr : st.qtensor, out.as<float>(), capacity));
-  if (invalid) {
-    FUZZ_CHECK(c == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(out.untouched());
-    return;
-  }
+  if (invalid)
+    return expectRejected(c, {&out});
   FUZZ_CHECK(c == MIXRT_STATUS_OK || c == MIXRT_STATUS_OUT_OF_RANGE);
   // Elements past the tensor are never written.
   for (int64_t i = count * 4; i < capacity * 4; ++i)
@@ -532,34 +625,28 @@ void fuzzDequantize(Decoder &d, State &st) {
   }
 }
 
-void fuzzQuantizeBuffer(Decoder &d) {
-  const int64_t count = d.size(4);
-  const int32_t scheme = d.enumValue(2);
-  const float scale = d.pick(0, 2) ? 0.125f * d.pick(1, 16) : d.realF();
-  const int32_t zp = d.pick(0, 2) ? 0 : d.int32();
-  const bool dataNull = d.pick(0, 15) == 0, outNull = d.pick(0, 15) == 0;
+void fuzzQuantizeBuffer(FuzzInput &in, State &) {
+  const int64_t count = in.takeSize(4);
+  const int32_t scheme = in.takeEnum(2);
+  const float scale =
+      in.takeInRange(0, 2) ? 0.125f * in.takeInRange(1, 16) : in.takeRealF();
+  const int32_t zp = in.takeInRange(0, 2) ? 0 : in.takeInt32();
+  const bool dataNull = in.takeOneIn(16), outNull = in.takeOneIn(16);
   bool invalid = count < 0 || !fits(count, 4) ||
                  (count > 0 && (dataNull || outNull)) || scheme < 0 ||
                  scheme > 1 || count == 0 || !(scale > 0.0f) ||
                  !std::isfinite(scale) || zp < -128 || zp > 127 ||
                  (scheme == MIXRT_QSCHEME_SYMMETRIC && zp != 0);
-  if (!invalid && count > kCapBytes / 5)
+  if (!invalid && overCap(count, 5))
     return;
-  Buffer data(invalid ? kTinyBytes : count * 4, dataNull);
-  Buffer out(invalid ? kTinyBytes : count, outNull);
-  if (!invalid) {
-    d.fill(data.as<float>(), count);
-    for (int64_t i = 0; i < count; ++i)
-      invalid |= !std::isfinite(data.as<float>()[i]);
-  }
+  const Buffer data = in.takeBuffer<float>(count, dataNull, !invalid);
+  const Buffer out = outputBuffer<int8_t>(count, outNull, !invalid);
+  invalid |= !invalid && !allFinite(data.as<float>(), count);
   const int32_t c = checked(mixrt_quantize_f32_buffer(
       data.as<float>(), count, static_cast<mixrt_qscheme>(scheme), scale, zp,
       out.as<int8_t>()));
-  if (invalid) {
-    FUZZ_CHECK(c == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(out.untouched());
-    return;
-  }
+  if (invalid)
+    return expectRejected(c, {&out});
   FUZZ_CHECK(c == MIXRT_STATUS_OK);
   const float lo = scheme == MIXRT_QSCHEME_SYMMETRIC ? -127.0f : -128.0f;
   for (int64_t i = 0; i < count; ++i) {
@@ -576,55 +663,39 @@ void fuzzQuantizeBuffer(Decoder &d) {
 // GEMMs
 //===----------------------------------------------------------------------===//
 
-/// Shapes and matrices of one GEMM as decoded, plus the validity model.
-struct GemmArgs {
-  int64_t m, n, k, lda, ldb, ldc;
-  bool aNull, bNull, cNull;
-  int64_t aExt = 0, bExt = 0, cExt = 0; // elements
-  bool invalid = false;
-};
-
-GemmArgs decodeGemm(Decoder &d, int64_t aElem, int64_t bElem, int64_t cElem) {
-  GemmArgs g;
-  g.m = d.size(cElem);
-  g.n = d.size(cElem);
-  g.k = d.size(aElem);
-  g.lda = d.ld(g.k);
-  g.ldb = d.ld(g.n);
-  g.ldc = d.ld(g.n);
-  g.aNull = d.pick(0, 15) == 0;
-  g.bNull = d.pick(0, 15) == 0;
-  g.cNull = d.pick(0, 15) == 0;
-  auto matrix = [&](int64_t rows, int64_t cols, int64_t ld, int64_t elem,
-                    bool null, int64_t &ext) {
-    if (ld < cols || ld < 1)
-      return false;
-    ext = matrixExtent(rows, cols, ld);
-    if (ext < 0 || !fits(ext, elem))
-      return false;
-    return !(null && ext > 0);
-  };
-  g.invalid = g.m < 0 || g.n < 0 || g.k < 0 ||
-              !matrix(g.m, g.k, g.lda, aElem, g.aNull, g.aExt) ||
-              !matrix(g.k, g.n, g.ldb, bElem, g.bNull, g.bExt) ||
-              !matrix(g.m, g.n, g.ldc, cElem, g.cNull, g.cExt);
-  return g;
-}
-
-/// True if a valid GEMM is small enough to run.
+/// True if a valid GEMM is small enough to run: the buffers that exist fit
+/// kCapBytes and the reference's multiply-adds kMaxGemmOps. An empty result
+/// (M or N = 0) costs nothing however large the other dimensions are.
 bool gemmFits(const GemmArgs &g, int64_t aElem, int64_t bElem, int64_t cElem) {
   // Extents are validated (each fits PTRDIFF_MAX bytes); the sum may not.
   int64_t total = 0;
-  for (int64_t b : {g.aExt * aElem, g.bExt * bElem, g.cExt * cElem})
-    if (__builtin_add_overflow(total, b, &total))
+  const struct {
+    int64_t ext, elem;
+    bool null;
+  } buffers[] = {{g.aExt, aElem, g.aNull},
+                 {g.bExt, bElem, g.bNull},
+                 {g.cExt, cElem, g.cNull}};
+  for (const auto &b : buffers)
+    if (!b.null && __builtin_add_overflow(total, b.ext * b.elem, &total))
       return false;
   if (total > kCapBytes)
     return false;
+  if (g.m == 0 || g.n == 0)
+    return true;
   // The reference loops over every (m, n) and every k.
   int64_t ops;
   return g.m <= kCapBytes && g.n <= kCapBytes && g.k <= kCapBytes &&
          !__builtin_mul_overflow(g.m, g.n, &ops) && ops <= kMaxGemmOps &&
          !__builtin_mul_overflow(ops, g.k, &ops) && ops <= kMaxGemmOps;
+}
+
+/// The operand buffers of a GEMM: tiny if invalid, else exactly their
+/// extents, filled from the input (none for a null operand).
+template <class T>
+void takeGemmOperands(FuzzInput &in, const GemmArgs &g, bool invalid, Buffer &a,
+                      Buffer &b) {
+  a = in.takeBuffer<T>(g.aExt, g.aNull, !invalid);
+  b = in.takeBuffer<T>(g.bExt, g.bNull, !invalid);
 }
 
 /// The C elements outside the M x N result (padding) keep the canary.
@@ -637,38 +708,40 @@ template <class T> void checkPadding(const GemmArgs &g, const Buffer &c) {
     }
 }
 
-void fuzzGemmS8S8S32(Decoder &d) {
-  GemmArgs g = decodeGemm(d, 1, 1, 4);
+/// Calls ref(i, j) for every output of a validated, fitting GEMM (none when
+/// M or N is 0, however large the other one is).
+template <class Fn> void forEachOutput(const GemmArgs &g, Fn &&ref) {
+  if (g.m == 0 || g.n == 0)
+    return;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j)
+      ref(i, j);
+}
+
+void fuzzGemmS8S8S32(FuzzInput &in, State &) {
+  const GemmArgs g = in.takeGemm(1, 1, 4);
   if (!g.invalid && !gemmFits(g, 1, 1, 4))
     return;
-  Buffer a(g.invalid ? kTinyBytes : g.aExt, g.aNull);
-  Buffer b(g.invalid ? kTinyBytes : g.bExt, g.bNull);
-  Buffer c(g.invalid ? kTinyBytes : g.cExt * 4, g.cNull);
-  if (!g.invalid) {
-    d.fill(a.as<int8_t>(), g.aExt);
-    d.fill(b.as<int8_t>(), g.bExt);
-  }
+  Buffer a, b;
+  takeGemmOperands<int8_t>(in, g, g.invalid, a, b);
+  const Buffer c = outputBuffer<int32_t>(g.cExt, g.cNull, !g.invalid);
   const int32_t st = checked(mixrt_gemm_s8s8s32(g.m, g.n, g.k, a.as<int8_t>(),
                                                 g.lda, b.as<int8_t>(), g.ldb,
                                                 c.as<int32_t>(), g.ldc));
-  if (g.invalid) {
-    FUZZ_CHECK(st == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(c.untouched());
-    return;
-  }
+  if (g.invalid)
+    return expectRejected(st, {&c});
   checkPadding<int32_t>(g, c);
   bool overflow = false;
-  for (int64_t i = 0; i < g.m; ++i)
-    for (int64_t j = 0; j < g.n; ++j) {
-      int64_t sum = 0;
-      for (int64_t kk = 0; kk < g.k; ++kk)
-        sum += int64_t{a.as<int8_t>()[i * g.lda + kk]} *
-               b.as<int8_t>()[kk * g.ldb + j];
-      if (sum < INT32_MIN || sum > INT32_MAX)
-        overflow = true;
-      else if (st == MIXRT_STATUS_OK)
-        FUZZ_CHECK(c.as<int32_t>()[i * g.ldc + j] == sum);
-    }
+  forEachOutput(g, [&](int64_t i, int64_t j) {
+    int64_t sum = 0;
+    for (int64_t kk = 0; kk < g.k; ++kk)
+      sum += int64_t{a.as<int8_t>()[i * g.lda + kk]} *
+             b.as<int8_t>()[kk * g.ldb + j];
+    if (sum < INT32_MIN || sum > INT32_MAX)
+      overflow = true;
+    else if (st == MIXRT_STATUS_OK)
+      FUZZ_CHECK(c.as<int32_t>()[i * g.ldc + j] == sum);
+  });
   FUZZ_CHECK(st == (overflow ? MIXRT_STATUS_OUT_OF_RANGE : MIXRT_STATUS_OK));
 }
 
@@ -680,108 +753,99 @@ struct Operand {
   bool skip = false; // valid per-channel arrays too large to provide
 };
 
-void decodeOperand(Decoder &d, Operand &o, int64_t channels, bool needScales,
-                   bool tinyBuffers) {
-  const int32_t perChannel = d.pick(0, 15) == 0 ? d.int32() : d.pick(0, 1);
+void takeOperand(FuzzInput &in, Operand &o, int64_t channels, bool needScales,
+                 bool tinyBuffers) {
+  const int32_t perChannel =
+      in.takeOneIn(16) ? in.takeInt32() : in.takeInRange(0, 1);
   o.op.per_channel = perChannel;
-  const bool scalesNull = d.pick(0, 7) == 0, zpNull = d.flag();
-  if (perChannel != 0 && perChannel != 1) {
+  const bool scalesNull = in.takeOneIn(8), zpNull = in.takeBool();
+  if (perChannel != 0 && perChannel != 1)
     o.invalid = true;
-  }
   const int64_t count = perChannel == 1 ? channels : 1;
   if (!o.invalid && !fits(count, 4))
     o.invalid = true;
-  const int64_t bytes = bytesOf(count, 8);
-  o.skip = !o.invalid && (bytes < 0 || bytes > kCapBytes);
-  const bool tiny = tinyBuffers || o.invalid || o.skip;
-  o.scales = Buffer(tiny ? kTinyBytes : count * 4, scalesNull);
-  o.zps = Buffer(tiny ? kTinyBytes : count * 4, zpNull);
-  if (!tiny) {
-    for (int64_t i = 0; i < count && !scalesNull; ++i) {
-      const float s = d.pick(0, 5) ? 0.5f * d.pick(1, 4) : d.realF();
-      o.scales.as<float>()[i] = s;
-      if (needScales && !(s > 0.0f && std::isfinite(s)))
-        o.invalid = true;
-    }
-    for (int64_t i = 0; i < count && !zpNull; ++i) {
-      const int32_t z = d.pick(0, 3) ? d.pick(-3, 3) : d.int32();
-      o.zps.as<int32_t>()[i] = z;
-      if (z < -128 || z > 127)
-        o.invalid = true;
-    }
+  o.skip = !o.invalid && overCap(count, 8);
+  const bool real = !(tinyBuffers || o.invalid || o.skip);
+  o.scales = in.takeBuffer<float>(count, scalesNull, real, [](FuzzInput &i) {
+    return i.takeInRange(0, 5) ? 0.5f * i.takeInRange(1, 4) : i.takeRealF();
+  });
+  o.zps = in.takeBuffer<int32_t>(count, zpNull, real, [](FuzzInput &i) {
+    return i.takeInRange(0, 3) ? i.takeInRange(-3, 3) : i.takeInt32();
+  });
+  for (int64_t i = 0; real && i < count; ++i) {
+    if (!scalesNull && needScales &&
+        !(o.scales.as<float>()[i] > 0.0f &&
+          std::isfinite(o.scales.as<float>()[i])))
+      o.invalid = true;
+    if (!zpNull &&
+        (o.zps.as<int32_t>()[i] < -128 || o.zps.as<int32_t>()[i] > 127))
+      o.invalid = true;
   }
-  if (needScales && scalesNull)
+  // Per channel with no channels there are no scales: NULL is fine.
+  if (needScales && scalesNull && count > 0)
     o.invalid = true;
   o.op.scales = o.scales.as<float>();
   o.op.zero_points = o.zps.as<int32_t>();
 }
 
 template <class T>
-void fuzzGemmS8Quantized(Decoder &d,
+void fuzzGemmS8Quantized(FuzzInput &in,
                          mixrt_status_code (*fn)(int64_t, int64_t, int64_t,
                                                  const mixrt_gemm_s8_operand *,
                                                  const mixrt_gemm_s8_operand *,
                                                  T *, int64_t),
                          bool needScales) {
-  GemmArgs g = decodeGemm(d, 1, 1, sizeof(T));
-  const bool aNullOp = d.pick(0, 31) == 0, bNullOp = d.pick(0, 31) == 0;
+  const GemmArgs g = in.takeGemm(1, 1, sizeof(T));
+  const bool aNullOp = in.takeOneIn(32), bNullOp = in.takeOneIn(32);
   const bool fitsCap = !g.invalid && gemmFits(g, 1, 1, sizeof(T));
   Operand a, b;
-  decodeOperand(d, a, g.m < 0 ? 0 : g.m, needScales, !fitsCap);
-  decodeOperand(d, b, g.n < 0 ? 0 : g.n, needScales, !fitsCap);
+  takeOperand(in, a, g.m < 0 ? 0 : g.m, needScales, !fitsCap);
+  takeOperand(in, b, g.n < 0 ? 0 : g.n, needScales, !fitsCap);
   const bool invalid =
       g.invalid || a.invalid || b.invalid || aNullOp || bNullOp;
   if (!invalid && (!fitsCap || a.skip || b.skip))
     return;
-  Buffer ad(invalid ? kTinyBytes : g.aExt, g.aNull);
-  Buffer bd(invalid ? kTinyBytes : g.bExt, g.bNull);
-  Buffer c(invalid ? kTinyBytes : g.cExt * sizeof(T), g.cNull);
-  if (!invalid) {
-    d.fill(ad.as<int8_t>(), g.aExt);
-    d.fill(bd.as<int8_t>(), g.bExt);
-  }
+  Buffer ad, bd;
+  takeGemmOperands<int8_t>(in, g, invalid, ad, bd);
+  const Buffer c = outputBuffer<T>(g.cExt, g.cNull, !invalid);
   a.op.data = ad.as<int8_t>();
   a.op.ld = g.lda;
   b.op.data = bd.as<int8_t>();
   b.op.ld = g.ldb;
   const int32_t st = checked(fn(g.m, g.n, g.k, aNullOp ? nullptr : &a.op,
                                 bNullOp ? nullptr : &b.op, c.as<T>(), g.ldc));
-  if (invalid) {
-    FUZZ_CHECK(st == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(c.untouched());
-    return;
-  }
+  if (invalid)
+    return expectRejected(st, {&c});
   FUZZ_CHECK(st == MIXRT_STATUS_OK || st == MIXRT_STATUS_OUT_OF_RANGE);
   checkPadding<T>(g, c);
   auto zp = [](const Operand &o, int64_t ch) {
     return o.op.zero_points ? o.op.zero_points[o.op.per_channel ? ch : 0] : 0;
   };
   bool bad = false;
-  for (int64_t i = 0; i < g.m; ++i)
-    for (int64_t j = 0; j < g.n; ++j) {
-      int64_t sum = 0;
-      for (int64_t kk = 0; kk < g.k; ++kk)
-        sum += (int64_t{ad.as<int8_t>()[i * g.lda + kk]} - zp(a, i)) *
-               (int64_t{bd.as<int8_t>()[kk * g.ldb + j]} - zp(b, j));
-      if (sum < INT32_MIN || sum > INT32_MAX) {
-        bad = true;
-        continue;
-      }
-      T want;
-      if (needScales) {
-        const double sa = a.op.scales[a.op.per_channel ? i : 0];
-        const double sb = b.op.scales[b.op.per_channel ? j : 0];
-        want = static_cast<T>(sa * sb * static_cast<double>(sum));
-        if (!std::isfinite(static_cast<double>(want))) {
-          bad = true;
-          continue;
-        }
-      } else {
-        want = static_cast<T>(sum);
-      }
-      if (st == MIXRT_STATUS_OK)
-        FUZZ_CHECK(c.as<T>()[i * g.ldc + j] == want);
+  forEachOutput(g, [&](int64_t i, int64_t j) {
+    int64_t sum = 0;
+    for (int64_t kk = 0; kk < g.k; ++kk)
+      sum += (int64_t{ad.as<int8_t>()[i * g.lda + kk]} - zp(a, i)) *
+             (int64_t{bd.as<int8_t>()[kk * g.ldb + j]} - zp(b, j));
+    if (sum < INT32_MIN || sum > INT32_MAX) {
+      bad = true;
+      return;
     }
+    T want;
+    if (needScales) {
+      const double sa = a.op.scales[a.op.per_channel ? i : 0];
+      const double sb = b.op.scales[b.op.per_channel ? j : 0];
+      want = static_cast<T>(sa * sb * static_cast<double>(sum));
+      if (!std::isfinite(static_cast<double>(want))) {
+        bad = true;
+        return;
+      }
+    } else {
+      want = static_cast<T>(sum);
+    }
+    if (st == MIXRT_STATUS_OK)
+      FUZZ_CHECK(c.as<T>()[i * g.ldc + j] == want);
+  });
   FUZZ_CHECK(st == (bad ? MIXRT_STATUS_OUT_OF_RANGE : MIXRT_STATUS_OK));
 }
 
@@ -800,70 +864,43 @@ float roundTo(int32_t format, uint16_t x) {
 }
 
 template <class T, class Out>
-void fuzzGemmReduced(Decoder &d,
+void fuzzGemmReduced(FuzzInput &in,
                      mixrt_status_code (*fn)(mixrt_float16_format, int64_t,
                                              int64_t, int64_t, const T *,
                                              int64_t, const T *, int64_t, Out *,
                                              int64_t)) {
-  const int32_t format = d.enumValue(2);
-  GemmArgs g = decodeGemm(d, sizeof(T), sizeof(T), sizeof(Out));
+  const int32_t format = in.takeEnum(2);
+  const GemmArgs g = in.takeGemm(sizeof(T), sizeof(T), sizeof(Out));
   const bool invalid = g.invalid || format < 0 || format > 1;
   if (!invalid && !gemmFits(g, sizeof(T), sizeof(T), sizeof(Out)))
     return;
-  Buffer a(invalid ? kTinyBytes : g.aExt * sizeof(T), g.aNull);
-  Buffer b(invalid ? kTinyBytes : g.bExt * sizeof(T), g.bNull);
-  Buffer c(invalid ? kTinyBytes : g.cExt * sizeof(Out), g.cNull);
-  if (!invalid) {
-    d.fill(a.as<T>(), g.aExt);
-    d.fill(b.as<T>(), g.bExt);
-  }
+  Buffer a, b;
+  takeGemmOperands<T>(in, g, invalid, a, b);
+  const Buffer c = outputBuffer<Out>(g.cExt, g.cNull, !invalid);
   const int32_t st =
       checked(fn(static_cast<mixrt_float16_format>(format), g.m, g.n, g.k,
                  a.as<T>(), g.lda, b.as<T>(), g.ldb, c.as<Out>(), g.ldc));
-  if (invalid) {
-    FUZZ_CHECK(st == MIXRT_STATUS_INVALID_ARGUMENT);
-    FUZZ_CHECK(c.untouched());
-    return;
-  }
+  if (invalid)
+    return expectRejected(st, {&c});
   FUZZ_CHECK(st == MIXRT_STATUS_OK || st == MIXRT_STATUS_OUT_OF_RANGE);
   checkPadding<Out>(g, c);
   bool bad = false;
-  for (int64_t i = 0; i < g.m; ++i)
-    for (int64_t j = 0; j < g.n; ++j) {
-      float acc = 0.0f;
-      for (int64_t kk = 0; kk < g.k; ++kk)
-        acc = std::fma(roundTo(format, a.as<T>()[i * g.lda + kk]),
-                       roundTo(format, b.as<T>()[kk * g.ldb + j]), acc);
-      if (!std::isfinite(acc)) {
-        bad = true;
-        continue;
-      }
-      if (st == MIXRT_STATUS_OK) {
-        const Out want = static_cast<Out>(acc);
-        FUZZ_CHECK(
-            std::memcmp(&want, c.as<Out>() + i * g.ldc + j, sizeof(Out)) == 0);
-      }
+  forEachOutput(g, [&](int64_t i, int64_t j) {
+    float acc = 0.0f;
+    for (int64_t kk = 0; kk < g.k; ++kk)
+      acc = std::fma(roundTo(format, a.as<T>()[i * g.lda + kk]),
+                     roundTo(format, b.as<T>()[kk * g.ldb + j]), acc);
+    if (!std::isfinite(acc)) {
+      bad = true;
+      return;
     }
+    if (st == MIXRT_STATUS_OK) {
+      const Out want = static_cast<Out>(acc);
+      FUZZ_CHECK(std::memcmp(&want, c.as<Out>() + i * g.ldc + j, sizeof(Out)) ==
+                 0);
+    }
+  });
   FUZZ_CHECK(st == (bad ? MIXRT_STATUS_OUT_OF_RANGE : MIXRT_STATUS_OK));
-}
-
-void fuzzGemms(Decoder &d) {
-  switch (d.pick(0, 6)) {
-  case 0:
-    return fuzzGemmS8S8S32(d);
-  case 1:
-    return fuzzGemmS8Quantized<int32_t>(d, mixrt_gemm_s8_s32, false);
-  case 2:
-    return fuzzGemmS8Quantized<float>(d, mixrt_gemm_s8_f32, true);
-  case 3:
-    return fuzzGemmS8Quantized<double>(d, mixrt_gemm_s8_f64, true);
-  case 4:
-    return fuzzGemmReduced<float, float>(d, mixrt_gemm_reduced_f32);
-  case 5:
-    return fuzzGemmReduced<double, double>(d, mixrt_gemm_reduced_f64);
-  default:
-    return fuzzGemmReduced<uint16_t, float>(d, mixrt_gemm_reduced_u16_f32);
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -882,11 +919,14 @@ template <class T> struct TensorList {
   T *const *ptrArray() const { return ptrs.as<T *>(); }
   const int64_t *sizeArray() const { return sizes.as<int64_t>(); }
 
-  void decode(Decoder &d, int64_t fixedNum = -1,
-              const std::vector<int64_t> *fixedSizes = nullptr) {
+  /// `fixedNum` >= 0 fixes the count; `fixedSizes` are used (most of the
+  /// time) for the first sizes (an optimizer's parameter sizes).
+  void take(FuzzInput &in, int64_t fixedNum = -1,
+            const std::vector<int64_t> *fixedSizes = nullptr) {
     num = fixedNum >= 0 ? fixedNum
-                        : (d.pick(0, 7) == 0 ? d.size(8) : d.pick(0, 4));
-    const bool ptrsNull = d.pick(0, 15) == 0, sizesNull = d.pick(0, 15) == 0;
+                        : (in.takeOneIn(8) ? in.takeSize(8)
+                                           : in.takeInRange<int64_t>(0, 4));
+    const bool ptrsNull = in.takeOneIn(16), sizesNull = in.takeOneIn(16);
     if (num < 0 || !fits(num, 8) || (num > 0 && (ptrsNull || sizesNull))) {
       invalid = true;
       ptrs = Buffer(kTinyBytes, ptrsNull);
@@ -904,22 +944,18 @@ template <class T> struct TensorList {
     for (int64_t i = 0; i < num; ++i) {
       const bool known =
           fixedSizes && i < static_cast<int64_t>(fixedSizes->size());
-      n[i] = known && d.pick(0, 7)
-                 ? (*fixedSizes)[i]
-                 : (d.pick(0, 3) ? d.pick<int64_t>(0, 6) : d.size(sizeof(T)));
-      null[i] = d.pick(0, 15) == 0;
+      n[i] = known && in.takeInRange(0, 7) ? (*fixedSizes)[i]
+                                           : in.takeSmallSize(6, 4, sizeof(T));
+      null[i] = in.takeOneIn(16);
       if (n[i] < 0 || !fits(n[i], sizeof(T)) || (n[i] > 0 && null[i]))
         invalid = true;
       else if (__builtin_add_overflow(total, n[i], &total))
         invalid = true;
     }
-    if (!invalid && bytesOf(total, sizeof(T)) > kCapBytes)
+    if (!invalid && overCap(total, sizeof(T)))
       skip = true;
     for (int64_t i = 0; i < num; ++i) {
-      tensors.emplace_back(invalid || skip ? kTinyBytes : n[i] * sizeof(T),
-                           null[i]);
-      if (!invalid && !skip && !null[i])
-        d.fill(tensors.back().template as<T>(), n[i]);
+      tensors.push_back(in.takeBuffer<T>(n[i], null[i], !invalid && !skip));
       ptrs.as<T *>()[i] = tensors.back().template as<T>();
       sizes.as<int64_t>()[i] = n[i];
     }
@@ -939,28 +975,27 @@ template <class T> struct TensorList {
   }
   bool allFinite() const {
     for (int64_t i = 0; i < num; ++i)
-      for (int64_t j = 0; j < sizeArray()[i]; ++j)
-        if (!std::isfinite(ptrArray()[i][j]))
-          return false;
+      if (!::allFinite(ptrArray()[i], sizeArray()[i]))
+        return false;
     return true;
   }
 };
 
-template <class T> void fuzzGradNorm(Decoder &d) {
+template <class T, bool Clip> void fuzzGradNorm(FuzzInput &in, State &) {
   TensorList<T> list;
-  list.decode(d);
+  list.take(in);
   if (list.skip)
     return;
-  const bool clip = d.flag();
-  const double maxNorm = d.pick(0, 3) ? d.pick(0, 8) * 0.5 : d.real();
-  const double eps = d.pick(0, 3) ? 1e-6 : d.real();
-  const bool normNull = d.pick(0, 7) == 0, coefNull = d.pick(0, 3) == 0;
+  const double maxNorm =
+      in.takeInRange(0, 3) ? in.takeInRange(0, 8) * 0.5 : in.takeReal();
+  const double eps = in.takeInRange(0, 3) ? 1e-6 : in.takeReal();
+  const bool normNull = in.takeOneIn(8), coefNull = in.takeOneIn(4);
   double norm = -12345.0, coef = -12345.0;
   const auto before = list.snapshot();
   int32_t st;
   bool invalid = list.invalid;
   const bool nonFinite = !invalid && !list.allFinite();
-  if (!clip) {
+  if (!Clip) {
     invalid |= normNull;
     if constexpr (std::is_same_v<T, float>)
       st = checked(mixrt_grad_norm_f32(
@@ -994,395 +1029,473 @@ template <class T> void fuzzGradNorm(Decoder &d) {
   }
   if (!normNull)
     FUZZ_CHECK(norm >= 0.0 && std::isfinite(norm));
-  if (clip && !coefNull)
+  if (Clip && !coefNull)
     FUZZ_CHECK(coef >= 0.0 && coef <= 1.0);
-  if (clip && coef == 1.0)
+  if (Clip && coef == 1.0)
     FUZZ_CHECK(list.equals(before));
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaler
+//===----------------------------------------------------------------------===//
+
+/// The scaler's state after any call: a finite positive scale and a growth
+/// tracker in [0, growth_interval).
+void checkScaler(const State &st) {
+  if (!st.scaler)
+    return;
+  const double s = mixrt_loss_scaler_scale(st.scaler);
+  FUZZ_CHECK(std::isfinite(s) && s > 0.0);
+  FUZZ_CHECK(mixrt_loss_scaler_growth_tracker(st.scaler) >= 0);
+}
+
+/// The scaler argument of a call: the live one, sometimes NULL.
+mixrt_loss_scaler *takeScaler(FuzzInput &in, const State &st) {
+  return !st.scaler || in.takeOneIn(16) ? nullptr : st.scaler;
+}
+
+void fuzzLossScalerCreate(FuzzInput &in, State &st) {
+  mixrt_loss_scaler_config config;
+  mixrt_loss_scaler_config_init(&config);
+  const bool useConfig = !in.takeOneIn(8);
+  if (useConfig) {
+    if (in.takeBool())
+      config.initial_scale = in.takeReal();
+    if (in.takeBool())
+      config.growth_factor = in.takeInRange(0, 2) ? 2.0 : in.takeReal();
+    if (in.takeBool())
+      config.backoff_factor = in.takeInRange(0, 2) ? 0.5 : in.takeReal();
+    if (in.takeBool())
+      config.growth_interval =
+          in.takeInRange(0, 2) ? in.takeInRange<int64_t>(1, 3) : in.takeSize();
+    if (in.takeBool())
+      config.max_scale = in.takeReal();
+    if (in.takeBool())
+      config.min_scale = in.takeReal();
+  }
+  const mixrt_loss_scaler_config &c = config;
+  const bool invalid =
+      useConfig &&
+      (!(std::isfinite(c.initial_scale) && c.initial_scale > 0) ||
+       !(std::isfinite(c.growth_factor) && c.growth_factor > 1) ||
+       !(c.backoff_factor > 0 && c.backoff_factor < 1) ||
+       c.growth_interval < 1 ||
+       !(std::isfinite(c.max_scale) && c.max_scale >= c.initial_scale) ||
+       !(std::isfinite(c.min_scale) && c.min_scale > 0 &&
+         c.min_scale <= c.initial_scale));
+  mixrt_loss_scaler *s = reinterpret_cast<mixrt_loss_scaler *>(&st);
+  const int32_t code =
+      checked(mixrt_loss_scaler_create(useConfig ? &config : nullptr, &s));
+  FUZZ_CHECK(code ==
+             (invalid ? MIXRT_STATUS_INVALID_ARGUMENT : MIXRT_STATUS_OK));
+  if (code != MIXRT_STATUS_OK) {
+    FUZZ_CHECK(s == nullptr);
+    return;
+  }
+  FUZZ_CHECK(mixrt_loss_scaler_growth_tracker(s) == 0);
+  mixrt_loss_scaler_destroy(st.scaler);
+  st.scaler = s;
+  checkScaler(st);
+}
+
+void fuzzLossScalerScaleLoss(FuzzInput &in, State &st) {
+  mixrt_loss_scaler *scaler = takeScaler(in, st);
+  const bool outNull = in.takeOneIn(16);
+  const double loss = in.takeReal();
+  double outD = -7.0;
+  float outF = -7.0f;
+  const bool f32 = in.takeBool();
+  const int32_t code =
+      f32 ? checked(mixrt_loss_scaler_scale_loss_f32(
+                scaler, static_cast<float>(loss), outNull ? nullptr : &outF))
+          : checked(mixrt_loss_scaler_scale_loss_f64(
+                scaler, loss, outNull ? nullptr : &outD));
+  const bool lossFinite =
+      f32 ? std::isfinite(static_cast<float>(loss)) : std::isfinite(loss);
+  if (!scaler || outNull || !lossFinite)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  else
+    FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
+  if (code != MIXRT_STATUS_OK)
+    FUZZ_CHECK(outD == -7.0 && outF == -7.0f);
+  checkScaler(st);
+}
+
+void fuzzLossScalerUpdate(FuzzInput &in, State &st) {
+  mixrt_loss_scaler *scaler = takeScaler(in, st);
+  const int32_t code =
+      checked(mixrt_loss_scaler_update(scaler, in.takeInt32()));
+  FUZZ_CHECK(code ==
+             (!scaler ? MIXRT_STATUS_INVALID_ARGUMENT : MIXRT_STATUS_OK));
+  checkScaler(st);
+}
+
+/// *out_found_inf / *out_skipped: untouched on failure, else 0 or 1.
+void checkFlag(int32_t code, bool invalid, int32_t out) {
+  if (invalid)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  if (code != MIXRT_STATUS_OK)
+    FUZZ_CHECK(out == -7);
+  else
+    FUZZ_CHECK(out == 0 || out == 1);
+}
+
+template <class T> void fuzzLossScalerUnscale(FuzzInput &in, State &st) {
+  mixrt_loss_scaler *scaler = takeScaler(in, st);
+  const bool outNull = in.takeOneIn(16);
+  TensorList<T> list;
+  list.take(in);
+  if (list.skip)
+    return;
+  int32_t out = -7;
+  int32_t code;
+  if constexpr (std::is_same_v<T, float>)
+    code = checked(mixrt_loss_scaler_unscale_f32(scaler, list.ptrArray(),
+                                                 list.sizeArray(), list.num,
+                                                 outNull ? nullptr : &out));
+  else
+    code = checked(mixrt_loss_scaler_unscale_f64(scaler, list.ptrArray(),
+                                                 list.sizeArray(), list.num,
+                                                 outNull ? nullptr : &out));
+  checkFlag(code, !scaler || outNull || list.invalid, out);
+  checkScaler(st);
 }
 
 mixrt_status_code callback(void *user) {
   return static_cast<mixrt_status_code>(*static_cast<int32_t *>(user));
 }
 
-void fuzzLossScaler(Decoder &d, State &st) {
-  switch (d.pick(0, 5)) {
-  case 0: { // create
-    mixrt_loss_scaler_config config;
-    mixrt_loss_scaler_config_init(&config);
-    const bool useConfig = d.pick(0, 7) != 0;
-    if (useConfig) {
-      if (d.flag())
-        config.initial_scale = d.real();
-      if (d.flag())
-        config.growth_factor = d.pick(0, 2) ? 2.0 : d.real();
-      if (d.flag())
-        config.backoff_factor = d.pick(0, 2) ? 0.5 : d.real();
-      if (d.flag())
-        config.growth_interval =
-            d.pick(0, 2) ? d.pick<int64_t>(1, 3) : d.size();
-      if (d.flag())
-        config.max_scale = d.real();
-      if (d.flag())
-        config.min_scale = d.real();
-    }
-    const mixrt_loss_scaler_config &c = config;
-    const bool invalid =
-        useConfig &&
-        (!(std::isfinite(c.initial_scale) && c.initial_scale > 0) ||
-         !(std::isfinite(c.growth_factor) && c.growth_factor > 1) ||
-         !(c.backoff_factor > 0 && c.backoff_factor < 1) ||
-         c.growth_interval < 1 ||
-         !(std::isfinite(c.max_scale) && c.max_scale >= c.initial_scale) ||
-         !(std::isfinite(c.min_scale) && c.min_scale > 0 &&
-           c.min_scale <= c.initial_scale));
-    mixrt_loss_scaler *s = reinterpret_cast<mixrt_loss_scaler *>(&st);
-    const int32_t code =
-        checked(mixrt_loss_scaler_create(useConfig ? &config : nullptr, &s));
-    FUZZ_CHECK(code ==
-               (invalid ? MIXRT_STATUS_INVALID_ARGUMENT : MIXRT_STATUS_OK));
-    if (code != MIXRT_STATUS_OK) {
-      FUZZ_CHECK(s == nullptr);
-      return;
-    }
-    mixrt_loss_scaler_destroy(st.scaler);
-    st.scaler = s;
+void fuzzLossScalerStep(FuzzInput &in, State &st) {
+  mixrt_loss_scaler *scaler = takeScaler(in, st);
+  const bool outNull = in.takeOneIn(16);
+  TensorList<float> list;
+  list.take(in);
+  if (list.skip)
+    return;
+  int32_t result = in.takeInRange(0, 2) ? MIXRT_STATUS_OK : in.takeEnum(14);
+  const bool applyNull = in.takeOneIn(16);
+  const bool invalid = !scaler || outNull || list.invalid || applyNull;
+  int32_t out = -7;
+  const int32_t code = checked(
+      mixrt_loss_scaler_step_f32(scaler, list.ptrArray(), list.sizeArray(),
+                                 list.num, applyNull ? nullptr : callback,
+                                 &result, outNull ? nullptr : &out),
+      /*allowInternal=*/!isStatus(result) || result == MIXRT_STATUS_INTERNAL);
+  if (!invalid && result != MIXRT_STATUS_OK && isStatus(result) &&
+      result != MIXRT_STATUS_INTERNAL && code != MIXRT_STATUS_OK)
+    FUZZ_CHECK(code == result);
+  // The message of a failing callback never nests earlier ones.
+  if (code != MIXRT_STATUS_OK && !invalid)
+    FUZZ_CHECK(strnlen(mixrt_last_error_message(), 1024) < 1024);
+  checkFlag(code, invalid, out);
+  checkScaler(st);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+/// The optimizer argument of a call: the live one, sometimes NULL.
+mixrt_optimizer *takeOptimizer(FuzzInput &in, const State &st) {
+  return !st.optimizer || in.takeOneIn(16) ? nullptr : st.optimizer;
+}
+
+void fuzzOptimizerCreate(FuzzInput &in, State &st) {
+  mixrt_optimizer_config config;
+  mixrt_optimizer_config_init(static_cast<mixrt_optimizer_kind>(in.takeEnum(2)),
+                              &config);
+  if (in.takeBool())
+    config.kind = static_cast<mixrt_optimizer_kind>(in.takeEnum(2));
+  if (in.takeBool())
+    config.learning_rate = in.takeReal();
+  if (in.takeBool())
+    config.weight_decay = in.takeInRange(0, 1) ? 0.01 : in.takeReal();
+  if (in.takeBool())
+    config.momentum = in.takeInRange(0, 1) ? 0.9 : in.takeReal();
+  if (in.takeBool())
+    config.dampening = in.takeReal();
+  if (in.takeBool())
+    config.nesterov = in.takeInt32();
+  if (in.takeBool())
+    config.beta1 = in.takeReal();
+  if (in.takeBool())
+    config.beta2 = in.takeReal();
+  if (in.takeBool())
+    config.epsilon = in.takeReal();
+  const bool configNull = in.takeOneIn(16);
+  mixrt_optimizer *o = reinterpret_cast<mixrt_optimizer *>(&st);
+  const int32_t kind = static_cast<int32_t>(config.kind);
+  const int32_t code =
+      checked(mixrt_optimizer_create(configNull ? nullptr : &config, &o));
+  if (configNull || kind < 0 || kind > 1)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  else
+    FUZZ_CHECK(code == MIXRT_STATUS_OK ||
+               code == MIXRT_STATUS_INVALID_ARGUMENT);
+  if (code != MIXRT_STATUS_OK) {
+    FUZZ_CHECK(o == nullptr);
     return;
   }
-  case 1: { // scale_loss
-    const bool null = !st.scaler || d.pick(0, 15) == 0;
-    const bool outNull = d.pick(0, 15) == 0;
-    const double loss = d.real();
-    double outD = -7.0;
-    float outF = -7.0f;
-    const bool f32 = d.flag();
-    const int32_t code =
-        f32 ? checked(mixrt_loss_scaler_scale_loss_f32(
-                  null ? nullptr : st.scaler, static_cast<float>(loss),
-                  outNull ? nullptr : &outF))
-            : checked(mixrt_loss_scaler_scale_loss_f64(
-                  null ? nullptr : st.scaler, loss, outNull ? nullptr : &outD));
-    const bool lossFinite =
-        f32 ? std::isfinite(static_cast<float>(loss)) : std::isfinite(loss);
-    if (null || outNull || !lossFinite) {
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    } else {
-      FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
-    }
-    if (code != MIXRT_STATUS_OK)
-      FUZZ_CHECK(outD == -7.0 && outF == -7.0f);
+  FUZZ_CHECK(mixrt_optimizer_num_params(o) == 0);
+  mixrt_optimizer_destroy(st.optimizer);
+  st.optimizer = o;
+}
+
+void fuzzOptimizerAddParam(FuzzInput &in, State &st) {
+  mixrt_optimizer *opt = takeOptimizer(in, st);
+  const int64_t count = in.takeSmallSize(8, 4, 8);
+  const int32_t lowp = in.takeEnum(4);
+  const bool valuesNull = in.takeOneIn(16), indexNull = in.takeOneIn(8);
+  bool invalid = !opt || count < 0 || !fits(count, 8) ||
+                 (count > 0 && valuesNull) || lowp < 0 || lowp > 3 ||
+                 count == 0;
+  if (!invalid && overCap(count, 8))
+    return;
+  const Buffer values = in.takeBuffer<double>(count, valuesNull, !invalid);
+  invalid |= !invalid && !allFinite(values.as<double>(), count);
+  const int64_t before = opt ? mixrt_optimizer_num_params(opt) : 0;
+  int64_t index = -7;
+  const int32_t code = checked(mixrt_optimizer_add_param(
+      opt, values.as<double>(), count, static_cast<mixrt_lowp_format>(lowp),
+      indexNull ? nullptr : &index));
+  if (invalid)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  else
+    FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
+  if (code != MIXRT_STATUS_OK) {
+    FUZZ_CHECK(index == -7);
+    if (opt)
+      FUZZ_CHECK(mixrt_optimizer_num_params(opt) == before);
     return;
   }
-  case 2: { // update
-    const bool null = !st.scaler || d.pick(0, 15) == 0;
-    const int32_t code = checked(
-        mixrt_loss_scaler_update(null ? nullptr : st.scaler, d.int32()));
-    FUZZ_CHECK(code ==
-               (null ? MIXRT_STATUS_INVALID_ARGUMENT : MIXRT_STATUS_OK));
-    break;
-  }
-  default: { // unscale f32/f64 or step
-    const int kind = d.pick(0, 2);
-    const bool null = !st.scaler || d.pick(0, 15) == 0;
-    const bool outNull = d.pick(0, 15) == 0;
-    int32_t out = -7;
-    int32_t code;
-    bool invalid = null || outNull;
-    if (kind == 1) {
-      TensorList<double> list;
-      list.decode(d);
-      if (list.skip)
-        return;
-      invalid |= list.invalid;
-      code = checked(mixrt_loss_scaler_unscale_f64(
-          null ? nullptr : st.scaler, list.ptrArray(), list.sizeArray(),
-          list.num, outNull ? nullptr : &out));
-    } else {
-      TensorList<float> list;
-      list.decode(d);
-      if (list.skip)
-        return;
-      invalid |= list.invalid;
-      if (kind == 0) {
-        code = checked(mixrt_loss_scaler_unscale_f32(
-            null ? nullptr : st.scaler, list.ptrArray(), list.sizeArray(),
-            list.num, outNull ? nullptr : &out));
-      } else {
-        int32_t result = d.pick(0, 2) ? MIXRT_STATUS_OK : d.enumValue(14);
-        const bool applyNull = d.pick(0, 15) == 0;
-        invalid |= applyNull;
-        code = checked(
-            mixrt_loss_scaler_step_f32(null ? nullptr : st.scaler,
-                                       list.ptrArray(), list.sizeArray(),
-                                       list.num, applyNull ? nullptr : callback,
-                                       &result, outNull ? nullptr : &out),
-            /*allowInternal=*/!isStatus(result) ||
-                result == MIXRT_STATUS_INTERNAL);
-        if (!invalid && result != MIXRT_STATUS_OK && isStatus(result) &&
-            result != MIXRT_STATUS_INTERNAL && code != MIXRT_STATUS_OK)
-          FUZZ_CHECK(code == result);
-        // The message of a failing callback never nests earlier ones.
-        if (code != MIXRT_STATUS_OK && !invalid)
-          FUZZ_CHECK(strnlen(mixrt_last_error_message(), 1024) < 1024);
-      }
-    }
-    if (invalid)
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    if (code != MIXRT_STATUS_OK)
-      FUZZ_CHECK(out == -7);
+  FUZZ_CHECK(mixrt_optimizer_num_params(opt) == before + 1);
+  if (!indexNull)
+    FUZZ_CHECK(index == before);
+  FUZZ_CHECK(mixrt_optimizer_param_size(opt, before) == count);
+  FUZZ_CHECK(static_cast<int32_t>(mixrt_optimizer_lowp_format(opt, before)) ==
+             lowp);
+  FUZZ_CHECK(std::memcmp(mixrt_optimizer_master(opt, before),
+                         values.as<double>(), count * 8) == 0);
+}
+
+/// The low-precision copies of every parameter follow its masters.
+void checkCopies(mixrt_optimizer *opt) {
+  const int64_t params = mixrt_optimizer_num_params(opt);
+  for (int64_t i = 0; i < params; ++i) {
+    const double *m = mixrt_optimizer_master(opt, i);
+    const int64_t size = mixrt_optimizer_param_size(opt, i);
+    const uint16_t *u = mixrt_optimizer_lowp_u16(opt, i);
+    const int32_t lowp =
+        static_cast<int32_t>(mixrt_optimizer_lowp_format(opt, i));
+    FUZZ_CHECK((u != nullptr) ==
+               (lowp == MIXRT_LOWP_F16 || lowp == MIXRT_LOWP_BF16));
+    FUZZ_CHECK((mixrt_optimizer_lowp_int8(opt, i) != nullptr) ==
+               (lowp == MIXRT_LOWP_INT8));
+    const float int8Scale = mixrt_optimizer_lowp_int8_scale(opt, i);
+    if (lowp == MIXRT_LOWP_INT8)
+      FUZZ_CHECK(int8Scale > 0.0f && std::isfinite(int8Scale));
     else
-      FUZZ_CHECK(out == 0 || out == 1);
-    break;
-  }
-  }
-  if (st.scaler) {
-    // The scale stays finite within [min_scale, max_scale].
-    const double s = mixrt_loss_scaler_scale(st.scaler);
-    FUZZ_CHECK(std::isfinite(s) && s > 0.0);
+      FUZZ_CHECK(int8Scale == 0.0f);
+    for (int64_t j = 0; j < size; ++j) {
+      FUZZ_CHECK(std::isfinite(m[j]));
+      if (lowp == MIXRT_LOWP_F16)
+        FUZZ_CHECK(u[j] == mixrt_f64_to_f16(m[j]));
+      else if (lowp == MIXRT_LOWP_BF16)
+        FUZZ_CHECK(u[j] == mixrt_f64_to_bf16(m[j]));
+    }
   }
 }
 
-void fuzzOptimizer(Decoder &d, State &st) {
-  switch (d.pick(0, 3)) {
-  case 0: { // create
-    mixrt_optimizer_config config;
-    mixrt_optimizer_config_init(
-        static_cast<mixrt_optimizer_kind>(d.enumValue(2)), &config);
-    if (d.flag())
-      config.kind = static_cast<mixrt_optimizer_kind>(d.enumValue(2));
-    if (d.flag())
-      config.learning_rate = d.real();
-    if (d.flag())
-      config.weight_decay = d.pick(0, 1) ? 0.01 : d.real();
-    if (d.flag())
-      config.momentum = d.pick(0, 1) ? 0.9 : d.real();
-    if (d.flag())
-      config.dampening = d.real();
-    if (d.flag())
-      config.nesterov = d.int32();
-    if (d.flag())
-      config.beta1 = d.real();
-    if (d.flag())
-      config.beta2 = d.real();
-    if (d.flag())
-      config.epsilon = d.real();
-    const bool configNull = d.pick(0, 15) == 0;
-    mixrt_optimizer *o = reinterpret_cast<mixrt_optimizer *>(&st);
-    const int32_t kind = static_cast<int32_t>(config.kind);
-    const int32_t code =
-        checked(mixrt_optimizer_create(configNull ? nullptr : &config, &o));
-    if (configNull || kind < 0 || kind > 1)
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    else
-      FUZZ_CHECK(code == MIXRT_STATUS_OK ||
-                 code == MIXRT_STATUS_INVALID_ARGUMENT);
-    if (code != MIXRT_STATUS_OK) {
-      FUZZ_CHECK(o == nullptr);
-      return;
-    }
-    mixrt_optimizer_destroy(st.optimizer);
-    st.optimizer = o;
-    return;
+template <class T> void fuzzOptimizerStep(FuzzInput &in, State &st) {
+  mixrt_optimizer *opt = takeOptimizer(in, st);
+  const int64_t params = opt ? mixrt_optimizer_num_params(opt) : 0;
+  std::vector<int64_t> sizes(params);
+  // Snapshot of the masters.
+  std::vector<std::vector<double>> masters(params);
+  for (int64_t i = 0; i < params; ++i) {
+    sizes[i] = mixrt_optimizer_param_size(opt, i);
+    masters[i].assign(mixrt_optimizer_master(opt, i),
+                      mixrt_optimizer_master(opt, i) + sizes[i]);
   }
-  case 1: { // add_param
-    const bool null = !st.optimizer || d.pick(0, 15) == 0;
-    const int64_t count = d.pick(0, 3) ? d.pick<int64_t>(0, 8) : d.size(8);
-    const int32_t lowp = d.enumValue(4);
-    const bool valuesNull = d.pick(0, 15) == 0, indexNull = d.pick(0, 7) == 0;
-    bool invalid = null || count < 0 || !fits(count, 8) ||
-                   (count > 0 && valuesNull) || lowp < 0 || lowp > 3 ||
-                   count == 0;
-    if (!invalid && count * 8 > kCapBytes)
-      return;
-    Buffer values(invalid ? kTinyBytes : count * 8, valuesNull);
-    if (!invalid) {
-      d.fill(values.as<double>(), count);
-      for (int64_t i = 0; i < count; ++i)
-        invalid |= !std::isfinite(values.as<double>()[i]);
-    }
-    const int64_t before = null ? 0 : mixrt_optimizer_num_params(st.optimizer);
-    int64_t index = -7;
-    const int32_t code = checked(mixrt_optimizer_add_param(
-        null ? nullptr : st.optimizer, values.as<double>(), count,
-        static_cast<mixrt_lowp_format>(lowp), indexNull ? nullptr : &index));
-    if (invalid)
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    else
-      FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
-    if (code != MIXRT_STATUS_OK) {
-      FUZZ_CHECK(index == -7);
-      if (!null)
-        FUZZ_CHECK(mixrt_optimizer_num_params(st.optimizer) == before);
-      return;
-    }
-    FUZZ_CHECK(mixrt_optimizer_num_params(st.optimizer) == before + 1);
-    if (!indexNull)
-      FUZZ_CHECK(index == before);
-    FUZZ_CHECK(mixrt_optimizer_param_size(st.optimizer, before) == count);
-    FUZZ_CHECK(static_cast<int32_t>(
-                   mixrt_optimizer_lowp_format(st.optimizer, before)) == lowp);
+  const int64_t num = in.takeInRange(0, 3) ? params : -1;
+  TensorList<T> list;
+  list.take(in, num, &sizes);
+  if (list.skip)
     return;
-  }
-  default: { // step f32 / f64
-    const bool null = !st.optimizer || d.pick(0, 15) == 0;
-    const int64_t params = null ? 0 : mixrt_optimizer_num_params(st.optimizer);
-    std::vector<int64_t> sizes(params);
+  const bool invalid = !opt || list.invalid;
+  const bool finite = invalid || list.allFinite();
+  bool match = !invalid && list.num == params;
+  for (int64_t i = 0; match && i < params; ++i)
+    match = list.sizeArray()[i] == sizes[i];
+  int32_t code;
+  if constexpr (std::is_same_v<T, float>)
+    code = checked(mixrt_optimizer_step_f32(
+        opt, const_cast<const float *const *>(list.ptrArray()),
+        list.sizeArray(), list.num));
+  else
+    code = checked(mixrt_optimizer_step_f64(
+        opt, const_cast<const double *const *>(list.ptrArray()),
+        list.sizeArray(), list.num));
+  if (invalid || !match || !finite)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  else
+    FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
+  if (!opt)
+    return;
+  if (code != MIXRT_STATUS_OK) // All or nothing.
     for (int64_t i = 0; i < params; ++i)
-      sizes[i] = mixrt_optimizer_param_size(st.optimizer, i);
-    // Snapshot of the masters and copies.
-    std::vector<std::vector<double>> masters(params);
-    for (int64_t i = 0; i < params; ++i)
-      masters[i].assign(mixrt_optimizer_master(st.optimizer, i),
-                        mixrt_optimizer_master(st.optimizer, i) + sizes[i]);
-    const bool f32 = d.flag();
-    const int64_t num = d.pick(0, 3) ? params : -1;
-    int32_t code;
-    bool invalid = null, finite = true;
-    bool match = true;
-    if (f32) {
-      TensorList<float> list;
-      list.decode(d, num, &sizes);
-      if (list.skip)
-        return;
-      invalid |= list.invalid;
-      finite = invalid || list.allFinite();
-      match = !invalid && list.num == params;
-      for (int64_t i = 0; match && i < params; ++i)
-        match = list.sizeArray()[i] == sizes[i];
-      code = checked(mixrt_optimizer_step_f32(
-          null ? nullptr : st.optimizer,
-          const_cast<const float *const *>(list.ptrArray()), list.sizeArray(),
-          list.num));
-    } else {
-      TensorList<double> list;
-      list.decode(d, num, &sizes);
-      if (list.skip)
-        return;
-      invalid |= list.invalid;
-      finite = invalid || list.allFinite();
-      match = !invalid && list.num == params;
-      for (int64_t i = 0; match && i < params; ++i)
-        match = list.sizeArray()[i] == sizes[i];
-      code = checked(mixrt_optimizer_step_f64(
-          null ? nullptr : st.optimizer,
-          const_cast<const double *const *>(list.ptrArray()), list.sizeArray(),
-          list.num));
-    }
-    if (invalid || !match || !finite)
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    else
-      FUZZ_CHECK(code == MIXRT_STATUS_OK || code == MIXRT_STATUS_OUT_OF_RANGE);
-    if (null)
-      return;
-    for (int64_t i = 0; i < params; ++i) {
-      const double *m = mixrt_optimizer_master(st.optimizer, i);
-      if (code != MIXRT_STATUS_OK) // All or nothing.
-        FUZZ_CHECK(std::memcmp(m, masters[i].data(), sizes[i] * 8) == 0);
-      const uint16_t *u = mixrt_optimizer_lowp_u16(st.optimizer, i);
-      const int32_t lowp =
-          static_cast<int32_t>(mixrt_optimizer_lowp_format(st.optimizer, i));
-      for (int64_t j = 0; j < sizes[i]; ++j) {
-        FUZZ_CHECK(std::isfinite(m[j]));
-        if (lowp == MIXRT_LOWP_F16)
-          FUZZ_CHECK(u[j] == mixrt_f64_to_f16(m[j]));
-        else if (lowp == MIXRT_LOWP_BF16)
-          FUZZ_CHECK(u[j] == mixrt_f64_to_bf16(m[j]));
-      }
-    }
-    return;
-  }
-  }
+      FUZZ_CHECK(std::memcmp(mixrt_optimizer_master(opt, i), masters[i].data(),
+                             sizes[i] * 8) == 0);
+  checkCopies(opt);
 }
 
 //===----------------------------------------------------------------------===//
 // Status, SIMD level, checks of generated code
 //===----------------------------------------------------------------------===//
 
-void fuzzMisc(Decoder &d) {
-  switch (d.pick(0, 2)) {
-  case 0: {
-    const char *name =
-        mixrt_status_code_name(static_cast<mixrt_status_code>(d.enumValue(14)));
-    FUZZ_CHECK(name != nullptr);
-    const size_t n = strnlen(name, 64);
-    FUZZ_CHECK(n > 0 && n < 64);
-    return;
-  }
-  case 1: {
-    const int32_t level = d.enumValue(2);
-    const int32_t code =
-        checked(mixrt_set_simd_level(static_cast<mixrt_simd_level>(level)));
-    if (level < 0 || level > 1)
-      FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
-    else if (level > static_cast<int32_t>(mixrt_cpu_simd_level()))
-      FUZZ_CHECK(code == MIXRT_STATUS_UNIMPLEMENTED);
-    else
-      FUZZ_CHECK(code == MIXRT_STATUS_OK &&
-                 static_cast<int32_t>(mixrt_get_simd_level()) == level);
-    return;
-  }
-  default: {
-    mixrt_check_reset();
-    const int calls = d.pick(0, 4);
-    for (int i = 0; i < calls; ++i)
-      mixrt_check_fail(d.pick(0, 1) ? MIXRT_STATUS_OUT_OF_RANGE : d.int32(),
-                       d.pick(0, 3) ? "model.mlir:1:2" : nullptr,
-                       d.pick(0, 3) ? "checked cast" : nullptr,
-                       static_cast<int64_t>(d.size()), d.real());
-    FUZZ_CHECK(mixrt_check_failure_count() == calls);
-    const int32_t code = static_cast<int32_t>(mixrt_check_status());
-    FUZZ_CHECK(isStatus(code));
-    FUZZ_CHECK((code == MIXRT_STATUS_OK) == (calls == 0));
-    if (calls > 0) {
-      const size_t n = strnlen(mixrt_last_error_message(), kMessageBound);
-      FUZZ_CHECK(n > 0 && n < kMessageBound);
-    }
-    mixrt_check_reset();
-    return;
-  }
+void fuzzStatusCodeName(FuzzInput &in, State &) {
+  const char *name =
+      mixrt_status_code_name(static_cast<mixrt_status_code>(in.takeEnum(14)));
+  FUZZ_CHECK(name != nullptr);
+  const size_t n = strnlen(name, 64);
+  FUZZ_CHECK(n > 0 && n < 64);
+}
+
+void fuzzSetSimdLevel(FuzzInput &in, State &) {
+  const int32_t level = in.takeEnum(2);
+  const int32_t code =
+      checked(mixrt_set_simd_level(static_cast<mixrt_simd_level>(level)));
+  if (level < 0 || level > 1)
+    FUZZ_CHECK(code == MIXRT_STATUS_INVALID_ARGUMENT);
+  else if (level > static_cast<int32_t>(mixrt_cpu_simd_level()))
+    FUZZ_CHECK(code == MIXRT_STATUS_UNIMPLEMENTED);
+  else
+    FUZZ_CHECK(code == MIXRT_STATUS_OK &&
+               static_cast<int32_t>(mixrt_get_simd_level()) == level);
+}
+
+/// A location or what string for mixrt_check_fail: usually short,
+/// sometimes NULL or longer than the 1024 bytes the message keeps.
+const char *takeCheckString(FuzzInput &in, const char *usual,
+                            std::vector<char> &storage) {
+  switch (in.takeInRange(0, 5)) {
+  case 0:
+    return nullptr;
+  case 1:
+    storage.assign(in.takeInRange<size_t>(1000, 5000), 'x');
+    storage.back() = '\0';
+    return storage.data();
+  default:
+    return usual;
   }
 }
+
+void fuzzCheckFail(FuzzInput &in, State &) {
+  mixrt_check_reset();
+  const int calls = in.takeInRange(0, 4);
+  std::vector<char> location, what;
+  for (int i = 0; i < calls; ++i) {
+    const int32_t code =
+        in.takeInRange(0, 1) ? MIXRT_STATUS_OUT_OF_RANGE : in.takeInt32();
+    const char *l = takeCheckString(in, "model.mlir:1:2", location);
+    const char *w = takeCheckString(in, "checked cast", what);
+    mixrt_check_fail(code, l, w, static_cast<int64_t>(in.takeSize()),
+                     in.takeReal());
+  }
+  FUZZ_CHECK(mixrt_check_failure_count() == calls);
+  const int32_t code = static_cast<int32_t>(mixrt_check_status());
+  FUZZ_CHECK(isStatus(code));
+  FUZZ_CHECK((code == MIXRT_STATUS_OK) == (calls == 0));
+  if (calls > 0) {
+    // location and what are kept to 1024 bytes each (mixrt.h).
+    const size_t n = strnlen(mixrt_last_error_message(), kMessageBound);
+    FUZZ_CHECK(n > 0 && n < 2200);
+  }
+  mixrt_check_reset();
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch: one row per C entry point (f32/f64 twins share a row where
+// the harness picks the type itself)
+//===----------------------------------------------------------------------===//
+
+/// Row functions for entry points that take a function of the C API.
+template <auto Bulk, auto Scalar, bool IsChecked>
+void conversion(FuzzInput &in, State &) {
+  fuzzConversion(in, Bulk, Scalar, IsChecked);
+}
+template <auto Fn, bool NeedScales> void gemmS8(FuzzInput &in, State &) {
+  fuzzGemmS8Quantized(in, Fn, NeedScales);
+}
+template <auto Fn> void gemmReduced(FuzzInput &in, State &) {
+  fuzzGemmReduced(in, Fn);
+}
+
+struct Target {
+  const char *name;
+  void (*run)(FuzzInput &, State &);
+};
+
+const Target kTargets[] = {
+    {"f32_to_f16_array",
+     conversion<mixrt_f32_to_f16_array, mixrt_f32_to_f16, false>},
+    {"f16_to_f32_array",
+     conversion<mixrt_f16_to_f32_array, mixrt_f16_to_f32, false>},
+    {"f32_to_bf16_array",
+     conversion<mixrt_f32_to_bf16_array, mixrt_f32_to_bf16, false>},
+    {"bf16_to_f32_array",
+     conversion<mixrt_bf16_to_f32_array, mixrt_bf16_to_f32, false>},
+    {"f64_to_f16_array",
+     conversion<mixrt_f64_to_f16_array, mixrt_f64_to_f16, false>},
+    {"f64_to_bf16_array",
+     conversion<mixrt_f64_to_bf16_array, mixrt_f64_to_bf16, false>},
+    {"f32_to_f16_array_checked",
+     conversion<mixrt_f32_to_f16_array_checked, mixrt_f32_to_f16, true>},
+    {"f32_to_bf16_array_checked",
+     conversion<mixrt_f32_to_bf16_array_checked, mixrt_f32_to_bf16, true>},
+    {"f64_to_f16_array_checked",
+     conversion<mixrt_f64_to_f16_array_checked, mixrt_f64_to_f16, true>},
+    {"f64_to_bf16_array_checked",
+     conversion<mixrt_f64_to_bf16_array_checked, mixrt_f64_to_bf16, true>},
+    {"quantize_f32", fuzzQuantize</*WithParams=*/false>},
+    {"quantize_f32_with_params", fuzzQuantize</*WithParams=*/true>},
+    {"dequantize_f32", fuzzDequantize},
+    {"quantize_f32_buffer", fuzzQuantizeBuffer},
+    {"gemm_s8s8s32", fuzzGemmS8S8S32},
+    {"gemm_s8_s32", gemmS8<mixrt_gemm_s8_s32, false>},
+    {"gemm_s8_f32", gemmS8<mixrt_gemm_s8_f32, true>},
+    {"gemm_s8_f64", gemmS8<mixrt_gemm_s8_f64, true>},
+    {"gemm_reduced_f32", gemmReduced<mixrt_gemm_reduced_f32>},
+    {"gemm_reduced_f64", gemmReduced<mixrt_gemm_reduced_f64>},
+    {"gemm_reduced_u16_f32", gemmReduced<mixrt_gemm_reduced_u16_f32>},
+    {"grad_norm_f32", fuzzGradNorm<float, /*Clip=*/false>},
+    {"grad_norm_f64", fuzzGradNorm<double, /*Clip=*/false>},
+    {"clip_grad_norm_f32", fuzzGradNorm<float, /*Clip=*/true>},
+    {"clip_grad_norm_f64", fuzzGradNorm<double, /*Clip=*/true>},
+    {"loss_scaler_create", fuzzLossScalerCreate},
+    {"loss_scaler_scale_loss_f32/f64", fuzzLossScalerScaleLoss},
+    {"loss_scaler_update", fuzzLossScalerUpdate},
+    {"loss_scaler_unscale_f32", fuzzLossScalerUnscale<float>},
+    {"loss_scaler_unscale_f64", fuzzLossScalerUnscale<double>},
+    {"loss_scaler_step_f32", fuzzLossScalerStep},
+    {"optimizer_create", fuzzOptimizerCreate},
+    {"optimizer_add_param", fuzzOptimizerAddParam},
+    {"optimizer_step_f32", fuzzOptimizerStep<float>},
+    {"optimizer_step_f64", fuzzOptimizerStep<double>},
+    {"status_code_name", fuzzStatusCodeName},
+    {"set_simd_level", fuzzSetSimdLevel},
+    {"check_fail/check_status", fuzzCheckFail},
+};
 
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  Decoder d(data, size);
+  FuzzInput in(data, size);
   State st;
   // The SIMD path for this input (both give identical results).
-  (void)mixrt_set_simd_level(d.flag() ? MIXRT_SIMD_PORTABLE
-                                      : mixrt_cpu_simd_level());
-  for (int step = 0; step < 8 && !d.empty(); ++step) {
-    switch (d.pick(0, 8)) {
-    case 0:
-      fuzzConversions(d);
-      break;
-    case 1:
-      fuzzQuantize(d, st);
-      break;
-    case 2:
-      fuzzDequantize(d, st);
-      break;
-    case 3:
-      fuzzQuantizeBuffer(d);
-      break;
-    case 4:
-      fuzzGemms(d);
-      break;
-    case 5:
-      if (d.flag())
-        fuzzGradNorm<float>(d);
-      else
-        fuzzGradNorm<double>(d);
-      break;
-    case 6:
-      fuzzLossScaler(d, st);
-      break;
-    case 7:
-      fuzzOptimizer(d, st);
-      break;
-    default:
-      fuzzMisc(d);
-      break;
-    }
-  }
+  (void)mixrt_set_simd_level(in.takeBool() ? MIXRT_SIMD_PORTABLE
+                                           : mixrt_cpu_simd_level());
+  for (int step = 0; step < 8 && !in.empty(); ++step)
+    kTargets[in.takeInRange<size_t>(0, std::size(kTargets) - 1)].run(in, st);
   return 0;
 }

@@ -129,9 +129,11 @@ const float *roundOperand(const T *src, int64_t rows, int64_t cols,
 template <class Fmt, class T>
 void gemmReducedCore(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda,
                      const T *b, int64_t ldb, float *acc, int64_t ldacc) {
+  if (m == 0 || n == 0)
+    return; // No output: acc (C) may be null, so no offset is formed from it.
   for (int64_t i = 0; i < m; ++i)
     std::fill(acc + i * ldacc, acc + i * ldacc + n, 0.0f);
-  if (m == 0 || n == 0 || k == 0)
+  if (k == 0)
     return;
   const float *ar =
       roundOperand<Fmt, detail::ScratchSlot::kRoundedA>(a, m, k, lda);
@@ -179,6 +181,10 @@ template <class Fmt, class T, class Out>
 absl::Status gemmReducedTyped(absl::string_view op, int64_t m, int64_t n,
                               int64_t k, const T *a, int64_t lda, const T *b,
                               int64_t ldb, Out *c, int64_t ldc) {
+  // An empty result reads and writes nothing (A, B and C may be null) and
+  // needs no workspace, however large the other dimensions are.
+  if (m == 0 || n == 0)
+    return absl::OkStatus();
   // Workspaces: the rounded operands, the packed A panels and (f64 output)
   // the f32 accumulators.
   for (const auto &[rows, cols] :

@@ -125,7 +125,7 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
                         const S8View &a, const S8View &b, int32_t *c,
                         int64_t ldc) {
   if (m == 0 || n == 0)
-    return absl::OkStatus();
+    return absl::OkStatus(); // No output; A, B and C may be null.
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i)
       std::fill(c + i * ldc, c + i * ldc + n, 0);
@@ -212,14 +212,16 @@ absl::Status gemmS8Core(absl::string_view op, int64_t m, int64_t n, int64_t k,
 }
 
 /// Validates a quantized operand (rows x cols, one channel per row of A or
-/// column of B) and returns its view.
+/// column of B; its data is read only if `accessed`) and returns its view.
+/// Scales and zero points are validated whatever the dimensions.
 absl::Status checkOperand(absl::string_view op, absl::string_view name,
                           const S8Operand &operand, int64_t rows, int64_t cols,
-                          int64_t channels, bool needScales, S8View &out) {
+                          int64_t channels, bool needScales, bool accessed,
+                          S8View &out) {
   const bool isA = name == "A";
   if (absl::Status s = detail::checkMatrix(
           op, name, operand.data, rows, cols, operand.ld, isA ? "M" : "K",
-          isA ? "K" : "N", isA ? "a->ld" : "b->ld");
+          isA ? "K" : "N", isA ? "a->ld" : "b->ld", accessed);
       !s.ok())
     return s;
   const size_t expected = operand.per_channel ? channels : 1;
@@ -260,10 +262,12 @@ absl::Status gemmS8Checked(absl::string_view op, int64_t m, int64_t n,
                                                b.data, b.ld, c, ldc);
       !s.ok())
     return s;
-  if (absl::Status s = checkOperand(op, "A", a, m, k, m, needScales, aView);
+  const bool reads = detail::gemmReadsOperands(m, n, k);
+  if (absl::Status s =
+          checkOperand(op, "A", a, m, k, m, needScales, reads, aView);
       !s.ok())
     return s;
-  return checkOperand(op, "B", b, k, n, n, needScales, bView);
+  return checkOperand(op, "B", b, k, n, n, needScales, reads, bView);
 }
 
 /// Scaled GEMM: out = (T)((double)sa * (double)sb * (double)acc).
@@ -276,6 +280,9 @@ absl::Status gemmS8Scaled(absl::string_view op, int64_t m, int64_t n, int64_t k,
                                      /*needScales=*/true, aView, bView);
       !s.ok())
     return s;
+  // An empty result reads and writes nothing (not even the scales again).
+  if (m == 0 || n == 0)
+    return absl::OkStatus();
   if (absl::Status s = detail::checkWorkspace(op, m, n, sizeof(int32_t));
       !s.ok())
     return s;

@@ -129,14 +129,15 @@ inline absl::Status checkBytes(absl::string_view op, absl::string_view name,
 }
 
 /// A row-major `rows` x `cols` matrix (both >= 0) of T at `ptr` with leading
-/// dimension `ld`: ld >= max(cols, 1), ptr non-null if it has elements, and
-/// its extent, (rows - 1) * ld + cols elements, must fit in PTRDIFF_MAX
-/// bytes (computed without overflow).
+/// dimension `ld`: ld >= max(cols, 1), and its extent, (rows - 1) * ld + cols
+/// elements, must fit in PTRDIFF_MAX bytes (computed without overflow). `ptr`
+/// must be non-null if the matrix has elements and the call `accessed` it
+/// (a GEMM with an empty result reads no operand).
 template <class T>
 absl::Status checkMatrix(absl::string_view op, absl::string_view name,
                          const T *ptr, int64_t rows, int64_t cols, int64_t ld,
                          absl::string_view rowsName, absl::string_view colsName,
-                         absl::string_view ldName) {
+                         absl::string_view ldName, bool accessed = true) {
   if (ld < cols || ld < 1)
     return invalidArgument(op, ": leading dimension of ", name, " (", ld,
                            ") is smaller than ", colsName, " (", cols,
@@ -154,7 +155,7 @@ absl::Status checkMatrix(absl::string_view op, absl::string_view name,
                              rows, ", ", colsName, " = ", cols, ", ", ldName,
                              " = ", ld, ")");
   }
-  return checkPtr(op, ptr, name, rows > 0 && cols > 0);
+  return checkPtr(op, ptr, name, accessed && rows > 0 && cols > 0);
 }
 
 /// An internal buffer of `rows` x `cols` elements of `elemSize` bytes (rows,
@@ -171,7 +172,16 @@ inline absl::Status checkWorkspace(absl::string_view op, int64_t rows,
   return absl::OkStatus();
 }
 
-/// Validates M, N, K >= 0 and the three matrices of a row-major GEMM.
+/// True if a GEMM of these (validated, >= 0) dimensions reads A and B: only
+/// when it has outputs and K > 0. With M, N or K zero the operands may be
+/// null.
+inline bool gemmReadsOperands(int64_t m, int64_t n, int64_t k) {
+  return m > 0 && n > 0 && k > 0;
+}
+
+/// Validates M, N, K >= 0 and the three matrices of a row-major GEMM. Every
+/// leading dimension and extent is checked; A and B may be null when
+/// gemmReadsOperands() is false, C when M or N is 0 (it has no elements).
 template <class TA, class TB, class TC>
 absl::Status checkGemmShapes(absl::string_view op, int64_t m, int64_t n,
                              int64_t k, const TA *a, int64_t lda, const TB *b,
@@ -182,10 +192,13 @@ absl::Status checkGemmShapes(absl::string_view op, int64_t m, int64_t n,
     return s;
   if (absl::Status s = checkNonNegative(op, k, "K"); !s.ok())
     return s;
-  if (absl::Status s = checkMatrix(op, "A", a, m, k, lda, "M", "K", "lda");
+  const bool reads = gemmReadsOperands(m, n, k);
+  if (absl::Status s =
+          checkMatrix(op, "A", a, m, k, lda, "M", "K", "lda", reads);
       !s.ok())
     return s;
-  if (absl::Status s = checkMatrix(op, "B", b, k, n, ldb, "K", "N", "ldb");
+  if (absl::Status s =
+          checkMatrix(op, "B", b, k, n, ldb, "K", "N", "ldb", reads);
       !s.ok())
     return s;
   return checkMatrix(op, "C", c, m, n, ldc, "M", "N", "ldc");

@@ -193,6 +193,14 @@ QTensorBuilder::quantize(absl::string_view op, absl::Span<const T> data,
       (axis < 0 || axis >= static_cast<int64_t>(shape.size())))
     return detail::invalidArgument(op, ": axis ", axis, " is outside [-1, ",
                                    shape.size(), ")");
+  const AxisView view = makeAxisView(shape, axis, count);
+  // Given parameters are validated before the data is read, as in
+  // QuantizeBuffer: bad ones are rejected without touching the input.
+  if (!scales.empty())
+    if (absl::Status s =
+            checkParams(op, scheme, scales, zeroPoints, view.channels);
+        !s.ok())
+      return s;
   if (absl::Status s = checkFiniteInput(op, data); !s.ok())
     return s;
 
@@ -200,17 +208,12 @@ QTensorBuilder::quantize(absl::string_view op, absl::Span<const T> data,
   result.scheme_ = scheme;
   result.shape_.assign(shape.begin(), shape.end());
   result.axis_ = axis;
-  const AxisView view = makeAxisView(shape, axis, count);
   if (scales.empty()) {
     if (absl::Status s = computeParams(op, data, view, scheme, result.scales_,
                                        result.zero_points_);
         !s.ok())
       return s;
   } else {
-    if (absl::Status s =
-            checkParams(op, scheme, scales, zeroPoints, view.channels);
-        !s.ok())
-      return s;
     result.scales_.assign(scales.begin(), scales.end());
     if (zeroPoints.empty())
       result.zero_points_.assign(view.channels, 0);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <cstring>
 #include <string>
 
 namespace mixrt::detail {
@@ -27,6 +28,20 @@ struct CheckFailures {
   std::string message; ///< of the first failure
 };
 thread_local CheckFailures checkFailures;
+
+/// Bytes of `location` and of `what` kept in a check failure's message.
+constexpr size_t kCheckStringBytes = 1024;
+
+/// A caller's NUL-terminated string (or `fallback` for NULL) cut to
+/// kCheckStringBytes + "...": at most kCheckStringBytes + 1 bytes of it are
+/// read, however long it is.
+std::string boundedCheckString(const char *text, const char *fallback) {
+  if (text == nullptr)
+    return fallback;
+  return truncateMessage(
+      absl::string_view(text, strnlen(text, kCheckStringBytes + 1)),
+      kCheckStringBytes);
+}
 } // namespace
 
 mixrt_status_code toCStatus(const absl::Status &status) {
@@ -132,9 +147,10 @@ void mixrt_check_fail(int32_t code, const char *location, const char *what,
                ? code
                : MIXRT_STATUS_INTERNAL;
   try {
-    f.message = absl::StrCat(location ? location : "<unknown location>", ": ",
-                             what ? what : "check failed", " at element ",
-                             index, " (value ", value, ")");
+    f.message = absl::StrCat(
+        mixrt::detail::boundedCheckString(location, "<unknown location>"), ": ",
+        mixrt::detail::boundedCheckString(what, "check failed"), " at element ",
+        index, " (value ", value, ")");
   } catch (...) {
     f.message.clear(); // Keep the code; the message could not be stored.
   }

@@ -108,7 +108,10 @@ MIXRT_API const char *mixrt_last_error_message(void);
  *  (MIXRT_STATUS_OUT_OF_RANGE for an overflow, MIXRT_STATUS_INVALID_ARGUMENT
  *  for a non-finite input), `location` ("model.mlir:12:5"), `what` ("checked
  *  cast to f16 overflows"), the flat element `index` and the offending
- *  `value`. NULL strings are allowed. Never fails. */
+ *  `value`. NULL strings are allowed. `location` and `what` are each kept
+ *  to at most 1024 bytes (cut at a UTF-8 character boundary and followed by
+ *  "..." if longer; no more than 1025 bytes of either is read), so the
+ *  message of mixrt_check_status() stays under 2200 bytes. Never fails. */
 MIXRT_API void mixrt_check_fail(int32_t code, const char *location,
                                 const char *what, int64_t index, double value);
 
@@ -241,7 +244,8 @@ MIXRT_API mixrt_status_code mixrt_quantize_f32(
 /** Like mixrt_quantize_f32() with given parameters: `scales` (positive,
  *  finite) and `zero_points` (NULL means all 0; must be 0 for the symmetric
  *  scheme, in [-128, 127] otherwise) hold 1 value per tensor or shape[axis]
- *  values per axis. */
+ *  values per axis. Every argument (pointers, shape, axis, scales, zero
+ *  points) is validated before `data` is read. */
 MIXRT_API mixrt_status_code mixrt_quantize_f32_with_params(
     const float *data, const int64_t *shape, int32_t rank, mixrt_qscheme scheme,
     int32_t axis, const float *scales, const int32_t *zero_points,
@@ -289,6 +293,14 @@ mixrt_qtensor_zero_points(const mixrt_qtensor *qtensor);
 |* checked: int32 addition is associative modulo 2^32, so when the exact      *|
 |* final sum fits, any summation order yields it. C must not overlap A or B;  *|
 |* on failure its contents are unspecified.                                   *|
+|*                                                                            *|
+|* Empty dimensions (every GEMM, INT8 and reduced): M, N and K may be 0.      *|
+|* Leading dimensions are checked as always (>= the column count and >= 1).   *|
+|* If M or N is 0 the call reads and writes nothing and returns               *|
+|* MIXRT_STATUS_OK; A, B and C may then be NULL. If K is 0 (M, N > 0), A and  *|
+|* B may be NULL and C is set to zeros (it must not be NULL). A, B and C may  *|
+|* be NULL in no other case. Scales and zero points of a                      *|
+|* mixrt_gemm_s8_operand are validated whatever the dimensions.               *|
 \*===----------------------------------------------------------------------===*/
 
 /** Raw s8 x s8 -> s32 GEMM without zero points, for generated code. */
@@ -335,7 +347,9 @@ MIXRT_API mixrt_status_code mixrt_gemm_s8_f64(int64_t M, int64_t N, int64_t K,
 |* Operands are rounded RNE to the 16-bit format, then for each output       *|
 |* acc = 0.0f; for k = 0..K-1 ascending: acc = fmaf(a[m][k], b[k][n], acc);  *|
 |* and acc is converted once to the output type. A non-finite result fails   *|
-|* with OUT_OF_RANGE naming (m, n). C must not overlap A or B.                *|
+|* with OUT_OF_RANGE naming (m, n). C must not overlap A or B. Shapes,        *|
+|* leading dimensions and empty dimensions (NULL pointers) as for the INT8    *|
+|* GEMM above.                                                                *|
 \*===----------------------------------------------------------------------===*/
 
 typedef enum mixrt_float16_format MIXRT_ENUM_BASE {

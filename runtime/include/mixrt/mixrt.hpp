@@ -147,6 +147,9 @@ absl::StatusOr<std::vector<float>> Dequantize(const QTensor &tensor);
 
 //===----------------------------------------------------------------------===//
 // INT8 GEMM (row-major; exact; int32 overflow of a final sum is OutOfRange)
+//
+// Empty dimensions, as for every GEMM (mixrt.h): M or N = 0 is OK and
+// touches nothing (a, b, c may be null); K = 0 zeroes C (a, b may be null).
 //===----------------------------------------------------------------------===//
 
 /// C = A * B with s8 operands and s32 results, no zero points.

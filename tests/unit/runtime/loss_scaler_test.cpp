@@ -7,21 +7,81 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace mixrt;
 
 namespace {
 
-LossScaler makeScaler(double initial, int64_t interval, double max) {
+/// A scaler from the defaults with the given initial scale, growth interval,
+/// maximum and (optionally) minimum scale; creation must succeed.
+LossScaler makeScaler(double initial, int64_t interval, double max,
+                      double min = LossScalerConfig{}.min_scale) {
   LossScalerConfig config;
   config.initial_scale = initial;
   config.growth_interval = interval;
   config.max_scale = max;
+  config.min_scale = min;
   absl::StatusOr<LossScaler> s = LossScaler::Create(config);
   REQUIRE(s.ok());
   return *s;
 }
+
+/// The status of LossScaler::Create for the defaults changed by `mutate`.
+template <class Mutate> absl::Status createStatus(Mutate mutate) {
+  LossScalerConfig c;
+  mutate(c);
+  return LossScaler::Create(c).status();
+}
+
+/// Gradient tensors as the C++ API takes them: one span per vector.
+template <class T, class... More>
+std::vector<absl::Span<T>> spans(std::vector<T> &first, More &...more) {
+  return {absl::MakeSpan(first), absl::MakeSpan(more)...};
+}
+
+/// A C scaler made from mixrt_loss_scaler_config_init's defaults changed by
+/// `mutate` (creation must succeed), destroyed at scope exit.
+class CScaler {
+public:
+  CScaler() : CScaler([](mixrt_loss_scaler_config &) {}) {}
+  template <class Mutate> explicit CScaler(Mutate mutate) {
+    mixrt_loss_scaler_config_init(&config_);
+    mutate(config_);
+    REQUIRE(mixrt_loss_scaler_create(&config_, &handle_) == MIXRT_STATUS_OK);
+    REQUIRE(handle_ != nullptr);
+  }
+  CScaler(const CScaler &) = delete;
+  CScaler &operator=(const CScaler &) = delete;
+  ~CScaler() { mixrt_loss_scaler_destroy(handle_); }
+
+  mixrt_loss_scaler *get() const { return handle_; }
+  const mixrt_loss_scaler_config &config() const { return config_; }
+  double scale() const { return mixrt_loss_scaler_scale(handle_); }
+
+private:
+  mixrt_loss_scaler_config config_;
+  mixrt_loss_scaler *handle_ = nullptr;
+};
+
+/// One f32 gradient tensor with the (tensors, sizes) arrays of the C API.
+struct CGrads {
+  explicit CGrads(std::vector<float> init) : values(std::move(init)) {
+    tensors[0] = values.data();
+    sizes[0] = static_cast<int64_t>(values.size());
+  }
+  /// mixrt_loss_scaler_step_f32 over this tensor.
+  mixrt_status_code step(const CScaler &scaler, mixrt_optimizer_callback apply,
+                         void *user, int32_t *skipped) {
+    return mixrt_loss_scaler_step_f32(scaler.get(), tensors, sizes, 1, apply,
+                                      user, skipped);
+  }
+
+  std::vector<float> values; ///< never resized (tensors[0] points into it)
+  float *tensors[1];
+  int64_t sizes[1];
+};
 
 } // namespace
 
@@ -82,8 +142,7 @@ TEST_CASE("loss_scaler.growth_never_reaches_inf", "[loss_scaler]") {
 TEST_CASE("loss_scaler.nan_and_inf_gradients_skip_the_step", "[loss_scaler]") {
   LossScaler s = makeScaler(8.0, 2, 1024.0);
   std::vector<float> g1 = {8.0f, -16.0f}, g2 = {4.0f};
-  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g1),
-                                          absl::MakeSpan(g2)};
+  const std::vector<absl::Span<float>> grads = spans(g1, g2);
   int applied = 0;
   auto apply = [&] {
     ++applied;
@@ -115,8 +174,7 @@ TEST_CASE("loss_scaler.nan_and_inf_gradients_skip_the_step", "[loss_scaler]") {
   // A finite value that overflows after unscaling (scale < 1) also skips.
   LossScaler small = makeScaler(0.25, 5, 1.0);
   std::vector<float> g3 = {3e38f};
-  std::vector<absl::Span<float>> grads3 = {absl::MakeSpan(g3)};
-  skipped = small.Step(grads3, apply);
+  skipped = small.Step(spans(g3), apply);
   CHECK(*skipped);
   CHECK(small.scale() == 0.125);
 
@@ -133,15 +191,13 @@ TEST_CASE("loss_scaler.unscale_uses_the_f64_reciprocal", "[loss_scaler]") {
   // scale 3: 1/3 in f64, the product rounded once to f32.
   LossScaler s = makeScaler(3.0, 10, 100.0);
   std::vector<float> g = {1.0f, 7.0f, 1e-40f};
-  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g)};
-  REQUIRE(s.Unscale(grads).ok());
+  REQUIRE(s.Unscale(spans(g)).ok());
   const double r = 1.0 / 3.0;
   CHECK(g[0] == static_cast<float>(1.0 * r));
   CHECK(g[1] == static_cast<float>(7.0 * r));
   CHECK(g[2] == static_cast<float>(double{1e-40f} * r));
   std::vector<double> d = {1.0};
-  std::vector<absl::Span<double>> dg = {absl::MakeSpan(d)};
-  REQUIRE(s.Unscale(dg).ok());
+  REQUIRE(s.Unscale(spans(d)).ok());
   CHECK(d[0] == r);
 }
 
@@ -156,10 +212,7 @@ TEST_CASE("loss_scaler.scale_loss", "[loss_scaler]") {
 
 TEST_CASE("loss_scaler.invalid_configs", "[loss_scaler]") {
   auto bad = [](auto mutate) {
-    LossScalerConfig c;
-    mutate(c);
-    return LossScaler::Create(c).status().code() ==
-           absl::StatusCode::kInvalidArgument;
+    return createStatus(mutate).code() == absl::StatusCode::kInvalidArgument;
   };
   CHECK(bad([](LossScalerConfig &c) { c.initial_scale = 0; }));
   CHECK(bad([](LossScalerConfig &c) { c.initial_scale = INFINITY; }));
@@ -184,62 +237,66 @@ mixrt_status_code countingCallback(void *user) {
 } // namespace
 
 TEST_CASE("loss_scaler.c_api", "[loss_scaler]") {
-  mixrt_loss_scaler *s = nullptr;
   mixrt_loss_scaler_config c;
-  mixrt_loss_scaler_config_init(&c);
-  c.initial_scale = 4.0;
-  c.growth_interval = 1;
-  REQUIRE(mixrt_loss_scaler_create(&c, &s) == MIXRT_STATUS_OK);
-  float loss = 0;
-  REQUIRE(mixrt_loss_scaler_scale_loss_f32(s, 1.5f, &loss) == MIXRT_STATUS_OK);
-  CHECK(loss == 6.0f);
+  {
+    const CScaler s([](mixrt_loss_scaler_config &config) {
+      config.initial_scale = 4.0;
+      config.growth_interval = 1;
+    });
+    c = s.config();
+    float loss = 0;
+    REQUIRE(mixrt_loss_scaler_scale_loss_f32(s.get(), 1.5f, &loss) ==
+            MIXRT_STATUS_OK);
+    CHECK(loss == 6.0f);
 
-  float g[] = {4.0f, 8.0f};
-  float *tensors[] = {g};
-  const int64_t sizes[] = {2};
-  CallbackState state;
-  int32_t skipped = -1;
-  REQUIRE(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
-                                     &state, &skipped) == MIXRT_STATUS_OK);
-  CHECK(skipped == 0);
-  CHECK(state.calls == 1);
-  CHECK((g[0] == 1.0f && g[1] == 2.0f));
-  CHECK(mixrt_loss_scaler_scale(s) == 8.0);
+    CGrads grads({4.0f, 8.0f});
+    std::vector<float> &g = grads.values;
+    CallbackState state;
+    int32_t skipped = -1;
+    REQUIRE(grads.step(s, countingCallback, &state, &skipped) ==
+            MIXRT_STATUS_OK);
+    CHECK(skipped == 0);
+    CHECK(state.calls == 1);
+    CHECK((g[0] == 1.0f && g[1] == 2.0f));
+    CHECK(s.scale() == 8.0);
 
-  g[1] = NAN;
-  REQUIRE(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
-                                     &state, &skipped) == MIXRT_STATUS_OK);
-  CHECK(skipped == 1);
-  CHECK(state.calls == 1);
-  CHECK(mixrt_loss_scaler_scale(s) == 4.0);
+    g[1] = NAN;
+    REQUIRE(grads.step(s, countingCallback, &state, &skipped) ==
+            MIXRT_STATUS_OK);
+    CHECK(skipped == 1);
+    CHECK(state.calls == 1);
+    CHECK(s.scale() == 4.0);
 
-  g[1] = 1.0f;
-  state.result = MIXRT_STATUS_OUT_OF_RANGE;
-  CHECK(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, countingCallback,
-                                   &state,
-                                   &skipped) == MIXRT_STATUS_OUT_OF_RANGE);
-  CHECK_THAT(mixrt_last_error_message(), Catch::Contains("callback failed"));
-  CHECK(mixrt_loss_scaler_scale(s) == 4.0);
+    g[1] = 1.0f;
+    state.result = MIXRT_STATUS_OUT_OF_RANGE;
+    CHECK(grads.step(s, countingCallback, &state, &skipped) ==
+          MIXRT_STATUS_OUT_OF_RANGE);
+    CHECK_THAT(mixrt_last_error_message(), Catch::Contains("callback failed"));
+    CHECK(s.scale() == 4.0);
 
-  int32_t found = -1;
-  g[0] = INFINITY;
-  REQUIRE(mixrt_loss_scaler_unscale_f32(s, tensors, sizes, 1, &found) ==
-          MIXRT_STATUS_OK);
-  CHECK(found == 1);
-  REQUIRE(mixrt_loss_scaler_update(s, found) == MIXRT_STATUS_OK);
-  CHECK(mixrt_loss_scaler_scale(s) == 2.0);
-  CHECK(mixrt_loss_scaler_growth_tracker(s) == 0);
+    int32_t found = -1;
+    g[0] = INFINITY;
+    REQUIRE(mixrt_loss_scaler_unscale_f32(s.get(), grads.tensors, grads.sizes,
+                                          1, &found) == MIXRT_STATUS_OK);
+    CHECK(found == 1);
+    REQUIRE(mixrt_loss_scaler_update(s.get(), found) == MIXRT_STATUS_OK);
+    CHECK(s.scale() == 2.0);
+    CHECK(mixrt_loss_scaler_growth_tracker(s.get()) == 0);
 
-  const int64_t badSizes[] = {-1};
-  CHECK(mixrt_loss_scaler_unscale_f32(s, tensors, badSizes, 1, &found) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_loss_scaler_unscale_f32(s, tensors, sizes, 1, nullptr) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_loss_scaler_step_f32(s, tensors, sizes, 1, nullptr, nullptr,
-                                   &skipped) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_loss_scaler_update(nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
-  mixrt_loss_scaler_destroy(s);
+    const int64_t badSizes[] = {-1};
+    CHECK(mixrt_loss_scaler_unscale_f32(s.get(), grads.tensors, badSizes, 1,
+                                        &found) ==
+          MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(mixrt_loss_scaler_unscale_f32(s.get(), grads.tensors, grads.sizes, 1,
+                                        nullptr) ==
+          MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(grads.step(s, nullptr, nullptr, &skipped) ==
+          MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(mixrt_loss_scaler_update(nullptr, 0) ==
+          MIXRT_STATUS_INVALID_ARGUMENT);
+  }
 
+  mixrt_loss_scaler *s = nullptr;
   c.backoff_factor = 2.0;
   CHECK(mixrt_loss_scaler_create(&c, &s) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(s == nullptr);
@@ -249,25 +306,9 @@ TEST_CASE("loss_scaler.c_api", "[loss_scaler]") {
   mixrt_loss_scaler_destroy(s);
 }
 
-namespace {
-
-LossScaler makeScalerWithMin(double initial, int64_t interval, double max,
-                             double min) {
-  LossScalerConfig config;
-  config.initial_scale = initial;
-  config.growth_interval = interval;
-  config.max_scale = max;
-  config.min_scale = min;
-  absl::StatusOr<LossScaler> s = LossScaler::Create(config);
-  REQUIRE(s.ok());
-  return *s;
-}
-
-} // namespace
-
 TEST_CASE("loss_scaler.min_scale_floor", "[loss_scaler]") {
   // Power-of-two floor: 8 -> 4 -> 2 -> 1, then the scale stays at 1.
-  LossScaler s = makeScalerWithMin(8.0, 2, 64.0, 1.0);
+  LossScaler s = makeScaler(8.0, 2, 64.0, 1.0);
   const double expected[] = {4.0, 2.0, 1.0, 1.0, 1.0, 1.0};
   for (double e : expected) {
     s.Update(true);
@@ -285,7 +326,7 @@ TEST_CASE("loss_scaler.min_scale_floor", "[loss_scaler]") {
   CHECK(s.scale() == 4.0);
 
   // A floor that is not on the backoff grid clamps: 10 -> 5 -> 3 (not 2.5).
-  LossScaler t = makeScalerWithMin(10.0, 1, 100.0, 3.0);
+  LossScaler t = makeScaler(10.0, 1, 100.0, 3.0);
   t.Update(true);
   CHECK(t.scale() == 5.0);
   t.Update(true);
@@ -296,7 +337,7 @@ TEST_CASE("loss_scaler.min_scale_floor", "[loss_scaler]") {
   CHECK(t.scale() == 6.0);
 
   // min == initial is allowed: backoff never moves the scale.
-  LossScaler u = makeScalerWithMin(4.0, 1, 4.0, 4.0);
+  LossScaler u = makeScaler(4.0, 1, 4.0, 4.0);
   u.Update(true);
   CHECK(u.scale() == 4.0);
 }
@@ -317,8 +358,7 @@ TEST_CASE("loss_scaler.default_floor_after_5000_backoffs", "[loss_scaler]") {
   CHECK(s.scale() == 0x1p-24); // Before the floor: exactly 0, for ever.
   // Unscaling with the floor stays finite: 1 / 2^-24 = 2^24 exactly.
   std::vector<float> g = {0x1p-20f};
-  std::vector<absl::Span<float>> grads = {absl::MakeSpan(g)};
-  absl::StatusOr<bool> found = s.Unscale(grads);
+  absl::StatusOr<bool> found = s.Unscale(spans(g));
   REQUIRE(found.ok());
   CHECK_FALSE(*found);
   CHECK(g[0] == 16.0f);
@@ -332,10 +372,10 @@ TEST_CASE("loss_scaler.default_floor_after_5000_backoffs", "[loss_scaler]") {
 
 TEST_CASE("loss_scaler.min_scale_validation", "[loss_scaler]") {
   auto status = [](double min, double initial) {
-    LossScalerConfig c;
-    c.min_scale = min;
-    c.initial_scale = initial;
-    return LossScaler::Create(c).status();
+    return createStatus([&](LossScalerConfig &c) {
+      c.min_scale = min;
+      c.initial_scale = initial;
+    });
   };
   for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
                      std::numeric_limits<double>::infinity(), 0x1p17}) {
@@ -359,16 +399,17 @@ TEST_CASE("loss_scaler.min_scale_validation", "[loss_scaler]") {
         "loss_scaler_create: min_scale (2) must be positive, finite and <= "
         "initial_scale (1)");
   CHECK(scaler == nullptr);
-  c.min_scale = 0.25;
-  c.backoff_factor = 0.5;
-  c.growth_interval = 1;
-  REQUIRE(mixrt_loss_scaler_create(&c, &scaler) == MIXRT_STATUS_OK);
+  const CScaler floored([](mixrt_loss_scaler_config &config) {
+    config.min_scale = 0.25;
+    config.initial_scale = 1.0;
+    config.backoff_factor = 0.5;
+    config.growth_interval = 1;
+  });
   for (int i = 0; i < 4; ++i)
-    REQUIRE(mixrt_loss_scaler_update(scaler, 1) == MIXRT_STATUS_OK);
-  CHECK(mixrt_loss_scaler_scale(scaler) == 0.25);
-  REQUIRE(mixrt_loss_scaler_update(scaler, 0) == MIXRT_STATUS_OK);
-  CHECK(mixrt_loss_scaler_scale(scaler) == 0.5);
-  mixrt_loss_scaler_destroy(scaler);
+    REQUIRE(mixrt_loss_scaler_update(floored.get(), 1) == MIXRT_STATUS_OK);
+  CHECK(floored.scale() == 0.25);
+  REQUIRE(mixrt_loss_scaler_update(floored.get(), 0) == MIXRT_STATUS_OK);
+  CHECK(floored.scale() == 0.5);
 }
 
 namespace {
@@ -397,17 +438,13 @@ mixrt_status_code failingCallback(void *user) {
 }
 
 /// Runs `steps` failing steps and returns the final message.
-std::string failSteps(mixrt_loss_scaler *scaler, FailingCallback &cb,
-                      int steps) {
-  float g[1] = {1.0f};
-  float *tensors[1] = {g};
-  const int64_t sizes[1] = {1};
+std::string failSteps(const CScaler &scaler, FailingCallback &cb, int steps) {
+  CGrads grads({1.0f});
   int32_t skipped = -1;
   for (int i = 0; i < steps; ++i) {
-    g[0] = 1.0f;
-    REQUIRE(mixrt_loss_scaler_step_f32(scaler, tensors, sizes, 1,
-                                       failingCallback, &cb,
-                                       &skipped) != MIXRT_STATUS_OK);
+    grads.values[0] = 1.0f;
+    REQUIRE(grads.step(scaler, failingCallback, &cb, &skipped) !=
+            MIXRT_STATUS_OK);
   }
   CHECK(skipped == -1);
   return mixrt_last_error_message();
@@ -416,17 +453,16 @@ std::string failSteps(mixrt_loss_scaler *scaler, FailingCallback &cb,
 } // namespace
 
 TEST_CASE("loss_scaler.callback_failure_message_is_bounded", "[loss_scaler]") {
-  mixrt_loss_scaler *scaler = nullptr;
-  REQUIRE(mixrt_loss_scaler_create(nullptr, &scaler) == MIXRT_STATUS_OK);
+  const CScaler scaler;
 
   // The callback sets no message: the earlier step's is not quoted.
   FailingCallback plain;
   const std::string one = failSteps(scaler, plain, 1);
   CHECK(one == "loss_scaler_step_f32: optimizer callback failed with "
                "INVALID_ARGUMENT");
-  CHECK(failSteps(scaler, plain, 999) == one);       // after 1,000
-  CHECK(failSteps(scaler, plain, 9000) == one);      // after 10,000
-  CHECK(mixrt_loss_scaler_scale(scaler) == 65536.0); // never updated
+  CHECK(failSteps(scaler, plain, 999) == one);  // after 1,000
+  CHECK(failSteps(scaler, plain, 9000) == one); // after 10,000
+  CHECK(scaler.scale() == 65536.0);             // never updated
 
   // The callback's own message is quoted, once per step, not nested.
   FailingCallback viaMixrt;
@@ -447,5 +483,4 @@ TEST_CASE("loss_scaler.callback_failure_message_is_bounded", "[loss_scaler]") {
                    std::string(256, 'x') + "...)");
   CHECK(cut.size() <= 400);
   CHECK(failSteps(scaler, huge, 999) == cut);
-  mixrt_loss_scaler_destroy(scaler);
 }

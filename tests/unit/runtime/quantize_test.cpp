@@ -271,3 +271,90 @@ TEST_CASE("quantize.c_api", "[quantize]") {
         MIXRT_STATUS_INVALID_ARGUMENT);
   mixrt_qtensor_destroy(nullptr);
 }
+
+TEST_CASE("quantize.with_params_checks_parameters_before_reading_data",
+          "[quantize]") {
+  // The data buffer holds 1 float but the shape claims 1000: every bad
+  // parameter must be rejected before the input is read (the ASan build
+  // reports any read past the first element). It used to scan the whole
+  // input for non-finite values first.
+  const std::vector<float> shortData(1, 1.0f);
+  const int64_t shape[] = {1000};
+  const float bad[] = {-1.0f, 0.0f, NAN, INFINITY, -0.0f};
+  const char *badText[] = {"-1", "0", "nan", "inf", "-0"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+    INFO("scale " << badText[i]);
+    mixrt_qtensor *q = reinterpret_cast<mixrt_qtensor *>(&q);
+    CHECK(mixrt_quantize_f32_with_params(shortData.data(), shape, 1,
+                                         MIXRT_QSCHEME_SYMMETRIC,
+                                         MIXRT_PER_TENSOR, &bad[i], nullptr,
+                                         &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+    CHECK(std::string(mixrt_last_error_message()) ==
+          std::string("quantize_f32_with_params: scale 0 (") + badText[i] +
+              ") is not positive and finite");
+    CHECK(q == nullptr);
+    // The C++ API, with a span that claims 1000 elements.
+    const absl::Status s =
+        QuantizeWithParams(absl::MakeConstSpan(shortData.data(), 1000), {1000},
+                           QScheme::kSymmetric, kPerTensor,
+                           absl::MakeConstSpan(&bad[i], 1), {})
+            .status();
+    CHECK(s.code() == absl::StatusCode::kInvalidArgument);
+    CHECK(std::string(s.message()) ==
+          std::string("quantize_with_params: scale 0 (") + badText[i] +
+              ") is not positive and finite");
+  }
+
+  // Zero points out of range, or nonzero for the symmetric scheme.
+  const float one = 1.0f;
+  const int32_t zp200 = 200, zp1 = 1;
+  mixrt_qtensor *q = nullptr;
+  CHECK(mixrt_quantize_f32_with_params(shortData.data(), shape, 1,
+                                       MIXRT_QSCHEME_ASYMMETRIC,
+                                       MIXRT_PER_TENSOR, &one, &zp200,
+                                       &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "quantize_f32_with_params: zero point 0 (200) is outside [-128, 127]");
+  CHECK(mixrt_quantize_f32_with_params(
+            shortData.data(), shape, 1, MIXRT_QSCHEME_SYMMETRIC,
+            MIXRT_PER_TENSOR, &one, &zp1, &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "quantize_f32_with_params: zero point 0 (1) must be 0 for the "
+        "symmetric scheme");
+  CHECK(q == nullptr);
+
+  // Per axis: 4 x 250 claimed, the third of 4 scales is bad.
+  const int64_t shape2[] = {4, 250};
+  const float scales[] = {1.0f, 0.5f, -2.0f, 1.0f};
+  CHECK(mixrt_quantize_f32_with_params(
+            shortData.data(), shape2, 2, MIXRT_QSCHEME_SYMMETRIC, 0, scales,
+            nullptr, &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "quantize_f32_with_params: scale 2 (-2) is not positive and finite");
+  // The wrong number of scales (C++ API).
+  const absl::Status count =
+      QuantizeWithParams(absl::MakeConstSpan(shortData.data(), 1000), {4, 250},
+                         QScheme::kSymmetric, 0, absl::MakeConstSpan(scales, 2),
+                         {})
+          .status();
+  CHECK(std::string(count.message()) ==
+        "quantize_with_params: expected 4 scales, got 2");
+
+  // A NULL data pointer is rejected as such, also with a bad scale.
+  CHECK(mixrt_quantize_f32_with_params(
+            nullptr, shape, 1, MIXRT_QSCHEME_SYMMETRIC, MIXRT_PER_TENSOR,
+            &bad[0], nullptr, &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "quantize_f32_with_params: data is null");
+  CHECK(q == nullptr);
+
+  // Valid parameters: then the data is read (and a NaN found) as before.
+  const std::vector<float> data = {1.0f, NAN, 2.0f};
+  const int64_t shape3[] = {3};
+  CHECK(mixrt_quantize_f32_with_params(
+            data.data(), shape3, 1, MIXRT_QSCHEME_SYMMETRIC, MIXRT_PER_TENSOR,
+            &one, nullptr, &q) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "quantize_f32_with_params: input element 1 (nan) is not finite");
+  CHECK(q == nullptr);
+}

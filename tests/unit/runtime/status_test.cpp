@@ -97,3 +97,52 @@ TEST_CASE("status.check_failures_of_generated_code", "[status]") {
   CHECK(mixrt_check_status() == MIXRT_STATUS_INTERNAL);
   mixrt_check_reset();
 }
+
+TEST_CASE("status.check_failure_message_is_bounded", "[status]") {
+  // A 1 MB location (and what) is cut to 1024 bytes + "..." each: the
+  // message used to copy both whole.
+  const std::string megabyte(size_t{1} << 20, 'x');
+  const std::string tail = " at element 3 (value 70000)";
+  mixrt_check_reset();
+  mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, megabyte.c_str(),
+                   "checked cast to f16 overflows", 3, 70000.0);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  std::string message = mixrt_last_error_message();
+  CHECK_THAT(message, Catch::StartsWith(std::string(1024, 'x') + "...: "));
+  CHECK(message ==
+        std::string(1024, 'x') + "...: checked cast to f16 overflows" + tail);
+  CHECK(message.size() == 1024 + 3 + 2 + 29 + tail.size());
+
+  // Both strings huge: the whole message stays under 2200 bytes, also with
+  // the count of later failures appended.
+  mixrt_check_reset();
+  mixrt_check_fail(MIXRT_STATUS_INVALID_ARGUMENT, megabyte.c_str(),
+                   megabyte.c_str(), INT64_MIN, -1.7976931348623157e308);
+  mixrt_check_fail(MIXRT_STATUS_INVALID_ARGUMENT, megabyte.c_str(),
+                   megabyte.c_str(), 0, 0.0);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_INVALID_ARGUMENT);
+  message = mixrt_last_error_message();
+  CHECK(message == std::string(1024, 'x') + "...: " + std::string(1024, 'x') +
+                       "... at element -9223372036854775808 (value "
+                       "-1.79769e+308); 2 failed checks");
+  CHECK(message.size() < 2200);
+
+  // Exactly 1024 bytes are kept whole; 1025 are cut.
+  mixrt_check_reset();
+  mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, std::string(1024, 'a').c_str(),
+                   std::string(1025, 'b').c_str(), 0, 1.0);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        std::string(1024, 'a') + ": " + std::string(1024, 'b') +
+            "... at element 0 (value 1)");
+
+  // The cut never splits a UTF-8 character: "\xc3\xa9" (e acute) straddles
+  // byte 1024, so the location is cut before it.
+  mixrt_check_reset();
+  const std::string utf8 = std::string(1023, 'a') + "\xc3\xa9" + "zzz";
+  mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, utf8.c_str(), "w", 1, 2.0);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        std::string(1023, 'a') + "...: w at element 1 (value 2)");
+  mixrt_check_reset();
+}
