@@ -84,6 +84,7 @@ std::string mix::getLLVMPhasePipeline() {
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs},"
          "mix-plan-memory,"
+         "mix-outline-layers,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"

@@ -30,6 +30,7 @@ namespace {
 
 constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
 constexpr llvm::StringLiteral kConvenienceEntryPrefix = "mixc_alloc_";
+constexpr llvm::StringLiteral kLayerPrefix = "mixc_layer_";
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
 /// Renames `op` to `newName` in `symbols`, with every use in `module`.
@@ -70,6 +71,12 @@ struct MixExportNetworkSymbolsPass
     for (auto func :
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>())) {
       StringRef name = func.getSymName();
+      // Layer functions (mix-outline-layers) stay separate functions,
+      // internal to the object (every object has its mixc_layer_0).
+      if (name.starts_with(kLayerPrefix) && !func.isExternal()) {
+        func.setNoInline(true);
+        func.setLinkage(LLVM::Linkage::Internal);
+      }
       if (!name.starts_with(mangled) || func.isExternal())
         continue;
       std::string exported =

@@ -325,6 +325,37 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   ];
 }
 
+def MixOutlineLayersPass : Pass<"mix-outline-layers", "mlir::ModuleOp"> {
+  let summary = "One function per layer, shared by identical layers";
+  let description = [{
+    Runs after `mix-plan-memory` on every planned network function
+    (`@mixc_net_NAME`). Each run of top-level operations that come from one
+    layer (the same location) and compute something (ops with regions:
+    `linalg`, `scf`) moves into a private function `@mixc_layer_N`; the
+    network calls it. Its arguments are the values the run uses from outside
+    (workspace views, weights, inputs, outputs, check strings), scalar
+    constants are copied in. Two layers whose functions would be identical
+    (same ops, types and attributes: the same kind of layer on the same
+    shapes and precisions) share one function, which cuts code size.
+
+    The point is compile time: LLVM's cost grows faster than linearly in the
+    size of a function, and a network used to be one function of every layer
+    inlined. The layer functions are marked `no_inline` at the end of the
+    phase (`mix-export-network-symbols`), so LLVM sees many small functions.
+
+    ```mlir
+    linalg.generic ... ins(%view : memref<4xf32>) outs(%view_1 : memref<4xf32>) { ... }
+    // becomes
+    call @mixc_layer_0(%view, %view_1) : (memref<4xf32>, memref<4xf32>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numLayers", "layers", "Number of layers outlined">,
+    Statistic<"numFunctions", "functions", "Number of layer functions created">,
+  ];
+}
+
 def MixExportNetworkSymbolsPass
     : Pass<"mix-export-network-symbols", "mlir::ModuleOp"> {
   let summary = "Give each network's C interface its public name";
@@ -336,7 +367,8 @@ def MixExportNetworkSymbolsPass
     it apart from every C library and mixrt symbol. The planned function
     keeps its C interface `_mlir_ciface_mixc_net_NAME` (inputs, outputs,
     workspace), which no network name can produce either (`mixc_` is
-    reserved).
+    reserved). The layer functions of `mix-outline-layers` become
+    `no_inline`.
   }];
 }
 

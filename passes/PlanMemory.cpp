@@ -140,8 +140,7 @@ struct MixPlanMemoryPass
       }
       int64_t eb = elementBytes(type.getElementType());
       bufferOf[alloc.getResult()] = buffers.size();
-      buffers.push_back(
-          {alloc, type.getNumElements() * eb, eb, first, last});
+      buffers.push_back({alloc, type.getNumElements() * eb, eb, first, last});
     }
 
     // In place: an elementwise generic writing a fresh buffer whose input
@@ -193,7 +192,8 @@ struct MixPlanMemoryPass
 
     // The workspace argument, the views.
     MLIRContext *ctx = func.getContext();
-    auto wsType = MemRefType::get({plan.workspaceBytes}, IntegerType::get(ctx, 8));
+    auto wsType =
+        MemRefType::get({plan.workspaceBytes}, IntegerType::get(ctx, 8));
     if (failed(func.insertArgument(func.getNumArguments(), wsType, {},
                                    func.getLoc())))
       return failure();
@@ -210,15 +210,14 @@ struct MixPlanMemoryPass
       ++numPlanned;
     }
     Builder b(ctx);
-    func->setAttr(kMemoryPlanAttrName,
-                  b.getDictionaryAttr({
-                      b.getNamedAttr("workspace",
-                                     b.getI64IntegerAttr(plan.workspaceBytes)),
-                      b.getNamedAttr("intermediates",
-                                     b.getI64IntegerAttr(intermediates)),
-                      b.getNamedAttr("peak",
-                                     b.getI64IntegerAttr(plan.peakBytes)),
-                  }));
+    func->setAttr(
+        kMemoryPlanAttrName,
+        b.getDictionaryAttr({
+            b.getNamedAttr("workspace",
+                           b.getI64IntegerAttr(plan.workspaceBytes)),
+            b.getNamedAttr("intermediates", b.getI64IntegerAttr(intermediates)),
+            b.getNamedAttr("peak", b.getI64IntegerAttr(plan.peakBytes)),
+        }));
     return addConvenienceEntry(func, wsType);
   }
 
@@ -229,8 +228,8 @@ struct MixPlanMemoryPass
     std::string entryName = (kConvenienceEntryPrefix + name).str();
     auto module = planned->getParentOfType<ModuleOp>();
     if (module.lookupSymbol(entryName))
-      return planned.emitOpError() << "internal error: @" << entryName
-                                   << " exists already";
+      return planned.emitOpError()
+             << "internal error: @" << entryName << " exists already";
     ArrayRef<Type> all = planned.getFunctionType().getInputs();
     auto type = FunctionType::get(planned.getContext(), all.drop_back(), {});
     OpBuilder builder(planned);

@@ -90,10 +90,10 @@ TEST_CASE("memory plan: residual blocks stay within 10% of the bound",
     if (block % 4 == 0 && block > 0)
       size /= 2;
     unsigned x = step;
-    buffers.push_back({size, x, x + 3});         // block input
-    buffers.push_back({size, x + 1, x + 2});     // conv a
-    buffers.push_back({size, x + 2, x + 3});     // conv b
-    buffers.push_back({size, x + 3, x + 4});     // sum, next block's input
+    buffers.push_back({size, x, x + 3});     // block input
+    buffers.push_back({size, x + 1, x + 2}); // conv a
+    buffers.push_back({size, x + 2, x + 3}); // conv b
+    buffers.push_back({size, x + 3, x + 4}); // sum, next block's input
     step = x + 4;
   }
   MemoryPlan plan = planMemory(buffers);

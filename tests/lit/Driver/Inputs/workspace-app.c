@@ -92,13 +92,13 @@ int main(void) {
 
   counting = 1;
   heapCalls = 0;
-  mixrt_status_code a = tiny_run_with_workspace(image[0], target[0], probs[0],
-                                                &loss, ws);
-  mixrt_status_code b = tiny_run_with_workspace(image[0], target[0], probs[0],
-                                                &loss, ws);
+  mixrt_status_code a =
+      tiny_run_with_workspace(image[0], target[0], probs[0], &loss, ws);
+  mixrt_status_code b =
+      tiny_run_with_workspace(image[0], target[0], probs[0], &loss, ws);
   counting = 0;
-  printf("tiny with workspace: status %d %d, heap calls %ld\n", (int)a,
-         (int)b, heapCalls);
+  printf("tiny with workspace: status %d %d, heap calls %ld\n", (int)a, (int)b,
+         heapCalls);
 
   counting = 1;
   heapCalls = 0;
@@ -128,8 +128,7 @@ int main(void) {
   heapCalls = 0;
   mixrt_status_code e = static_run_with_workspace(x, y, qws);
   counting = 0;
-  printf("int8 with workspace: status %d, heap calls %ld\n", (int)e,
-         heapCalls);
+  printf("int8 with workspace: status %d, heap calls %ld\n", (int)e, heapCalls);
   check(static_run(x, y2) == MIXRT_STATUS_OK && memcmp(y, y2, sizeof y) == 0,
         "int8: same bits with and without a workspace");
 
