@@ -21,6 +21,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "passes/Policy.h"
 #include "support/Error.h"
@@ -37,6 +38,7 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,6 +109,18 @@ private:
     if (options.verbose)
       err << "mixc: note: " << message << "\n";
   }
+  /// Runs `step`, and with -v notes how long phase `name` took.
+  llvm::Error phase(llvm::StringRef name,
+                    llvm::function_ref<llvm::Error()> step) {
+    auto start = std::chrono::steady_clock::now();
+    llvm::Error error = step();
+    if (!error && options.verbose)
+      note(llvm::formatv("phase {0}: {1:f2} s", name,
+                         std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count()));
+    return error;
+  }
 
   /// The output stem and the paths of every output; no two may be one file,
   /// nor an input.
@@ -140,6 +154,9 @@ private:
   std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
   std::vector<NetworkSignature> signatures;
+  /// --timing: one report for every pass manager run, printed at the end.
+  DefaultTimingManager timingManager;
+  TimingScope timingRoot;
 
   std::unique_ptr<MLIRContext> context;
   llvm::SourceMgr sourceMgr;
@@ -301,6 +318,8 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
   PassManager pm(context.get());
   if (failed(buildMixPipeline(pm, pipeline)))
     return makeError("internal error: cannot build the mix pipeline");
+  if (options.timing)
+    pm.enableTiming(timingRoot);
   if (failed(pm.run(*module)))
     return diagnostics->getNumErrors()
                ? reported()
@@ -316,15 +335,21 @@ llvm::Error Compilation::runPipeline(std::optional<PrecisionReport> &report) {
                ? reported()
                : makeError(options.modelPath +
                            ": cannot record the precision report");
-  if (llvm::Error error = runPhases(MixPhase::resolve, MixPhase::casts))
+  if (llvm::Error error = phase("resolve, policy, casts", [&] {
+        return runPhases(MixPhase::resolve, MixPhase::casts);
+      }))
     return error;
   if (report)
     report->recordCasts(*module);
-  if (llvm::Error error = runPhases(MixPhase::quantize, MixPhase::quantize))
+  if (llvm::Error error = phase("quantize", [&] {
+        return runPhases(MixPhase::quantize, MixPhase::quantize);
+      }))
     return error;
   if (report)
     report->recordQuantized(*module);
-  if (llvm::Error error = runPhases(MixPhase::linalg, MixPhase::llvm))
+  if (llvm::Error error = phase("lower to the LLVM dialect", [&] {
+        return runPhases(MixPhase::linalg, MixPhase::llvm);
+      }))
     return error;
   if (llvm::Error error = checkEntryPoints(*module))
     return error;
@@ -409,9 +434,14 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   auto optimize =
       makeOptimizingTransformer(options.optLevel,
                                 /*sizeLevel=*/0, target.machine.get());
-  if (llvm::Error error = optimize(llvmModule.get()))
-    return makeError("LLVM optimization failed: " +
-                     llvm::toString(std::move(error)));
+  if (llvm::Error error = phase(
+          "LLVM -O" + std::to_string(options.optLevel), [&]() -> llvm::Error {
+            if (llvm::Error e = optimize(llvmModule.get()))
+              return makeError("LLVM optimization failed: " +
+                               llvm::toString(std::move(e)));
+            return llvm::Error::success();
+          }))
+    return error;
 
   if (options.emit == EmitKind::llvmIR) {
     std::string text;
@@ -431,7 +461,11 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
     return makeError(
         "the target " + target.triple.str() + " cannot emit " +
         (options.emit == EmitKind::assembly ? "assembly" : "object files"));
-  codegen.run(*llvmModule);
+  if (llvm::Error error = phase("code generation", [&] {
+        codegen.run(*llvmModule);
+        return llvm::Error::success();
+      }))
+    return error;
   files.add(stem + extensionOf(options.emit), buffer.str().str());
   return llvm::Error::success();
 }
@@ -503,7 +537,11 @@ int Compilation::run() {
 
   if (llvm::Error error = checkInputFiles())
     return fail(std::move(error));
-  if (llvm::Error error = load())
+  if (options.timing) {
+    timingManager.setEnabled(true);
+    timingRoot = timingManager.getRootScope();
+  }
+  if (llvm::Error error = phase("load", [&] { return load(); }))
     return fail(std::move(error));
   std::optional<PrecisionReport> report;
   if (llvm::Error error = runPipeline(report))

@@ -66,8 +66,11 @@ struct CompileOptions {
   /// files; `-` is standard output. Empty: no report.
   std::string reportJSONPath;
   std::string reportTextPath;
-  /// Notes on standard error: the target, unused weights, files written.
+  /// Notes on standard error: the target, unused weights, files written,
+  /// the time of each phase.
   bool verbose = false;
+  /// MLIR's timing report of the pipeline (per pass) on standard error.
+  bool timing = false;
   /// `--help` / `--version` was given: print it instead of compiling.
   bool help = false;
   bool version = false;

@@ -102,8 +102,11 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
 
   b.heading("Other");
   b.flag("verbose", verbose, true,
-         cl::desc("notes on the target, unused weights, files"));
+         cl::desc("notes on the target, unused weights, files, the time of "
+                  "each phase"));
   b.alias("v", "verbose");
+  b.flag("timing", timing, true,
+         cl::desc("print the time of every pass of the pipeline"));
   b.flag("help", help, true, cl::desc("print this help"));
   b.alias("h", "help");
   b.flag("version", version, true, cl::desc("print the versions"));

@@ -80,9 +80,9 @@ struct MixOutlineLayersPass
         flush();
         continue;
       }
-      if (!run.empty() && (getPosition(run.front()->getLoc()) !=
-                               getPosition(op.getLoc()) ||
-                           !getPosition(op.getLoc())))
+      if (!run.empty() &&
+          (getPosition(run.front()->getLoc()) != getPosition(op.getLoc()) ||
+           !getPosition(op.getLoc())))
         flush();
       run.push_back(&op);
     }
@@ -130,9 +130,9 @@ struct MixOutlineLayersPass
       SmallVector<Type> types;
       for (Value v : captured)
         types.push_back(v.getType());
-      auto layer = func::FuncOp::create(
-          builder, loc, "mixc_layer",
-          FunctionType::get(func.getContext(), types, {}));
+      auto layer =
+          func::FuncOp::create(builder, loc, "mixc_layer",
+                               FunctionType::get(func.getContext(), types, {}));
       layer.setPrivate();
       Block *entry = layer.addEntryBlock();
       OpBuilder inner = OpBuilder::atBlockBegin(entry);
