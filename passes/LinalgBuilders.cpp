@@ -228,9 +228,12 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
                                            shifted, index(size));
           inside = arith::AndIOp::create(nb, l, inside,
                                          arith::AndIOp::create(nb, l, ge, lt));
+          // The bounds first, one op per statement: the order of function
+          // arguments is unspecified, and the IR must not depend on the
+          // compiler that built mixc.
+          Value last = index(size - 1);
           Value clamped = arith::MinSIOp::create(
-              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)),
-              index(size - 1));
+              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)), last);
           source.push_back(clamped);
         }
         Value v = tensor::ExtractOp::create(nb, l, input, source);
