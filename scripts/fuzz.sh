@@ -6,7 +6,8 @@
 # reproducer path; replay one with `build-fuzz/fuzz/bin/<name>_fuzzer FILE`.
 #
 #   MIXC_FUZZ_SECONDS   run time per fuzzer (default 60)
-#   MIXC_FUZZ_COMPILER  1: also build the compiler and its fuzzers
+#   MIXC_FUZZ_COMPILER  1: also build the compiler (ASan + UBSan) and its
+#                       fuzzers
 #   MIXC_FUZZ_JOBS      build parallelism (default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,14 +18,7 @@ JOBS="${MIXC_FUZZ_JOBS:-1}"
 COMPILER=OFF
 if [ "${MIXC_FUZZ_COMPILER:-0}" = "1" ]; then COMPILER=ON; fi
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  CC=clang-22 CXX=clang++-22 cmake -G Ninja -S "$ROOT" -B "$BUILD" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIXC_BUILD_FUZZERS=ON \
-    -DMIXC_SANITIZE=ON -DMIXC_BUILD_BENCHMARKS=OFF \
-    -DMIXC_BUILD_COMPILER="$COMPILER"
-else
-  cmake "$BUILD" -DMIXC_BUILD_COMPILER="$COMPILER" >/dev/null
-fi
+bash scripts/configure-build-fuzz.sh "$COMPILER"
 ninja -C "$BUILD" -j"$JOBS" mixc_fuzzers
 
 status=0
