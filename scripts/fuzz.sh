@@ -28,6 +28,10 @@ status=0
 shopt -s nullglob
 for fuzzer in "$BUILD"/fuzz/bin/*_fuzzer; do
   name="$(basename "$fuzzer" _fuzzer)"
+  # A compiler fuzzer left by an earlier MIXC_FUZZ_COMPILER=1 run is stale.
+  if [ "$COMPILER" = OFF ] && [ -f "$ROOT/fuzz/compiler/${name}_fuzzer.cpp" ]; then
+    continue
+  fi
   work="$BUILD/fuzz/run/$name"
   rm -rf "$work"
   mkdir -p "$work/corpus" "$work/artifacts"
