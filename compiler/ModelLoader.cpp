@@ -55,25 +55,41 @@ FirstErrorCollector::~FirstErrorCollector() {
 llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModel(StringRef path, MLIRContext &context,
                llvm::SourceMgr *callerSourceMgr) {
-  auto fail = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   message.str());
-  };
   // Bounded, regular files only (a FIFO or /dev/zero is an error, not a
-  // hang), and nesting bounded before the recursive parser sees it.
+  // hang).
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       readInputFile(path, limits::kMaxModelBytes, "model");
   if (!buffer)
     return buffer.takeError();
+  return loadModelFromBuffer(std::move(*buffer), path, context,
+                             callerSourceMgr);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mix::loadModelFromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                         StringRef name, MLIRContext &context,
+                         llvm::SourceMgr *callerSourceMgr) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   message.str());
+  };
+  // loadModel's read bounds the size already; an in-memory model is held
+  // to the same limit.
+  if (buffer->getBufferSize() > limits::kMaxModelBytes)
+    return fail("model '" + name + "' is " +
+                llvm::Twine(buffer->getBufferSize()) +
+                " bytes, more than the limit of " +
+                llvm::Twine(limits::kMaxModelBytes) + " bytes");
+  // Nesting bounded before the recursive parser sees it.
   if (llvm::Error e =
-          checkNestingDepth((*buffer)->getBuffer(), limits::kMaxModelNesting,
-                            NestingSyntax::mlir, path))
+          checkNestingDepth(buffer->getBuffer(), limits::kMaxModelNesting,
+                            NestingSyntax::mlir, name))
     return std::move(e);
   llvm::SourceMgr localSourceMgr;
   llvm::SourceMgr &sourceMgr =
       callerSourceMgr ? *callerSourceMgr : localSourceMgr;
   // The parser reads the main (first) buffer: the caller's is fresh.
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   std::optional<FirstErrorCollector> errors;
   if (!callerSourceMgr)
     errors.emplace(context);
@@ -82,8 +98,8 @@ mix::loadModel(StringRef path, MLIRContext &context,
   if (!module)
     return fail(errors && errors->hasError()
                     ? errors->message()
-                    : (path + ": invalid model").str());
+                    : (name + ": invalid model").str());
   if (module->getOps<NetworkOp>().empty())
-    return fail(path + ": no 'mix.network' in the model");
+    return fail(name + ": no 'mix.network' in the model");
   return std::move(module);
 }

@@ -11,7 +11,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <memory>
 
 namespace mix {
 
@@ -50,6 +53,17 @@ private:
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadModel(llvm::StringRef path, mlir::MLIRContext &context,
           llvm::SourceMgr *sourceMgr = nullptr);
+
+/// What loadModel does after reading the file: the model text is `buffer`
+/// (non-null and NUL-terminated, as MemoryBuffer::getMemBufferCopy makes
+/// it: the MLIR lexer stops at the NUL), `name` stands for it in messages
+/// (loadModel passes the path). The same checks apply: at most
+/// limits::kMaxModelBytes, nesting bounded before the parser runs, at least
+/// one `mix.network`. For in-memory models (the fuzzers, tests).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+loadModelFromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                    llvm::StringRef name, mlir::MLIRContext &context,
+                    llvm::SourceMgr *sourceMgr = nullptr);
 
 } // namespace mix
 

@@ -227,8 +227,12 @@ void PrecisionAttr::print(AsmPrinter &printer) const {
 void DecisionAttr::printBody(raw_ostream &os) const {
   getPrecision().printBody(os);
   os << " from " << stringifyPrecisionSource(getSource());
-  if (getOrigin())
-    os << " @" << getOrigin().getValue();
+  // As a symbol reference, so that a name that is not a bare identifier is
+  // quoted (`@"my-net"`) and parses back (parseOptionalSymbolName).
+  if (getOrigin()) {
+    os << ' ';
+    FlatSymbolRefAttr::get(getOrigin()).print(os);
+  }
 }
 
 std::string DecisionAttr::describeSource() const {

@@ -30,9 +30,12 @@ Value truncF64ToF32RoundToOdd(OpBuilder &b, Location loc, Value x) {
   // Ordered comparisons: NaN inputs keep the RNE result.
   Value inexact =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
-  Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                     math::AbsFOp::create(b, loc, back),
-                                     math::AbsFOp::create(b, loc, x));
+  // Operands one per statement (the order of function arguments is
+  // unspecified; the IR must not depend on the compiler that built mixc).
+  Value absX = math::AbsFOp::create(b, loc, x);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value away =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absX);
   Value bits = arith::BitcastOp::create(b, loc, i32, t);
   Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
   // Sign-magnitude: one less in the bits is one ulp towards zero.
@@ -59,8 +62,9 @@ Value truncToBF16(OpBuilder &b, Location loc, Value v) {
   Value high = arith::ShRUIOp::create(b, loc, bits, c(16));
   Value lsb = arith::AndIOp::create(b, loc, high, c(1));
   Value bias = arith::AddIOp::create(b, loc, c(0x7FFF), lsb);
+  Value sixteen = c(16); // one operand op per statement (see above)
   Value rounded = arith::ShRUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, bits, bias), c(16));
+      b, loc, arith::AddIOp::create(b, loc, bits, bias), sixteen);
   Value quietNaN = arith::OrIOp::create(b, loc, high, c(0x40));
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
   Value r = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
@@ -228,9 +232,12 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
                                            shifted, index(size));
           inside = arith::AndIOp::create(nb, l, inside,
                                          arith::AndIOp::create(nb, l, ge, lt));
+          // The bounds first, one op per statement: the order of function
+          // arguments is unspecified, and the IR must not depend on the
+          // compiler that built mixc.
+          Value last = index(size - 1);
           Value clamped = arith::MinSIOp::create(
-              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)),
-              index(size - 1));
+              nb, l, arith::MaxSIOp::create(nb, l, shifted, index(0)), last);
           source.push_back(clamped);
         }
         Value v = tensor::ExtractOp::create(nb, l, input, source);

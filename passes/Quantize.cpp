@@ -23,6 +23,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <map>
 #include <memory>
@@ -372,10 +373,12 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
         lhs->getUsedScale(), lhs->getUsedZeroPoint(), rhs->getResult(),
         rhs->getUsedScale(), rhs->getUsedZeroPoint(), chunk);
   }
-  SmallVector<Operation *> weights;
+  // Each defining op once: one value may feed several operands (a weight
+  // shared by the q/k/v/o projections), and an op must not be erased twice.
+  llvm::SmallSetVector<Operation *, 8> weights;
   for (Value v : op->getOperands())
     if (Operation *def = v.getDefiningOp())
-      weights.push_back(def);
+      weights.insert(def);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   // Float weights (and widening casts of them) that only fed this layer.
@@ -385,7 +388,7 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
       continue;
     for (Value v : def->getOperands())
       if (Operation *inner = v.getDefiningOp())
-        weights.push_back(inner);
+        weights.insert(inner);
     def->erase();
   }
   return success();

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of fuzz/ in build-fuzz (clang-22, ASan +
 # UBSan) and runs each one for a bounded time on a copy of its seed corpus
-# (fuzz/corpus/<name>/ for <name>_fuzzer), so the repository is not
+# (fuzz/corpus/<name>/ for <name>_fuzzer, with the dictionary
+# fuzz/dict/<name>.dict if there is one), so the repository is not
 # modified. Exits non-zero if any fuzzer finds a crash, printing the
 # reproducer path; replay one with `build-fuzz/fuzz/bin/<name>_fuzzer FILE`.
 #
 #   MIXC_FUZZ_SECONDS   run time per fuzzer (default 60)
-#   MIXC_FUZZ_COMPILER  1: also build the compiler and its fuzzers
+#   MIXC_FUZZ_COMPILER  1: also build the compiler (ASan + UBSan) and its
+#                       fuzzers (fuzz/compiler/, fuzz/README.md)
 #   MIXC_FUZZ_JOBS      build parallelism (default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,29 +19,32 @@ JOBS="${MIXC_FUZZ_JOBS:-1}"
 COMPILER=OFF
 if [ "${MIXC_FUZZ_COMPILER:-0}" = "1" ]; then COMPILER=ON; fi
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  CC=clang-22 CXX=clang++-22 cmake -G Ninja -S "$ROOT" -B "$BUILD" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIXC_BUILD_FUZZERS=ON \
-    -DMIXC_SANITIZE=ON -DMIXC_BUILD_BENCHMARKS=OFF \
-    -DMIXC_BUILD_COMPILER="$COMPILER"
-else
-  cmake "$BUILD" -DMIXC_BUILD_COMPILER="$COMPILER" >/dev/null
-fi
+bash scripts/configure-build-fuzz.sh "$COMPILER"
 ninja -C "$BUILD" -j"$JOBS" mixc_fuzzers
+# Leaks of LLVM/MLIR globals are suppressed one by one (fuzz/lsan.supp).
+export LSAN_OPTIONS="suppressions=$ROOT/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 status=0
 shopt -s nullglob
 for fuzzer in "$BUILD"/fuzz/bin/*_fuzzer; do
   name="$(basename "$fuzzer" _fuzzer)"
+  # A compiler fuzzer left by an earlier MIXC_FUZZ_COMPILER=1 run is stale.
+  if [ "$COMPILER" = OFF ] && [ -f "$ROOT/fuzz/compiler/${name}_fuzzer.cpp" ]; then
+    continue
+  fi
   work="$BUILD/fuzz/run/$name"
   rm -rf "$work"
   mkdir -p "$work/corpus" "$work/artifacts"
   if [ -d "$ROOT/fuzz/corpus/$name" ]; then
     cp -R "$ROOT/fuzz/corpus/$name/." "$work/corpus/"
   fi
+  dict=()
+  if [ -f "$ROOT/fuzz/dict/$name.dict" ]; then
+    dict=(-dict="$ROOT/fuzz/dict/$name.dict")
+  fi
   echo "fuzz: $name for ${SECONDS_PER_FUZZER}s"
   if ! (cd "$work" && "$fuzzer" -max_total_time="$SECONDS_PER_FUZZER" \
-          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" \
           -artifact_prefix="$work/artifacts/" corpus >"$work/log" 2>&1); then
     status=1
     tail -n 40 "$work/log"

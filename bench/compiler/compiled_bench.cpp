@@ -35,6 +35,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,8 +105,11 @@ struct CompiledDense {
     if (failed(mix::buildMixPipeline(pm, mix::MixPipelineOptions())) ||
         failed(pm.run(*module)))
       return;
+    // A function_ref: the function must outlive create().
+    std::function<llvm::Error(llvm::Module *)> optimize =
+        makeOptimizingTransformer(2, 0, nullptr);
     ExecutionEngineOptions options;
-    options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+    options.transformer = optimize;
     auto created = ExecutionEngine::create(*module, options);
     if (!created) {
       llvm::consumeError(created.takeError());

@@ -65,9 +65,11 @@ Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj, Value kProj,
        AffineMap::get(5, 0, {dim(0), dim(3), dim(1), dim(4)}, ctx),
        AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
       headContractionIterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-        return Value(
-            math::FmaOp::create(b, l, convertScalar(b, l, a[0], accType),
-                                convertScalar(b, l, a[1], accType), a[2]));
+        // One operand op per statement: the IR must not depend on the
+        // order the host compiler evaluates function arguments in.
+        Value kv = convertScalar(b, l, a[1], accType);
+        Value qv = convertScalar(b, l, a[0], accType);
+        return Value(math::FmaOp::create(b, l, qv, kv, a[2]));
       });
   double scale = 1.0 / std::sqrt(double(D));
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
@@ -121,9 +123,13 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     };
     // Projections: activations x weights, accumulated at accumulator
     // precision and kept there for the scores.
-    Value merged = attentionCore(
-        rewriter, loc, project(adaptor.getWq()), project(adaptor.getWk()),
-        project(adaptor.getWv()), op.getNumHeads(), op.getCausal(), types.acc);
+    // One projection per statement, q, k, v: the IR must not depend on the
+    // order the host compiler evaluates function arguments in.
+    Value qProj = project(adaptor.getWq());
+    Value kProj = project(adaptor.getWk());
+    Value vProj = project(adaptor.getWv());
+    Value merged = attentionCore(rewriter, loc, qProj, kProj, vProj,
+                                 op.getNumHeads(), op.getCausal(), types.acc);
     // The context, rounded to the activations precision for the output
     // projection.
     Value mergedAct =

@@ -38,9 +38,11 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                         buildInit(rewriter, loc, types),
                         {conv.input, conv.weight, conv.output}, conv.iterators,
                         [&](OpBuilder &b, Location l, ValueRange a) {
-                          return Value(math::FmaOp::create(
-                              b, l, convertScalar(b, l, a[0], acc),
-                              convertScalar(b, l, a[1], acc), a[2]));
+                          // One operand op per statement (host-compiler
+                          // independent IR).
+                          Value w = convertScalar(b, l, a[1], acc);
+                          Value in = convertScalar(b, l, a[0], acc);
+                          return Value(math::FmaOp::create(b, l, in, w, a[2]));
                         });
     BiasEpilogue epilogue;
     epilogue.biasType = acc;

@@ -67,11 +67,13 @@ struct CastLowering : MixLoweringPattern<CastOp> {
               arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, inf);
           Value overflowed = arith::CmpFOp::create(
               b, loc, arith::CmpFPredicate::OEQ, back, inf);
-          emitCheck(b, loc, op,
-                    arith::AndIOp::create(b, loc, finite, overflowed),
-                    MIXRT_STATUS_OUT_OF_RANGE, what,
-                    linearIndex(b, loc, type.getShape()),
-                    convertScalar(b, loc, args[0], b.getF64Type()));
+          // One operand op per statement: the IR must not depend on the
+          // order the host compiler evaluates function arguments in.
+          Value reported = convertScalar(b, loc, args[0], b.getF64Type());
+          Value index = linearIndex(b, loc, type.getShape());
+          Value failed = arith::AndIOp::create(b, loc, finite, overflowed);
+          emitCheck(b, loc, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
+                    reported);
           return r;
         });
     rewriter.replaceOp(op, result);
@@ -164,9 +166,10 @@ struct GeluLowering : MixLoweringPattern<GeluOp> {
             inner = math::ErfOp::create(
                 b, l, arith::MulFOp::create(b, l, x, c(M_SQRT1_2)));
           }
-          Value y = arith::MulFOp::create(
-              b, l, arith::MulFOp::create(b, l, c(0.5), x),
-              arith::AddFOp::create(b, l, c(1.0), inner));
+          // One operand op per statement (host-compiler independent IR).
+          Value onePlus = arith::AddFOp::create(b, l, c(1.0), inner);
+          Value half = arith::MulFOp::create(b, l, c(0.5), x);
+          Value y = arith::MulFOp::create(b, l, half, onePlus);
           return convertScalar(b, l, y, type.getElementType());
         });
     rewriter.replaceOp(op, result);

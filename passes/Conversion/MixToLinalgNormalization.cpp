@@ -54,8 +54,9 @@ struct BatchNormLowering : MixLoweringPattern<BatchNormOp> {
           Value denom = math::SqrtOp::create(
               b, l, arith::AddFOp::create(b, l, cv(a[4]), epsilon));
           Value centered = arith::SubFOp::create(b, l, a[0], cv(a[3]));
-          Value scaled = arith::MulFOp::create(
-              b, l, cv(a[1]), arith::DivFOp::create(b, l, centered, denom));
+          // One operand op per statement (host-compiler independent IR).
+          Value ratio = arith::DivFOp::create(b, l, centered, denom);
+          Value scaled = arith::MulFOp::create(b, l, cv(a[1]), ratio);
           Value y = arith::AddFOp::create(b, l, scaled, cv(a[2]));
           return convertScalar(b, l, y, type.getElementType());
         });
@@ -128,7 +129,10 @@ struct LayerNormLowering : LayerLoweringBase<LayerNormOp> {
               b, l, arith::AddFOp::create(b, l, var, epsilon));
           Value norm = arith::DivFOp::create(
               b, l, arith::SubFOp::create(b, l, cv(a[0]), a[1]), denom);
-          Value y = math::FmaOp::create(b, l, norm, cv(a[3]), cv(a[4]));
+          // One operand op per statement (host-compiler independent IR).
+          Value beta = cv(a[4]);
+          Value gamma = cv(a[3]);
+          Value y = math::FmaOp::create(b, l, norm, gamma, beta);
           return convertScalar(b, l, y, type.getElementType());
         });
   }

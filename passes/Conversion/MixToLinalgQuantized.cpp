@@ -104,27 +104,34 @@ std::pair<Value, Value> sliceParams(OpBuilder &nb, Location l, Operation *op,
   Value lo = convertScalar(nb, l, loIn, f64);
   Value hi = convertScalar(nb, l, hiIn, f64);
   Value zero = f64Const(nb, l, 0.0);
+  // One op per statement where two operands are created: the order of
+  // function arguments is unspecified, and the IR must not depend on the
+  // compiler that built mixc (gcc and clang order them differently).
   Value wide;
-  if (scheme == QuantScheme::symmetric)
+  if (scheme == QuantScheme::symmetric) {
+    Value levels = f64Const(nb, l, 127.0);
     wide = arith::DivFOp::create(
         nb, l,
         arith::MaximumFOp::create(nb, l, arith::NegFOp::create(nb, l, lo), hi),
-        f64Const(nb, l, 127.0));
-  else
+        levels);
+  } else {
+    Value levels = f64Const(nb, l, 255.0);
     wide = arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, hi, lo),
-                                 f64Const(nb, l, 255.0));
+                                 levels);
+  }
   Value scale = arith::TruncFOp::create(nb, l, f32, wide);
   if (checked) {
     // mixrt rejects a finite range whose scale overflows f32 (f64
     // data); a non-finite input is reported by the element check.
     Value inf = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
     Value inf64 = f64Const(nb, l, INFINITY);
-    Value finiteRange = arith::AndIOp::create(
-        nb, l,
+    Value hiFinite =
         arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                              math::AbsFOp::create(nb, l, lo), inf64),
+                              math::AbsFOp::create(nb, l, hi), inf64);
+    Value loFinite =
         arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
-                              math::AbsFOp::create(nb, l, hi), inf64));
+                              math::AbsFOp::create(nb, l, lo), inf64);
+    Value finiteRange = arith::AndIOp::create(nb, l, loFinite, hiFinite);
     Value bad = arith::AndIOp::create(
         nb, l, finiteRange,
         arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
@@ -139,20 +146,22 @@ std::pair<Value, Value> sliceParams(OpBuilder &nb, Location l, Operation *op,
   Value zp = arith::ConstantIntOp::create(nb, l, i32, 0);
   if (scheme == QuantScheme::asymmetric) {
     // round_half_even(-128 - lo / scale), clamped to [-128, 127].
-    Value q = arith::SubFOp::create(
-        nb, l, f64Const(nb, l, -128.0),
-        arith::DivFOp::create(nb, l, lo,
-                              arith::ExtFOp::create(nb, l, f64, scale)));
+    Value ratio = arith::DivFOp::create(
+        nb, l, lo, arith::ExtFOp::create(nb, l, f64, scale));
+    Value q = arith::SubFOp::create(nb, l, f64Const(nb, l, -128.0), ratio);
     q = math::RoundEvenOp::create(nb, l, q);
+    Value qmax = f64Const(nb, l, 127.0);
+    Value qmin = f64Const(nb, l, -128.0);
     q = arith::MinimumFOp::create(
-        nb, l, arith::MaximumFOp::create(nb, l, q, f64Const(nb, l, -128.0)),
-        f64Const(nb, l, 127.0));
+        nb, l, arith::MaximumFOp::create(nb, l, q, qmin), qmax);
     zp = arith::FPToSIOp::create(nb, l, i32, q);
   }
   // An all-zero slice: scale 1, zero point 0.
-  Value allZero = arith::AndIOp::create(
-      nb, l, arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero),
-      arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero));
+  Value hiZero =
+      arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, hi, zero);
+  Value loZero =
+      arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, lo, zero);
+  Value allZero = arith::AndIOp::create(nb, l, loZero, hiZero);
   scale = arith::SelectOp::create(
       nb, l, allZero,
       arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(1.0f)), scale);
@@ -243,20 +252,25 @@ struct QuantizeLowering : MixLoweringPattern<QuantizeOp> {
             return arith::ConstantOp::create(b, l, b.getFloatAttr(compute, v));
           };
           // Clamp before narrowing; NaN (only from non-finite input, which
-          // is reported when checked) becomes the zero point.
+          // is reported when checked) becomes the zero point. (Operands
+          // created one per statement, see sliceParams.)
+          Value upper = c(qmax);
+          Value lower = c(qmin);
           Value clamped = arith::MinimumFOp::create(
-              b, l, arith::MaximumFOp::create(b, l, r, c(qmin)), c(qmax));
+              b, l, arith::MaximumFOp::create(b, l, r, lower), upper);
           Value isNaN =
               arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, r, r);
           clamped = arith::SelectOp::create(b, l, isNaN, zp, clamped);
           if (checked) {
-            Value notFinite = arith::CmpFOp::create(
-                b, l, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, l, x),
-                c(INFINITY));
+            Value inf = c(INFINITY);
+            Value notFinite =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UGE,
+                                      math::AbsFOp::create(b, l, x), inf);
+            Value reported = convertScalar(b, l, x, b.getF64Type());
+            Value index = linearIndex(b, l, outType.getShape());
             emitCheck(b, l, op, notFinite, MIXRT_STATUS_INVALID_ARGUMENT,
-                      "non-finite value reaches an int8 quantize",
-                      linearIndex(b, l, outType.getShape()),
-                      convertScalar(b, l, x, b.getF64Type()));
+                      "non-finite value reaches an int8 quantize", index,
+                      reported);
           }
           return Value(arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
         });
@@ -325,16 +339,19 @@ Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
     Value sum = a[0].getType().isF64()
                     ? a[0]
                     : Value(arith::SIToFPOp::create(nb, l, f64, a[0]));
-    Value s =
-        arith::MulFOp::create(nb, l, arith::ExtFOp::create(nb, l, f64, a[1]),
-                              arith::ExtFOp::create(nb, l, f64, a[2]));
+    // Operands created one per statement (see sliceParams).
+    Value sb = arith::ExtFOp::create(nb, l, f64, a[2]);
+    Value sa = arith::ExtFOp::create(nb, l, f64, a[1]);
+    Value s = arith::MulFOp::create(nb, l, sa, sb);
     Value wide = arith::MulFOp::create(nb, l, s, sum);
     Value v = arith::TruncFOp::create(nb, l, f32, wide);
     if (checkAt) {
       // mixrt_gemm_s8_f32 fails on a result beyond f32; so does this.
-      Value overflow = arith::CmpFOp::create(
-          nb, l, arith::CmpFPredicate::OEQ, math::AbsFOp::create(nb, l, v),
-          arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY)));
+      Value inf =
+          arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(INFINITY));
+      Value overflow =
+          arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
+                                math::AbsFOp::create(nb, l, v), inf);
       emitCheck(nb, l, checkAt, overflow, MIXRT_STATUS_OUT_OF_RANGE,
                 "int8 rescale overflows f32",
                 linearIndex(nb, l, resultType.getShape()), wide);

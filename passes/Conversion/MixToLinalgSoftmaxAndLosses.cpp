@@ -126,9 +126,10 @@ struct CrossEntropyLossLowering : LayerLoweringBase<CrossEntropyLossOp> {
               arith::IndexCastOp::create(b, l, b.getIndexType(), a[2]);
           Value picked =
               tensor::ExtractOp::create(b, l, logits, ValueRange{n, label});
-          Value lse =
-              arith::AddFOp::create(b, l, math::LogOp::create(b, l, a[0]),
-                                    convertScalar(b, l, a[1], acc));
+          // One operand op per statement (host-compiler independent IR).
+          Value rowMax = convertScalar(b, l, a[1], acc);
+          Value lse = arith::AddFOp::create(
+              b, l, math::LogOp::create(b, l, a[0]), rowMax);
           Value term = arith::SubFOp::create(b, l, lse,
                                              convertScalar(b, l, picked, acc));
           return Value(arith::AddFOp::create(b, l, a[3], term));
@@ -154,9 +155,10 @@ struct MseLossLowering : LayerLoweringBase<MseLossOp> {
          AffineMap::get(rank, 0, {}, ctx)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value diff =
-              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc),
-                                    convertScalar(b, l, a[1], acc));
+          // One operand op per statement (host-compiler independent IR).
+          Value target = convertScalar(b, l, a[1], acc);
+          Value prediction = convertScalar(b, l, a[0], acc);
+          Value diff = arith::SubFOp::create(b, l, prediction, target);
           return Value(math::FmaOp::create(b, l, diff, diff, a[2]));
         });
     double n = double(inType.getNumElements());

@@ -73,6 +73,25 @@ if _mix_opt_has_pass_statistics():
     config.available_features.add("pass-statistics")
 
 _mixrt_deps = _mixrt_link_deps()
+
+# A sanitized build (-DMIXC_SANITIZE=ON, scripts/sanitize-compiler.sh): the
+# tools and libmixrt.a run under ASan + UBSan (the tools carry the ASan
+# defaults of that build, support/SanitizerOptions.cpp). Leaks are reported;
+# leaks of LLVM/MLIR globals would be suppressed one by one (fuzz/lsan.supp).
+# Options already in the environment come last and win.
+if getattr(config, "mixc_sanitize", False):
+    def _prepend_options(var, options):
+        given = config.environment.get(var, "")
+        config.environment[var] = ":".join(o for o in (options, given) if o)
+
+    _prepend_options("ASAN_OPTIONS", "detect_leaks=1")
+    _prepend_options("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+    _prepend_options(
+        "LSAN_OPTIONS",
+        "suppressions=" + os.path.join(config.mixc_src_root, "fuzz", "lsan.supp"))
+    # Programs linking the instrumented libmixrt.a need the sanitizer runtimes.
+    if _mixrt_deps is not None:
+        _mixrt_deps += " -fsanitize=address,undefined"
 config.substitutions.append(("%mixrt_deps", _mixrt_deps or ""))
 if _mixrt_deps is not None and shutil.which("cc") and shutil.which("c++"):
     config.available_features.add("c-toolchain")

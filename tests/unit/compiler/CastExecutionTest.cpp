@@ -26,6 +26,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace mlir;
@@ -56,8 +57,11 @@ std::vector<uint16_t> runCast(llvm::StringRef fromType, llvm::StringRef toType,
   PassManager pm(&context);
   REQUIRE(succeeded(buildMixPipeline(pm, MixPipelineOptions())));
   REQUIRE(succeeded(pm.run(*module)));
+  // A function_ref: the function must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(2, 0, nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = optimize;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     FAIL(llvm::toString(engine.takeError()));

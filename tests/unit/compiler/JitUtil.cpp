@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 
@@ -39,10 +40,13 @@ std::unique_ptr<ExecutionEngine> compile(ModuleOp module,
   PassManager pm(module.getContext());
   REQUIRE(succeeded(buildMixPipeline(pm, options)));
   REQUIRE(succeeded(pm.run(module)));
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer =
+  // ExecutionEngineOptions::transformer is a function_ref: the function it
+  // refers to must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(/*optLevel=*/2,
                                 /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     FAIL(llvm::toString(engine.takeError()));

@@ -127,7 +127,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
     // More values after finish(): n = 1001 with 1001 added.
     // max rank ceil(990.99) = 991 -> 991; min rank ceil(10.01) = 11 -> 11.
     REQUIRE(Outcome(c.add("x", {1001})).ok());
-    const CalibrationRange &r2 = c.finish().ranges.at("x");
+    const CalibrationRange r2 = c.finish().ranges.at("x");
     CHECK(r2.min == 11);
     CHECK(r2.max == 991);
     CHECK(r2.count == 1001);
@@ -138,7 +138,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
     // whose ceil would give rank 2 without snapping.
     RangeCollector c = collector(CalibrationMethod::Percentile, 99.99);
     REQUIRE(Outcome(c.add("x", iota(1, 10000))).ok());
-    const CalibrationRange &r = c.finish().ranges.at("x");
+    const CalibrationRange r = c.finish().ranges.at("x");
     CHECK(r.min == 1);
     CHECK(r.max == 9999);
   }
@@ -146,7 +146,7 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
     // n = 3, p = 99.99: max rank ceil(2.9997) = 3, min rank ceil(0.0003) = 1.
     RangeCollector c = collector(CalibrationMethod::Percentile);
     REQUIRE(Outcome(c.add("x", {2.0, -7.0, 4.0})).ok());
-    const CalibrationRange &r = c.finish().ranges.at("x");
+    const CalibrationRange r = c.finish().ranges.at("x");
     CHECK(r.min == -7.0);
     CHECK(r.max == 4.0);
     CHECK(r.count == 3);
@@ -154,14 +154,14 @@ TEST_CASE("Percentile uses nearest rank", "[calibration]") {
   SECTION("p = 100 is min/max") {
     RangeCollector c = collector(CalibrationMethod::Percentile, 100);
     REQUIRE(Outcome(c.add("x", {0.25, -3.0, 8.0, 1.0})).ok());
-    const CalibrationRange &r = c.finish().ranges.at("x");
+    const CalibrationRange r = c.finish().ranges.at("x");
     CHECK(r.min == -3.0);
     CHECK(r.max == 8.0);
   }
   SECTION("a name seen without values") {
     RangeCollector c = collector(CalibrationMethod::Percentile);
     REQUIRE(Outcome(c.add("x", {})).ok());
-    const CalibrationRange &r = c.finish().ranges.at("x");
+    const CalibrationRange r = c.finish().ranges.at("x");
     CHECK(r.count == 0);
     CHECK(r.min == 0.0);
     CHECK(r.max == 0.0);

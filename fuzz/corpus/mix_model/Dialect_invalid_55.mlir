@@ -1,0 +1,5 @@
+mix.network @n precision(f32) () {
+  // expected-error @+1 {{'mix.weight' op must have exactly one of inline data or an external reference}}
+  %0 = "mix.weight"() : () -> tensor<4xf32>
+  mix.return
+}

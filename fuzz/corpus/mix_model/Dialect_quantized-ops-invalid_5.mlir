@@ -1,0 +1,8 @@
+mix.network @k_chunk precision(f32) (%q: tensor<1x4xi8>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1> : tensor<4x2xi8>
+  %ws = mix.weight dense<0.25> : tensor<2xf32>
+  %wz = mix.weight dense<0> : tensor<2xi32>
+  // expected-error @+1 {{'mix.qdense' op expects k_chunk >= 1, got 0}}
+  %y = mix.qdense %q, %s, %z, %w, %ws, %wz {k_chunk = 0 : i64} : (tensor<1x4xi8>, tensor<f32>, tensor<i32>, tensor<4x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}

@@ -1,0 +1,4 @@
+// A valid module without any mix.network.
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
