@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "passes/NetworkSymbols.h"
 #include "passes/Policy.h"
 #include "support/Error.h"
 #include "support/OutputFiles.h"
@@ -382,13 +383,16 @@ llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
   for (EntryPoint &entry : entryPoints) {
     unsigned numArgs = entry.numInputs + entry.numOutputs;
     if (llvm::Error error =
-            check("_mlir_ciface_" + entry.name, numArgs, entry.name))
+            check((symbols::kCInterfacePrefix + entry.name).str(), numArgs,
+                  entry.name))
       return error;
-    if (llvm::Error error = check("_mlir_ciface_mixc_net_" + entry.name,
-                                  numArgs + 1, entry.name))
+    if (llvm::Error error = check(
+            (symbols::kCInterfacePrefix + symbols::kNetworkPrefix + entry.name)
+                .str(),
+            numArgs + 1, entry.name))
       return error;
-    auto planned =
-        module.lookupSymbol<LLVM::LLVMFuncOp>("mixc_net_" + entry.name);
+    auto planned = module.lookupSymbol<LLVM::LLVMFuncOp>(
+        (symbols::kNetworkPrefix + entry.name).str());
     auto plan =
         planned ? planned->getAttrOfType<DictionaryAttr>(kMemoryPlanAttrName)
                 : DictionaryAttr();
@@ -402,8 +406,9 @@ llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
     // Nothing below the LLVM dialect needs it (convert-func-to-llvm copied
     // it onto the C interface too).
     planned->removeAttr(kMemoryPlanAttrName);
-    if (Operation *ciface =
-            module.lookupSymbol("_mlir_ciface_mixc_net_" + entry.name))
+    if (Operation *ciface = module.lookupSymbol(
+            (symbols::kCInterfacePrefix + symbols::kNetworkPrefix + entry.name)
+                .str()))
       ciface->removeAttr(kMemoryPlanAttrName);
   }
   return llvm::Error::success();
@@ -426,7 +431,8 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   // clash with the application's symbols and may be inlined.
   for (const EntryPoint &entry : entryPoints)
     for (const std::string &name :
-         {"mixc_net_" + entry.name, "mixc_alloc_" + entry.name})
+         {(symbols::kNetworkPrefix + entry.name).str(),
+          (symbols::kConvenienceEntryPrefix + entry.name).str()})
       if (llvm::Function *f = llvmModule->getFunction(name))
         if (!f->isDeclaration())
           f->setLinkage(llvm::GlobalValue::InternalLinkage);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/NetworkSymbols.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,13 +26,9 @@ namespace mix {
 
 using namespace mlir;
 using namespace mix;
+using namespace mix::symbols;
 
 namespace {
-
-constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
-constexpr llvm::StringLiteral kConvenienceEntryPrefix = "mixc_alloc_";
-constexpr llvm::StringLiteral kLayerPrefix = "mixc_layer_";
-constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
 /// Renames `op` to `newName` in `symbols`, with every use in `module`.
 LogicalResult renameSymbol(SymbolTable &symbols, Operation *op,

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/NetworkSymbols.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,11 +32,9 @@ namespace mix {
 
 using namespace mlir;
 using namespace mix;
+using namespace mix::symbols;
 
 namespace {
-
-constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
-constexpr llvm::StringLiteral kLayerPrefix = "mixc_layer_";
 
 /// The source position of `loc` (the layer an op comes from), or null.
 FileLineColLoc getPosition(Location loc) {

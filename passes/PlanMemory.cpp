@@ -12,6 +12,7 @@
 
 #include "dialect/MixAttrNames.h"
 #include "passes/MemoryPlan.h"
+#include "passes/NetworkSymbols.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,11 +30,10 @@ namespace mix {
 
 using namespace mlir;
 using namespace mix;
+using namespace mix::symbols;
 
 namespace {
 
-constexpr llvm::StringLiteral kNetworkPrefix = "mixc_net_";
-constexpr llvm::StringLiteral kConvenienceEntryPrefix = "mixc_alloc_";
 constexpr int64_t kAlignment = 64;
 
 /// Bytes of one element as the LLVM lowering stores it.
