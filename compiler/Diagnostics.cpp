@@ -22,6 +22,14 @@ SourcePosition mix::getSourcePosition(Location loc) {
   return pos;
 }
 
+std::string mix::locationPrefix(Location loc) {
+  SourcePosition pos = getSourcePosition(loc);
+  if (pos.line == 0)
+    return "";
+  return pos.file + ":" + std::to_string(pos.line) + ":" +
+         std::to_string(pos.column) + ": ";
+}
+
 DiagnosticPrinter::DiagnosticPrinter(MLIRContext &context,
                                      llvm::SourceMgr &sourceMgr,
                                      llvm::raw_ostream &os,
@@ -57,6 +65,12 @@ void DiagnosticPrinter::printSourceLine(const SourcePosition &pos) {
     sourceMgr.GetMessage(smLoc, llvm::SourceMgr::DK_Error, "")
         .print(nullptr, s, /*ShowColors=*/false, /*ShowKindLabel=*/false,
                /*ShowLocation=*/false);
+    // A model is untrusted bytes: control characters of the echoed line
+    // become '?', one for one, so the caret stays under its column and no
+    // escape sequence reaches the terminal (tabs are expanded above).
+    for (char &c : text)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f)
+        c = '?';
     os << llvm::StringRef(text).drop_front(1);
     return;
   }
@@ -65,9 +79,7 @@ void DiagnosticPrinter::printSourceLine(const SourcePosition &pos) {
 void DiagnosticPrinter::print(Location loc, DiagnosticSeverity severity,
                               const llvm::Twine &message) {
   SourcePosition pos = getSourcePosition(loc);
-  std::string where = pos.line ? pos.file + ":" + std::to_string(pos.line) +
-                                     ":" + std::to_string(pos.column) + ": "
-                               : "";
+  std::string where = locationPrefix(loc);
   switch (severity) {
   case DiagnosticSeverity::Error:
     ++numErrors;

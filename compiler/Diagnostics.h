@@ -38,6 +38,12 @@ struct SourcePosition {
 /// The file position of `loc` (the first FileLineColLoc inside it).
 SourcePosition getSourcePosition(mlir::Location loc);
 
+/// "FILE:LINE:COL: " for a location with a file position; "" for one
+/// without (an error about no place in the model, such as a calibration or
+/// policy file that cannot be read, names its file itself). Every tool
+/// prefixes messages with this, so none prints "model.mlir:0:0:".
+std::string locationPrefix(mlir::Location loc);
+
 /// Prints every diagnostic reported in `context` while it is alive to `os`:
 /// errors and warnings as `TOOL: error: FILE:LINE:COL: message` (the source
 /// line and a caret follow when the file is in `sourceMgr`), notes as

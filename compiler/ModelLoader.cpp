@@ -37,13 +37,7 @@ FirstErrorCollector::FirstErrorCollector(MLIRContext &context)
   id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Error || !first.empty())
       return success();
-    // An error about no place in the model (a calibration or policy file
-    // that cannot be read, emitted at the module) names its file itself:
-    // no "model.mlir:0:0:" or "unknown location:" prefix, as mixc prints it.
-    SourcePosition pos = getSourcePosition(diag.getLocation());
-    first = pos.line == 0
-                ? diag.str()
-                : formatLocation(diag.getLocation()) + ": " + diag.str();
+    first = locationPrefix(diag.getLocation()) + diag.str();
     return success();
   });
 }

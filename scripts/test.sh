@@ -3,7 +3,13 @@
 # over every tracked C/C++ file; fix drift with scripts/check-format.sh --fix),
 # builds and runs every test: the lit suite, the Catch2 unit tests (including
 # the full 2^32 conversion sweeps), then the runtime tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the compiler's lit suite
+# under ASan + UBSan (scripts/sanitize-compiler.sh, clang-22, build-fuzz/) and
+# every libFuzzer target for a bounded time (scripts/fuzz.sh; a crash fails
+# the run and prints its reproducer).
+#
+#   MIXC_JOBS           build and test parallelism (default 2)
+#   MIXC_FUZZ_SECONDS   run time per fuzzer (default 45; 5 fuzzers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${MIXC_JOBS:-2}"
@@ -20,3 +26,10 @@ if [ ! -f build-asan/build.ninja ]; then
 fi
 ninja -C build-asan -j"${JOBS}"
 ctest --test-dir build-asan --output-on-failure -j"${JOBS}" -LE sweep
+
+# The compiler under sanitizers, then the fuzzers (their build reuses
+# build-fuzz). Each prints its own timings.
+MIXC_SANITIZE_JOBS="${JOBS}" bash scripts/sanitize-compiler.sh
+MIXC_FUZZ_COMPILER=1 MIXC_FUZZ_JOBS="${JOBS}" \
+  MIXC_FUZZ_SECONDS="${MIXC_FUZZ_SECONDS:-45}" bash scripts/fuzz.sh
+echo "test.sh: all suites passed"

@@ -1,7 +1,7 @@
 //===-- mix_calibration_fuzzer.cpp - libFuzzer target for calibration -----===//
 //
 // The input is a calibration file (JSON, format "mixc-calibration"),
-// written to a memfd path (FuzzInputFile.h) and read by
+// written to a memfd path (FuzzSupport.h) and read by
 // io::readCalibration. When it reads, every range is looked up (and a
 // missing one), and mix-quantize runs on a copy of an int8 model
 // (tests/lit/Driver/Inputs/int8.mlir, whose layer names the seeds use) with
@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FuzzInputFile.h"
+#include "FuzzSupport.h"
 
 #include "compiler/ModelLoader.h"
 #include "compiler/Pipeline.h"
@@ -36,40 +36,26 @@
 #include "FuzzModels.inc"
 
 using namespace mlir;
+using mix::fuzz::fuzzContext;
+using mix::fuzz::FuzzDialects;
+using mix::fuzz::invariantViolated;
 
 namespace {
-
-[[noreturn]] void fail(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "mix_calibration_fuzzer: invariant violated: %s: %s\n",
-               what, detail.c_str());
-  std::abort();
-}
-
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    DialectRegistry registry;
-    mix::registerMixPipelineDependencies(registry);
-    auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    mix::loadMixDialects(*ctx);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return ctx;
-  }();
-  return *context;
-}
 
 /// The int8 model after the phases before `quantize`.
 ModuleOp getModel() {
   static OwningOpRef<ModuleOp> *model = [] {
     auto *m = new OwningOpRef<ModuleOp>(parseSourceString<ModuleOp>(
-        kCalibratedModel, ParserConfig(&getContext())));
+        kCalibratedModel, ParserConfig(&fuzzContext(FuzzDialects::pipeline))));
     if (!*m)
-      fail("the fixed model does not parse", "int8.mlir");
+      invariantViolated("mix_calibration_fuzzer",
+                        "the fixed model does not parse", "int8.mlir");
     mix::MixPipelineOptions options;
     options.stopAfter = mix::MixPhase::casts;
-    PassManager pm(&getContext());
+    PassManager pm(&fuzzContext(FuzzDialects::pipeline));
     if (failed(mix::buildMixPipeline(pm, options)) || failed(pm.run(**m)))
-      fail("the fixed model does not compile", "int8.mlir");
+      invariantViolated("mix_calibration_fuzzer",
+                        "the fixed model does not compile", "int8.mlir");
     return m;
   }();
   return **model;
@@ -95,7 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             table->lookup(kv.first))
       (void)range->count;
     else
-      fail("a listed range is not found", llvm::toString(range.takeError()));
+      invariantViolated("mix_calibration_fuzzer", "a listed range is not found",
+                        llvm::toString(range.takeError()));
   if (llvm::Expected<mix::io::CalibrationRange> missing =
           table->lookup("\x01 not a tensor name"))
     (void)missing->count;
@@ -110,9 +97,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.calibrationPath = path;
   options.weightGranularity = (size & 1) ? mix::WeightGranularity::tensor
                                          : mix::WeightGranularity::channel;
-  PassManager pm(&getContext());
+  PassManager pm(&fuzzContext(FuzzDialects::pipeline));
   if (failed(mix::buildMixPipeline(pm, options)))
-    fail("cannot build the mix pipeline", "");
+    invariantViolated("mix_calibration_fuzzer", "cannot build the mix pipeline",
+                      "");
   (void)pm.run(*model);
   return 0;
 }

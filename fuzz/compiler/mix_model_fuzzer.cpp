@@ -32,6 +32,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "compiler/Header.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Pipeline.h"
@@ -58,6 +60,9 @@
 #include <string>
 
 using namespace mlir;
+using mix::fuzz::fuzzContext;
+using mix::fuzz::FuzzDialects;
+using mix::fuzz::invariantViolated;
 
 namespace {
 
@@ -80,36 +85,14 @@ bool hitsKnownUpstreamCrash(llvm::StringRef text) {
   return false;
 }
 
-[[noreturn]] void fail(const char *what, llvm::StringRef detail) {
-  std::fprintf(stderr, "mix_model_fuzzer: invariant violated: %s%s%.*s\n", what,
-               detail.empty() ? "" : ": ", static_cast<int>(detail.size()),
-               detail.data());
-  std::abort();
-}
-
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    // What mixc loads: every dialect the pipeline may create, the mix
-    // dialect and func.
-    DialectRegistry registry;
-    mix::registerMixPipelineDependencies(registry);
-    auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    mix::loadMixDialects(*ctx);
-    // Swallow every diagnostic (errors are expected; nothing is printed).
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return ctx;
-  }();
-  return *context;
-}
-
 /// Verifies the IR after every pass that succeeded.
 class VerifyAfterEachPass : public PassInstrumentation {
 public:
   void runAfterPass(Pass *pass, Operation *op) override {
     if (failed(verify(op)))
-      fail("a pass that succeeded left IR that does not verify",
-           pass->getName());
+      invariantViolated("mix_model_fuzzer",
+                        "a pass that succeeded left IR that does not verify",
+                        pass->getName());
   }
 };
 
@@ -123,7 +106,8 @@ void checkRoundTrip(ModuleOp module, const char *when) {
       parseSourceString<ModuleOp>(text, ParserConfig(module->getContext()));
   if (!reparsed) {
     std::fprintf(stderr, "%s\n%s\n", text.c_str(), errors.message().c_str());
-    fail("the printed module does not parse back", when);
+    invariantViolated("mix_model_fuzzer",
+                      "the printed module does not parse back", when);
   }
 }
 
@@ -159,7 +143,7 @@ LogicalResult runPhases(ModuleOp module, const mix::MixPipelineOptions &base,
   pm.enableVerifier(false);
   pm.addInstrumentation(std::make_unique<VerifyAfterEachPass>());
   if (failed(mix::buildMixPipeline(pm, options)))
-    fail("cannot build the mix pipeline", "");
+    invariantViolated("mix_model_fuzzer", "cannot build the mix pipeline", "");
   return pm.run(module);
 }
 
@@ -169,7 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   if (hitsKnownUpstreamCrash(text))
     return -1; // not added to the corpus
-  MLIRContext &context = getContext();
+  MLIRContext &context = fuzzContext(FuzzDialects::pipeline);
 
   // A copy: the parser needs a NUL-terminated buffer, and ASan then sees
   // any read past its end.

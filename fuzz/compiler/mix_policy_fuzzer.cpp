@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "compiler/ModelLoader.h"
 #include "passes/Policy.h"
 #include "passes/PolicyCheck.h"
@@ -33,33 +35,20 @@
 #include "FuzzModels.inc"
 
 using namespace mlir;
+using mix::fuzz::fuzzContext;
+using mix::fuzz::FuzzDialects;
+using mix::fuzz::invariantViolated;
 
 namespace {
-
-[[noreturn]] void fail(const char *what) {
-  std::fprintf(stderr, "mix_policy_fuzzer: invariant violated: %s\n", what);
-  std::abort();
-}
-
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    auto *ctx = new MLIRContext(MLIRContext::Threading::DISABLED);
-    mix::loadMixDialects(*ctx);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return ctx;
-  }();
-  return *context;
-}
 
 const std::vector<OwningOpRef<ModuleOp>> &getModels() {
   static std::vector<OwningOpRef<ModuleOp>> *models = [] {
     auto *v = new std::vector<OwningOpRef<ModuleOp>>();
     for (const char *text : {kEdgeInt8Model, kResnetModel, kTransformerModel}) {
-      v->push_back(
-          parseSourceString<ModuleOp>(text, ParserConfig(&getContext())));
+      v->push_back(parseSourceString<ModuleOp>(
+          text, ParserConfig(&fuzzContext(FuzzDialects::model))));
       if (!v->back())
-        fail("an example does not parse");
+        invariantViolated("mix_policy_fuzzer", "an example does not parse");
     }
     return v;
   }();
@@ -87,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FailureOr<std::vector<mix::Finding>> findings =
         mix::checkPolicy(*model, *policy, &precisions);
     if (failed(findings))
-      fail("an example does not resolve");
+      invariantViolated("mix_policy_fuzzer", "an example does not resolve");
     for (const mix::Finding &f : *findings)
       mix::emitFinding(f);
   }

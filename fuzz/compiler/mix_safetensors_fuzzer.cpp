@@ -1,7 +1,7 @@
 //===-- mix_safetensors_fuzzer.cpp - libFuzzer target for weight files ----===//
 //
 // The input is a safetensors file (io::SafetensorsFile::open reads it from a
-// memfd path, FuzzInputFile.h). When it opens, every tensor it lists is
+// memfd path, FuzzSupport.h). When it opens, every tensor it lists is
 // read (readAsDouble), looked up with its own dtype and shape and with
 // mismatching ones, and the file is bound to a fixed model whose external
 // weights have every element type mixc maps to a dtype (bindWeights, as
@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FuzzInputFile.h"
+#include "FuzzSupport.h"
 
 #include "compiler/ModelLoader.h"
 #include "compiler/Weights.h"
@@ -32,14 +32,11 @@
 #include <vector>
 
 using namespace mlir;
+using mix::fuzz::fuzzContext;
+using mix::fuzz::FuzzDialects;
+using mix::fuzz::invariantViolated;
 
 namespace {
-
-[[noreturn]] void fail(const char *what, const std::string &detail) {
-  std::fprintf(stderr, "mix_safetensors_fuzzer: invariant violated: %s: %s\n",
-               what, detail.c_str());
-  std::abort();
-}
 
 /// External weights of every element type with a safetensors dtype; the
 /// names of tests/lit/Driver/Inputs/make-safetensors.py and short ones.
@@ -61,23 +58,13 @@ mix.network @weights precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
 }
 )mlir";
 
-MLIRContext &getContext() {
-  static MLIRContext *context = [] {
-    auto *ctx = new MLIRContext(MLIRContext::Threading::DISABLED);
-    mix::loadMixDialects(*ctx);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return ctx;
-  }();
-  return *context;
-}
-
 ModuleOp getModel() {
   static OwningOpRef<ModuleOp> *model = [] {
-    auto *m = new OwningOpRef<ModuleOp>(
-        parseSourceString<ModuleOp>(kModel, ParserConfig(&getContext())));
+    auto *m = new OwningOpRef<ModuleOp>(parseSourceString<ModuleOp>(
+        kModel, ParserConfig(&fuzzContext(FuzzDialects::model))));
     if (!*m)
-      fail("the fixed model does not parse", "kModel");
+      invariantViolated("mix_safetensors_fuzzer",
+                        "the fixed model does not parse", "kModel");
     return m;
   }();
   return **model;
@@ -90,7 +77,8 @@ void exercise(const mix::io::SafetensorsFile &file) {
   for (const std::string &name : names) {
     const mix::io::TensorInfo *info = file.find(name);
     if (!info)
-      fail("a listed tensor is not found", name);
+      invariantViolated("mix_safetensors_fuzzer",
+                        "a listed tensor is not found", name);
     if (llvm::Expected<std::vector<double>> values = file.readAsDouble(name))
       (void)values->size();
     else
@@ -98,13 +86,15 @@ void exercise(const mix::io::SafetensorsFile &file) {
     llvm::Expected<const mix::io::TensorInfo *> same =
         file.get(name, info->dtype, info->shape);
     if (!same)
-      fail("get() rejects a tensor's own dtype and shape",
-           llvm::toString(same.takeError()));
+      invariantViolated("mix_safetensors_fuzzer",
+                        "get() rejects a tensor's own dtype and shape",
+                        llvm::toString(same.takeError()));
     std::vector<int64_t> other = info->shape;
     other.push_back(1);
     if (llvm::Expected<const mix::io::TensorInfo *> wrong =
             file.get(name, info->dtype, other))
-      fail("get() accepts a different shape", name);
+      invariantViolated("mix_safetensors_fuzzer",
+                        "get() accepts a different shape", name);
     else
       llvm::consumeError(wrong.takeError());
   }
