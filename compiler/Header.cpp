@@ -282,17 +282,26 @@ mix::collectNetworkSignatures(ModuleOp module) {
                         unsigned index) -> llvm::Expected<HeaderTensor> {
       auto tensor = dyn_cast<RankedTensorType>(type);
       StringRef cType = tensor ? getCType(tensor.getElementType()) : "";
-      if (!tensor || !tensor.hasStaticShape() || cType.empty())
+      bool batched = tensor && tensor.getRank() > 0 && tensor.isDynamicDim(0);
+      if (!tensor || cType.empty() ||
+          llvm::any_of(tensor.getShape().drop_front(batched ? 1 : 0),
+                       ShapedType::isDynamic))
         return makeError(sig.location + ": network @" + sig.name + ": " + what +
                          " " + llvm::Twine(index) + " has type " +
                          typeToString(type) +
-                         ", which the C header cannot express (statically "
-                         "shaped tensors of f64, f32, f16, bf16, i64, i32, "
-                         "i16, i8 or ui8)");
+                         ", which the C header cannot express (tensors of "
+                         "f64, f32, f16, bf16, i64, i32, i16, i8 or ui8 with "
+                         "static dimensions but for a dynamic batch)");
       HeaderTensor t;
       t.mlirType = typeToString(tensor.getElementType());
       t.cType = cType.str();
       t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+      // One call of the lowered network computes one sample
+      // (mix-specialize-batch).
+      if (batched)
+        t.shape[0] = 1;
+      t.batched = batched;
+      sig.dynamicBatch |= batched;
       return t;
     };
 
@@ -340,20 +349,30 @@ std::string descriptorType(size_t rank) {
   return "mixc_memref_rank" + std::to_string(rank);
 }
 
-/// "float[2][4]" ("float" for a scalar).
+/// "float[2][4]" ("float" for a scalar; "float[batch][4]" for a batched
+/// tensor).
 std::string cArrayType(const HeaderTensor &t) {
   std::string s = t.cType;
-  for (int64_t d : t.shape)
-    s += "[" + std::to_string(d) + "]";
+  for (auto [i, d] : llvm::enumerate(t.shape))
+    s += "[" + (i == 0 && t.batched ? "batch" : std::to_string(d)) + "]";
   return s;
 }
 
-/// "tensor<2x4xf32>".
+/// "tensor<2x4xf32>" ("tensor<?x4xf32>" for a batched tensor).
 std::string tensorType(const HeaderTensor &t) {
   std::string s = "tensor<";
-  for (int64_t d : t.shape)
-    s += std::to_string(d) + "x";
+  for (auto [i, d] : llvm::enumerate(t.shape))
+    s += (i == 0 && t.batched ? "?" : std::to_string(d)) + "x";
   return s + t.mlirType + ">";
+}
+
+/// Elements of one sample of a batched tensor (of the whole tensor
+/// otherwise).
+int64_t elementsPerCall(const HeaderTensor &t) {
+  int64_t n = 1;
+  for (int64_t d : t.shape)
+    n *= d;
+  return n;
 }
 
 void emitDescriptor(llvm::raw_ostream &os, size_t rank) {
@@ -417,12 +436,28 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
      << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
      << " * and makes no heap call. A workspace must not be used by two "
         "calls at once;\n"
-     << " * its contents need not be kept between calls.\n */\n";
+     << " * its contents need not be kept between calls.\n";
+  if (sig.dynamicBatch)
+    os << " *\n"
+       << " * Dynamic batch: both entry points take `batch`, the number of "
+          "samples (>= 0),\n"
+       << " * first; a buffer marked [batch] holds that many samples one "
+          "after another.\n"
+       << " * Each sample is computed on its own, by one call of "
+          "_mlir_ciface_mixc_net_"
+       << n << "(),\n"
+       << " * so the results for a batch are, bit for bit, those of `batch` "
+          "calls with one\n"
+       << " * sample. The workspace does not depend on the batch; " << n
+       << "_run() allocates it\n"
+       << " * once per call. No sample after one whose run-time check fails "
+          "is computed.\n";
+  os << " */\n";
 
   // The entry points of the object: the convenience entry and the planned
   // function, which takes the workspace last.
   auto params = [&](bool wrapper) {
-    std::string s;
+    std::string s = wrapper && sig.dynamicBatch ? "int64_t batch" : "";
     for (const auto *list : {&sig.inputs, &sig.outputs})
       for (const HeaderTensor &t : *list) {
         if (!s.empty())
@@ -459,13 +494,29 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
          << "                            : ((uintptr_t)mixc_workspace % " << n
          << "_WORKSPACE_ALIGNMENT) != 0)\n"
          << "    return MIXRT_STATUS_INVALID_ARGUMENT;\n";
+    std::string indent = "  ";
+    if (sig.dynamicBatch) {
+      os << "  int64_t mixc_b;\n"
+         << "  if (batch < 0)\n"
+         << "    return MIXRT_STATUS_INVALID_ARGUMENT;\n"
+         << "  mixrt_check_reset();\n"
+         << "  for (mixc_b = 0; mixc_b < batch && "
+            "mixrt_check_failure_count() == 0;\n"
+         << "       ++mixc_b) {\n";
+      indent = "    ";
+    }
     unsigned index = 0;
     std::string args;
     for (const auto *list : {&sig.inputs, &sig.outputs})
       for (const HeaderTensor &t : *list) {
         std::string local = "mixc_arg" + std::to_string(index++);
-        std::string ptr = "(void *)(uintptr_t)" + t.name;
-        os << "  " << descriptorType(t.shape.size()) << " " << local << " = {"
+        // A batched buffer: the sample of this call. The lowered function's
+        // memrefs have offset 0 (identity layout), so the pointer moves.
+        std::string ptr =
+            t.batched ? "(void *)(uintptr_t)(" + t.name + " + mixc_b * " +
+                            std::to_string(elementsPerCall(t)) + ")"
+                      : "(void *)(uintptr_t)" + t.name;
+        os << indent << descriptorType(t.shape.size()) << " " << local << " = {"
            << ptr << ", " << ptr << ", 0";
         if (!t.shape.empty()) {
           std::string sizes, strides;
@@ -483,18 +534,49 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
         args += (args.empty() ? "&" : ", &") + local;
       }
     if (workspace) {
-      os << "  " << descriptorType(1)
+      os << indent << descriptorType(1)
          << " mixc_ws = {mixc_workspace, mixc_workspace, 0, {" << ws
          << "}, {1}};\n";
       args += (args.empty() ? "&" : ", &") + std::string("mixc_ws");
     }
-    os << "  mixrt_check_reset();\n"
-       << "  _mlir_ciface_" << (workspace ? "mixc_net_" : "") << n << "("
-       << args << ");\n"
-       << "  return mixrt_check_status();\n}\n\n";
+    if (!sig.dynamicBatch)
+      os << "  mixrt_check_reset();\n";
+    os << indent << "_mlir_ciface_" << (workspace ? "mixc_net_" : "") << n
+       << "(" << args << ");\n";
+    if (sig.dynamicBatch)
+      os << "  }\n";
+    os << "  return mixrt_check_status();\n}\n\n";
   };
-  emitWrapper(false);
+  if (!sig.dynamicBatch) {
+    emitWrapper(false);
+    emitWrapper(true);
+    return;
+  }
+  // With a dynamic batch, NAME_run() allocates one workspace for all the
+  // samples of the call and runs NAME_run_with_workspace().
   emitWrapper(true);
+  std::string forward = "batch";
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const HeaderTensor &t : *list)
+      forward += ", " + t.name;
+  os << "static inline mixrt_status_code " << n << "_run(" << params(true)
+     << ") {\n"
+     << "  void *mixc_block = NULL, *mixc_workspace = NULL;\n"
+     << "  mixrt_status_code mixc_status;\n"
+     << "  if (" << n << "_WORKSPACE_SIZE != 0) {\n"
+     << "    mixc_block = malloc(" << n << "_WORKSPACE_SIZE + " << n
+     << "_WORKSPACE_ALIGNMENT - 1);\n"
+     << "    if (mixc_block == NULL)\n"
+     << "      return MIXRT_STATUS_RESOURCE_EXHAUSTED;\n"
+     << "    mixc_workspace = (void *)(((uintptr_t)mixc_block + " << n
+     << "_WORKSPACE_ALIGNMENT - 1) &\n"
+     << "                              ~(uintptr_t)(" << n
+     << "_WORKSPACE_ALIGNMENT - 1));\n"
+     << "  }\n"
+     << "  mixc_status = " << n << "_run_with_workspace(" << forward
+     << ", mixc_workspace);\n"
+     << "  free(mixc_block);\n"
+     << "  return mixc_status;\n}\n\n";
 }
 
 } // namespace
@@ -531,7 +613,12 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
         "thread).\n"
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-     << "#include <stddef.h>\n#include <stdint.h>\n\n"
+     << "#include <stddef.h>\n#include <stdint.h>\n"
+     << (llvm::any_of(
+             networks,
+             [](const NetworkSignature &sig) { return sig.dynamicBatch; })
+             ? "#include <stdlib.h>\n\n"
+             : "\n")
      << "#include \"mixrt/mixrt.h\"\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 

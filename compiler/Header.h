@@ -39,7 +39,12 @@ struct HeaderTensor {
   /// The element type as written in MLIR ("f32") and its C type ("float").
   std::string mlirType;
   std::string cType;
+  /// The shape of one call of the lowered network: for a `batched` tensor,
+  /// one sample (the leading dimension is 1).
   std::vector<int64_t> shape;
+  /// The leading dimension is the network's dynamic batch (`?`): the
+  /// buffer holds `batch` samples of `shape`.
+  bool batched = false;
 };
 
 /// The C-level signature of one `mix.network`.
@@ -50,12 +55,16 @@ struct NetworkSignature {
   std::vector<HeaderTensor> outputs;
   /// Bytes of the workspace of NAME_run_with_workspace (the memory plan).
   int64_t workspaceBytes = 0;
+  /// The network takes a dynamic batch: the entry points take the number of
+  /// samples first and call the lowered network once per sample.
+  bool dynamicBatch = false;
 };
 
 /// The signatures of every `mix.network` of `module`. Fails (one line,
 /// naming the network's location) if a network's name is not a C identifier
-/// or its signature has a type the header cannot express (not a statically
-/// shaped tensor of f64, f32, f16, bf16, i64, i32, i16 or i8).
+/// or its signature has a type the header cannot express (not a tensor of
+/// f64, f32, f16, bf16, i64, i32, i16, i8 or ui8 with static dimensions but
+/// for a dynamic batch).
 llvm::Expected<std::vector<NetworkSignature>>
 collectNetworkSignatures(mlir::ModuleOp module);
 

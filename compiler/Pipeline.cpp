@@ -107,6 +107,12 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   auto upTo = [&](MixPhase phase) {
     return options.startAt <= phase && phase <= options.stopAfter;
   };
+  // Networks with a dynamic batch are compiled one sample per call of the
+  // lowered function (the entry point loops over the batch): whichever phase
+  // a run starts at, the mix phases see static shapes. Without a dynamic
+  // batch the pass changes nothing.
+  if (options.startAt <= MixPhase::linalg)
+    pm.addPass(createMixSpecializeBatchPass());
   if (upTo(MixPhase::resolve))
     pm.addPass(createMixResolvePrecisionPass());
   if (upTo(MixPhase::policy) && options.verifyPolicy) {

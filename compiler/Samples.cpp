@@ -8,6 +8,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Weights.h"
 #include "dialect/MixOps.h"
+#include "passes/SpecializeBatch.h"
 #include "support/Error.h"
 
 using namespace mlir;
@@ -96,7 +97,14 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModelWithWeights(StringRef modelPath, StringRef weightsPath,
                           MLIRContext &context) {
   auto module = loadModel(modelPath, context);
-  if (!module || weightsPath.empty())
+  if (!module)
+    return module;
+  // Each sample of a dynamic batch is computed on its own, as the compiled
+  // code does: one sample per run, the file's samples stacked along the
+  // batch dimension (loadSamples).
+  for (NetworkOp network : (*module)->getOps<NetworkOp>())
+    specializeBatch(network, 1);
+  if (weightsPath.empty())
     return module;
   llvm::Expected<io::SafetensorsFile> file =
       io::SafetensorsFile::open(weightsPath.str());

@@ -30,7 +30,9 @@ loadSamples(NetworkOp network, const io::SafetensorsFile &file);
 
 /// loadModel() followed, when `weightsPath` is not empty, by bindWeights()
 /// from that safetensors file: what the reference tools (mix-run,
-/// mix-calibrate) start with.
+/// mix-calibrate) start with. A network with a dynamic batch is specialized
+/// to one sample (specializeBatch), so a file of S stacked samples gives S
+/// runs, as the compiled code computes them.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadModelWithWeights(llvm::StringRef modelPath, llvm::StringRef weightsPath,
                      mlir::MLIRContext &context);

@@ -19,8 +19,19 @@ include "mlir/IR/OpAsmInterface.td"
 class Mix_Op<string mnemonic, list<Trait> traits = []>
     : Op<Mix_Dialect, mnemonic, traits>;
 
-def Mix_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
-def Mix_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+// Activations: every dimension static, except that the leading one may be
+// `?`, the dynamic batch (docs/dialect.md, "Dynamic batch"). Weights stay
+// fully static. mix-specialize-batch makes the batch static before the
+// lowering.
+def Mix_HasStaticShapeExceptBatchPred : CPred<
+  "::llvm::all_of(::llvm::cast<::mlir::ShapedType>($_self).getShape()"
+  ".drop_front(), [](int64_t d) { return !::mlir::ShapedType::isDynamic(d); })">;
+class Mix_BatchTensorOf<list<Type> allowedTypes>
+  : RankedTensorOf<allowedTypes, [Mix_HasStaticShapeExceptBatchPred],
+                   "tensor with static dimensions (the leading, batch "
+                   "dimension may be `?`)">;
+def Mix_FloatTensor : Mix_BatchTensorOf<[F16, BF16, F32, F64]>;
+def Mix_IndexTensor : Mix_BatchTensorOf<[I32, I64]>;
 def Mix_ScalarTensor : 0DTensorOf<[F16, BF16, F32, F64]>;
 
 //===----------------------------------------------------------------------===//

@@ -18,6 +18,8 @@
 
 #include <cmath>
 
+#include <optional>
+
 using namespace mlir;
 using namespace mix;
 
@@ -187,6 +189,43 @@ LogicalResult NetworkOp::verify() {
     if (encoded(type))
       return emitOpError() << "output #" << i << " has type " << type
                            << ": tensor encodings are not supported";
+  // Dynamic batch: only the leading dimension may be `?`, and a network
+  // with one computes every sample on its own, so each output is per sample
+  // too (docs/dialect.md, "Dynamic batch").
+  auto batchOf = [](Type type) -> std::optional<bool> {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || tensor.getRank() == 0)
+      return false;
+    if (llvm::any_of(tensor.getShape().drop_front(), ShapedType::isDynamic))
+      return std::nullopt;
+    return tensor.isDynamicDim(0);
+  };
+  std::optional<unsigned> dynamicInput;
+  for (auto [i, type] : llvm::enumerate(inputs)) {
+    std::optional<bool> batch = batchOf(type);
+    if (!batch)
+      return emitOpError() << "input #" << i << " has type " << type
+                           << ": only the leading (batch) dimension may be "
+                              "dynamic";
+    if (*batch && !dynamicInput)
+      dynamicInput = i;
+  }
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getResults())) {
+    std::optional<bool> batch = batchOf(type);
+    if (!batch)
+      return emitOpError() << "output #" << i << " has type " << type
+                           << ": only the leading (batch) dimension may be "
+                              "dynamic";
+    if (*batch && !dynamicInput)
+      return emitOpError() << "output #" << i << " has type " << type
+                           << " with a dynamic batch, but no input has one";
+    if (!*batch && dynamicInput)
+      return emitOpError()
+             << "output #" << i << " has type " << type
+             << " without the dynamic batch `?` of input #" << *dynamicInput
+             << ": each sample of a batch is computed on its own, so every "
+                "output must have the leading dimension `?`";
+  }
   WalkResult walk = getBody().walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (BlockArgument arg : region.getArguments())

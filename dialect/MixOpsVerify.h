@@ -68,7 +68,7 @@ template <typename OpTy> mlir::LogicalResult verifyDenseShapes(OpTy op) {
                           w = shapeOf(op.getWeight());
   if (in.back() != w[0]) {
     mlir::InFlightDiagnostic diag =
-        op.emitOpError() << "input features (" << in.back()
+        op.emitOpError() << "input features (" << formatDim(in.back())
                          << ") do not match the weight's rows (" << w[0]
                          << "); the weight is [in_features, "
                             "out_features]";
@@ -97,9 +97,9 @@ template <typename OpTy> mlir::LogicalResult verifyMatmulShapes(OpTy op) {
            << "batch dimensions differ: " << formatShape(a.drop_back(2))
            << " and " << formatShape(b.drop_back(2));
   if (a.back() != b[b.size() - 2])
-    return op.emitOpError()
-           << "contraction dimensions differ: lhs has K = " << a.back()
-           << ", rhs has K = " << b[b.size() - 2];
+    return op.emitOpError() << "contraction dimensions differ: lhs has K = "
+                            << formatDim(a.back())
+                            << ", rhs has K = " << formatDim(b[b.size() - 2]);
   llvm::SmallVector<int64_t> expected(a.drop_back());
   expected.push_back(b.back());
   return checkResultShape(op, expected);

@@ -55,12 +55,35 @@ LogicalResult LayerNormOp::verify() {
   return checkSameShape(*this, getInput(), "input");
 }
 
+/// A dynamic (`?`) leading dimension: the batch of a network with a dynamic
+/// batch.
+static bool hasDynamicBatch(Value value) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  return !shape.empty() && ShapedType::isDynamic(shape[0]);
+}
+
+/// Layers that combine the samples of a batch cannot take a dynamic batch:
+/// each sample of one is computed on its own (docs/dialect.md).
+static LogicalResult checkNoDynamicBatch(Operation *op, Value value,
+                                         StringRef what, StringRef why) {
+  if (!hasDynamicBatch(value))
+    return success();
+  return op->emitOpError() << "cannot take the dynamic batch of its " << what
+                           << " " << formatShape(shapeOf(value)) << ": " << why
+                           << ", but each sample of a dynamic batch is "
+                              "computed on its own";
+}
+
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = shapeOf(getInput()).size();
   int64_t axis = getAxis();
   if (axis < -rank || axis >= rank)
     return emitOpError() << "axis " << axis << " is out of range for rank "
                          << rank;
+  if ((axis == 0 || axis == -rank) &&
+      failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                 "axis 0 normalizes across the batch")))
+    return failure();
   return checkSameShape(*this, getInput(), "input");
 }
 
@@ -136,6 +159,29 @@ LogicalResult MaxPool2DOp::verify() {
 LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());
   auto out = cast<ShapedType>(getType());
+  if (!in.hasStaticShape() || !out.hasStaticShape()) {
+    // A dynamic batch stays the leading dimension; the rest of each sample
+    // is reshaped.
+    auto perSample = [](ShapedType type) {
+      int64_t n = 1;
+      for (int64_t d : type.getShape().drop_front())
+        n *= d;
+      return n;
+    };
+    if (in.getRank() == 0 || out.getRank() == 0 || !in.isDynamicDim(0) ||
+        !out.isDynamicDim(0))
+      return emitOpError() << "cannot reshape " << formatShape(in.getShape())
+                           << " into " << formatShape(out.getShape())
+                           << ": the dynamic batch must stay the leading "
+                              "dimension of both";
+    if (perSample(in) != perSample(out))
+      return emitOpError() << "cannot reshape " << formatShape(in.getShape())
+                           << " (" << perSample(in)
+                           << " elements per sample) into "
+                           << formatShape(out.getShape()) << " ("
+                           << perSample(out) << " elements per sample)";
+    return success();
+  }
   if (in.getNumElements() != out.getNumElements())
     return emitOpError() << "cannot reshape " << formatShape(in.getShape())
                          << " (" << in.getNumElements() << " elements) into "
@@ -151,6 +197,11 @@ LogicalResult FlattenOp::verify() {
       start >= static_cast<int64_t>(std::max<size_t>(in.size(), 1)))
     return emitOpError() << "start_dim " << start
                          << " is out of range for rank " << in.size();
+  if (start == 0 &&
+      failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                 "start_dim 0 folds the batch into one "
+                                 "dimension (use start_dim >= 1)")))
+    return failure();
   SmallVector<int64_t> expected(in.take_front(start));
   int64_t rest = 1;
   for (int64_t d : in.drop_front(start))
@@ -186,7 +237,11 @@ LogicalResult AttentionOp::verify() {
 
 LogicalResult CrossEntropyLossOp::verify() {
   if (failed(checkRank(*this, getLogits(), "logits", 2)) ||
-      failed(checkRank(*this, getLabels(), "labels", 1)))
+      failed(checkRank(*this, getLabels(), "labels", 1)) ||
+      failed(checkNoDynamicBatch(*this, getLogits(), "logits",
+                                 "a loss averages over the batch")) ||
+      failed(checkNoDynamicBatch(*this, getLabels(), "labels",
+                                 "a loss averages over the batch")))
     return failure();
   int64_t n = shapeOf(getLogits())[0], labels = shapeOf(getLabels())[0];
   if (n != labels)
@@ -196,6 +251,11 @@ LogicalResult CrossEntropyLossOp::verify() {
 }
 
 LogicalResult MseLossOp::verify() {
+  if (failed(checkNoDynamicBatch(*this, getPrediction(), "prediction",
+                                 "a loss averages over the batch")) ||
+      failed(checkNoDynamicBatch(*this, getTarget(), "target",
+                                 "a loss averages over the batch")))
+    return failure();
   if (shapeOf(getPrediction()) != shapeOf(getTarget()))
     return emitOpError() << "prediction shape "
                          << formatShape(shapeOf(getPrediction()))

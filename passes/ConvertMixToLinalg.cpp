@@ -14,6 +14,7 @@
 #include "passes/Int8Bounds.h"
 #include "passes/Passes.h"
 #include "passes/PrecisionAnalysis.h"
+#include "passes/SpecializeBatch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,6 +41,15 @@ struct ConvertMixToLinalgPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The lowering is static: a dynamic batch is specialized first (the
+    // mix pipeline runs mix-specialize-batch at its start).
+    for (NetworkOp network : module.getOps<NetworkOp>())
+      if (hasDynamicBatch(network)) {
+        network.emitOpError()
+            << "has a dynamic batch; run mix-specialize-batch before "
+               "convert-mix-to-linalg";
+        return signalPassFailure();
+      }
     // Record resolutions before the structure that decides them disappears.
     if (failed(getAnalysis<PrecisionAnalysis>().record()))
       return signalPassFailure();

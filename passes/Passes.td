@@ -9,6 +9,44 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MixSpecializeBatchPass : Pass<"mix-specialize-batch", "mlir::ModuleOp"> {
+  let summary = "Give networks with a dynamic batch a static one";
+  let description = [{
+    A network whose inputs have a dynamic leading dimension (`?`, the batch)
+    computes each sample of a batch on its own (docs/dialect.md, "Dynamic
+    batch"), so it is compiled for a fixed number of samples per call of the
+    lowered function and called once per group by the entry point of the C
+    header. This pass, the first of the pipeline, replaces the leading `?`
+    of every value of such a network (its arguments, every op result and
+    block argument inside it) by `batch`. Networks with static shapes are
+    left unchanged; running the pass twice changes nothing.
+
+    Before:
+    ```mlir
+    mix.network @n precision(f32) (%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+      %r = mix.relu %x : (tensor<?x8xf32>) -> tensor<?x8xf32>
+      mix.return %r : tensor<?x8xf32>
+    }
+    ```
+    After (`batch=1`):
+    ```mlir
+    mix.network @n precision(f32) (%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+      %r = mix.relu %x : (tensor<1x8xf32>) -> tensor<1x8xf32>
+      mix.return %r : tensor<1x8xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"batch", "batch", "int64_t", /*default=*/"1",
+           "Samples per call of the lowered network (>= 1)">,
+  ];
+  let statistics = [
+    Statistic<"numNetworks", "networks",
+              "Networks with a dynamic batch specialized">,
+  ];
+  let dependentDialects = ["::mix::MixDialect"];
+}
+
 def MixResolvePrecisionPass : Pass<"mix-resolve-precision", "mlir::ModuleOp"> {
   let summary = "Give every layer property a concrete precision and its provenance";
   let description = [{

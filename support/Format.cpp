@@ -9,11 +9,17 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
+std::string mix::formatDim(int64_t dim) {
+  return dim == std::numeric_limits<int64_t>::min() ? "?" : std::to_string(dim);
+}
+
 std::string mix::formatShape(llvm::ArrayRef<int64_t> dims) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << '[';
-  llvm::interleaveComma(dims, os);
+  llvm::interleaveComma(dims, os, [&](int64_t d) { os << formatDim(d); });
   os << ']';
   return s;
 }

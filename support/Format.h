@@ -16,8 +16,12 @@
 namespace mix {
 
 /// Formats a shape as `[2, 3, 4]` (`[]` for a scalar), as diagnostics and
-/// error messages spell shapes.
+/// error messages spell shapes; a dynamic dimension (MLIR's
+/// `ShapedType::kDynamic`, INT64_MIN) is `?`: `[?, 784]`.
 std::string formatShape(llvm::ArrayRef<int64_t> dims);
+
+/// One dimension as formatShape spells it: `7`, or `?` if dynamic.
+std::string formatDim(int64_t dim);
 
 /// `text` with every control character (bytes 0x00-0x1f and 0x7f) written
 /// as `\xNN`, so a name read from a file cannot put a NUL, a newline or a

@@ -589,16 +589,16 @@ mix.network @n precision(f32) (%x: tensor<1x4x8x8xf32>) {
 //===----------------------------------------------------------------------===//
 
 mix.network @n precision(f32) (%x: tensor<4xi32>) {
-  // expected-error @+1 {{'mix.relu' op operand #0 must be statically shaped tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  // expected-error @+1 {{'mix.relu' op operand #0 must be tensor with static dimensions (the leading, batch dimension may be `?`) of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
   %0 = mix.relu %x : (tensor<4xi32>) -> tensor<4xi32>
   mix.return
 }
 
 // -----
 
-mix.network @n precision(f32) (%x: tensor<?xf32>) {
-  // expected-error @+1 {{'mix.relu' op operand #0 must be statically shaped tensor}}
-  %0 = mix.relu %x : (tensor<?xf32>) -> tensor<?xf32>
+mix.network @n precision(f32) (%x: tensor<4xf32>) {
+  // expected-error @+1 {{'mix.relu' op result #0 must be tensor with static dimensions (the leading, batch dimension may be `?`)}}
+  %0 = mix.relu %x : (tensor<4xf32>) -> tensor<4x?xf32>
   mix.return
 }
 
@@ -606,7 +606,7 @@ mix.network @n precision(f32) (%x: tensor<?xf32>) {
 
 mix.network @n precision(f32) (%ids: tensor<4xf32>) {
   %t = mix.weight external "t" : tensor<10x3xf32>
-  // expected-error @+1 {{'mix.embedding' op operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
+  // expected-error @+1 {{'mix.embedding' op operand #0 must be tensor with static dimensions (the leading, batch dimension may be `?`) of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
   %0 = mix.embedding %ids, %t : (tensor<4xf32>, tensor<10x3xf32>) -> tensor<4x3xf32>
   mix.return
 }

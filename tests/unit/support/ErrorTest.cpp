@@ -64,6 +64,10 @@ TEST_CASE("formatShape", "[support]") {
   CHECK(formatShape({}) == "[]");
   CHECK(formatShape({7}) == "[7]");
   CHECK(formatShape({2, 3, 4}) == "[2, 3, 4]");
-  CHECK(formatShape({-9223372036854775807LL - 1, 0}) ==
-        "[-9223372036854775808, 0]");
+  // MLIR's dynamic dimension (ShapedType::kDynamic, INT64_MIN) is `?`.
+  CHECK(formatShape({-9223372036854775807LL - 1, 0}) == "[?, 0]");
+  CHECK(formatShape({-9223372036854775807LL - 1, 784}) == "[?, 784]");
+  CHECK(formatDim(-9223372036854775807LL - 1) == "?");
+  CHECK(formatDim(-9223372036854775807LL) == "-9223372036854775807");
+  CHECK(formatDim(0) == "0");
 }
