@@ -78,6 +78,10 @@ void DiagnosticPrinter::printSourceLine(const SourcePosition &pos) {
 
 void DiagnosticPrinter::print(Location loc, DiagnosticSeverity severity,
                               const llvm::Twine &message) {
+  if (severity == DiagnosticSeverity::Remark)
+    return;
+  if (beforePrint)
+    beforePrint();
   SourcePosition pos = getSourcePosition(loc);
   std::string where = locationPrefix(loc);
   switch (severity) {

@@ -24,6 +24,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <string>
 
 namespace mix {
@@ -60,6 +61,11 @@ public:
   /// How many errors were printed.
   unsigned getNumErrors() const { return numErrors; }
 
+  /// Called before each message is printed (mixc erases its progress line).
+  void setBeforePrint(std::function<void()> callback) {
+    beforePrint = std::move(callback);
+  }
+
   /// Prints one message in the same form (`TOOL: error: ...`), e.g. for an
   /// error that is not a diagnostic. `loc` may be unknown.
   void print(mlir::Location loc, mlir::DiagnosticSeverity severity,
@@ -75,6 +81,7 @@ private:
   std::string tool;
   mlir::DiagnosticEngine::HandlerID id;
   unsigned numErrors = 0;
+  std::function<void()> beforePrint;
 };
 
 } // namespace mix

@@ -18,9 +18,10 @@
 #include "io/Calibration.h"
 #include "io/Safetensors.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -34,6 +35,9 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/Pass.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -90,6 +94,51 @@ llvm::Error reported() { return makeError(""); }
 /// One run of mixc, in stages: plan the outputs and choose the target
 /// (usage errors), check the input files, load the model, run the pipeline
 /// (recording the report), emit and commit the outputs.
+/// Reports each top-level pass of a pipeline run as the step of the
+/// current phase: "pass 3 of 22 (one-shot-bufferize)".
+class PassProgress : public PassInstrumentation {
+public:
+  PassProgress(Progress &progress, size_t numPasses)
+      : progress(progress), numPasses(numPasses) {}
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (!isa<ModuleOp>(op))
+      return;
+    progress.setStep(llvm::formatv("pass {0} of {1} ({2})", ++index, numPasses,
+                                   pass->getArgument())
+                         .str());
+  }
+
+private:
+  Progress &progress;
+  size_t numPasses, index = 0;
+};
+
+/// The last pass of code generation: one tick per function emitted.
+class CodegenProgressPass : public llvm::FunctionPass {
+public:
+  static char ID;
+  explicit CodegenProgressPass(Progress &progress)
+      : llvm::FunctionPass(ID), progress(progress) {}
+  bool runOnFunction(llvm::Function &) override {
+    progress.tick();
+    return false;
+  }
+  void getAnalysisUsage(llvm::AnalysisUsage &usage) const override {
+    usage.setPreservesAll();
+  }
+  llvm::StringRef getPassName() const override { return "mixc progress"; }
+
+private:
+  Progress &progress;
+};
+char CodegenProgressPass::ID = 0;
+
+/// Functions with a body: what LLVM's pipelines and code generation visit.
+uint64_t countDefinedFunctions(const llvm::Module &module) {
+  return llvm::count_if(
+      module, [](const llvm::Function &f) { return !f.isDeclaration(); });
+}
+
 class Compilation {
 public:
   Compilation(const CompileOptions &options, llvm::raw_ostream &out,
@@ -108,13 +157,18 @@ private:
     return kMixcUsage;
   }
   void note(const llvm::Twine &message) {
-    if (options.verbose)
-      err << "mixc: note: " << message << "\n";
+    if (!options.verbose)
+      return;
+    if (progress)
+      progress->clearLine();
+    err << "mixc: note: " << message << "\n";
   }
   /// Runs `step`, and with -v notes how long phase `name` took.
   llvm::Error phase(llvm::StringRef name,
                     llvm::function_ref<llvm::Error()> step) {
     auto start = std::chrono::steady_clock::now();
+    if (progress)
+      progress->beginPhase(name, ++phaseIndex, phaseCount());
     llvm::Error error = step();
     if (!error && options.verbose)
       note(llvm::formatv("phase {0}: {1:f2} s", name,
@@ -147,6 +201,24 @@ private:
                    const std::optional<PrecisionReport> &report);
   /// Translates, optimizes and emits.
   llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files);
+  /// LLVM's -O pipeline for the target, counting the functions it
+  /// optimizes as progress.
+  void optimize(llvm::Module &llvmModule, llvm::TargetMachine *machine);
+  /// The phases of this compilation, for the progress line: load, the three
+  /// mix stages, then LLVM -O and code generation as --emit needs them.
+  unsigned phaseCount() const {
+    switch (options.emit) {
+    case EmitKind::object:
+    case EmitKind::assembly:
+      return 6;
+    case EmitKind::llvmIR:
+      return 5;
+    case EmitKind::header:
+    case EmitKind::mlir:
+      return 4;
+    }
+    return 6;
+  }
 
   const CompileOptions &options;
   llvm::raw_ostream &out;
@@ -164,9 +236,14 @@ private:
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<DiagnosticPrinter> diagnostics;
   OwningOpRef<ModuleOp> module;
+  /// --progress; phaseIndex counts the phases begun.
+  std::unique_ptr<Progress> progress;
+  unsigned phaseIndex = 0;
 };
 
 int Compilation::fail(llvm::Error error) {
+  if (progress)
+    progress->clearLine();
   std::string message = llvm::toString(std::move(error));
   if (!message.empty())
     err << "mixc: error: " << message << "\n";
@@ -269,6 +346,8 @@ llvm::Error Compilation::load() {
   loadMixDialects(*context);
   diagnostics =
       std::make_unique<DiagnosticPrinter>(*context, sourceMgr, err, "mixc");
+  if (progress)
+    diagnostics->setBeforePrint([this] { progress->clearLine(); });
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
       loadModel(options.modelPath, *context, &sourceMgr);
   if (!loaded) {
@@ -322,6 +401,8 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
     return makeError("internal error: cannot build the mix pipeline");
   if (options.timing)
     pm.enableTiming(timingRoot);
+  if (progress)
+    pm.addInstrumentation(std::make_unique<PassProgress>(*progress, pm.size()));
   // The verifier runs once per phase, not after every pass: on a 1,000-layer
   // network it took about 40% of the pipeline's time. (mix_model_fuzzer
   // keeps verifying after each pass.)
@@ -445,16 +526,11 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
         if (!f->isDeclaration())
           f->setLinkage(llvm::GlobalValue::InternalLinkage);
 
-  auto optimize =
-      makeOptimizingTransformer(options.optLevel,
-                                /*sizeLevel=*/0, target.machine.get());
-  if (llvm::Error error = phase(
-          "LLVM -O" + std::to_string(options.optLevel), [&]() -> llvm::Error {
-            if (llvm::Error e = optimize(llvmModule.get()))
-              return makeError("LLVM optimization failed: " +
-                               llvm::toString(std::move(e)));
-            return llvm::Error::success();
-          }))
+  if (llvm::Error error = phase("LLVM -O" + std::to_string(options.optLevel),
+                                [&]() -> llvm::Error {
+                                  optimize(*llvmModule, target.machine.get());
+                                  return llvm::Error::success();
+                                }))
     return error;
 
   if (options.emit == EmitKind::llvmIR) {
@@ -475,13 +551,68 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
     return makeError(
         "the target " + target.triple.str() + " cannot emit " +
         (options.emit == EmitKind::assembly ? "assembly" : "object files"));
+  // Last in the function pass manager: runs as each function is emitted.
+  if (progress)
+    codegen.add(new CodegenProgressPass(*progress));
   if (llvm::Error error = phase("code generation", [&] {
+        if (progress)
+          progress->startCount("function", countDefinedFunctions(*llvmModule));
         codegen.run(*llvmModule);
         return llvm::Error::success();
       }))
     return error;
   files.add(stem + extensionOf(options.emit), buffer.str().str());
   return llvm::Error::success();
+}
+
+void Compilation::optimize(llvm::Module &llvmModule,
+                           llvm::TargetMachine *machine) {
+  // As MLIR's makeOptimizingTransformer, with an instrumentation that
+  // counts the functions the pipeline reaches.
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::DenseSet<const llvm::Function *> seen;
+  if (progress) {
+    progress->startCount("function", countDefinedFunctions(llvmModule));
+    callbacks.registerBeforeNonSkippedPassCallback(
+        [&](llvm::StringRef, llvm::Any ir) {
+          if (const auto *f = llvm::any_cast<const llvm::Function *>(&ir))
+            if (seen.insert(*f).second)
+              progress->tick();
+        });
+  }
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgsccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(machine, tuning, std::nullopt, &callbacks);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgsccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgsccs, modules);
+  llvm::OptimizationLevel level = llvm::OptimizationLevel::O0;
+  switch (options.optLevel) {
+  case 0:
+    break;
+  case 1:
+    level = llvm::OptimizationLevel::O1;
+    break;
+  case 2:
+    level = llvm::OptimizationLevel::O2;
+    break;
+  default:
+    level = llvm::OptimizationLevel::O3;
+    break;
+  }
+  llvm::ModulePassManager pipeline =
+      options.optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                            : builder.buildPerModuleDefaultPipeline(level);
+  pipeline.run(llvmModule, modules);
 }
 
 llvm::Error Compilation::emit(Target &target,
@@ -542,6 +673,8 @@ llvm::Error Compilation::emit(Target &target,
 int Compilation::run() {
   if (llvm::Error error = planOutputs())
     return usageError(std::move(error));
+  progress =
+      std::make_unique<Progress>(options.progress, err, err.is_displayed());
   llvm::Expected<Target> target =
       selectTarget(options.targetTriple, options.targetCPU, options.optLevel);
   if (!target)

@@ -21,6 +21,7 @@
 #define MIXC_COMPILER_DRIVER_H
 
 #include "compiler/Pipeline.h"
+#include "compiler/Progress.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -71,6 +72,9 @@ struct CompileOptions {
   bool verbose = false;
   /// MLIR's timing report of the pipeline (per pass) on standard error.
   bool timing = false;
+  /// What the compilation is doing, on standard error (Progress.h): on a
+  /// terminal after two seconds (automatic), always, or never.
+  ProgressMode progress = ProgressMode::automatic;
   /// `--help` / `--version` was given: print it instead of compiling.
   bool help = false;
   bool version = false;

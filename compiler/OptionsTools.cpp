@@ -107,6 +107,15 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
   b.alias("v", "verbose");
   b.flag("timing", timing, true,
          cl::desc("print the time of every pass of the pipeline"));
+  b.opt("progress", progress, {}, cl::value_desc("WHEN"),
+        cl::desc("say what the compilation is doing"),
+        cl::values(clEnumValN(ProgressMode::automatic, "auto",
+                              "a status line on a terminal after 2 s "
+                              "(default)"),
+                   clEnumValN(ProgressMode::always, "always",
+                              "a line per phase, pass and tenth of the "
+                              "functions"),
+                   clEnumValN(ProgressMode::never, "never", "nothing")));
   b.flag("help", help, true, cl::desc("print this help"));
   b.alias("h", "help");
   b.flag("version", version, true, cl::desc("print the versions"));
