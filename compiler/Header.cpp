@@ -371,7 +371,8 @@ void emitDescriptor(llvm::raw_ostream &os, size_t rank) {
   os << "} " << name << ";\n#endif\n\n";
 }
 
-void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
+void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig,
+                 const HeaderInfo &info) {
   const std::string &n = sig.name;
   // The table of tensors, aligned.
   size_t nameWidth = 0, typeWidth = 0;
@@ -395,29 +396,60 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
   if (sig.inputs.empty() && sig.outputs.empty())
     os << " *   (no inputs, no outputs)\n";
   std::string ws = std::to_string(sig.workspaceBytes);
-  os << " *\n"
-     << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
-     << " * _mlir_ciface_" << n << "() (inputs, then outputs). It returns "
-     << "MIXRT_STATUS_OK, or\n"
-     << " * the status of the first run-time check that failed (a checked "
-        "cast that\n"
-     << " * overflows, a non-finite value reaching an int8 quantization); "
-        "then\n"
-     << " * mixrt_last_error_message() names the model location and the "
-        "outputs are\n"
-     << " * unspecified.\n"
-     << " *\n"
-     << " * Memory: every intermediate buffer lives in one workspace of " << ws
-     << " bytes\n"
-     << " * (" << n << "_WORKSPACE_SIZE), planned at compile time. " << n
-     << "_run() allocates it\n"
-     << " * (one malloc and one free per call); " << n
-     << "_run_with_workspace() takes the\n"
-     << " * caller's, aligned to " << n
-     << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
-     << " * and makes no heap call. A workspace must not be used by two "
-        "calls at once;\n"
-     << " * its contents need not be kept between calls.\n */\n";
+  os << " *\n";
+  if (info.freestanding) {
+    os << " * " << n
+       << "_run_with_workspace() wraps each buffer in a descriptor and "
+          "calls\n"
+       << " * _mlir_ciface_mixc_net_" << n
+       << "() (inputs, then outputs, then the workspace).\n";
+    if (info.checks)
+      os << " * It returns MIXRT_STATUS_OK, or the status of the first "
+            "run-time check that\n"
+         << " * failed (a checked cast that overflows, a non-finite value "
+            "reaching an int8\n"
+         << " * quantization); then the outputs are unspecified and\n"
+         << " * mixrt_check_first_failure() tells the model location.\n";
+    else
+      os << " * It returns MIXRT_STATUS_OK (no run-time checks).\n";
+    os << " *\n"
+       << " * Memory: every intermediate buffer lives in one workspace of "
+       << ws << " bytes\n"
+       << " * (" << n << "_WORKSPACE_SIZE), planned at compile time, that "
+       << "the caller provides,\n"
+       << " * aligned to " << n
+       << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0; it may be\n"
+       << " * static). No heap call is made. A workspace must not be used by "
+          "two calls at\n"
+       << " * once; its contents need not be kept between calls.\n */\n";
+  } else {
+    os << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
+       << " * _mlir_ciface_" << n << "() (inputs, then outputs). ";
+    if (info.checks)
+      os << "It returns MIXRT_STATUS_OK, or\n"
+         << " * the status of the first run-time check that failed (a checked "
+            "cast that\n"
+         << " * overflows, a non-finite value reaching an int8 quantization); "
+            "then\n"
+         << " * mixrt_last_error_message() names the model location and the "
+            "outputs are\n"
+         << " * unspecified.\n";
+    else
+      os << "It returns MIXRT_STATUS_OK\n"
+         << " * (no run-time checks).\n";
+    os << " *\n"
+       << " * Memory: every intermediate buffer lives in one workspace of "
+       << ws << " bytes\n"
+       << " * (" << n << "_WORKSPACE_SIZE), planned at compile time. " << n
+       << "_run() allocates it\n"
+       << " * (one malloc and one free per call); " << n
+       << "_run_with_workspace() takes the\n"
+       << " * caller's, aligned to " << n
+       << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
+       << " * and makes no heap call. A workspace must not be used by two "
+          "calls at once;\n"
+       << " * its contents need not be kept between calls.\n */\n";
+  }
 
   // The entry points of the object: the convenience entry and the planned
   // function, which takes the workspace last.
@@ -438,8 +470,9 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
   auto withWorkspace = [](std::string s, llvm::StringRef param) {
     return s.empty() ? param.str() : s + ", " + param.str();
   };
-  os << "void _mlir_ciface_" << n << "(" << orVoid(params(false)) << ");\n"
-     << "void _mlir_ciface_mixc_net_" << n << "("
+  if (!info.freestanding)
+    os << "void _mlir_ciface_" << n << "(" << orVoid(params(false)) << ");\n";
+  os << "void _mlir_ciface_mixc_net_" << n << "("
      << withWorkspace(params(false), descriptorType(1) + " *mixc_workspace")
      << ");\n\n"
      << "#define " << n << "_WORKSPACE_SIZE ((size_t)" << ws << "u)\n"
@@ -488,12 +521,15 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
          << "}, {1}};\n";
       args += (args.empty() ? "&" : ", &") + std::string("mixc_ws");
     }
-    os << "  mixrt_check_reset();\n"
-       << "  _mlir_ciface_" << (workspace ? "mixc_net_" : "") << n << "("
+    if (info.checks)
+      os << "  mixrt_check_reset();\n";
+    os << "  _mlir_ciface_" << (workspace ? "mixc_net_" : "") << n << "("
        << args << ");\n"
-       << "  return mixrt_check_status();\n}\n\n";
+       << (info.checks ? "  return mixrt_check_status();\n}\n\n"
+                       : "  return MIXRT_STATUS_OK;\n}\n\n");
   };
-  emitWrapper(false);
+  if (!info.freestanding)
+    emitWrapper(false);
   emitWrapper(true);
 }
 
@@ -511,12 +547,32 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
   os << "/* " << info.modelName << ".h - generated by mixc " << info.version
      << " from " << info.sourceName << ". Do not edit. */\n"
      << "/*\n"
-     << " * The networks compiled into " << info.modelName
-     << ".o. Link the application with that object,\n"
-     << " * with mixrt (libmixrt.a or libmixrt.so) and with libm: the object "
-        "calls\n"
-     << " * mixrt_check_fail(), malloc(), free() and math functions.\n"
-     << " *\n"
+     << " * The networks compiled into " << info.modelName << ".o";
+  if (info.freestanding && info.checks)
+    os << " (freestanding).\n"
+       << " * Link the application with that object, with mixrt's "
+          "freestanding core\n"
+       << " * (libmixrt_core.a; the hosted mixrt contains it) and with libm: "
+          "the object\n"
+       << " * calls mixrt_check_fail(), math functions and "
+          "memcpy/memset/memmove, never\n"
+       << " * the heap.\n";
+  else if (info.freestanding)
+    os << " (freestanding, without run-time checks).\n"
+       << " * Link the application with that object and with libm: the object "
+          "calls math\n"
+       << " * functions and memcpy/memset/memmove, never the heap or mixrt.\n";
+  else if (info.checks)
+    os << ". Link the application with that object,\n"
+       << " * with mixrt (libmixrt.a or libmixrt.so) and with libm: the object "
+          "calls\n"
+       << " * mixrt_check_fail(), malloc(), free() and math functions.\n";
+  else
+    os << " (without run-time checks).\n"
+       << " * Link the application with that object and with libm: the object "
+          "calls\n"
+       << " * malloc(), free() and math functions, no mixrt function.\n";
+  os << " *\n"
      << " * Buffers are row-major and contiguous, at any address aligned to "
         "their element\n"
      << " * type; f16 and bf16 elements are bit patterns (IEEE binary16, "
@@ -528,11 +584,15 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
      << " * Thread safety: the calls are reentrant and thread-safe (the "
         "compiled code has\n"
      << " * no global mutable state; run-time checks are recorded per "
-        "thread).\n"
+     << (info.freestanding ? "thread, unless\n"
+                             " * mixrt's core was built with "
+                             "MIXRT_CORE_NO_TLS).\n"
+                           : "thread).\n")
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stddef.h>\n#include <stdint.h>\n\n"
-     << "#include \"mixrt/mixrt.h\"\n\n"
+     << (info.freestanding ? "#include \"mixrt/core.h\"\n\n"
+                           : "#include \"mixrt/mixrt.h\"\n\n")
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   // Rank 1 for the workspace.
@@ -551,7 +611,7 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
     emitDescriptor(os, rank);
 
   for (const NetworkSignature &sig : networks)
-    emitNetwork(os, sig);
+    emitNetwork(os, sig, info);
 
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
      << "#endif /* " << guard << " */\n";
