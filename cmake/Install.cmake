@@ -1,7 +1,8 @@
 #===-- Install.cmake - the installable mixc package ------------------------===#
 #
 # `cmake --install build --prefix PREFIX` installs mixc, mix-lint, mix-run,
-# mix-calibrate, mixrt (static and shared) with its headers, and a CMake
+# mix-calibrate, mixrt (static and shared) with its headers, its freestanding
+# core (libmixrt_core.a, mixrt/core.h), and a CMake
 # package (targets mixc::mixc, mixc::mixrt, ...) so that an app's build can do
 #
 #   find_package(mixc CONFIG REQUIRED)
@@ -21,7 +22,7 @@ set(MIXC_INSTALLED_TOOLS mixc mix-lint mix-run mix-calibrate)
 set_target_properties(${MIXC_INSTALLED_TOOLS} PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 
-install(TARGETS ${MIXC_INSTALLED_TOOLS} mixrt mixrt_shared
+install(TARGETS ${MIXC_INSTALLED_TOOLS} mixrt mixrt_shared mixrt_core
   EXPORT mixcTargets
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"

@@ -194,8 +194,13 @@ private:
   /// Runs phases [start, stop] of the pipeline.
   llvm::Error runPhases(MixPhase start, MixPhase stop);
   /// Checks that every network became `_mlir_ciface_NAME` taking one
-  /// descriptor pointer per input and output.
+  /// descriptor pointer per input and output (unless freestanding) and
+  /// `_mlir_ciface_mixc_net_NAME` taking the workspace too.
   llvm::Error checkEntryPoints(ModuleOp module);
+  /// Freestanding code must not call the heap: an internal error at each
+  /// call of a C allocation function left in the lowered module
+  /// (mix-plan-memory places every buffer of a statically shaped network).
+  llvm::Error checkNoHeap(ModuleOp module);
   /// Produces every output in memory, then commits them together.
   llvm::Error emit(Target &target,
                    const std::optional<PrecisionReport> &report);
@@ -223,7 +228,9 @@ private:
   const CompileOptions &options;
   llvm::raw_ostream &out;
   llvm::raw_ostream &err;
-  std::string stem;      // out/model
+  std::string stem; // out/model
+  /// --freestanding, or a target without an operating system.
+  bool freestanding = false;
   std::string modelName; // model
   std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
@@ -396,6 +403,7 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
   MixPipelineOptions pipeline(options.pipeline);
   pipeline.startAt = start;
   pipeline.stopAfter = stop;
+  pipeline.allocatingEntry = !freestanding;
   PassManager pm(context.get());
   if (failed(buildMixPipeline(pm, pipeline)))
     return makeError("internal error: cannot build the mix pipeline");
@@ -443,6 +451,9 @@ llvm::Error Compilation::runPipeline(std::optional<PrecisionReport> &report) {
     return error;
   if (llvm::Error error = checkEntryPoints(*module))
     return error;
+  if (freestanding)
+    if (llvm::Error error = checkNoHeap(*module))
+      return error;
   for (const EntryPoint &entry : entryPoints) {
     for (NetworkSignature &sig : signatures)
       if (sig.name == entry.name)
@@ -471,10 +482,11 @@ llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
   };
   for (EntryPoint &entry : entryPoints) {
     unsigned numArgs = entry.numInputs + entry.numOutputs;
-    if (llvm::Error error =
-            check((symbols::kCInterfacePrefix + entry.name).str(), numArgs,
-                  entry.name))
-      return error;
+    if (!freestanding)
+      if (llvm::Error error =
+              check((symbols::kCInterfacePrefix + entry.name).str(), numArgs,
+                    entry.name))
+        return error;
     if (llvm::Error error = check(
             (symbols::kCInterfacePrefix + symbols::kNetworkPrefix + entry.name)
                 .str(),
@@ -503,6 +515,24 @@ llvm::Error Compilation::checkEntryPoints(ModuleOp module) {
   return llvm::Error::success();
 }
 
+llvm::Error Compilation::checkNoHeap(ModuleOp module) {
+  // What finalize-memref-to-llvm calls for an allocation that
+  // mix-plan-memory could not place in the workspace.
+  static constexpr llvm::StringLiteral kHeapFunctions[] = {
+      "malloc", "free", "calloc", "realloc", "aligned_alloc", "posix_memalign"};
+  bool found = false;
+  module.walk([&](LLVM::CallOp call) {
+    std::optional<StringRef> callee = call.getCallee();
+    if (!callee || !llvm::is_contained(kHeapFunctions, *callee))
+      return;
+    found = true;
+    call.emitError() << "internal error: freestanding code calls '" << *callee
+                     << "' for a buffer outside the network's workspace; "
+                        "this is a bug in mixc";
+  });
+  return found ? reported() : llvm::Error::success();
+}
+
 llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
                                   OutputFiles &files) {
   llvm::LLVMContext llvmContext;
@@ -525,6 +555,13 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
       if (llvm::Function *f = llvmModule->getFunction(name))
         if (!f->isDeclaration())
           f->setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  // Nothing in the compiled code throws, and what it calls (mixrt's core,
+  // libm, memcpy) is C: without `nounwind` every function would get unwind
+  // tables naming a C++ personality routine (on Arm EABI the object then
+  // needs __aeabi_unwind_cpp_pr0/pr1 from a C++ runtime).
+  for (llvm::Function &f : *llvmModule)
+    f.setDoesNotThrow();
 
   if (llvm::Error error = phase("LLVM -O" + std::to_string(options.optLevel),
                                 [&]() -> llvm::Error {
@@ -642,6 +679,8 @@ llvm::Error Compilation::emit(Target &target,
                           ? "<stdin>"
                           : llvm::sys::path::filename(options.modelPath).str();
     info.version = getMixcVersion();
+    info.freestanding = freestanding;
+    info.checks = options.pipeline.checkedCasts;
     files.add(stem + ".h", generateHeader(signatures, info));
   }
   std::string reportJSON, reportText;
@@ -679,8 +718,9 @@ int Compilation::run() {
       selectTarget(options.targetTriple, options.targetCPU, options.optLevel);
   if (!target)
     return usageError(target.takeError());
+  freestanding = options.freestanding || target->isBareMetal();
   note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +
-       llvm::Twine(options.optLevel));
+       llvm::Twine(options.optLevel) + (freestanding ? ", freestanding" : ""));
 
   if (llvm::Error error = checkInputFiles())
     return fail(std::move(error));

@@ -59,6 +59,10 @@ struct CompileOptions {
   /// Empty: the host (triple, CPU name and CPU features).
   std::string targetTriple;
   std::string targetCPU;
+  /// Freestanding code: no heap (no entry that allocates the workspace)
+  /// and a header that needs only mixrt's freestanding core. Implied for a
+  /// target without an operating system (`thumbv7em-none-eabihf`).
+  bool freestanding = false;
   /// LLVM optimization level (IR passes and code generation), 0 to 3.
   unsigned optLevel = 2;
   /// Networks to compile; empty: all.

@@ -390,7 +390,8 @@ void emitDescriptor(llvm::raw_ostream &os, size_t rank) {
   os << "} " << name << ";\n#endif\n\n";
 }
 
-void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
+void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig,
+                 const HeaderInfo &info) {
   const std::string &n = sig.name;
   // The table of tensors, aligned.
   size_t nameWidth = 0, typeWidth = 0;
@@ -414,32 +415,63 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
   if (sig.inputs.empty() && sig.outputs.empty())
     os << " *   (no inputs, no outputs)\n";
   std::string ws = std::to_string(sig.workspaceBytes);
-  os << " *\n"
-     << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
-     << " * _mlir_ciface_" << n << "() (inputs, then outputs). It returns "
-     << "MIXRT_STATUS_OK, or\n"
-     << " * the status of the first run-time check that failed (a checked "
-        "cast that\n"
-     << " * overflows, a non-finite value reaching an int8 quantization); "
-        "then\n"
-     << " * mixrt_last_error_message() names the model location and the "
-        "outputs are\n"
-     << " * unspecified.\n"
-     << " *\n"
-     << " * Memory: every intermediate buffer lives in one workspace of " << ws
-     << " bytes\n"
-     << " * (" << n << "_WORKSPACE_SIZE), planned at compile time. " << n
-     << "_run() allocates it\n"
-     << " * (one malloc and one free per call); " << n
-     << "_run_with_workspace() takes the\n"
-     << " * caller's, aligned to " << n
-     << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
-     << " * and makes no heap call. A workspace must not be used by two "
-        "calls at once;\n"
-     << " * its contents need not be kept between calls.\n";
-  if (sig.dynamicBatch)
+  os << " *\n";
+  if (info.freestanding) {
+    os << " * " << n
+       << "_run_with_workspace() wraps each buffer in a descriptor and "
+          "calls\n"
+       << " * _mlir_ciface_mixc_net_" << n
+       << "() (inputs, then outputs, then the workspace).\n";
+    if (info.checks)
+      os << " * It returns MIXRT_STATUS_OK, or the status of the first "
+            "run-time check that\n"
+         << " * failed (a checked cast that overflows, a non-finite value "
+            "reaching an int8\n"
+         << " * quantization); then the outputs are unspecified and\n"
+         << " * mixrt_check_first_failure() tells the model location.\n";
+    else
+      os << " * It returns MIXRT_STATUS_OK (no run-time checks).\n";
     os << " *\n"
-       << " * Dynamic batch: both entry points take `batch`, the number of "
+       << " * Memory: every intermediate buffer lives in one workspace of "
+       << ws << " bytes\n"
+       << " * (" << n << "_WORKSPACE_SIZE), planned at compile time, that "
+       << "the caller provides,\n"
+       << " * aligned to " << n
+       << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0; it may be\n"
+       << " * static). No heap call is made. A workspace must not be used by "
+          "two calls at\n"
+       << " * once; its contents need not be kept between calls.\n";
+  } else {
+    os << " * " << n << "_run() wraps each buffer in a descriptor and calls\n"
+       << " * _mlir_ciface_" << n << "() (inputs, then outputs). ";
+    if (info.checks)
+      os << "It returns MIXRT_STATUS_OK, or\n"
+         << " * the status of the first run-time check that failed (a checked "
+            "cast that\n"
+         << " * overflows, a non-finite value reaching an int8 quantization); "
+            "then\n"
+         << " * mixrt_last_error_message() names the model location and the "
+            "outputs are\n"
+         << " * unspecified.\n";
+    else
+      os << "It returns MIXRT_STATUS_OK\n"
+         << " * (no run-time checks).\n";
+    os << " *\n"
+       << " * Memory: every intermediate buffer lives in one workspace of "
+       << ws << " bytes\n"
+       << " * (" << n << "_WORKSPACE_SIZE), planned at compile time. " << n
+       << "_run() allocates it\n"
+       << " * (one malloc and one free per call); " << n
+       << "_run_with_workspace() takes the\n"
+       << " * caller's, aligned to " << n
+       << "_WORKSPACE_ALIGNMENT bytes (NULL if the size is 0),\n"
+       << " * and makes no heap call. A workspace must not be used by two "
+          "calls at once;\n"
+       << " * its contents need not be kept between calls.\n";
+  }
+  if (sig.dynamicBatch) {
+    os << " *\n"
+       << " * Dynamic batch: the entry points take `batch`, the number of "
           "samples (>= 0),\n"
        << " * first; a buffer marked [batch] holds that many samples one "
           "after another.\n"
@@ -448,10 +480,12 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
        << n << "(),\n"
        << " * so the results for a batch are, bit for bit, those of `batch` "
           "calls with one\n"
-       << " * sample. The workspace does not depend on the batch; " << n
-       << "_run() allocates it\n"
-       << " * once per call. No sample after one whose run-time check fails "
-          "is computed.\n";
+       << " * sample. The workspace does not depend on the batch";
+    if (!info.freestanding)
+      os << "; " << n << "_run()\n * allocates it once per call";
+    os << ". No sample after one whose run-time check\n"
+       << " * fails is computed.\n";
+  }
   os << " */\n";
 
   // The entry points of the object: the convenience entry and the planned
@@ -473,8 +507,9 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
   auto withWorkspace = [](std::string s, llvm::StringRef param) {
     return s.empty() ? param.str() : s + ", " + param.str();
   };
-  os << "void _mlir_ciface_" << n << "(" << orVoid(params(false)) << ");\n"
-     << "void _mlir_ciface_mixc_net_" << n << "("
+  if (!info.freestanding)
+    os << "void _mlir_ciface_" << n << "(" << orVoid(params(false)) << ");\n";
+  os << "void _mlir_ciface_mixc_net_" << n << "("
      << withWorkspace(params(false), descriptorType(1) + " *mixc_workspace")
      << ");\n\n"
      << "#define " << n << "_WORKSPACE_SIZE ((size_t)" << ws << "u)\n"
@@ -498,11 +533,14 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
     if (sig.dynamicBatch) {
       os << "  int64_t mixc_b;\n"
          << "  if (batch < 0)\n"
-         << "    return MIXRT_STATUS_INVALID_ARGUMENT;\n"
-         << "  mixrt_check_reset();\n"
-         << "  for (mixc_b = 0; mixc_b < batch && "
-            "mixrt_check_failure_count() == 0;\n"
-         << "       ++mixc_b) {\n";
+         << "    return MIXRT_STATUS_INVALID_ARGUMENT;\n";
+      if (info.checks)
+        os << "  mixrt_check_reset();\n"
+           << "  for (mixc_b = 0; mixc_b < batch && "
+              "mixrt_check_failure_count() == 0;\n"
+           << "       ++mixc_b) {\n";
+      else
+        os << "  for (mixc_b = 0; mixc_b < batch; ++mixc_b) {\n";
       indent = "    ";
     }
     unsigned index = 0;
@@ -539,22 +577,26 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig) {
          << "}, {1}};\n";
       args += (args.empty() ? "&" : ", &") + std::string("mixc_ws");
     }
-    if (!sig.dynamicBatch)
+    if (info.checks && !sig.dynamicBatch)
       os << "  mixrt_check_reset();\n";
     os << indent << "_mlir_ciface_" << (workspace ? "mixc_net_" : "") << n
        << "(" << args << ");\n";
     if (sig.dynamicBatch)
       os << "  }\n";
-    os << "  return mixrt_check_status();\n}\n\n";
+    os << (info.checks ? "  return mixrt_check_status();\n}\n\n"
+                       : "  return MIXRT_STATUS_OK;\n}\n\n");
   };
   if (!sig.dynamicBatch) {
-    emitWrapper(false);
+    if (!info.freestanding)
+      emitWrapper(false);
     emitWrapper(true);
     return;
   }
   // With a dynamic batch, NAME_run() allocates one workspace for all the
   // samples of the call and runs NAME_run_with_workspace().
   emitWrapper(true);
+  if (info.freestanding)
+    return;
   std::string forward = "batch";
   for (const auto *list : {&sig.inputs, &sig.outputs})
     for (const HeaderTensor &t : *list)
@@ -593,12 +635,32 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
   os << "/* " << info.modelName << ".h - generated by mixc " << info.version
      << " from " << info.sourceName << ". Do not edit. */\n"
      << "/*\n"
-     << " * The networks compiled into " << info.modelName
-     << ".o. Link the application with that object,\n"
-     << " * with mixrt (libmixrt.a or libmixrt.so) and with libm: the object "
-        "calls\n"
-     << " * mixrt_check_fail(), malloc(), free() and math functions.\n"
-     << " *\n"
+     << " * The networks compiled into " << info.modelName << ".o";
+  if (info.freestanding && info.checks)
+    os << " (freestanding).\n"
+       << " * Link the application with that object, with mixrt's "
+          "freestanding core\n"
+       << " * (libmixrt_core.a; the hosted mixrt contains it) and with libm: "
+          "the object\n"
+       << " * calls mixrt_check_fail(), math functions and "
+          "memcpy/memset/memmove, never\n"
+       << " * the heap.\n";
+  else if (info.freestanding)
+    os << " (freestanding, without run-time checks).\n"
+       << " * Link the application with that object and with libm: the object "
+          "calls math\n"
+       << " * functions and memcpy/memset/memmove, never the heap or mixrt.\n";
+  else if (info.checks)
+    os << ". Link the application with that object,\n"
+       << " * with mixrt (libmixrt.a or libmixrt.so) and with libm: the object "
+          "calls\n"
+       << " * mixrt_check_fail(), malloc(), free() and math functions.\n";
+  else
+    os << " (without run-time checks).\n"
+       << " * Link the application with that object and with libm: the object "
+          "calls\n"
+       << " * malloc(), free() and math functions, no mixrt function.\n";
+  os << " *\n"
      << " * Buffers are row-major and contiguous, at any address aligned to "
         "their element\n"
      << " * type; f16 and bf16 elements are bit patterns (IEEE binary16, "
@@ -610,16 +672,21 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
      << " * Thread safety: the calls are reentrant and thread-safe (the "
         "compiled code has\n"
      << " * no global mutable state; run-time checks are recorded per "
-        "thread).\n"
+     << (info.freestanding ? "thread, unless\n"
+                             " * mixrt's core was built with "
+                             "MIXRT_CORE_NO_TLS).\n"
+                           : "thread).\n")
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stddef.h>\n#include <stdint.h>\n"
-     << (llvm::any_of(
-             networks,
-             [](const NetworkSignature &sig) { return sig.dynamicBatch; })
+     << (!info.freestanding && llvm::any_of(networks,
+                                            [](const NetworkSignature &sig) {
+                                              return sig.dynamicBatch;
+                                            })
              ? "#include <stdlib.h>\n\n"
              : "\n")
-     << "#include \"mixrt/mixrt.h\"\n\n"
+     << (info.freestanding ? "#include \"mixrt/core.h\"\n\n"
+                           : "#include \"mixrt/mixrt.h\"\n\n")
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
   // Rank 1 for the workspace.
@@ -638,7 +705,7 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
     emitDescriptor(os, rank);
 
   for (const NetworkSignature &sig : networks)
-    emitNetwork(os, sig);
+    emitNetwork(os, sig, info);
 
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
      << "#endif /* " << guard << " */\n";

@@ -9,6 +9,9 @@
 //
 //   void _mlir_ciface_NAME(mixc_memref_rankN *inputs..., *outputs...);
 //   static inline mixrt_status_code NAME_run(const T *in..., T *out...);
+//   static inline mixrt_status_code NAME_run_with_workspace(..., void *ws);
+//
+// (freestanding: only the entry and wrapper that take the workspace).
 //
 // The signatures are taken from the `mix.network` ops before lowering (the
 // `func.func` the pipeline makes of a network keeps the same function type,
@@ -75,6 +78,13 @@ struct HeaderInfo {
   std::string sourceName;
   /// The mixc version named in the banner.
   std::string version;
+  /// Freestanding code (`mixc --freestanding`): the object has no entry
+  /// that allocates (no `_mlir_ciface_NAME`, no `NAME_run`) and the header
+  /// includes only mixrt's freestanding core, `mixrt/core.h`.
+  bool freestanding = false;
+  /// The object has run-time checks; without them (`--no-checks`) the
+  /// wrappers call no mixrt function.
+  bool checks = true;
 };
 
 /// The text of the header declaring `networks`.

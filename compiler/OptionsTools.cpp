@@ -86,6 +86,10 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
         cl::desc("default: the host"));
   b.opt("target-cpu", targetCPU, {}, cl::value_desc("CPU"),
         cl::desc("default: the host CPU and its features"));
+  b.flag("freestanding", freestanding, true,
+         cl::desc("no heap: only the entry taking a workspace, and\n"
+                  "a header needing only mixrt/core.h (implied for\n"
+                  "targets without an OS)"));
   OptionText level;
   level.check = [](llvm::StringRef v) -> std::optional<std::string> {
     if (v.size() == 1 && v[0] >= '0' && v[0] <= '3')

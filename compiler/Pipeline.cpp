@@ -67,7 +67,7 @@ StringRef mix::getPhaseName(MixPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::string mix::getLLVMPhasePipeline() {
+std::string mix::getLLVMPhasePipeline(bool allocatingEntry) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
   // arith-expand lowers bf16 conversions to integer arithmetic (RNE), which
@@ -77,13 +77,17 @@ std::string mix::getLLVMPhasePipeline() {
   // puts every intermediate buffer in one workspace argument (what remains
   // allocated is freed by the deallocation pipeline); the public C
   // interfaces get their names last.
+  // Freestanding code has no heap: no entry that allocates the workspace.
+  std::string planMemory = allocatingEntry
+                               ? "mix-plan-memory,"
+                               : "mix-plan-memory{allocating-entry=false},";
   return "mix-mangle-network-symbols,"
          "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{modify-public-functions "
-         "hoist-static-allocs},"
-         "mix-plan-memory,"
+         "hoist-static-allocs}," +
+         planMemory +
          "mix-outline-layers,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
@@ -145,7 +149,8 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
-    if (failed(parsePassPipeline(getLLVMPhasePipeline(), pm)))
+    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry),
+                                 pm)))
       return failure();
   }
   return success();

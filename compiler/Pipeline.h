@@ -88,6 +88,13 @@ struct MixPipelineOptions
       llvm::cl::desc("Run-time checks of narrowing casts and int8 "
                      "quantization"),
       llvm::cl::init(true)};
+  /// Each network also gets the entry that allocates its workspace with
+  /// malloc (`mix-plan-memory{allocating-entry}`, C name `_mlir_ciface_NAME`);
+  /// freestanding code (`mixc --freestanding`) has only the workspace entry.
+  Option<bool> allocatingEntry{
+      *this, "allocating-entry",
+      llvm::cl::desc("Add the entry that allocates the workspace (malloc)"),
+      llvm::cl::init(true)};
   /// Calibration file for static int8 activation scales; empty: dynamic.
   Option<std::string> calibrationPath{
       *this, "calibration",
@@ -114,8 +121,9 @@ mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);
 
 /// The textual pipeline of the `llvm` phase (after `linalg`), for docs and
-/// for reproducing it with mix-opt --pass-pipeline.
-std::string getLLVMPhasePipeline();
+/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry` is
+/// MixPipelineOptions::allocatingEntry.
+std::string getLLVMPhasePipeline(bool allocatingEntry = true);
 
 /// Registers the dialects, interfaces and translations the pipeline needs
 /// (bufferization models, LLVM IR translation, ...).

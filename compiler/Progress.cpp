@@ -14,9 +14,9 @@ static constexpr llvm::StringLiteral kEraseLine = "\r\x1b[K";
 
 Progress::Progress(ProgressMode mode, llvm::raw_ostream &os, bool terminal,
                    std::chrono::milliseconds delay)
-    : mode(mode), os(os), showStatus(mode == ProgressMode::automatic &&
-                                     terminal),
-      delay(delay), start(std::chrono::steady_clock::now()) {
+    : mode(mode), os(os),
+      showStatus(mode == ProgressMode::automatic && terminal), delay(delay),
+      start(std::chrono::steady_clock::now()) {
   if (showStatus)
     redraw = std::thread([this] { redrawLoop(); });
 }
@@ -34,15 +34,13 @@ Progress::~Progress() {
 }
 
 std::string Progress::describeLocked() const {
-  std::string text = llvm::formatv("[{0}/{1}] {2}", phaseIndex, phaseCount,
-                                   phase)
-                         .str();
+  std::string text =
+      llvm::formatv("[{0}/{1}] {2}", phaseIndex, phaseCount, phase).str();
   if (!step.empty())
     text += ": " + step;
   if (!countWhat.empty())
     text += llvm::formatv(": {0} {1} of {2}", countWhat,
-                          countDone.load(std::memory_order_relaxed),
-                          countTotal)
+                          countDone.load(std::memory_order_relaxed), countTotal)
                 .str();
   return text;
 }

@@ -95,10 +95,14 @@ llvm::Expected<Target> mix::selectTarget(llvm::StringRef triple,
     break;
   }
   // Position-independent code links into executables (PIE) and shared
-  // libraries alike.
+  // libraries alike. A bare-metal image is linked at fixed addresses (its
+  // linker script places flash and RAM): static code there needs no GOT,
+  // which embedded linker scripts often do not provide.
+  llvm::Reloc::Model reloc =
+      target.isBareMetal() ? llvm::Reloc::Static : llvm::Reloc::PIC_;
   target.machine.reset(llvmTarget->createTargetMachine(
-      target.triple, target.cpu, target.features, llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, level));
+      target.triple, target.cpu, target.features, llvm::TargetOptions(), reloc,
+      std::nullopt, level));
   if (!target.machine)
     return makeTargetError("cannot create a target machine for " +
                            target.triple.str());

@@ -27,13 +27,18 @@ struct Target {
   std::string cpu;
   std::string features;
   std::unique_ptr<llvm::TargetMachine> machine;
+
+  /// No operating system (`thumbv7em-none-eabihf`, `aarch64-none-elf`): code
+  /// for it is freestanding and not position-independent.
+  bool isBareMetal() const { return triple.isOSUnknown(); }
 };
 
 /// The target machine for `triple` (empty: the host) and `cpu` (empty or
 /// "native": the host CPU with its features on the host's architecture,
 /// else "generic"), optimizing at `optLevel` (0 to 3). Produces
-/// position-independent code. Errors name the option at fault
-/// ("unknown --target-cpu 'x' for TRIPLE").
+/// position-independent code, except for bare-metal targets (no OS), where
+/// code is linked at a fixed address and PIC would only add a GOT. Errors
+/// name the option at fault ("unknown --target-cpu 'x' for TRIPLE").
 llvm::Expected<Target> selectTarget(llvm::StringRef triple, llvm::StringRef cpu,
                                     unsigned optLevel);
 

@@ -13,7 +13,7 @@
 #ifndef MIXC_PASSES_LINALGBUILDERS_H
 #define MIXC_PASSES_LINALGBUILDERS_H
 
-#include "mixrt/mixrt.h"
+#include "mixrt/core.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"

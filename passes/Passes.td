@@ -341,7 +341,9 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
       liveness lower bound (the most bytes live at once);
     - adds the convenience function `@mixc_alloc_NAME` with the network's
       own signature, which allocates one workspace, calls the planned
-      function and frees it (its C interface becomes `_mlir_ciface_NAME`).
+      function and frees it (its C interface becomes `_mlir_ciface_NAME`);
+      with `allocating-entry=false` (freestanding code, which has no heap)
+      it does not.
 
     ```mlir
     %a = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
@@ -356,6 +358,10 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect"
+  ];
+  let options = [
+    Option<"allocatingEntry", "allocating-entry", "bool", /*default=*/"true",
+           "Add @mixc_alloc_NAME, which allocates the workspace with malloc">,
   ];
   let statistics = [
     Statistic<"numPlanned", "buffers", "Number of buffers placed in a workspace">,

@@ -104,6 +104,8 @@ bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
 
 struct MixPlanMemoryPass
     : public mix::impl::MixPlanMemoryPassBase<MixPlanMemoryPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
@@ -218,6 +220,8 @@ struct MixPlanMemoryPass
             b.getNamedAttr("intermediates", b.getI64IntegerAttr(intermediates)),
             b.getNamedAttr("peak", b.getI64IntegerAttr(plan.peakBytes)),
         }));
+    if (!allocatingEntry)
+      return success();
     return addConvenienceEntry(func, wsType);
   }
 

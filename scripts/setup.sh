@@ -7,7 +7,7 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   catch2 libabsl-dev libbenchmark-dev
   ninja-build cmake g++ gcc pkg-config python3 clang-format-22
-  clang-22 libclang-rt-22-dev libfuzzer-22-dev
+  clang-22 libclang-rt-22-dev libfuzzer-22-dev lld-22
 )
 
 missing=()

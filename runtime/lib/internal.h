@@ -25,6 +25,14 @@
 #include <utility>
 #include <vector>
 
+extern "C" {
+/// Called by the core's mixrt_check_status() (runtime/core/check.c, built
+/// with MIXRT_CORE_HOSTED into the hosted mixrt) when a check of generated
+/// code failed: stores the record's message as the last error message.
+__attribute__((visibility("hidden"))) void
+mixrt_hosted_report_check_failure(const mixrt_check_record *record);
+}
+
 namespace mixrt::detail {
 
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,11 @@ config.substitutions.append(
     ("%mixrt_include", os.path.join(config.mixc_src_root, "runtime", "include")))
 config.substitutions.append(
     ("%mixrt_lib", os.path.join(config.mixc_obj_root, "runtime", "libmixrt.a")))
+# The freestanding core alone (C, no Abseil or C++): models compiled with
+# mixc --freestanding link it and libm only.
+config.substitutions.append(
+    ("%mixrt_core_lib",
+     os.path.join(config.mixc_obj_root, "runtime", "core", "libmixrt_core.a")))
 
 
 def _mixrt_link_deps():
@@ -95,3 +100,45 @@ if getattr(config, "mixc_sanitize", False):
 config.substitutions.append(("%mixrt_deps", _mixrt_deps or ""))
 if _mixrt_deps is not None and shutil.which("cc") and shutil.which("c++"):
     config.available_features.add("c-toolchain")
+
+# Cross-compilation (Driver/freestanding.test): Debian's clang-22 and
+# ld.lld-22 build mixrt's freestanding core and link it with objects mixc
+# compiled for a Cortex-M7 (thumbv7em-none-eabihf) and for AArch64 Linux.
+# The `cross-toolchain` feature says that both compile for both targets.
+# %cross_cc is clang-22 (no sysroot needed: the core and the generated
+# headers only include <stddef.h> and <stdint.h>, which clang ships);
+# %ld_lld is ld.lld-22.
+def _find_tool(name, fallback):
+    path = shutil.which(name)
+    if path:
+        return path
+    path = os.path.join(config.llvm_tools_dir, fallback)
+    return path if os.path.exists(path) else None
+
+
+_cross_cc = _find_tool("clang-22", "clang")
+_ld_lld = _find_tool("ld.lld-22", "ld.lld")
+
+
+def _cross_toolchain_works():
+    if not _cross_cc or not _ld_lld:
+        return False
+    try:
+        for target in (["--target=thumbv7em-none-eabihf", "-mcpu=cortex-m7"],
+                       ["--target=aarch64-linux-gnu"]):
+            subprocess.run(
+                [_cross_cc, *target, "-ffreestanding", "-x", "c", "-c", "-",
+                 "-o", os.devnull],
+                input="#include <stdint.h>\nint32_t f(void) { return 0; }\n",
+                capture_output=True, text=True, timeout=60, check=True)
+        subprocess.run([_ld_lld, "--version"], capture_output=True,
+                       timeout=60, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+if _cross_toolchain_works():
+    config.available_features.add("cross-toolchain")
+    config.substitutions.append(("%cross_cc", _cross_cc))
+    config.substitutions.append(("%ld_lld", _ld_lld))

@@ -29,28 +29,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Status codes, MIXRT_API, MIXRT_ENUM_BASE and the checked-numerics
+ * functions of generated code (mixrt_check_*): the freestanding core, which
+ * the hosted mixrt contains. */
+#include "mixrt/core.h"
+
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 2
-
-#if defined(_WIN32)
-#define MIXRT_API
-#else
-#define MIXRT_API __attribute__((visibility("default")))
-#endif
-
-/* In C++ every mixrt enum has the fixed underlying type int32_t, so any
- * int32_t a caller passes is a valid value of the enum type (without a fixed
- * type, C++ only allows the values 0 .. 2^31 - 1 of the enumerators and
- * loading another one is undefined behaviour). Size, alignment and calling
- * convention equal those of the C enum (4 bytes, passed as an integer), so C
- * and C++ callers share one ABI. Entry points validate enum arguments as
- * integers and reject unknown values with MIXRT_STATUS_INVALID_ARGUMENT. */
-#ifdef __cplusplus
-#define MIXRT_ENUM_BASE : int32_t
-#else
-#define MIXRT_ENUM_BASE
-#endif
+#define MIXRT_API_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,72 +46,14 @@ extern "C" {
 |* Status and version                                                         *|
 \*===----------------------------------------------------------------------===*/
 
-/** Status codes. The values mirror absl::StatusCode so the C++ API maps 1:1. */
-typedef enum mixrt_status_code MIXRT_ENUM_BASE {
-  MIXRT_STATUS_OK = 0,
-  /** Bad argument: null pointer, negative size, leading dimension too small,
-   *  invalid configuration, non-finite or empty input. */
-  MIXRT_STATUS_INVALID_ARGUMENT = 3,
-  /** A result is not representable: overflow to infinity in a checked
-   *  conversion, int32 accumulator overflow, non-finite GEMM/dequantize/norm
-   *  result. */
-  MIXRT_STATUS_OUT_OF_RANGE = 11,
-  /** A request the library does not support (e.g. SIMD level not available
-   *  on this CPU). */
-  MIXRT_STATUS_UNIMPLEMENTED = 12,
-  /** Internal error (a bug). */
-  MIXRT_STATUS_INTERNAL = 13,
-  /** Memory allocation failed. */
-  MIXRT_STATUS_RESOURCE_EXHAUSTED = 8,
-  /** Not a status: forces a 32-bit enum so any int32 value is representable. */
-  MIXRT_STATUS_MAX_ENUM = 0x7fffffff,
-} mixrt_status_code;
-
 /** Returns MIXRT_API_VERSION of the library that was linked. */
 MIXRT_API int32_t mixrt_api_version(void);
 
-/** Returns a static, human-readable name of `code` ("OK", "INVALID_ARGUMENT",
- *  ...). Never returns NULL. */
-MIXRT_API const char *mixrt_status_code_name(mixrt_status_code code);
-
 /** Returns the message of the last failing call on the calling thread, or ""
  *  if none has failed yet. The pointer stays valid until the next failing
- *  mixrt call on the same thread. */
+ *  mixrt call on the same thread (mixrt_check_status() reporting a failed
+ *  check of generated code counts as one). */
 MIXRT_API const char *mixrt_last_error_message(void);
-
-/*===----------------------------------------------------------------------===*\
-|* Checked numerics of generated code                                         *|
-|*                                                                            *|
-|* Code compiled by mixc reports a `checked` cast that overflows to infinity *|
-|* or a non-finite value reaching an int8 quantize by calling                 *|
-|* mixrt_check_fail() with the op's source location. The first failure on a  *|
-|* thread since mixrt_check_reset() is kept; later ones only count. The      *|
-|* generated entry points reset before running and return                     *|
-|* mixrt_check_status() after.                                                *|
-\*===----------------------------------------------------------------------===*/
-
-/** Records a failed check of generated code on the calling thread: `code`
- *  (MIXRT_STATUS_OUT_OF_RANGE for an overflow, MIXRT_STATUS_INVALID_ARGUMENT
- *  for a non-finite input), `location` ("model.mlir:12:5"), `what` ("checked
- *  cast to f16 overflows"), the flat element `index` and the offending
- *  `value`. NULL strings are allowed. `location` and `what` are each kept
- *  to at most 1024 bytes (cut at a UTF-8 character boundary and followed by
- *  "..." if longer; no more than 1025 bytes of either is read), so the
- *  message of mixrt_check_status() stays under 2200 bytes. Never fails. */
-MIXRT_API void mixrt_check_fail(int32_t code, const char *location,
-                                const char *what, int64_t index, double value);
-
-/** Forgets the failures recorded on the calling thread. */
-MIXRT_API void mixrt_check_reset(void);
-
-/** MIXRT_STATUS_OK if no check failed on the calling thread since the last
- *  reset; otherwise the code of the first failure, whose message
- *  ("model.mlir:12:5: checked cast to f16 overflows at element 3 (value
- *  70000); 5 failed checks") becomes mixrt_last_error_message(). */
-MIXRT_API mixrt_status_code mixrt_check_status(void);
-
-/** Number of failed checks on the calling thread since the last reset. */
-MIXRT_API int64_t mixrt_check_failure_count(void);
 
 /** Code paths of the bulk conversions and GEMMs. */
 typedef enum mixrt_simd_level MIXRT_ENUM_BASE {

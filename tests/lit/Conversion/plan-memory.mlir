@@ -1,5 +1,6 @@
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: mix-opt %s --mix-lower-to-llvm=allocating-entry=false | FileCheck %s --check-prefix=NOALLOC
 //
 // Every intermediate buffer becomes a view of one workspace argument, at an
 // offset planned from liveness. The relus write in place of the dense
@@ -34,6 +35,18 @@
 // LLVM:       llvm.return
 // LLVM-DAG:   llvm.func @_mlir_ciface_mixc_net_chain(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // LLVM-DAG:   llvm.func @_mlir_ciface_chain(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+
+// Without the allocating entry (freestanding code, mixc --freestanding):
+// only the workspace entry, and nothing in the module calls the heap.
+// NOALLOC-NOT: malloc
+// NOALLOC-NOT: @free
+// NOALLOC-NOT: mixc_alloc_chain
+// NOALLOC-NOT: _mlir_ciface_chain(
+// NOALLOC:     llvm.func @_mlir_ciface_mixc_net_chain(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// NOALLOC-NOT: malloc
+// NOALLOC-NOT: @free
+// NOALLOC-NOT: mixc_alloc_chain
+// NOALLOC-NOT: _mlir_ciface_chain(
 mix.network @chain precision(f32) (%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %w = mix.weight dense<0.5> : tensor<8x8xf32>
   %a = mix.dense %x, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>

@@ -41,8 +41,7 @@ private:
 
 } // namespace
 
-TEST_CASE("always: a line per phase, step and tenth of a count",
-          "[progress]") {
+TEST_CASE("always: a line per phase, step and tenth of a count", "[progress]") {
   std::string text;
   llvm::raw_string_ostream os(text);
   {
@@ -96,8 +95,8 @@ TEST_CASE("automatic: nothing when not a terminal, nothing when never",
     std::string plainText;
     llvm::raw_string_ostream plain(plainText);
     {
-      Progress onTerminal(mode, terminal, /*terminal=*/mode ==
-                                              ProgressMode::never,
+      Progress onTerminal(mode, terminal,
+                          /*terminal=*/mode == ProgressMode::never,
                           std::chrono::milliseconds(0));
       Progress onPipe(mode, plain, /*terminal=*/false,
                       std::chrono::milliseconds(0));

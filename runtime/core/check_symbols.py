@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Checks that object files or archives refer to no symbol outside an allowlist.
+
+usage: check_symbols.py --nm NM --allow SYM,SYM,... FILE...
+
+Prints the undefined symbols of every FILE (`nm -u`, archive members
+together) and exits 1 if one is not in the allowlist: the freestanding core
+of mixrt (libmixrt_core.a) must not need libc, libstdc++, Abseil or a heap.
+"""
+
+import argparse
+import subprocess
+import sys
+
+
+def undefined_symbols(nm, path):
+    out = subprocess.run([nm, "-u", path], capture_output=True, text=True,
+                         check=True).stdout
+    symbols = set()
+    for line in out.splitlines():
+        line = line.strip()
+        # Archive member headers ("check.c.o:") and blank lines.
+        if not line or line.endswith(":"):
+            continue
+        symbols.add(line.split()[-1])
+    return symbols
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nm", required=True)
+    parser.add_argument("--allow", default="")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    allowed = {s for s in args.allow.split(",") if s}
+    failed = False
+    for path in args.files:
+        symbols = undefined_symbols(args.nm, path)
+        extra = sorted(symbols - allowed)
+        print(f"{path}: undefined: {' '.join(sorted(symbols)) or '(none)'}")
+        if extra:
+            print(f"{path}: not allowed: {' '.join(extra)}", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
