@@ -39,6 +39,10 @@ public:
          llvm::zip(ret->getOpOperands(), network.getResultTypes()))
       operand.set(
           castTo(operand.get(), getElementTypeOrSelf(type), ret, network));
+    // The cache holds values of this network only; the folding below
+    // erases some of them (and another network's ops could reuse their
+    // addresses).
+    cache.clear();
     return foldWeightCasts(network);
   }
 
@@ -83,13 +87,10 @@ public:
                                      DenseElementsAttr::get(target, converted),
                                      StringAttr());
       c.replaceAllUsesWith(folded.getResult());
-      for (auto &[scope, n] : counts.perScope)
-        if (scope == c->getParentOp() && n > 0)
-          --n;
+      if (auto it = counts.perScope.find(c->getParentOp());
+          it != counts.perScope.end() && it->second > 0)
+        --it->second;
       --counts.total;
-      for (auto it = cache.begin(); it != cache.end(); ++it)
-        if (it->second == c.getResult())
-          it->second = folded.getResult();
       Value input = c.getInput();
       c.erase();
       dropUnusedBinding(input);
@@ -121,12 +122,6 @@ public:
       auto block = cast<BlockOp>(arg.getOwner()->getParentOp());
       unsigned index = arg.getArgNumber();
       v = block.getInputs()[index];
-      SmallVector<std::pair<Value, Type>> stale;
-      for (auto &entry : cache)
-        if (entry.first.first == arg)
-          stale.push_back(entry.first);
-      for (auto &key : stale)
-        cache.erase(key);
       block.getInputsMutable().erase(index);
       arg.getOwner()->eraseArgument(index);
     }
