@@ -1,6 +1,6 @@
 #===-- Install.cmake - the installable mixc package ------------------------===#
 #
-# `cmake --install build --prefix PREFIX` installs mixc, mix-lint, mix-run,
+# `cmake --install build --prefix PREFIX` installs mixc, mix-lint, mix-run, mix-bench,
 # mix-calibrate, mixrt (static and shared) with its headers, its freestanding
 # core (libmixrt_core.a, mixrt/core.h), and a CMake
 # package (targets mixc::mixc, mixc::mixrt, ...) so that an app's build can do
@@ -18,7 +18,7 @@ set(MIXC_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mixc")
 
 # The tools link the shared LLVM/MLIR libraries of the system: keep their
 # directory in the installed executables' RPATH.
-set(MIXC_INSTALLED_TOOLS mixc mix-lint mix-run mix-calibrate)
+set(MIXC_INSTALLED_TOOLS mixc mix-lint mix-run mix-calibrate mix-bench)
 set_target_properties(${MIXC_INSTALLED_TOOLS} PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 

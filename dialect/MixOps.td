@@ -24,8 +24,9 @@ class Mix_Op<string mnemonic, list<Trait> traits = []>
 // fully static. mix-specialize-batch makes the batch static before the
 // lowering.
 def Mix_HasStaticShapeExceptBatchPred : CPred<
-  "::llvm::all_of(::llvm::cast<::mlir::ShapedType>($_self).getShape()"
-  ".drop_front(), [](int64_t d) { return !::mlir::ShapedType::isDynamic(d); })">;
+  "[](::llvm::ArrayRef<int64_t> shape) { return shape.size() < 2 || "
+  "::llvm::none_of(shape.drop_front(), ::mlir::ShapedType::isDynamic); }("
+  "::llvm::cast<::mlir::ShapedType>($_self).getShape())">;
 class Mix_BatchTensorOf<list<Type> allowedTypes>
   : RankedTensorOf<allowedTypes, [Mix_HasStaticShapeExceptBatchPred],
                    "tensor with static dimensions (the leading, batch "

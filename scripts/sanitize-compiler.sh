@@ -17,7 +17,7 @@ UNIT="${MIXC_SANITIZE_UNIT:-0}"
 BUILD=build-fuzz
 
 bash scripts/configure-build-fuzz.sh ON
-targets=(mix-opt mix-lint mixc mix-run mix-calibrate mixrt)
+targets=(mix-opt mix-lint mixc mix-run mix-calibrate mix-bench mixrt mixrt_core)
 if [ "$UNIT" = "1" ]; then
   targets+=(mix_compiler_tests mix_io_tests mix_support_tests)
 fi
