@@ -61,6 +61,9 @@ struct OptionText {
   std::function<std::optional<std::string>(llvm::StringRef value)> check;
 };
 
+/// The text of `-ON`: 0 to 3, and the error naming a level outside them.
+OptionText optimizationLevelText();
+
 /// Owns `llvm::cl` options bound by reference to fields of option structs,
 /// parses command lines into them and prints the generated help.
 class OptionsBinder {

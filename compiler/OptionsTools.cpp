@@ -33,6 +33,21 @@ static const char kMixcEpilogue[] =
     "Exit codes: 0 success, 1 compilation error (nothing written), 2 bad "
     "usage.\n";
 
+OptionText mix::optimizationLevelText() {
+  OptionText level;
+  level.check = [](llvm::StringRef v) -> std::optional<std::string> {
+    if (v.size() == 1 && v[0] >= '0' && v[0] <= '3')
+      return std::nullopt;
+    return "not 0 to 3";
+  };
+  level.badValue = [](llvm::StringRef v) {
+    return ("unknown optimization level '-O" + v +
+            "' (expected -O0, -O1, -O2 or -O3)")
+        .str();
+  };
+  return level;
+}
+
 void CompileOptions::bindOptions(OptionsBinder &b) {
   b.heading("Output");
   b.opt("o", outputStem, {"an output name"}, cl::value_desc("OUT"),
@@ -90,18 +105,7 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
          cl::desc("no heap: only the entry taking a workspace, and\n"
                   "a header needing only mixrt/core.h (implied for\n"
                   "targets without an OS)"));
-  OptionText level;
-  level.check = [](llvm::StringRef v) -> std::optional<std::string> {
-    if (v.size() == 1 && v[0] >= '0' && v[0] <= '3')
-      return std::nullopt;
-    return "not 0 to 3";
-  };
-  level.badValue = [](llvm::StringRef v) {
-    return ("unknown optimization level '-O" + v +
-            "' (expected -O0, -O1, -O2 or -O3)")
-        .str();
-  };
-  b.opt("O", optLevel, level, cl::Prefix, cl::value_desc("N"),
+  b.opt("O", optLevel, optimizationLevelText(), cl::Prefix, cl::value_desc("N"),
         cl::desc("LLVM optimization level -O0 to -O3 (default: -O2)"));
 
   b.heading("Other");

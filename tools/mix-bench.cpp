@@ -72,13 +72,8 @@ struct BenchOptions {
            cl::desc("no run-time checks"));
     b.opt("target-cpu", compile.targetCPU, {}, cl::value_desc("CPU"),
           cl::desc("default: the host CPU and its features"));
-    OptionText level;
-    level.check = [](llvm::StringRef v) -> std::optional<std::string> {
-      if (v.size() == 1 && v[0] >= '0' && v[0] <= '3')
-        return std::nullopt;
-      return "not 0 to 3";
-    };
-    b.opt("O", compile.optLevel, level, cl::Prefix, cl::value_desc("N"),
+    b.opt("O", compile.optLevel, optimizationLevelText(), cl::Prefix,
+          cl::value_desc("N"),
           cl::desc("LLVM optimization level -O0 to -O3 (default: -O2)"));
 
     b.heading("Run");
@@ -171,8 +166,8 @@ std::vector<uint8_t> makeBuffer(const HeaderTensor &t, int64_t batch,
       double d = x;
       std::memcpy(&data[i * 8], &d, 8);
     } else if (t.mlirType == "f16" || t.mlirType == "bf16") {
-      uint16_t bits = t.mlirType == "f16" ? mixrt_f32_to_f16(x)
-                                          : mixrt_f32_to_bf16(x);
+      uint16_t bits =
+          t.mlirType == "f16" ? mixrt_f32_to_f16(x) : mixrt_f32_to_bf16(x);
       std::memcpy(&data[i * 2], &bits, 2);
     }
   }
@@ -212,16 +207,15 @@ bool callEntry(void *fn, llvm::ArrayRef<void *> a) {
     reinterpret_cast<void (*)(P, P, P, P)>(fn)(a[0], a[1], a[2], a[3]);
     return true;
   case 5:
-    reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
-                                                   a[4]);
+    reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4]);
     return true;
   case 6:
     reinterpret_cast<void (*)(P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
-                                                      a[4], a[5]);
+                                                     a[4], a[5]);
     return true;
   case 7:
-    reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
+                                                        a[4], a[5], a[6]);
     return true;
   case 8:
     reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(fn)(
@@ -290,8 +284,8 @@ int main(int argc, char **argv) {
   if (!sig)
     return fail("no signature for network @" + name);
   if (options.batch != 1 && !sig->dynamicBatch)
-    return fail("--batch " + llvm::Twine(options.batch) + ": network @" +
-                name + " has a static batch");
+    return fail("--batch " + llvm::Twine(options.batch) + ": network @" + name +
+                " has a static batch");
   size_t numArgs = sig->inputs.size() + sig->outputs.size() + 1;
   if (numArgs > 9)
     return fail("network @" + name + " has " + llvm::Twine(numArgs - 1) +
@@ -318,8 +312,7 @@ int main(int argc, char **argv) {
   auto header = llvm::MemoryBuffer::getFile(dir + "/model.h");
   if (!object || !header)
     return fail("mixc wrote no object and header");
-  std::optional<uint64_t> wsBytes =
-      workspaceSize((*header)->getBuffer(), name);
+  std::optional<uint64_t> wsBytes = workspaceSize((*header)->getBuffer(), name);
   if (!wsBytes)
     return fail("no workspace size for @" + name + " in the header");
 
@@ -427,8 +420,7 @@ int main(int argc, char **argv) {
       "  latency us: min {0:f3}  P50 {1:f3}  P95 {2:f3}  P99 {3:f3}  mean "
       "{4:f3}\n",
       sorted.front(), percentile(50), percentile(95), percentile(99), mean);
-  llvm::outs() << llvm::formatv("  throughput: {0:f1} samples/s\n",
-                                throughput);
+  llvm::outs() << llvm::formatv("  throughput: {0:f1} samples/s\n", throughput);
   llvm::outs() << llvm::formatv("  workspace: {0} bytes\n", *wsBytes);
   if (!options.jsonPath.empty()) {
     llvm::json::Object json{
@@ -438,13 +430,12 @@ int main(int argc, char **argv) {
         {"warmup", static_cast<int64_t>(options.warmup)},
         {"checks", bool(options.compile.pipeline.checkedCasts)},
         {"opt_level", static_cast<int64_t>(options.compile.optLevel)},
-        {"latency_us",
-         llvm::json::Object{{"min", sorted.front()},
-                            {"p50", percentile(50)},
-                            {"p95", percentile(95)},
-                            {"p99", percentile(99)},
-                            {"mean", mean},
-                            {"max", sorted.back()}}},
+        {"latency_us", llvm::json::Object{{"min", sorted.front()},
+                                          {"p50", percentile(50)},
+                                          {"p95", percentile(95)},
+                                          {"p99", percentile(99)},
+                                          {"mean", mean},
+                                          {"max", sorted.back()}}},
         {"throughput_samples_per_s", throughput},
         {"workspace_bytes", static_cast<int64_t>(*wsBytes)},
         {"compile_seconds", compileSeconds}};

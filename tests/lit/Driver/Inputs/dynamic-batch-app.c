@@ -12,30 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-
-static int counting;
-static long heapCalls;
-
-void *malloc(size_t n) {
-  heapCalls += counting;
-  return __libc_malloc(n);
-}
-void *calloc(size_t n, size_t m) {
-  heapCalls += counting;
-  return __libc_calloc(n, m);
-}
-void *realloc(void *p, size_t n) {
-  heapCalls += counting;
-  return __libc_realloc(p, n);
-}
-void free(void *p) {
-  heapCalls += counting && p;
-  __libc_free(p);
-}
+#include "count-heap.h"
 
 enum { kBatch = 5 };
 
