@@ -54,7 +54,7 @@ Widening classify(Operation *op) {
                                                 : Widening::none;
   if (isa<arith::CmpFOp, arith::FPToSIOp, arith::FPToUIOp>(op))
     return llvm::any_of(op->getOperandTypes(), isNarrow) ? Widening::operands
-                                                          : Widening::none;
+                                                         : Widening::none;
   if (isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp, arith::ExtFOp,
           arith::TruncFOp>(op))
     return Widening::none;
@@ -108,9 +108,8 @@ struct NarrowSignOpPattern : RewritePattern {
         result = arith::OrIOp::create(rewriter, loc, magnitude, sign);
       }
     }
-    rewriter.replaceOp(op, arith::BitcastOp::create(rewriter, loc, type,
-                                                    result)
-                               .getResult());
+    rewriter.replaceOp(
+        op, arith::BitcastOp::create(rewriter, loc, type, result).getResult());
     return success();
   }
 };
@@ -169,8 +168,7 @@ struct NarrowArithmeticPattern : RewritePattern {
 };
 
 struct MixWidenNarrowFloatsPass
-    : public mix::impl::MixWidenNarrowFloatsPassBase<
-          MixWidenNarrowFloatsPass> {
+    : public mix::impl::MixWidenNarrowFloatsPassBase<MixWidenNarrowFloatsPass> {
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       if (classify(op) != Widening::none)
@@ -182,8 +180,8 @@ struct MixWidenNarrowFloatsPass
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };
@@ -191,6 +189,7 @@ struct MixWidenNarrowFloatsPass
 } // namespace
 
 void mix::populateWidenNarrowFloatsPatterns(RewritePatternSet &patterns) {
-  patterns.add<NarrowSignOpPattern, NarrowOperandPattern,
-               NarrowArithmeticPattern>(patterns.getContext());
+  patterns
+      .add<NarrowSignOpPattern, NarrowOperandPattern, NarrowArithmeticPattern>(
+          patterns.getContext());
 }

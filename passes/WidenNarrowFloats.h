@@ -1,4 +1,5 @@
-//===- WidenNarrowFloats.h - f16/bf16 arithmetic computed in f32 -*- C++ -*-===//
+//===- WidenNarrowFloats.h - f16/bf16 arithmetic computed in f32 -*- C++
+//-*-===//
 //
 // Part of the mixc project.
 //
