@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Driver.h"
+#include "compiler/CodeSize.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/Header.h"
 #include "compiler/ModelLoader.h"
@@ -202,10 +203,11 @@ private:
   /// (mix-plan-memory places every buffer of a statically shaped network).
   llvm::Error checkNoHeap(ModuleOp module);
   /// Produces every output in memory, then commits them together.
-  llvm::Error emit(Target &target,
-                   const std::optional<PrecisionReport> &report);
-  /// Translates, optimizes and emits.
-  llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files);
+  llvm::Error emit(Target &target, std::optional<PrecisionReport> &report);
+  /// Translates, optimizes and emits; records the object's code in
+  /// `report` (if any).
+  llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files,
+                       PrecisionReport *report);
   /// LLVM's -O pipeline for the target, counting the functions it
   /// optimizes as progress.
   void optimize(llvm::Module &llvmModule, llvm::TargetMachine *machine);
@@ -534,7 +536,12 @@ llvm::Error Compilation::checkNoHeap(ModuleOp module) {
 }
 
 llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
-                                  OutputFiles &files) {
+                                  OutputFiles &files, PrecisionReport *report) {
+  // Which layers each layer function computes, before the locations are
+  // gone.
+  std::map<std::string, std::vector<std::string>> layerCalls;
+  if (report)
+    layerCalls = collectLayerFunctionCalls(module);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, modelName);
@@ -598,6 +605,14 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
         return llvm::Error::success();
       }))
     return error;
+  if (report && options.emit == EmitKind::object) {
+    llvm::Expected<ObjectCode> code = measureObjectCode(buffer.str());
+    if (!code)
+      return makeError("internal error: cannot read the emitted object: " +
+                       llvm::toString(code.takeError()));
+    report->recordCode(*code, layerCalls,
+                       target.triple.str() + ", cpu " + target.cpu);
+  }
   files.add(stem + extensionOf(options.emit), buffer.str().str());
   return llvm::Error::success();
 }
@@ -653,7 +668,7 @@ void Compilation::optimize(llvm::Module &llvmModule,
 }
 
 llvm::Error Compilation::emit(Target &target,
-                              const std::optional<PrecisionReport> &report) {
+                              std::optional<PrecisionReport> &report) {
   OutputFiles files;
   switch (options.emit) {
   case EmitKind::mlir: {
@@ -668,7 +683,8 @@ llvm::Error Compilation::emit(Target &target,
   case EmitKind::object:
   case EmitKind::assembly:
   case EmitKind::llvmIR:
-    if (llvm::Error error = emitCode(*module, target, files))
+    if (llvm::Error error =
+            emitCode(*module, target, files, report ? &*report : nullptr))
       return error;
     break;
   }

@@ -70,8 +70,11 @@ StringRef mix::getPhaseName(MixPhase phase) {
 std::string mix::getLLVMPhasePipeline(bool allocatingEntry) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
-  // arith-expand lowers bf16 conversions to integer arithmetic (RNE), which
-  // needs no runtime support function.
+  // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
+  // rounding per op (LLVM would split vectors of it into scalars, with a
+  // __truncsfbf2 call per bf16 result); arith-expand lowers bf16
+  // conversions to integer arithmetic (RNE), which needs no runtime support
+  // function.
   // Network functions are renamed first (mixc_net_NAME), so the C library
   // functions declared later never meet a user's name; mix-plan-memory
   // puts every intermediate buffer in one workspace argument (what remains
@@ -95,6 +98,7 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry) {
          "lower-affine,"
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
+         "mix-widen-narrow-floats,"
          "arith-expand{include-bf16=true},"
          "finalize-memref-to-llvm,"
          "convert-math-to-llvm,"

@@ -7,8 +7,11 @@
 #include "compiler/Report.h"
 #include "compiler/ModelLoader.h"
 #include "passes/Int8Bounds.h"
+#include "passes/NetworkSymbols.h"
 #include "passes/Resolve.h"
 #include "llvm/Support/Format.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace mix;
@@ -27,6 +30,19 @@ std::string elementName(Type type) {
 int64_t bytesOf(ShapedType type) {
   return type.getNumElements() *
          static_cast<int64_t>((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// The precision a layer computes in, as the code table groups it: int8
+/// for quantized layers, else the activations' precision.
+std::string computePrecision(const PrecisionReport::Layer &layer) {
+  std::string activations;
+  for (const PrecisionReport::Property &p : layer.properties) {
+    if (StringRef(p.precision).starts_with("int8"))
+      return "int8";
+    if (p.name == "activations")
+      activations = p.precision;
+  }
+  return activations.empty() ? "other" : activations;
 }
 
 /// "network @n" or "block @n/outer/inner": unique even when blocks of
@@ -153,6 +169,65 @@ void PrecisionReport::recordQuantized(ModuleOp module) {
   });
 }
 
+void PrecisionReport::recordCode(
+    const ObjectCode &code,
+    const std::map<std::string, std::vector<std::string>> &layerCalls,
+    const std::string &target) {
+  hasCode_ = true;
+  codeTarget_ = target;
+  textBytes_ = code.textBytes;
+  codeFunctions_.clear();
+  codeGroups_.clear();
+  for (Layer &layer : layers_)
+    layer.codeFunctions.clear();
+  std::map<std::string, std::vector<size_t>> layersAt;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    layersAt[layers_[i].location].push_back(i);
+
+  int64_t functionBytes = 0;
+  for (const auto &[name, bytes] : code.functionBytes) {
+    CodeFunction function{name, bytes, "other", {}};
+    StringRef ref(name);
+    if (ref.starts_with(symbols::kLayerPrefix)) {
+      if (auto calls = layerCalls.find(name); calls != layerCalls.end())
+        for (const std::string &location : calls->second)
+          if (auto at = layersAt.find(location); at != layersAt.end())
+            llvm::append_range(function.layers, at->second);
+      // The precision its layers compute in ("mixed" if they differ, which
+      // identical code makes unlikely).
+      for (size_t i : function.layers) {
+        std::string precision = computePrecision(layers_[i]);
+        function.group =
+            function.group == "other" || function.group == precision ? precision
+                                                                     : "mixed";
+      }
+    } else if (ref.starts_with(symbols::kNetworkPrefix) ||
+               ref.starts_with(symbols::kConvenienceEntryPrefix) ||
+               ref.starts_with(symbols::kCInterfacePrefix)) {
+      function.group = "networks";
+    }
+    CodeGroup &group = codeGroups_[function.group];
+    group.bytes += bytes;
+    ++group.functions;
+    for (size_t i : function.layers)
+      layers_[i].codeFunctions.push_back(codeFunctions_.size());
+    functionBytes += bytes;
+    codeFunctions_.push_back(std::move(function));
+  }
+  // Layers per group: each layer once, in the group of its first function.
+  for (const Layer &layer : layers_)
+    if (!layer.codeFunctions.empty())
+      ++codeGroups_[codeFunctions_[layer.codeFunctions.front()].group].layers;
+  alignmentBytes_ = textBytes_ - functionBytes;
+}
+
+int64_t PrecisionReport::layerCodeBytes(const Layer &layer) const {
+  int64_t bytes = 0;
+  for (size_t i : layer.codeFunctions)
+    bytes += codeFunctions_[i].bytes;
+  return bytes;
+}
+
 int64_t PrecisionReport::totalWeightBytes() const {
   int64_t total = 0;
   for (const auto &[name, bytes] : weightBytes_)
@@ -187,6 +262,13 @@ llvm::json::Value PrecisionReport::toJSON() const {
         proof["k_chunk"] = *layer.kChunk;
       entry["int32_proof"] = std::move(proof);
     }
+    if (hasCode_) {
+      llvm::json::Array functions;
+      for (size_t i : layer.codeFunctions)
+        functions.push_back(codeFunctions_[i].name);
+      entry["code"] = llvm::json::Object{{"bytes", layerCodeBytes(layer)},
+                                         {"functions", std::move(functions)}};
+    }
     layers.push_back(std::move(entry));
   }
   llvm::json::Array scopes;
@@ -204,6 +286,28 @@ llvm::json::Value PrecisionReport::toJSON() const {
                                      {"total_bytes", totalWeightBytes()},
                                      {"all_f32_bytes", f32Bytes_},
                                      {"ratio_to_f32", weightRatio()}}}};
+  if (hasCode_) {
+    llvm::json::Object groups;
+    for (const auto &[name, group] : codeGroups_)
+      groups[name] = llvm::json::Object{{"bytes", group.bytes},
+                                        {"functions", group.functions},
+                                        {"layers", group.layers}};
+    llvm::json::Array functions;
+    for (const CodeFunction &function : codeFunctions_) {
+      llvm::json::Array paths;
+      for (size_t i : function.layers)
+        paths.push_back(layers_[i].path);
+      functions.push_back(llvm::json::Object{{"name", function.name},
+                                             {"bytes", function.bytes},
+                                             {"group", function.group},
+                                             {"layers", std::move(paths)}});
+    }
+    result["code"] = llvm::json::Object{{"target", codeTarget_},
+                                        {"text_bytes", textBytes_},
+                                        {"by_group", std::move(groups)},
+                                        {"alignment_bytes", alignmentBytes_},
+                                        {"functions", std::move(functions)}};
+  }
   if (!memoryPlans_.empty()) {
     llvm::json::Array memory;
     for (const auto &[network, plan] : memoryPlans_)
@@ -217,6 +321,53 @@ llvm::json::Value PrecisionReport::toJSON() const {
   return result;
 }
 
+void PrecisionReport::printCode(llvm::raw_ostream &os) const {
+  if (!hasCode_)
+    return;
+  // Code and weights side by side per precision (weights by stored type),
+  // then the code of no layer; the rows add up to the object's text.
+  os << "Code (" << codeTarget_ << "):\n";
+  os << "  " << llvm::left_justify("", 10) << llvm::right_justify("code", 10)
+     << llvm::right_justify("functions", 11) << llvm::right_justify("layers", 8)
+     << llvm::right_justify("weights", 11) << "\n";
+  std::set<std::string> rows;
+  for (const auto &[name, group] : codeGroups_)
+    if (name != "networks" && name != "other")
+      rows.insert(name);
+  for (const auto &[name, bytes] : weightBytes_)
+    rows.insert(name);
+  auto number = [](std::optional<int64_t> n, unsigned width) {
+    return llvm::right_justify(n ? std::to_string(*n) : "-", width);
+  };
+  auto row = [&](StringRef name, std::optional<int64_t> code,
+                 std::optional<int64_t> functions,
+                 std::optional<int64_t> layers,
+                 std::optional<int64_t> weights) {
+    os << "  " << llvm::left_justify(name, 10) << number(code, 10)
+       << number(functions, 11) << number(layers, 8) << number(weights, 11)
+       << "\n";
+  };
+  for (const std::string &name : rows) {
+    auto group = codeGroups_.find(name);
+    auto weights = weightBytes_.find(name);
+    bool hasGroup = group != codeGroups_.end();
+    std::optional<int64_t> none;
+    row(name, hasGroup ? group->second.bytes : none,
+        hasGroup ? group->second.functions : none,
+        hasGroup ? group->second.layers : none,
+        weights != weightBytes_.end() ? weights->second : none);
+  }
+  for (StringRef name : {"networks", "other"}) {
+    auto group = codeGroups_.find(name.str());
+    row(name, group != codeGroups_.end() ? group->second.bytes : 0,
+        group != codeGroups_.end() ? group->second.functions : 0, std::nullopt,
+        std::nullopt);
+  }
+  row("alignment", alignmentBytes_, std::nullopt, std::nullopt, std::nullopt);
+  row("total", textBytes_, codeFunctions_.size(), std::nullopt,
+      totalWeightBytes());
+}
+
 void PrecisionReport::print(llvm::raw_ostream &os) const {
   os << "Layers (precision, decided by):\n";
   size_t width = 5;
@@ -228,6 +379,19 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
     for (const Property &p : layer.properties)
       os << "    " << llvm::left_justify(p.name, 12) << "  "
          << llvm::left_justify(p.precision, 18) << "  " << p.origin << "\n";
+    if (!hasCode_)
+      continue;
+    os << "    " << llvm::left_justify("code", 12) << "  "
+       << layerCodeBytes(layer) << " bytes";
+    const char *separator = ": ";
+    for (size_t i : layer.codeFunctions) {
+      const CodeFunction &function = codeFunctions_[i];
+      os << separator << function.name;
+      separator = ", ";
+      if (function.layers.size() > 1)
+        os << " (shared by " << function.layers.size() << " layers)";
+    }
+    os << "\n";
   }
   os << "Casts inserted:\n";
   for (const Scope &s : scopes_)
@@ -253,6 +417,7 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
      << llvm::right_justify(std::to_string(totalWeightBytes()), 10)
      << " bytes, " << llvm::format("%.1f%%", 100.0 * weightRatio())
      << " of an all-f32 build (" << f32Bytes_ << " bytes)\n";
+  printCode(os);
   if (memoryPlans_.empty())
     return;
   // The workspace against what one allocation per buffer would take and

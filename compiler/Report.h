@@ -7,18 +7,20 @@
 // What `mixc --report` tells: per layer, every property's resolved precision
 // and who decided it; the casts inserted per network/block; the weight bytes
 // the compiled model embeds per stored precision, against an all-f32 build;
-// the int32 overflow-proof margin of every int8 layer. Filled in stages by
-// the driver as the pipeline runs:
+// the int32 overflow-proof margin of every int8 layer; the code bytes of the
+// object per precision, per layer and per function. Filled in stages by the
+// driver as the pipeline runs:
 //
 //   load + bind weights -> recordModel() -> casts phase -> recordCasts()
 //   -> quantize phase -> recordQuantized() -> rest of the pipeline
-//   -> recordMemoryPlan() per network
+//   -> recordMemoryPlan() per network -> code generation -> recordCode()
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MIXC_COMPILER_REPORT_H
 #define MIXC_COMPILER_REPORT_H
 
+#include "compiler/CodeSize.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,6 +57,26 @@ public:
     /// int8 layers: the contraction length, the worst-case sum and the
     /// margin to 2^31 - 1 (negative: split K), and the K chunk if split.
     std::optional<int64_t> k, worstCase, margin, kChunk;
+    /// The layer functions that compute this layer (indices into
+    /// codeFunctions()), once the code is recorded.
+    std::vector<size_t> codeFunctions;
+  };
+  /// A function of the object's code.
+  struct CodeFunction {
+    std::string name;
+    int64_t bytes = 0;
+    /// "f16", "int8", ... for a layer function (the precision its layers
+    /// compute in: int8 for quantized layers, else the activations'),
+    /// "networks" for the entry points and network functions, "other" for
+    /// the rest (casts at a network's boundary, ...).
+    std::string group;
+    std::vector<size_t> layers; ///< indices into layers()
+  };
+  /// The code bytes of one group (a precision, "networks" or "other").
+  struct CodeGroup {
+    int64_t bytes = 0;
+    unsigned functions = 0;
+    unsigned layers = 0;
   };
   struct Scope {
     std::string name; ///< "network @edge", "block @edge/features"
@@ -76,6 +98,13 @@ public:
                         const MemoryPlanSummary &plan) {
     memoryPlans_[network] = plan;
   }
+  /// After code generation: the object's code, attributed to the layers
+  /// through `layerCalls` (collectLayerFunctionCalls() of the lowered
+  /// module), for `target` (e.g. "x86_64-unknown-linux-gnu, cpu znver3").
+  void
+  recordCode(const ObjectCode &code,
+             const std::map<std::string, std::vector<std::string>> &layerCalls,
+             const std::string &target);
 
   const std::vector<Layer> &layers() const { return layers_; }
   const std::vector<Scope> &scopes() const { return scopes_; }
@@ -85,6 +114,21 @@ public:
   }
   int64_t totalWeightBytes() const;
   int64_t f32WeightBytes() const { return f32Bytes_; }
+  /// Whether recordCode() was called (an object was emitted).
+  bool hasCode() const { return hasCode_; }
+  /// The bytes of the object's text sections.
+  int64_t codeBytes() const { return textBytes_; }
+  const std::vector<CodeFunction> &codeFunctions() const {
+    return codeFunctions_;
+  }
+  /// Code bytes per group; the groups and the alignment between functions
+  /// (codeAlignmentBytes()) add up to codeBytes().
+  const std::map<std::string, CodeGroup> &codeGroups() const {
+    return codeGroups_;
+  }
+  int64_t codeAlignmentBytes() const { return alignmentBytes_; }
+  /// The bytes of the functions that compute `layer`.
+  int64_t layerCodeBytes(const Layer &layer) const;
   /// totalWeightBytes() / f32WeightBytes() (1 without weights).
   double weightRatio() const;
 
@@ -93,11 +137,19 @@ public:
   void print(llvm::raw_ostream &os) const;
 
 private:
+  /// The code table of the text form.
+  void printCode(llvm::raw_ostream &os) const;
+
   std::vector<Layer> layers_;
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> weightBytes_;
   int64_t f32Bytes_ = 0;
   std::map<std::string, MemoryPlanSummary> memoryPlans_;
+  bool hasCode_ = false;
+  std::string codeTarget_;
+  int64_t textBytes_ = 0, alignmentBytes_ = 0;
+  std::vector<CodeFunction> codeFunctions_;
+  std::map<std::string, CodeGroup> codeGroups_;
 };
 
 } // namespace mix

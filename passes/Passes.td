@@ -416,4 +416,54 @@ def MixExportNetworkSymbolsPass
   }];
 }
 
+def MixWidenNarrowFloatsPass
+    : Pass<"mix-widen-narrow-floats", "mlir::ModuleOp"> {
+  let summary = "Compute f16 and bf16 arithmetic in f32, one rounding per op";
+  let description = [{
+    Runs in the LLVM phase after the loops are built. Every scalar `arith`
+    or `math` operation that computes on `f16` or `bf16` values becomes the
+    same operation on `f32` operands (exact `arith.extf`), followed by one
+    conversion of the result with mixc's rounding (`arith.truncf` to f16,
+    mixc's integer RNE to bf16: NaN kept quiet with its sign and top payload
+    bits, subnormals produced). Since f32 has more than twice the
+    significand bits of either format plus two, one f32 operation rounded
+    once to f16 or bf16 is the correctly rounded result of the operation in
+    that format (add, sub, mul, div, rem, sqrt), so the values are those of
+    the narrow operation.
+
+    - `math.fma` keeps what LLVM did with it: f16 computes in f64, bf16 in
+      f32, then one conversion;
+    - `arith.negf`, `math.absf` and `math.copysign` are bit operations on
+      the 16-bit pattern (IEEE's sign operations: a NaN keeps its payload);
+    - `arith.cmpf` compares the exact f32 extensions;
+    - `arith.fptosi`/`arith.fptoui` convert the exact f32 extension;
+    - constants, `select`, `bitcast`, `extf`, `truncf` and conversions from
+      integers are left alone.
+
+    Why: LLVM has no bf16 arithmetic on most x86 CPUs and no f16 arithmetic
+    without AVX512-FP16. It legalizes each narrow op by itself: a vector of
+    bf16 ops is split into scalars, each rounded by a call to
+    `__truncsfbf2` (which Debian 12's libgcc does not have) or, on
+    AVX512-BF16 CPUs, by `vcvtneps2bf16`, which flushes subnormal results
+    to zero; an f16 `exp` is vectorized and then split into one `expf` call
+    per lane. Widening first gives LLVM plain f32 code.
+
+    ```mlir
+    %s = arith.addf %a, %b : bf16
+    // becomes
+    %0 = arith.extf %a : bf16 to f32
+    %1 = arith.extf %b : bf16 to f32
+    %2 = arith.addf %0, %1 : f32
+    // ... integer RNE of %2 to the 16 bits of a bf16 ...
+    %s = arith.bitcast %r : i16 to bf16
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+  let statistics = [
+    Statistic<"numWidened", "widened", "Number of f16/bf16 operations computed in f32">,
+  ];
+}
+
 #endif // MIX_PASSES_TD

@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 using namespace mix;
@@ -102,6 +103,107 @@ TEST_CASE("an f16 block with an f32 softmax runs bit-exactly", "[exec]") {
       INFO("row " << m << " col " << n << ": got " << y[m * 3 + n]
                   << ", expected " << expected);
       CHECK(bits(y[m * 3 + n]) == bits(expected));
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// f16 and bf16 arithmetic: one RNE rounding per operation, subnormals kept
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Rounds `x` to `semantics` (RNE) and back to f32, in software.
+float roundTo(const llvm::fltSemantics &semantics, float x) {
+  llvm::APFloat v(x);
+  bool lost;
+  v.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+  v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return v.convertToFloat();
+}
+
+/// p = x * y and s = p + x in the network's precision: each operation
+/// rounds once to that precision.
+std::string arithmeticModel(llvm::StringRef precision) {
+  return (R"mlir(
+mix.network @arith precision()mlir" +
+          precision + R"mlir() (%x: tensor<8xf32>, %y: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %p = mix.mul %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %s = mix.add %p, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  mix.return %p, %s : tensor<8xf32>, tensor<8xf32>
+}
+)mlir")
+      .str();
+}
+} // namespace
+
+TEST_CASE("f16 and bf16 arithmetic rounds once per operation and keeps "
+          "subnormals",
+          "[exec]") {
+  // Products that are subnormal in the 16-bit format (bf16: below 2^-126;
+  // f16: below 2^-14), ties, an overflow to infinity and a NaN. Before
+  // mix-widen-narrow-floats, LLVM rounded bf16 results with vcvtneps2bf16
+  // on AVX512-BF16 CPUs, which flushes subnormals to zero, and with a
+  // __truncsfbf2 call elsewhere.
+  struct Case {
+    const char *precision;
+    const llvm::fltSemantics &semantics;
+    float x[8], y[8];
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Case cases[] = {
+      {"bf16",
+       llvm::APFloat::BFloat(),
+       {0x1p-64f, 0x1p-64f, -0x1.8p-70f, 1.0f, 0x1.02p0f, 0x1p100f, 3.0f, nan},
+       {0x1.8p-64f, 0x1p-66f, 0x1p-60f, 0x1.01p0f, 0x1.02p0f, 0x1p100f,
+        -0x1p-130f, 2.0f}},
+      {"f16",
+       llvm::APFloat::IEEEhalf(),
+       {0x1p-12f, 0x1p-13f, -0x1.8p-10f, 1.0f, 0x1.004p0f, 0x1p8f, 3.0f, nan},
+       {0x1.8p-12f, 0x1p-10f, 0x1p-9f, 0x1.002p0f, 0x1.004p0f, 0x1p8f,
+        -0x1p-20f, 2.0f}},
+  };
+  for (const Case &c : cases) {
+    DYNAMIC_SECTION(c.precision) {
+      Jit jit;
+      MixPipelineOptions options;
+      options.verifyPolicy = false;
+      std::unique_ptr<ExecutionEngine> engine =
+          compile(jit.context, arithmeticModel(c.precision), options);
+      REQUIRE(engine);
+      auto fn = engine->lookup("_mlir_ciface_arith");
+      REQUIRE(bool(fn));
+      using Memref = StridedMemRefType<float, 1>;
+      using Fn = void (*)(Memref *, Memref *, Memref *, Memref *);
+      float x[8], y[8], product[8] = {}, sum[8] = {};
+      std::copy(std::begin(c.x), std::end(c.x), x);
+      std::copy(std::begin(c.y), std::end(c.y), y);
+      Memref xv = view<float, 1>(x, {8}), yv = view<float, 1>(y, {8});
+      Memref pv = view<float, 1>(product, {8}), sv = view<float, 1>(sum, {8});
+      reinterpret_cast<Fn>(*fn)(&xv, &yv, &pv, &sv);
+      for (int i = 0; i < 8; ++i) {
+        // The operands' products are exact in f32; f32 has more than
+        // 2p + 2 bits, so rounding its sum again to the format is one
+        // rounding of the exact sum.
+        float xr = roundTo(c.semantics, x[i]), yr = roundTo(c.semantics, y[i]);
+        float p = roundTo(c.semantics, xr * yr);
+        float s = roundTo(c.semantics, p + xr);
+        INFO(c.precision << " element " << i << ": product " << product[i]
+                         << " (expected " << p << "), sum " << sum[i]
+                         << " (expected " << s << ")");
+        if (std::isnan(p)) {
+          CHECK(std::isnan(product[i]));
+          CHECK(std::isnan(sum[i]));
+          continue;
+        }
+        CHECK(bits(product[i]) == bits(p));
+        CHECK(bits(sum[i]) == bits(s));
+      }
+      // The subnormal products are not flushed to zero.
+      CHECK(product[0] != 0.0f);
+      CHECK(product[1] != 0.0f);
+      CHECK(product[2] != 0.0f);
     }
   }
 }

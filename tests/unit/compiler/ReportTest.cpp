@@ -149,3 +149,76 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   CHECK(report.scopes()[1].name == "block @n/half");
   CHECK(report.scopes()[1].casts == 1);
 }
+
+TEST_CASE("the report attributes the object's code to layers and precisions",
+          "[report]") {
+  Jit jit;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      R"mlir(
+mix.network @n precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %h = mix.block @half precision(f16) (%a = %x) : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+    %r = mix.relu %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %s = mix.relu %r : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    mix.yield %s : tensor<2x4xf32>
+  }
+  %y = mix.add %h, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  mix.return %y : tensor<2x4xf32>
+}
+)mlir",
+      &jit.context, "m.mlir");
+  REQUIRE(module);
+  PrecisionReport report;
+  REQUIRE(succeeded(report.recordModel(*module)));
+  REQUIRE(report.layers().size() == 3);
+
+  // Two f16 relus share one function, the f32 add has two, a cast function
+  // is called from the network's return (no layer).
+  ObjectCode code;
+  code.textBytes = 200;
+  code.functionBytes = {{"mixc_layer_0", 40}, {"mixc_layer_1", 30},
+                        {"mixc_layer_2", 20}, {"mixc_layer_3", 25},
+                        {"mixc_net_n", 50},   {"_mlir_ciface_n", 9},
+                        {"mixc_alloc_n", 11}};
+  std::map<std::string, std::vector<std::string>> calls = {
+      {"mixc_layer_0", {"m.mlir:4:10", "m.mlir:5:10"}},
+      {"mixc_layer_1", {"m.mlir:8:8"}},
+      {"mixc_layer_2", {"m.mlir:8:8"}},
+      {"mixc_layer_3", {"m.mlir:9:3"}}};
+  report.recordCode(code, calls, "x86_64-unknown-linux-gnu, cpu x86-64-v3");
+
+  REQUIRE(report.hasCode());
+  CHECK(report.codeBytes() == 200);
+  const auto &groups = report.codeGroups();
+  CHECK(groups.at("f16").bytes == 40);
+  CHECK(groups.at("f16").functions == 1);
+  CHECK(groups.at("f16").layers == 2);
+  CHECK(groups.at("f32").bytes == 50);
+  CHECK(groups.at("f32").functions == 2);
+  CHECK(groups.at("f32").layers == 1);
+  CHECK(groups.at("networks").bytes == 70);
+  CHECK(groups.at("networks").functions == 3);
+  CHECK(groups.at("other").bytes == 25);
+  // 200 - (40 + 30 + 20 + 25 + 50 + 9 + 11) between and after functions.
+  CHECK(report.codeAlignmentBytes() == 15);
+  CHECK(report.layerCodeBytes(layer(report, "n/half/relu#0")) == 40);
+  CHECK(report.layerCodeBytes(layer(report, "n/half/relu#1")) == 40);
+  CHECK(report.layerCodeBytes(layer(report, "n/add#0")) == 50);
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  report.print(os);
+  CHECK_THAT(text, Catch::Contains("    code          40 bytes: mixc_layer_0 "
+                                   "(shared by 2 layers)\n"));
+  CHECK_THAT(text, Catch::Contains("    code          50 bytes: mixc_layer_1, "
+                                   "mixc_layer_2\n"));
+  CHECK_THAT(text,
+             Catch::Contains(
+                 "Code (x86_64-unknown-linux-gnu, cpu x86-64-v3):\n"
+                 "                  code  functions  layers    weights\n"
+                 "  f16               40          1       2          -\n"
+                 "  f32               50          2       1          -\n"
+                 "  networks          70          3       -          -\n"
+                 "  other             25          1       -          -\n"
+                 "  alignment         15          -       -          -\n"
+                 "  total            200          7       -          0\n"));
+}
