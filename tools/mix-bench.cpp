@@ -12,23 +12,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Driver.h"
-#include "compiler/Header.h"
-#include "compiler/ModelLoader.h"
+#include "compiler/CompiledNetwork.h"
 #include "compiler/Options.h"
-#include "compiler/Samples.h"
 #include "mixrt/mixrt.h"
 #include "support/CrashHandler.h"
 #include "support/OutputFiles.h"
-#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
-#include "llvm/ExecutionEngine/Orc/LLJIT.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -137,17 +128,6 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Bytes of one element of a header tensor's C type.
-size_t elementBytes(const HeaderTensor &t) {
-  if (t.cType == "double" || t.cType == "int64_t")
-    return 8;
-  if (t.cType == "float" || t.cType == "int32_t")
-    return 4;
-  if (t.cType == "uint16_t" || t.cType == "int16_t")
-    return 2;
-  return 1;
-}
-
 /// A buffer of one tensor for `batch` samples, filled with deterministic
 /// values: floats uniform in [-1, 1) (f16/bf16 as their bit patterns),
 /// integers 0 (valid embedding indices and labels).
@@ -174,75 +154,6 @@ std::vector<uint8_t> makeBuffer(const HeaderTensor &t, int64_t batch,
   return data;
 }
 
-/// A memref descriptor of rank N as MLIR lays it out: two pointers, the
-/// offset, N sizes and N strides (row-major, contiguous).
-std::vector<int64_t> makeDescriptor(void *data, llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> d(3 + 2 * shape.size());
-  std::memcpy(&d[0], &data, sizeof(void *));
-  std::memcpy(&d[1], &data, sizeof(void *));
-  d[2] = 0;
-  int64_t stride = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    d[3 + i] = shape[i];
-    d[3 + shape.size() + i] = stride;
-    stride *= shape[i];
-  }
-  return d;
-}
-
-/// Calls the C interface `fn` with `args` descriptor pointers.
-bool callEntry(void *fn, llvm::ArrayRef<void *> a) {
-  using P = void *;
-  switch (a.size()) {
-  case 1:
-    reinterpret_cast<void (*)(P)>(fn)(a[0]);
-    return true;
-  case 2:
-    reinterpret_cast<void (*)(P, P)>(fn)(a[0], a[1]);
-    return true;
-  case 3:
-    reinterpret_cast<void (*)(P, P, P)>(fn)(a[0], a[1], a[2]);
-    return true;
-  case 4:
-    reinterpret_cast<void (*)(P, P, P, P)>(fn)(a[0], a[1], a[2], a[3]);
-    return true;
-  case 5:
-    reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4]);
-    return true;
-  case 6:
-    reinterpret_cast<void (*)(P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
-                                                     a[4], a[5]);
-    return true;
-  case 7:
-    reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
-                                                        a[4], a[5], a[6]);
-    return true;
-  case 8:
-    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(fn)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-    return true;
-  case 9:
-    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(fn)(
-        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-    return true;
-  default:
-    return false;
-  }
-}
-
-/// `NAME_WORKSPACE_SIZE ((size_t)Nu)` of the generated header.
-std::optional<uint64_t> workspaceSize(llvm::StringRef header,
-                                      llvm::StringRef network) {
-  std::string key = ("#define " + network + "_WORKSPACE_SIZE ((size_t)").str();
-  size_t at = header.find(key);
-  if (at == llvm::StringRef::npos)
-    return std::nullopt;
-  uint64_t size = 0;
-  if (header.substr(at + key.size()).consumeInteger(10, size))
-    return std::nullopt;
-  return size;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -263,122 +174,42 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  // The signature of the network, as the header presents it.
-  MLIRContext context;
-  loadMixDialects(context);
-  auto module = loadModel(options.compile.modelPath, context);
-  if (!module)
-    return fail(llvm::toString(module.takeError()));
-  llvm::Expected<NetworkOp> network = findNetwork(**module, options.entry);
-  if (!network)
-    return fail(llvm::toString(network.takeError()));
-  std::string name = network->getSymName().str();
-  llvm::Expected<std::vector<NetworkSignature>> signatures =
-      collectNetworkSignatures(**module);
-  if (!signatures)
-    return fail(llvm::toString(signatures.takeError()));
-  const NetworkSignature *sig = nullptr;
-  for (const NetworkSignature &s : *signatures)
-    if (s.name == name)
-      sig = &s;
-  if (!sig)
-    return fail("no signature for network @" + name);
+  llvm::Expected<std::unique_ptr<CompiledNetwork>> compiled =
+      CompiledNetwork::compile(options.compile, options.entry, llvm::errs());
+  if (!compiled)
+    return fail(llvm::toString(compiled.takeError()));
+  const NetworkSignature &signature = (*compiled)->signature();
+  const NetworkSignature *sig = &signature;
+  const std::string &name = sig->name;
   if (options.batch != 1 && !sig->dynamicBatch)
-    return fail("--batch " + llvm::Twine(options.batch) + ": network @" + name +
-                " has a static batch");
-  size_t numArgs = sig->inputs.size() + sig->outputs.size() + 1;
-  if (numArgs > 9)
-    return fail("network @" + name + " has " + llvm::Twine(numArgs - 1) +
-                " inputs and outputs; mix-bench runs at most 8");
+    return fail("--batch " + llvm::Twine(options.batch) + ": network @" +
+                name + " has a static batch");
+  uint64_t wsBytes = (*compiled)->workspaceBytes();
 
-  // Compile with mixc into a temporary directory.
-  llvm::SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("mix-bench", dir))
-    return fail("cannot create a temporary directory: " + ec.message());
-  struct RemoveDir {
-    std::string path;
-    ~RemoveDir() { llvm::sys::fs::remove_directories(path); }
-  } removeDir{dir.str().str()};
-  options.compile.outputStem = (dir + "/model").str();
-  options.compile.progress = ProgressMode::never;
-  auto compileStart = std::chrono::steady_clock::now();
-  if (int code = runMixc(options.compile, llvm::nulls(), llvm::errs()))
-    return code == kMixcUsage ? 2 : 1;
-  double compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - compileStart)
-                              .count();
-  auto object = llvm::MemoryBuffer::getFile(dir + "/model.o");
-  auto header = llvm::MemoryBuffer::getFile(dir + "/model.h");
-  if (!object || !header)
-    return fail("mixc wrote no object and header");
-  std::optional<uint64_t> wsBytes = workspaceSize((*header)->getBuffer(), name);
-  if (!wsBytes)
-    return fail("no workspace size for @" + name + " in the header");
-
-  // Load the object; mixrt's symbols come from this process.
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit)
-    return fail("cannot create the JIT: " + llvm::toString(jit.takeError()));
-  llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
-  llvm::orc::SymbolMap runtime;
-  auto &es = (*jit)->getExecutionSession();
-  runtime[es.intern("mixrt_check_fail")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&mixrt_check_fail),
-      llvm::JITSymbolFlags::Exported};
-  if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(runtime)))
-    return fail(llvm::toString(std::move(e)));
-  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
-  if (!process)
-    return fail(llvm::toString(process.takeError()));
-  dylib.addGenerator(std::move(*process));
-  if (llvm::Error e = (*jit)->addObjectFile(std::move(*object)))
-    return fail("cannot load the object: " + llvm::toString(std::move(e)));
-  auto entry = (*jit)->lookup("_mlir_ciface_mixc_net_" + name);
-  if (!entry)
-    return fail(llvm::toString(entry.takeError()));
-  void *fn = entry->toPtr<void *>();
-
-  // Buffers, descriptors per sample (a dynamic batch is one call per
-  // sample, as the header's entry does), the workspace.
+  // Buffers of the whole batch, the workspace, the descriptors (a dynamic
+  // batch is one call per sample, as the header's entry does).
   std::vector<std::vector<uint8_t>> buffers;
+  std::vector<void *> pointers;
   uint64_t seed = 1;
   for (const auto *list : {&sig->inputs, &sig->outputs})
     for (const HeaderTensor &t : *list)
       buffers.push_back(makeBuffer(t, t.batched ? options.batch : 1, seed++));
+  for (std::vector<uint8_t> &b : buffers)
+    pointers.push_back(b.data());
   void *workspace = nullptr;
-  if (*wsBytes && posix_memalign(&workspace, 64, *wsBytes) != 0)
-    return fail("cannot allocate the workspace of " + llvm::Twine(*wsBytes) +
+  if (wsBytes && posix_memalign(&workspace, 64, wsBytes) != 0)
+    return fail("cannot allocate the workspace of " + llvm::Twine(wsBytes) +
                 " bytes");
   struct FreeWorkspace {
     void *p;
     ~FreeWorkspace() { std::free(p); }
   } freeWorkspace{workspace};
   int64_t samples = sig->dynamicBatch ? options.batch : 1;
-  std::vector<std::vector<std::vector<int64_t>>> descriptors(samples);
-  std::vector<std::vector<void *>> args(samples);
-  for (int64_t s = 0; s < samples; ++s) {
-    size_t index = 0;
-    for (const auto *list : {&sig->inputs, &sig->outputs})
-      for (const HeaderTensor &t : *list) {
-        size_t perCall = elementBytes(t);
-        for (int64_t d : t.shape)
-          perCall *= d;
-        uint8_t *base = buffers[index++].data() + (t.batched ? s * perCall : 0);
-        descriptors[s].push_back(makeDescriptor(base, t.shape));
-      }
-    int64_t wsShape[] = {static_cast<int64_t>(*wsBytes)};
-    descriptors[s].push_back(makeDescriptor(workspace, wsShape));
-    for (std::vector<int64_t> &d : descriptors[s])
-      args[s].push_back(d.data());
-  }
+  CompiledNetwork::Call call =
+      (*compiled)->prepare(pointers, options.batch, workspace);
   auto run = [&]() -> mixrt_status_code {
     mixrt_check_reset();
-    for (int64_t s = 0; s < samples; ++s)
-      callEntry(fn, args[s]);
+    call();
     return mixrt_check_status();
   };
 
@@ -415,13 +246,13 @@ int main(int argc, char **argv) {
       "{6} warm-up (compiled in {7:f2} s)\n",
       name, options.compile.modelPath, options.compile.optLevel,
       options.compile.pipeline.checkedCasts ? "on" : "off", samples,
-      options.iterations, options.warmup, compileSeconds);
+      options.iterations, options.warmup, (*compiled)->compileSeconds());
   llvm::outs() << llvm::formatv(
       "  latency us: min {0:f3}  P50 {1:f3}  P95 {2:f3}  P99 {3:f3}  mean "
       "{4:f3}\n",
       sorted.front(), percentile(50), percentile(95), percentile(99), mean);
   llvm::outs() << llvm::formatv("  throughput: {0:f1} samples/s\n", throughput);
-  llvm::outs() << llvm::formatv("  workspace: {0} bytes\n", *wsBytes);
+  llvm::outs() << llvm::formatv("  workspace: {0} bytes\n", wsBytes);
   if (!options.jsonPath.empty()) {
     llvm::json::Object json{
         {"network", name},
@@ -437,8 +268,8 @@ int main(int argc, char **argv) {
                                           {"mean", mean},
                                           {"max", sorted.back()}}},
         {"throughput_samples_per_s", throughput},
-        {"workspace_bytes", static_cast<int64_t>(*wsBytes)},
-        {"compile_seconds", compileSeconds}};
+        {"workspace_bytes", static_cast<int64_t>(wsBytes)},
+        {"compile_seconds", (*compiled)->compileSeconds()}};
     std::string text =
         llvm::formatv("{0:2}", llvm::json::Value(std::move(json))).str() + "\n";
     if (options.jsonPath == "-") {

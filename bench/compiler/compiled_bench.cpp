@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A dense layer [M, K] x [K, N] compiled by mixc (the whole pipeline, JIT at
-// -O2, host CPU) against references measured in the same run:
+// A dense layer [M, K] x [K, N] compiled by mixc (the driver itself: -O2,
+// host CPU, checks on; the object it writes loaded and run in process, so
+// this times exactly what `mixc` emits) against references measured in the
+// same run:
 //
 //   f32 dense   vs a naive i-j-k C++ loop (same arithmetic: fmaf, k
 //               ascending)                                   -> vs_naive
@@ -19,17 +21,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/ModelLoader.h"
-#include "compiler/Pipeline.h"
-#include "dialect/MixOps.h"
+#include "compiler/CompiledNetwork.h"
 #include "mixrt/mixrt.h"
-#include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <benchmark/benchmark.h>
 
@@ -40,7 +36,6 @@
 #include <string>
 #include <vector>
 
-using namespace mlir;
 
 namespace {
 constexpr int64_t M = 64, K = 512, N = 256;
@@ -60,73 +55,58 @@ std::vector<float> values(size_t n, uint64_t seed) {
   return v;
 }
 
-StridedMemRefType<float, 2> view(float *p, int64_t rows, int64_t cols) {
-  StridedMemRefType<float, 2> m;
-  m.basePtr = m.data = p;
-  m.offset = 0;
-  m.sizes[0] = rows;
-  m.sizes[1] = cols;
-  m.strides[0] = cols;
-  m.strides[1] = 1;
-  return m;
-}
 
-/// A JIT-compiled dense layer `precision` with the weights `w` inline.
+/// A dense layer `precision` with the weights `w` inline, compiled by the
+/// mixc driver for this machine (-O2, host CPU, checks on) and loaded from
+/// the object it wrote: exactly the code `mixc` emits (CompiledNetwork.h).
 struct CompiledDense {
-  MLIRContext context;
-  std::unique_ptr<ExecutionEngine> engine;
-  void (*fn)(StridedMemRefType<float, 2> *,
-             StridedMemRefType<float, 2> *) = nullptr;
+  std::unique_ptr<mix::CompiledNetwork> net;
+  std::vector<uint8_t> workspace;
+  void *ws = nullptr;
 
   CompiledDense(const std::string &precision, const std::vector<float> &w) {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    DialectRegistry registry;
-    mix::registerMixPipelineDependencies(registry);
-    context.appendDialectRegistry(registry);
-    mix::loadMixDialects(context);
     std::string x = std::to_string(M) + "x" + std::to_string(K);
     std::string wt = std::to_string(K) + "x" + std::to_string(N);
     std::string y = std::to_string(M) + "x" + std::to_string(N);
+    std::string data;
+    llvm::raw_string_ostream os(data);
+    os << "[";
+    for (int64_t k = 0; k < K; ++k) {
+      os << (k ? ", [" : "[");
+      for (int64_t n = 0; n < N; ++n)
+        os << (n ? ", " : "") << llvm::format("%.9g", w[k * N + n]);
+      os << "]";
+    }
+    os << "]";
     std::string source =
         "mix.network @d precision(f32) (%x: tensor<" + x + "xf32>) -> tensor<" +
-        y + "xf32> {\n  %w = mix.weight external \"w\" : tensor<" + wt +
+        y + "xf32> {\n  %w = mix.weight dense<" + data + "> : tensor<" + wt +
         "xf32>\n  %y = mix.dense %x, %w precision(" + precision +
         ") : (tensor<" + x + "xf32>, tensor<" + wt + "xf32>) -> tensor<" + y +
         "xf32>\n  mix.return %y : tensor<" + y + "xf32>\n}\n";
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(source, &context);
-    module->walk([&](mix::WeightOp op) {
-      auto type = cast<RankedTensorType>(op.getType());
-      op.setValueAttr(DenseElementsAttr::get(type, llvm::ArrayRef(w)));
-      op.removeRefAttr();
-    });
-    PassManager pm(&context);
-    if (failed(mix::buildMixPipeline(pm, mix::MixPipelineOptions())) ||
-        failed(pm.run(*module)))
+    llvm::SmallString<128> path;
+    if (llvm::sys::fs::createTemporaryFile("bench-dense", "mlir", path))
       return;
-    // A function_ref: the function must outlive create().
-    std::function<llvm::Error(llvm::Module *)> optimize =
-        makeOptimizingTransformer(2, 0, nullptr);
-    ExecutionEngineOptions options;
-    options.transformer = optimize;
-    auto created = ExecutionEngine::create(*module, options);
-    if (!created) {
-      llvm::consumeError(created.takeError());
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream file(path, ec);
+      file << source;
+    }
+    mix::CompileOptions options;
+    options.modelPath = path.str().str();
+    options.progress = mix::ProgressMode::never;
+    options.pipeline.verifyPolicy = false; // f32 on f32 is redundant
+    auto compiled =
+        mix::CompiledNetwork::compile(options, "d", llvm::errs());
+    llvm::sys::fs::remove(path);
+    if (!compiled) {
+      llvm::errs() << llvm::toString(compiled.takeError()) << "\n";
       return;
     }
-    engine = std::move(*created);
-    engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-      llvm::orc::SymbolMap symbols;
-      symbols[interner("mixrt_check_fail")] = {
-          llvm::orc::ExecutorAddr::fromPtr(&mixrt_check_fail),
-          llvm::JITSymbolFlags::Exported};
-      return symbols;
-    });
-    if (auto f = engine->lookup("_mlir_ciface_d"))
-      fn = reinterpret_cast<decltype(fn)>(*f);
-    else
-      llvm::consumeError(f.takeError());
+    net = std::move(*compiled);
+    workspace.resize(net->workspaceBytes() + 64);
+    ws = reinterpret_cast<void *>(
+        (reinterpret_cast<uintptr_t>(workspace.data()) + 63) & ~uintptr_t(63));
   }
 };
 
@@ -168,10 +148,11 @@ template <typename Fn> double secondsPerCall(Fn &&fn) {
 /// Runs the compiled layer in the benchmark loop; seconds per call.
 double timeCompiled(benchmark::State &state, CompiledDense &dense, float *x,
                     float *y) {
-  auto in = view(x, M, K), out = view(y, M, N);
+  void *buffers[] = {x, y};
+  mix::CompiledNetwork::Call call = dense.net->prepare(buffers, 1, dense.ws);
   double start = threadSeconds();
   for (auto _ : state) {
-    dense.fn(&in, &out);
+    call();
     benchmark::DoNotOptimize(y);
   }
   return (threadSeconds() - start) / double(state.iterations());
@@ -189,7 +170,7 @@ void setRates(benchmark::State &state, double compiled,
 void BM_CompiledDenseF32(benchmark::State &state) {
   std::vector<float> x = values(M * K, 1), w = values(K * N, 2), y(M * N);
   CompiledDense dense("f32", w);
-  if (!dense.fn) {
+  if (!dense.net) {
     state.SkipWithError("compilation failed");
     return;
   }
@@ -202,7 +183,7 @@ void BM_CompiledDenseF32(benchmark::State &state) {
 void BM_CompiledDenseInt8(benchmark::State &state) {
   std::vector<float> x = values(M * K, 3), w = values(K * N, 4), y(M * N);
   CompiledDense dense("int8", w);
-  if (!dense.fn) {
+  if (!dense.net) {
     state.SkipWithError("compilation failed");
     return;
   }
