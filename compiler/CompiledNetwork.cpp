@@ -70,8 +70,7 @@ void callEntry(void *fn, llvm::ArrayRef<void *> a) {
   using P = void *;
   auto at = [&](size_t i) { return i < a.size() ? a[i] : nullptr; };
   switch (a.size()) {
-#define MIXC_CALL(...)                                                         \
-  reinterpret_cast<void (*)(__VA_ARGS__)>(fn)
+#define MIXC_CALL(...) reinterpret_cast<void (*)(__VA_ARGS__)>(fn)
   case 1:
     MIXC_CALL(P)(at(0));
     return;
@@ -195,14 +194,15 @@ CompiledNetwork::compile(CompileOptions options, llvm::StringRef entry,
   if (int code = runMixc(options, llvm::nulls(), diagnostics))
     return makeError(code == kMixcUsage ? "mixc: bad options"
                                         : "mixc could not compile the model");
-  net->seconds = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - start)
-                     .count();
+  net->seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   auto object = llvm::MemoryBuffer::getFile(dir + "/model.o");
   auto header = llvm::MemoryBuffer::getFile(dir + "/model.h");
   if (!object || !header)
     return makeError("mixc wrote no object and header");
-  std::optional<uint64_t> ws = headerWorkspaceSize((*header)->getBuffer(), name);
+  std::optional<uint64_t> ws =
+      headerWorkspaceSize((*header)->getBuffer(), name);
   if (!ws)
     return makeError("no workspace size for @" + name + " in the header");
   net->workspace = *ws;

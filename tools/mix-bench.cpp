@@ -182,8 +182,8 @@ int main(int argc, char **argv) {
   const NetworkSignature *sig = &signature;
   const std::string &name = sig->name;
   if (options.batch != 1 && !sig->dynamicBatch)
-    return fail("--batch " + llvm::Twine(options.batch) + ": network @" +
-                name + " has a static batch");
+    return fail("--batch " + llvm::Twine(options.batch) + ": network @" + name +
+                " has a static batch");
   uint64_t wsBytes = (*compiled)->workspaceBytes();
 
   // Buffers of the whole batch, the workspace, the descriptors (a dynamic

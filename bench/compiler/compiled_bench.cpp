@@ -36,7 +36,6 @@
 #include <string>
 #include <vector>
 
-
 namespace {
 constexpr int64_t M = 64, K = 512, N = 256;
 
@@ -54,7 +53,6 @@ std::vector<float> values(size_t n, uint64_t seed) {
   }
   return v;
 }
-
 
 /// A dense layer `precision` with the weights `w` inline, compiled by the
 /// mixc driver for this machine (-O2, host CPU, checks on) and loaded from
@@ -96,8 +94,7 @@ struct CompiledDense {
     options.modelPath = path.str().str();
     options.progress = mix::ProgressMode::never;
     options.pipeline.verifyPolicy = false; // f32 on f32 is redundant
-    auto compiled =
-        mix::CompiledNetwork::compile(options, "d", llvm::errs());
+    auto compiled = mix::CompiledNetwork::compile(options, "d", llvm::errs());
     llvm::sys::fs::remove(path);
     if (!compiled) {
       llvm::errs() << llvm::toString(compiled.takeError()) << "\n";
