@@ -108,14 +108,16 @@ mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type, int64_t K,
                                        void *out) {
   const int32_t t = (int32_t)type;
   int64_t panels, panel_bytes, total;
-  if (!validType(t) || K < 0 || N < 0 || ldb < (N > 1 ? N : 1) ||
-      out == NULL || (B == NULL && K > 0 && N > 0) ||
-      !extentFits(K, N, ldb, elemBytes(t)) ||
+  if (!validType(t) || K < 0 || N < 0 || ldb < (N > 1 ? N : 1) || out == NULL ||
+      (B == NULL && K > 0 && N > 0) || !extentFits(K, N, ldb, elemBytes(t)) ||
       !packedGeometry(t, K, N, &panels, &panel_bytes, &total))
     return MIXRT_STATUS_INVALID_ARGUMENT;
   unsigned char *o = (unsigned char *)out;
-  uk_header h = {UK_MAGIC, MIXRT_UKERNEL_LAYOUT_VERSION, t, UK_NR, K, N,
-                 panel_bytes, panels, {0, 0}};
+  uk_header h = {UK_MAGIC,    MIXRT_UKERNEL_LAYOUT_VERSION,
+                 t,           UK_NR,
+                 K,           N,
+                 panel_bytes, panels,
+                 {0, 0}};
   __builtin_memcpy(o, &h, sizeof h);
   unsigned char *body = o + MIXRT_UKERNEL_HEADER_BYTES;
   for (int64_t p = 0; p < panels; ++p) {
@@ -316,19 +318,19 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
   uk_header h;
   if (!headerMatches(packed_b, MIXRT_UKERNEL_F32, 1, K, N, &h))
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  const uk_f32_problem p = {
-      M,
-      N,
-      K,
-      A,
-      lda,
-      (const unsigned char *)packed_b + MIXRT_UKERNEL_HEADER_BYTES,
-      h.panel_bytes,
-      (mixrt_ukernel_type)h.type,
-      C,
-      ldc,
-      bias,
-      (flags & MIXRT_UKERNEL_RELU) != 0};
+  const uk_f32_problem p = {M,
+                            N,
+                            K,
+                            A,
+                            lda,
+                            (const unsigned char *)packed_b +
+                                MIXRT_UKERNEL_HEADER_BYTES,
+                            h.panel_bytes,
+                            (mixrt_ukernel_type)h.type,
+                            C,
+                            ldc,
+                            bias,
+                            (flags & MIXRT_UKERNEL_RELU) != 0};
   selectF32()(&p);
   return MIXRT_STATUS_OK;
 }
@@ -379,16 +381,17 @@ static mixrt_status_code gemmS8(const uk_s8_problem *in, int f32_out,
     return MIXRT_STATUS_INVALID_ARGUMENT;
   p.panels = (const int8_t *)packed_b + MIXRT_UKERNEL_HEADER_BYTES;
   p.panel_bytes = h.panel_bytes;
-  p.colsums = (const int32_t *)(const void *)(p.panels +
-                                               h.panels * h.panel_bytes);
+  p.colsums =
+      (const int32_t *)(const void *)(p.panels + h.panels * h.panel_bytes);
   selectS8()(&p);
   return MIXRT_STATUS_OK;
 }
 
-mixrt_status_code mixrt_ukernel_gemm_s8s8s32(
-    int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
-    const int32_t *a_zero_points, const void *packed_b,
-    const int32_t *b_zero_points, int32_t *C, int64_t ldc, uint32_t flags) {
+mixrt_status_code
+mixrt_ukernel_gemm_s8s8s32(int64_t M, int64_t N, int64_t K, const int8_t *A,
+                           int64_t lda, const int32_t *a_zero_points,
+                           const void *packed_b, const int32_t *b_zero_points,
+                           int32_t *C, int64_t ldc, uint32_t flags) {
   uk_s8_problem p = {0};
   p.M = M, p.N = N, p.K = K, p.A = A, p.lda = lda;
   p.a_zero_points = a_zero_points, p.b_zero_points = b_zero_points;

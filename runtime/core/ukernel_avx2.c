@@ -35,7 +35,8 @@ UK_INLINE __m256i laneMask(int64_t valid) {
 }
 
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
-  return valid >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, laneMask(valid));
+  return valid >= 8 ? _mm256_loadu_ps(p)
+                    : _mm256_maskload_ps(p, laneMask(valid));
 }
 
 UK_INLINE void storePs(float *p, __m256 v, int64_t valid) {
@@ -80,10 +81,24 @@ UK_INLINE __m256 loadB(const unsigned char *p, const int type) {
 |* Float weights                                                              *|
 \*===----------------------------------------------------------------------===*/
 
+/* Rows of a packed A tile (the largest tile height). */
+#define UK_MR 6
+
+/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
+static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
+                  int64_t kc, float *ap) {
+  for (int r = 0; r < rows; ++r) {
+    const float *a = p->A + (m0 + r) * p->lda + k0;
+    for (int64_t kk = 0; kk < kc; ++kk)
+      ap[kk * UK_MR + r] = a[kk];
+  }
+}
+
 /* Rows [m0, m0 + R) x panels [q, q + P) over k block [k0, k0 + kc). */
 UK_INLINE void tileF32(const int R, const int P, const int type,
                        const uk_f32_problem *p, int64_t m0, int64_t q,
-                       int64_t k0, int64_t kc, int first, int last) {
+                       int64_t k0, int64_t kc, int first, int last,
+                       const float *ap) {
   const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
   const int64_t n0 = q * UK_NR;
   int64_t valid[4];
@@ -97,20 +112,19 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < 2 * P; ++v)
-      acc[r][v] = first ? _mm256_setzero_ps()
-                        : loadPs(p->C + (m0 + r) * p->ldc + n0 + 8 * v,
-                                 valid[v]);
+      acc[r][v] = first
+                      ? _mm256_setzero_ps()
+                      : loadPs(p->C + (m0 + r) * p->ldc + n0 + 8 * v, valid[v]);
   const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
-  const float *a = p->A + m0 * p->lda + k0;
   for (int64_t kk = 0; kk < kc; ++kk) {
     __m256 bv[4];
 #pragma GCC unroll 4
     for (int v = 0; v < 2 * P; ++v)
-      bv[v] = loadB(b + (v / 2) * p->panel_bytes + (kk * UK_NR + 8 * (v % 2)) * es,
-                    type);
+      bv[v] = loadB(
+          b + (v / 2) * p->panel_bytes + (kk * UK_NR + 8 * (v % 2)) * es, type);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(a + r * p->lda + kk);
+      const __m256 av = _mm256_broadcast_ss(ap + kk * UK_MR + r);
 #pragma GCC unroll 4
       for (int v = 0; v < 2 * P; ++v)
         acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
@@ -136,35 +150,44 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
 #define UK_TYPES(R, P)                                                         \
   switch (type) {                                                              \
   case MIXRT_UKERNEL_F32:                                                      \
-    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last);           \
+    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
   case MIXRT_UKERNEL_F16:                                                      \
-    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last);           \
+    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
   default:                                                                     \
-    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last);          \
+    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
     break;                                                                     \
   }
 
 static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
                             int64_t m0, int64_t q, int64_t k0, int64_t kc,
-                            int first, int last) {
+                            int first, int last, const float *ap) {
   const int type = (int)p->type;
   if (panels == 2) {
     switch (rows) {
-    case 1: UK_TYPES(1, 2) break;
-    case 2: UK_TYPES(2, 2) break;
-    default: UK_TYPES(3, 2) break;
+    case 1:
+      UK_TYPES(1, 2) break;
+    case 2:
+      UK_TYPES(2, 2) break;
+    default:
+      UK_TYPES(3, 2) break;
     }
     return;
   }
   switch (rows) {
-  case 1: UK_TYPES(1, 1) break;
-  case 2: UK_TYPES(2, 1) break;
-  case 3: UK_TYPES(3, 1) break;
-  case 4: UK_TYPES(4, 1) break;
-  case 5: UK_TYPES(5, 1) break;
-  default: UK_TYPES(6, 1) break;
+  case 1:
+    UK_TYPES(1, 1) break;
+  case 2:
+    UK_TYPES(2, 1) break;
+  case 3:
+    UK_TYPES(3, 1) break;
+  case 4:
+    UK_TYPES(4, 1) break;
+  case 5:
+    UK_TYPES(5, 1) break;
+  default:
+    UK_TYPES(6, 1) break;
   }
 }
 
@@ -172,6 +195,10 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   /* Small M: fewer rows, more columns per tile (independent FMA chains). */
   const int mr = p->M <= 3 ? 3 : 6, pp = p->M <= 3 ? 2 : 1;
+  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
+   * power-of-two stride would alias in L1 (1024 floats: every row in the
+   * same set). */
+  float ap[UK_KC * UK_MR];
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
@@ -179,11 +206,12 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
       const int first = k0 == 0, last = k0 + kc >= p->K;
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
+        packA(p, m0, rows, k0, kc, ap);
         int64_t q = qb;
         for (; q + pp <= qe; q += pp)
-          runTileF32(rows, pp, p, m0, q, k0, kc, first, last);
+          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
         for (; q < qe; ++q)
-          runTileF32(rows, 1, p, m0, q, k0, kc, first, last);
+          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
       }
       if (last)
         break;
@@ -210,12 +238,12 @@ UK_INLINE __m256i loadA4(const int8_t *a, int n) {
 /* The int32 results of 8 columns [n0, n0 + valid) of row m: finish (zero
  * points) and store, rescaled or not. */
 UK_INLINE void epilogueS8(const uk_s8_problem *p, __m256i s, int64_t m,
-                          int64_t n0, int64_t valid, int32_t za,
-                          uint32_t row) {
+                          int64_t n0, int64_t valid, int32_t za, uint32_t row) {
   s = _mm256_sub_epi32(
-      s, _mm256_mullo_epi32(_mm256_set1_epi32(za),
-                            _mm256_loadu_si256((const __m256i *)(const void *)(
-                                p->colsums + n0))));
+      s,
+      _mm256_mullo_epi32(_mm256_set1_epi32(za),
+                         _mm256_loadu_si256((
+                             const __m256i *)(const void *)(p->colsums + n0))));
   if (p->b_zero_points)
     s = _mm256_sub_epi32(
         s, _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)row),
@@ -226,9 +254,9 @@ UK_INLINE void epilogueS8(const uk_s8_problem *p, __m256i s, int64_t m,
   }
   const __m256d sa = _mm256_set1_pd((double)uk_a_scale(p, m));
   const __m256 sb = loadPs(p->b_scales + n0, valid);
-  const __m128 lo = _mm256_cvtpd_ps(
-      _mm256_mul_pd(_mm256_mul_pd(sa, _mm256_cvtps_pd(_mm256_castps256_ps128(sb))),
-                    _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
+  const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(
+      _mm256_mul_pd(sa, _mm256_cvtps_pd(_mm256_castps256_ps128(sb))),
+      _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
   const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(
       _mm256_mul_pd(sa, _mm256_cvtps_pd(_mm256_extractf128_ps(sb, 1))),
       _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1))));

@@ -24,12 +24,15 @@
 #define UK_T                                                                   \
   __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl")))
 #define UK_TV                                                                  \
-  __attribute__((target(                                                       \
-      "avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+  __attribute__((                                                              \
+      target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
 #define UK_INLINE static inline __attribute__((always_inline))
 
+/* k per block of the float kernels (a 2-panel f32 slice is 32 KB) and
+ * panels per block of B (512 columns: 512 KB of f32, half an L2 of the
+ * AVX-512 cores measured; 256 columns lost ~10 % at 1024^3). */
 #define UK_KC 256
-#define UK_NCP 16
+#define UK_NCP 32
 
 UK_INLINE UK_T __mmask16 colMask(int64_t valid) {
   return valid >= 16 ? (__mmask16)0xffff
@@ -42,7 +45,8 @@ UK_INLINE UK_T __m512 reluCanon(__m512 x, int relu) {
     x = _mm512_maskz_mov_ps(
         _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
   return _mm512_mask_mov_ps(
-      x, nan, _mm512_castsi512_ps(_mm512_set1_epi32((int)UK_CANONICAL_NAN_BITS)));
+      x, nan,
+      _mm512_castsi512_ps(_mm512_set1_epi32((int)UK_CANONICAL_NAN_BITS)));
 }
 
 UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
@@ -58,9 +62,23 @@ UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
 |* Float weights                                                              *|
 \*===----------------------------------------------------------------------===*/
 
+/* Rows of a packed A tile (the largest tile height). */
+#define UK_MR 14
+
+/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
+static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
+                  int64_t kc, float *ap) {
+  for (int r = 0; r < rows; ++r) {
+    const float *a = p->A + (m0 + r) * p->lda + k0;
+    for (int64_t kk = 0; kk < kc; ++kk)
+      ap[kk * UK_MR + r] = a[kk];
+  }
+}
+
 UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
                             const uk_f32_problem *p, int64_t m0, int64_t q,
-                            int64_t k0, int64_t kc, int first, int last) {
+                            int64_t k0, int64_t kc, int first, int last,
+                            const float *ap) {
   const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
   const int64_t n0 = q * UK_NR;
   __mmask16 mask[4];
@@ -76,7 +94,6 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
                         : _mm512_maskz_loadu_ps(
                               mask[v], p->C + (m0 + r) * p->ldc + n0 + 16 * v);
   const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
-  const float *a = p->A + m0 * p->lda + k0;
   const int64_t pb = p->panel_bytes;
   for (int64_t kk = 0; kk < kc; ++kk) {
     __m512 bv[4];
@@ -85,7 +102,7 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
       bv[v] = loadB(b + v * pb + kk * UK_NR * es, type);
 #pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * p->lda + kk]);
+      const __m512 av = _mm512_set1_ps(ap[kk * UK_MR + r]);
 #pragma GCC unroll 4
       for (int v = 0; v < P; ++v)
         acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
@@ -102,77 +119,112 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
               x, _mm512_maskz_loadu_ps(mask[v], p->bias + n0 + 16 * v));
         x = reluCanon(x, p->relu);
       }
-      _mm512_mask_storeu_ps(p->C + (m0 + r) * p->ldc + n0 + 16 * v, mask[v],
-                            x);
+      _mm512_mask_storeu_ps(p->C + (m0 + r) * p->ldc + n0 + 16 * v, mask[v], x);
     }
 }
 
 #define UK_TYPES(R, P)                                                         \
   switch (type) {                                                              \
   case MIXRT_UKERNEL_F32:                                                      \
-    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last);           \
+    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
   case MIXRT_UKERNEL_F16:                                                      \
-    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last);           \
+    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
   default:                                                                     \
-    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last);          \
+    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
     break;                                                                     \
   }
 
 static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
                             int64_t m0, int64_t q, int64_t k0, int64_t kc,
-                            int first, int last) {
+                            int first, int last, const float *ap) {
   const int type = (int)p->type;
   if (panels == 4) {
     switch (rows) {
-    case 1: UK_TYPES(1, 4) break;
-    case 2: UK_TYPES(2, 4) break;
-    case 3: UK_TYPES(3, 4) break;
-    default: UK_TYPES(4, 4) break;
+    case 1:
+      UK_TYPES(1, 4) break;
+    case 2:
+      UK_TYPES(2, 4) break;
+    case 3:
+      UK_TYPES(3, 4) break;
+    default:
+      UK_TYPES(4, 4) break;
     }
     return;
   }
   if (panels == 2) {
     switch (rows) {
-    case 1: UK_TYPES(1, 2) break;
-    case 2: UK_TYPES(2, 2) break;
-    case 3: UK_TYPES(3, 2) break;
-    case 4: UK_TYPES(4, 2) break;
-    case 5: UK_TYPES(5, 2) break;
-    case 6: UK_TYPES(6, 2) break;
-    case 7: UK_TYPES(7, 2) break;
-    case 8: UK_TYPES(8, 2) break;
-    case 9: UK_TYPES(9, 2) break;
-    case 10: UK_TYPES(10, 2) break;
-    case 11: UK_TYPES(11, 2) break;
-    case 12: UK_TYPES(12, 2) break;
-    case 13: UK_TYPES(13, 2) break;
-    default: UK_TYPES(14, 2) break;
+    case 1:
+      UK_TYPES(1, 2) break;
+    case 2:
+      UK_TYPES(2, 2) break;
+    case 3:
+      UK_TYPES(3, 2) break;
+    case 4:
+      UK_TYPES(4, 2) break;
+    case 5:
+      UK_TYPES(5, 2) break;
+    case 6:
+      UK_TYPES(6, 2) break;
+    case 7:
+      UK_TYPES(7, 2) break;
+    case 8:
+      UK_TYPES(8, 2) break;
+    case 9:
+      UK_TYPES(9, 2) break;
+    case 10:
+      UK_TYPES(10, 2) break;
+    case 11:
+      UK_TYPES(11, 2) break;
+    case 12:
+      UK_TYPES(12, 2) break;
+    case 13:
+      UK_TYPES(13, 2) break;
+    default:
+      UK_TYPES(14, 2) break;
     }
     return;
   }
   switch (rows) {
-  case 1: UK_TYPES(1, 1) break;
-  case 2: UK_TYPES(2, 1) break;
-  case 3: UK_TYPES(3, 1) break;
-  case 4: UK_TYPES(4, 1) break;
-  case 5: UK_TYPES(5, 1) break;
-  case 6: UK_TYPES(6, 1) break;
-  case 7: UK_TYPES(7, 1) break;
-  case 8: UK_TYPES(8, 1) break;
-  case 9: UK_TYPES(9, 1) break;
-  case 10: UK_TYPES(10, 1) break;
-  case 11: UK_TYPES(11, 1) break;
-  case 12: UK_TYPES(12, 1) break;
-  case 13: UK_TYPES(13, 1) break;
-  default: UK_TYPES(14, 1) break;
+  case 1:
+    UK_TYPES(1, 1) break;
+  case 2:
+    UK_TYPES(2, 1) break;
+  case 3:
+    UK_TYPES(3, 1) break;
+  case 4:
+    UK_TYPES(4, 1) break;
+  case 5:
+    UK_TYPES(5, 1) break;
+  case 6:
+    UK_TYPES(6, 1) break;
+  case 7:
+    UK_TYPES(7, 1) break;
+  case 8:
+    UK_TYPES(8, 1) break;
+  case 9:
+    UK_TYPES(9, 1) break;
+  case 10:
+    UK_TYPES(10, 1) break;
+  case 11:
+    UK_TYPES(11, 1) break;
+  case 12:
+    UK_TYPES(12, 1) break;
+  case 13:
+    UK_TYPES(13, 1) break;
+  default:
+    UK_TYPES(14, 1) break;
   }
 }
 
 UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   const int mr = p->M <= 4 ? 4 : 14, pp = p->M <= 4 ? 4 : 2;
+  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
+   * power-of-two stride would alias in L1 (1024 floats: every row in the
+   * same set). */
+  float ap[UK_KC * UK_MR];
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
@@ -180,15 +232,16 @@ UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
       const int first = k0 == 0, last = k0 + kc >= p->K;
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
+        packA(p, m0, rows, k0, kc, ap);
         int64_t q = qb;
         for (; q + pp <= qe; q += pp)
-          runTileF32(rows, pp, p, m0, q, k0, kc, first, last);
+          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
         if (pp == 4 && q + 2 <= qe) {
-          runTileF32(rows, 2, p, m0, q, k0, kc, first, last);
+          runTileF32(rows, 2, p, m0, q, k0, kc, first, last, ap);
           q += 2;
         }
         for (; q < qe; ++q)
-          runTileF32(rows, 1, p, m0, q, k0, kc, first, last);
+          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
       }
       if (last)
         break;
@@ -295,14 +348,30 @@ UK_T void mixrt_uk_s8_avx512(const uk_s8_problem *p) {
           terms[r] = uk_s8_row_term(p, m0 + r);
       for (int64_t q = qb; q < qe; ++q)
         switch (rows) {
-        case 1: tileS8(1, p, m0, q, terms); break;
-        case 2: tileS8(2, p, m0, q, terms); break;
-        case 3: tileS8(3, p, m0, q, terms); break;
-        case 4: tileS8(4, p, m0, q, terms); break;
-        case 5: tileS8(5, p, m0, q, terms); break;
-        case 6: tileS8(6, p, m0, q, terms); break;
-        case 7: tileS8(7, p, m0, q, terms); break;
-        default: tileS8(8, p, m0, q, terms); break;
+        case 1:
+          tileS8(1, p, m0, q, terms);
+          break;
+        case 2:
+          tileS8(2, p, m0, q, terms);
+          break;
+        case 3:
+          tileS8(3, p, m0, q, terms);
+          break;
+        case 4:
+          tileS8(4, p, m0, q, terms);
+          break;
+        case 5:
+          tileS8(5, p, m0, q, terms);
+          break;
+        case 6:
+          tileS8(6, p, m0, q, terms);
+          break;
+        case 7:
+          tileS8(7, p, m0, q, terms);
+          break;
+        default:
+          tileS8(8, p, m0, q, terms);
+          break;
         }
     }
   }
@@ -371,20 +440,48 @@ UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
 
 #define UK_VNNI_ROWS(P)                                                        \
   switch (rows) {                                                              \
-  case 1: tileS8Vnni(1, P, p, m0, q, terms); break;                            \
-  case 2: tileS8Vnni(2, P, p, m0, q, terms); break;                            \
-  case 3: tileS8Vnni(3, P, p, m0, q, terms); break;                            \
-  case 4: tileS8Vnni(4, P, p, m0, q, terms); break;                            \
-  case 5: tileS8Vnni(5, P, p, m0, q, terms); break;                            \
-  case 6: tileS8Vnni(6, P, p, m0, q, terms); break;                            \
-  case 7: tileS8Vnni(7, P, p, m0, q, terms); break;                            \
-  case 8: tileS8Vnni(8, P, p, m0, q, terms); break;                            \
-  case 9: tileS8Vnni(9, P, p, m0, q, terms); break;                            \
-  case 10: tileS8Vnni(10, P, p, m0, q, terms); break;                          \
-  case 11: tileS8Vnni(11, P, p, m0, q, terms); break;                          \
-  case 12: tileS8Vnni(12, P, p, m0, q, terms); break;                          \
-  case 13: tileS8Vnni(13, P, p, m0, q, terms); break;                          \
-  default: tileS8Vnni(14, P, p, m0, q, terms); break;                          \
+  case 1:                                                                      \
+    tileS8Vnni(1, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 2:                                                                      \
+    tileS8Vnni(2, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 3:                                                                      \
+    tileS8Vnni(3, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 4:                                                                      \
+    tileS8Vnni(4, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 5:                                                                      \
+    tileS8Vnni(5, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 6:                                                                      \
+    tileS8Vnni(6, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 7:                                                                      \
+    tileS8Vnni(7, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 8:                                                                      \
+    tileS8Vnni(8, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 9:                                                                      \
+    tileS8Vnni(9, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 10:                                                                     \
+    tileS8Vnni(10, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 11:                                                                     \
+    tileS8Vnni(11, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 12:                                                                     \
+    tileS8Vnni(12, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 13:                                                                     \
+    tileS8Vnni(13, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  default:                                                                     \
+    tileS8Vnni(14, P, p, m0, q, terms);                                        \
+    break;                                                                     \
   }
 
 UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {

@@ -88,8 +88,8 @@ enum {
 /** Bytes of the packed B of a K x N matrix of `type` (header included), or
  *  -1 if K or N is negative, `type` is unknown or the size exceeds
  *  PTRDIFF_MAX. Depends only on its arguments (never on the CPU). */
-MIXRT_API int64_t mixrt_ukernel_packed_size(mixrt_ukernel_type type,
-                                            int64_t K, int64_t N);
+MIXRT_API int64_t mixrt_ukernel_packed_size(mixrt_ukernel_type type, int64_t K,
+                                            int64_t N);
 
 /** Packs B (K x N, row-major, leading dimension ldb >= N, elements of
  *  `type`: float, uint16_t bits or int8_t) into `out`
@@ -115,10 +115,10 @@ MIXRT_API mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type,
  *  `flags`: MIXRT_UKERNEL_RELU. INVALID_ARGUMENT if the packed buffer's
  *  header does not match (type, K, N), for bad sizes or NULL pointers (A and
  *  packed_b may be NULL when K is 0; nothing is touched when M or N is 0). */
-MIXRT_API mixrt_status_code mixrt_ukernel_gemm_f32(
-    int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
-    const void *packed_b, float *C, int64_t ldc, const float *bias,
-    uint32_t flags);
+MIXRT_API mixrt_status_code
+mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K, const float *A,
+                       int64_t lda, const void *packed_b, float *C, int64_t ldc,
+                       const float *bias, uint32_t flags);
 
 /** Exact int8 GEMM into int32: C[m][n] = sum_k (A[m][k] - za) *
  *  (B[k][n] - zb[n]). `a_zero_points`: one value, or M values with
@@ -136,10 +136,9 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8s32(
  *  positive and finite; bias may be NULL. */
 MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
     int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
-    const float *a_scales, const int32_t *a_zero_points,
-    const void *packed_b, const float *b_scales,
-    const int32_t *b_zero_points, float *C, int64_t ldc, const float *bias,
-    uint32_t flags);
+    const float *a_scales, const int32_t *a_zero_points, const void *packed_b,
+    const float *b_scales, const int32_t *b_zero_points, float *C, int64_t ldc,
+    const float *bias, uint32_t flags);
 
 /** The best path this CPU (and OS: saved YMM/ZMM state) supports. */
 MIXRT_API mixrt_ukernel_isa mixrt_ukernel_cpu_isa(void);

@@ -106,18 +106,17 @@ int32_t exactS8(int64_t i, int64_t j, int64_t k, const std::vector<int8_t> &a,
 
 float rescaleRef(int32_t acc, float sa, float sb, const float *bias, int64_t j,
                  bool relu) {
-  float v = static_cast<float>((static_cast<double>(sa) *
-                                static_cast<double>(sb)) *
-                               static_cast<double>(acc));
+  float v =
+      static_cast<float>((static_cast<double>(sa) * static_cast<double>(sb)) *
+                         static_cast<double>(acc));
   if (bias)
     v = v + bias[j];
   return reluCanon(v, relu);
 }
 
-template <class T> std::vector<unsigned char> pack(mixrt_ukernel_type t,
-                                                    int64_t k, int64_t n,
-                                                    const std::vector<T> &b,
-                                                    int64_t ldb) {
+template <class T>
+std::vector<unsigned char> pack(mixrt_ukernel_type t, int64_t k, int64_t n,
+                                const std::vector<T> &b, int64_t ldb) {
   const int64_t size = mixrt_ukernel_packed_size(t, k, n);
   REQUIRE(size >= MIXRT_UKERNEL_HEADER_BYTES);
   std::vector<unsigned char> out(static_cast<size_t>(size), 0xcd);
@@ -211,13 +210,12 @@ void checkFloat(mixrt_ukernel_type t, int64_t m, int64_t n, int64_t k,
     IsaScope scope(isa);
     std::vector<float> c(static_cast<size_t>((m - 1) * ldc + n),
                          f32FromBits(kSentinel));
-    REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), lda, packed.data(),
-                                   c.data(), ldc, biasPtr,
-                                   relu ? MIXRT_UKERNEL_RELU : 0) ==
-            MIXRT_STATUS_OK);
+    REQUIRE(mixrt_ukernel_gemm_f32(
+                m, n, k, a.data(), lda, packed.data(), c.data(), ldc, biasPtr,
+                relu ? MIXRT_UKERNEL_RELU : 0) == MIXRT_STATUS_OK);
     requireSame(c, want, m, n, ldc,
-                std::string(mixrt_ukernel_isa_name(isa)) + " M=" +
-                    std::to_string(m) + " N=" + std::to_string(n) +
+                std::string(mixrt_ukernel_isa_name(isa)) +
+                    " M=" + std::to_string(m) + " N=" + std::to_string(n) +
                     " K=" + std::to_string(k));
   }
 }
@@ -240,10 +238,9 @@ void checkS8(int64_t m, int64_t n, int64_t k, const std::vector<int8_t> &a,
   const uint32_t rowFlag = p.perRow ? MIXRT_UKERNEL_A_PER_ROW : 0;
   for (mixrt_ukernel_isa isa : availablePaths()) {
     IsaScope scope(isa);
-    const std::string what = std::string(mixrt_ukernel_isa_name(isa)) +
-                             " M=" + std::to_string(m) +
-                             " N=" + std::to_string(n) +
-                             " K=" + std::to_string(k);
+    const std::string what =
+        std::string(mixrt_ukernel_isa_name(isa)) + " M=" + std::to_string(m) +
+        " N=" + std::to_string(n) + " K=" + std::to_string(k);
     std::vector<int32_t> ci(wantI.size(), static_cast<int32_t>(kSentinel));
     REQUIRE(mixrt_ukernel_gemm_s8s8s32(m, n, k, a.data(), lda, aZp,
                                        packed.data(), bZp, ci.data(), ldc,
@@ -282,8 +279,8 @@ S8Params randomS8Params(std::mt19937 &rng, int64_t m, int64_t n, bool zps,
 TEST_CASE("ukernel: paths of this machine", "[ukernel]") {
   std::string names;
   for (mixrt_ukernel_isa isa : availablePaths())
-    names += std::string(names.empty() ? "" : ", ") +
-             mixrt_ukernel_isa_name(isa);
+    names +=
+        std::string(names.empty() ? "" : ", ") + mixrt_ukernel_isa_name(isa);
   // Printed so the test log says what was covered (an AVX2-only machine
   // runs portable and avx2).
   std::printf("ukernel paths tested on this machine: %s (default %s)\n",
@@ -334,8 +331,7 @@ TEST_CASE("ukernel: packed sizes and layout", "[ukernel]") {
   for (int64_t kk = 0; kk < 8; ++kk)
     for (int64_t j = 0; j < 16; ++j) {
       const int8_t want = kk < k && j < n ? b[kk * n + j] : 0;
-      CHECK(static_cast<int8_t>(panel[(kk / 4) * 64 + j * 4 + kk % 4]) ==
-            want);
+      CHECK(static_cast<int8_t>(panel[(kk / 4) * 64 + j * 4 + kk % 4]) == want);
     }
   int32_t sums[16];
   std::memcpy(sums, panel + 8 * 16, sizeof sums);
@@ -367,14 +363,14 @@ TEST_CASE("ukernel: argument checks", "[ukernel]") {
   CHECK(mixrt_ukernel_pack_b(MIXRT_UKERNEL_F32, 3, 4, nullptr, 4,
                              std::vector<unsigned char>(4096).data()) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(),
-                               4, nullptr, 0) == MIXRT_STATUS_OK);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_OK);
   CHECK(c[0] == 3.0f);
   // Header mismatch: other K or N, other type, garbage.
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 2, a.data(), 3, packed.data(), c.data(),
-                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 3, 3, a.data(), 3, packed.data(), c.data(),
-                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 2, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 3, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
   std::vector<unsigned char> garbage(packed.size(), 0);
   CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, garbage.data(), c.data(),
                                4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
@@ -384,19 +380,18 @@ TEST_CASE("ukernel: argument checks", "[ukernel]") {
                                    packed.data(), nullptr, c32.data(), 4,
                                    0) == MIXRT_STATUS_INVALID_ARGUMENT);
   // Shapes, leading dimensions, flags, pointers.
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 2, packed.data(), c.data(),
-                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(),
-                               3, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 2, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 3,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_ukernel_gemm_f32(-1, 4, 3, a.data(), 3, packed.data(), c.data(),
                                4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(),
-                               4, nullptr, 0x80) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, nullptr, 3, packed.data(), c.data(),
-                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), nullptr,
-                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0x80) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, nullptr, 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), nullptr, 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
   // Empty outputs touch nothing.
   CHECK(mixrt_ukernel_gemm_f32(0, 4, 3, nullptr, 3, nullptr, nullptr, 4,
                                nullptr, 0) == MIXRT_STATUS_OK);
@@ -405,26 +400,23 @@ TEST_CASE("ukernel: argument checks", "[ukernel]") {
   const auto p8 = pack(MIXRT_UKERNEL_S8, 3, 4, b8, 4);
   const int32_t badZp = 128;
   CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, &badZp, p8.data(),
-                                   nullptr, c32.data(), 4, 0) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
+                                   nullptr, c32.data(), 4,
+                                   0) == MIXRT_STATUS_INVALID_ARGUMENT);
   const float one = 1.0f, scales[4] = {1.0f, 0.0f, 1.0f, 1.0f};
   const float nanScales[4] = {1.0f, NAN, 1.0f, 1.0f};
-  CHECK(mixrt_ukernel_gemm_s8s8f32(2, 4, 3, a8.data(), 3, &one, nullptr,
-                                   p8.data(), scales, nullptr, c.data(), 4,
-                                   nullptr, 0) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_s8s8f32(2, 4, 3, a8.data(), 3, &one, nullptr,
-                                   p8.data(), nanScales, nullptr, c.data(), 4,
-                                   nullptr, 0) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_s8s8f32(
+            2, 4, 3, a8.data(), 3, &one, nullptr, p8.data(), scales, nullptr,
+            c.data(), 4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_s8s8f32(
+            2, 4, 3, a8.data(), 3, &one, nullptr, p8.data(), nanScales, nullptr,
+            c.data(), 4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
   // relu is an epilogue of the f32 output only.
+  CHECK(mixrt_ukernel_gemm_s8s8s32(
+            2, 4, 3, a8.data(), 3, nullptr, p8.data(), nullptr, c32.data(), 4,
+            MIXRT_UKERNEL_RELU) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, nullptr, p8.data(),
                                    nullptr, c32.data(), 4,
-                                   MIXRT_UKERNEL_RELU) ==
-        MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, nullptr, p8.data(),
-                                   nullptr, c32.data(), 4, 0) ==
-        MIXRT_STATUS_OK);
+                                   0) == MIXRT_STATUS_OK);
   CHECK(c32[0] == 3);
 }
 
@@ -446,8 +438,8 @@ TEST_CASE("ukernel: f32 with denormals, infinities, NaN", "[ukernel]") {
     for (int64_t n : {1, 16, 17, 33, 64})
       for (int64_t k : {1, 2, 7, 100, 257})
         for (int flags = 0; flags < 4; ++flags)
-          checkFloat<float>(MIXRT_UKERNEL_F32, m, n, k, rng, 0.05,
-                            flags & 1, true, flags & 2);
+          checkFloat<float>(MIXRT_UKERNEL_F32, m, n, k, rng, 0.05, flags & 1,
+                            true, flags & 2);
   // Only denormals: tiny products accumulate, never flushed.
   for (int64_t k : {1, 17, 300}) {
     std::vector<float> b(static_cast<size_t>(k * 20));
@@ -507,9 +499,9 @@ TEST_CASE("ukernel: f16/bf16 equal mixrt's reduced GEMM", "[ukernel]") {
           for (mixrt_ukernel_isa isa : availablePaths()) {
             IsaScope scope(isa);
             std::vector<float> c(want.size());
-            REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), k,
-                                           packed.data(), c.data(), n,
-                                           nullptr, 0) == MIXRT_STATUS_OK);
+            REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), k, packed.data(),
+                                           c.data(), n, nullptr,
+                                           0) == MIXRT_STATUS_OK);
             requireSame(c, want, m, n, n, mixrt_ukernel_isa_name(isa));
           }
         }
@@ -625,16 +617,16 @@ TEST_CASE("ukernel: K = 0 gives the epilogue of 0", "[ukernel]") {
     const auto packed = pack(MIXRT_UKERNEL_F32, 0, 3, std::vector<float>{}, 3);
     std::vector<float> c(6, 7.0f);
     const float bias[3] = {-1.0f, 2.0f, NAN};
-    REQUIRE(mixrt_ukernel_gemm_f32(2, 3, 0, nullptr, 1, packed.data(),
-                                   c.data(), 3, bias, MIXRT_UKERNEL_RELU) ==
-            MIXRT_STATUS_OK);
+    REQUIRE(mixrt_ukernel_gemm_f32(2, 3, 0, nullptr, 1, packed.data(), c.data(),
+                                   3, bias,
+                                   MIXRT_UKERNEL_RELU) == MIXRT_STATUS_OK);
     CHECK(bitsOf(c[3]) == 0u); // relu(-1) = +0
     CHECK(c[4] == 2.0f);
     CHECK(bitsOf(c[5]) == 0x7fc00000u);
     const auto p8 = pack(MIXRT_UKERNEL_S8, 0, 3, std::vector<int8_t>{}, 3);
     std::vector<int32_t> ci(6, 7);
-    REQUIRE(mixrt_ukernel_gemm_s8s8s32(2, 3, 0, nullptr, 1, nullptr,
-                                       p8.data(), nullptr, ci.data(), 3,
+    REQUIRE(mixrt_ukernel_gemm_s8s8s32(2, 3, 0, nullptr, 1, nullptr, p8.data(),
+                                       nullptr, ci.data(), 3,
                                        0) == MIXRT_STATUS_OK);
     CHECK(ci == std::vector<int32_t>(6, 0));
   }
