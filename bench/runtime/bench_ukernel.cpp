@@ -51,8 +51,10 @@ struct Shape {
   int64_t m, n, k;
 };
 
-const Shape kShapes[] = {{256, 256, 256},   {512, 512, 512},
-                         {1024, 1024, 1024}, {1, 1024, 1024},
+const Shape kShapes[] = {{256, 256, 256},
+                         {512, 512, 512},
+                         {1024, 1024, 1024},
+                         {1, 1024, 1024},
                          {1, 4096, 4096}};
 
 std::string shapeName(const Shape &s) {
@@ -140,8 +142,7 @@ void BM_UkFloat(benchmark::State &state, mixrt_ukernel_type type,
   std::vector<float> c(s.m * s.n);
   const char *names[] = {"f32", "f16", "bf16"};
   timed(state, s,
-        std::string("mixrt ") + names[type] + " " +
-            mixrt_ukernel_isa_name(isa),
+        std::string("mixrt ") + names[type] + " " + mixrt_ukernel_isa_name(isa),
         [&] {
           benchmark::DoNotOptimize(mixrt_ukernel_gemm_f32(
               s.m, s.n, s.k, a.data(), s.k, packed.data(), c.data(), s.n,
@@ -202,9 +203,9 @@ void BM_DnnlSgemm(benchmark::State &state, Shape s) {
                            b = randomF32(s.k * s.n, 2);
   std::vector<float> c(s.m * s.n);
   timed(state, s, "onednn sgemm", [&] {
-    benchmark::DoNotOptimize(dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f,
-                                        a.data(), s.k, b.data(), s.n, 0.0f,
-                                        c.data(), s.n));
+    benchmark::DoNotOptimize(dnnl_sgemm('N', 'N', s.m, s.n, s.k, 1.0f, a.data(),
+                                        s.k, b.data(), s.n, 0.0f, c.data(),
+                                        s.n));
     benchmark::ClobberMemory();
   });
 }
@@ -215,10 +216,9 @@ void BM_DnnlS8s8s32(benchmark::State &state, Shape s) {
   std::vector<int32_t> c(s.m * s.n);
   const int32_t co = 0;
   timed(state, s, "onednn s8s8s32", [&] {
-    benchmark::DoNotOptimize(dnnl_gemm_s8s8s32('N', 'N', 'F', s.m, s.n, s.k,
-                                               1.0f, a.data(), s.k, 0,
-                                               b.data(), s.n, 0, 0.0f,
-                                               c.data(), s.n, &co));
+    benchmark::DoNotOptimize(
+        dnnl_gemm_s8s8s32('N', 'N', 'F', s.m, s.n, s.k, 1.0f, a.data(), s.k, 0,
+                          b.data(), s.n, 0, 0.0f, c.data(), s.n, &co));
     benchmark::ClobberMemory();
   });
 }
@@ -229,8 +229,8 @@ void registerAll() {
     const std::string shape = shapeName(s);
     for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i) {
       const auto isa = static_cast<mixrt_ukernel_isa>(i);
-      const std::string tag = std::string("/") + mixrt_ukernel_isa_name(isa) +
-                              "/" + shape;
+      const std::string tag =
+          std::string("/") + mixrt_ukernel_isa_name(isa) + "/" + shape;
       // The portable path is slow (software fmaf on baseline x86-64): only
       // at the smallest sizes.
       if (isa == MIXRT_UKERNEL_ISA_PORTABLE && s.m * s.n * s.k > (1 << 24))
@@ -239,8 +239,8 @@ void registerAll() {
                                 std::pair{MIXRT_UKERNEL_F16, "f16"},
                                 std::pair{MIXRT_UKERNEL_BF16, "bf16"}})
         benchmark::RegisterBenchmark(
-            (std::string("BM_Ukernel_") + name + tag).c_str(), BM_UkFloat,
-            type, isa, s)
+            (std::string("BM_Ukernel_") + name + tag).c_str(), BM_UkFloat, type,
+            isa, s)
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("BM_Ukernel_s8s8s32" + tag).c_str(),
