@@ -8,6 +8,7 @@ PACKAGES=(
   catch2 libabsl-dev libbenchmark-dev
   ninja-build cmake g++ gcc pkg-config python3 clang-format-22
   clang-22 libclang-rt-22-dev libfuzzer-22-dev lld-22
+  libopenblas-dev libdnnl-dev
 )
 
 missing=()

@@ -33,10 +33,12 @@
  * functions of generated code (mixrt_check_*): the freestanding core, which
  * the hosted mixrt contains. */
 #include "mixrt/core.h"
+/* The GEMM microkernels of generated code (also part of the core). */
+#include "mixrt/ukernel.h"
 
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 3
+#define MIXRT_API_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,538 @@
+/*===-- ukernel.c - GEMM microkernels: ABI, packing, dispatch, portable ---===*\
+|*                                                                            *|
+|* The entry points of mixrt/ukernel.h: argument and packed-header checks,   *|
+|* packing of B, the run-time choice of a path (cpuid + xgetbv, no libgcc),  *|
+|* and the portable path. The x86 paths live in ukernel_avx2.c and           *|
+|* ukernel_avx512.c (per-function target attributes: the core still builds  *|
+|* for, and runs on, any x86-64; other targets get the portable path only).  *|
+|*                                                                            *|
+|* Freestanding C11: no heap, no libc (the compiler may emit memcpy/memset).  *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "ukernel_internal.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#ifdef MIXRT_CORE_HOSTED
+/* Hosted only: the MIXRT_ISA environment variable (docs/runtime.md). */
+char *getenv(const char *name);
+#endif
+
+#define UK_MAGIC 0x4b55584du /* "MXUK" */
+#define UK_PTRDIFF_MAX ((int64_t)(~(uint64_t)0 >> 1))
+
+/*===----------------------------------------------------------------------===*\
+|* The packed header                                                          *|
+\*===----------------------------------------------------------------------===*/
+
+typedef struct uk_header {
+  uint32_t magic;
+  uint32_t version;
+  int32_t type;
+  int32_t nr;
+  int64_t k;
+  int64_t n;
+  int64_t panel_bytes;
+  int64_t panels;
+  int64_t reserved[2];
+} uk_header;
+
+_Static_assert(sizeof(uk_header) == MIXRT_UKERNEL_HEADER_BYTES,
+               "the header is 64 bytes");
+
+static int validType(int32_t type) {
+  return type == MIXRT_UKERNEL_F32 || type == MIXRT_UKERNEL_F16 ||
+         type == MIXRT_UKERNEL_BF16 || type == MIXRT_UKERNEL_S8;
+}
+
+static int64_t elemBytes(int32_t type) {
+  return type == MIXRT_UKERNEL_F32 ? 4 : type == MIXRT_UKERNEL_S8 ? 1 : 2;
+}
+
+/* Panels, bytes per panel and total bytes of a packed K x N `type`; 0 on
+ * overflow beyond PTRDIFF_MAX. */
+static int packedGeometry(int32_t type, int64_t k, int64_t n,
+                          int64_t *out_panels, int64_t *out_panel_bytes,
+                          int64_t *out_total) {
+  const int64_t panels = n / UK_NR + (n % UK_NR != 0);
+  int64_t depth = k;
+  if (type == MIXRT_UKERNEL_S8) {
+    if (__builtin_add_overflow(k, 3, &depth))
+      return 0;
+    depth &= ~(int64_t)3;
+  }
+  int64_t panel_bytes, total, sums = 0;
+  if (__builtin_mul_overflow(depth, UK_NR * elemBytes(type), &panel_bytes) ||
+      __builtin_mul_overflow(panel_bytes, panels, &total))
+    return 0;
+  if (type == MIXRT_UKERNEL_S8 &&
+      __builtin_mul_overflow(panels, UK_NR * 4, &sums))
+    return 0;
+  if (__builtin_add_overflow(total, sums, &total) ||
+      __builtin_add_overflow(total, MIXRT_UKERNEL_HEADER_BYTES, &total))
+    return 0;
+  *out_panels = panels;
+  *out_panel_bytes = panel_bytes;
+  *out_total = total;
+  return 1;
+}
+
+int64_t mixrt_ukernel_packed_size(mixrt_ukernel_type type, int64_t K,
+                                  int64_t N) {
+  int64_t panels, panel_bytes, total;
+  if (!validType((int32_t)type) || K < 0 || N < 0 ||
+      !packedGeometry((int32_t)type, K, N, &panels, &panel_bytes, &total))
+    return -1;
+  return total;
+}
+
+/* (rows - 1) * ld + cols elements of `size` bytes fit in PTRDIFF_MAX. */
+static int extentFits(int64_t rows, int64_t cols, int64_t ld, int64_t size) {
+  if (rows == 0 || cols == 0)
+    return 1;
+  int64_t e;
+  return !__builtin_mul_overflow(rows - 1, ld, &e) &&
+         !__builtin_add_overflow(e, cols, &e) &&
+         !__builtin_mul_overflow(e, size, &e);
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Packing                                                                    *|
+\*===----------------------------------------------------------------------===*/
+
+mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type, int64_t K,
+                                       int64_t N, const void *B, int64_t ldb,
+                                       void *out) {
+  const int32_t t = (int32_t)type;
+  int64_t panels, panel_bytes, total;
+  if (!validType(t) || K < 0 || N < 0 || ldb < (N > 1 ? N : 1) || out == NULL ||
+      (B == NULL && K > 0 && N > 0) || !extentFits(K, N, ldb, elemBytes(t)) ||
+      !packedGeometry(t, K, N, &panels, &panel_bytes, &total))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  unsigned char *o = (unsigned char *)out;
+  uk_header h = {UK_MAGIC,    MIXRT_UKERNEL_LAYOUT_VERSION,
+                 t,           UK_NR,
+                 K,           N,
+                 panel_bytes, panels,
+                 {0, 0}};
+  __builtin_memcpy(o, &h, sizeof h);
+  unsigned char *body = o + MIXRT_UKERNEL_HEADER_BYTES;
+  for (int64_t p = 0; p < panels; ++p) {
+    unsigned char *panel = body + p * panel_bytes;
+    const int64_t n0 = p * UK_NR;
+    const int64_t cols = N - n0 < UK_NR ? N - n0 : UK_NR;
+    if (t == MIXRT_UKERNEL_S8) {
+      const int8_t *b = (const int8_t *)B;
+      int8_t *dst = (int8_t *)panel;
+      const int64_t kp = panel_bytes / UK_NR;
+      int32_t sums[UK_NR] = {0};
+      for (int64_t k = 0; k < kp; ++k)
+        for (int j = 0; j < UK_NR; ++j) {
+          const int8_t v = (k < K && j < cols) ? b[k * ldb + n0 + j] : 0;
+          dst[(k / 4) * (UK_NR * 4) + j * 4 + (k % 4)] = v;
+          sums[j] += v;
+        }
+      /* |sum| <= 128 K: exact in int32 for K <= 2^24; beyond, modulo 2^32
+       * like every int8 sum here (exact whenever the result fits). */
+      int32_t *colsums =
+          (int32_t *)(void *)(body + panels * panel_bytes) + p * UK_NR;
+      __builtin_memcpy(colsums, sums, sizeof sums);
+    } else {
+      const int64_t es = elemBytes(t);
+      const unsigned char *b = (const unsigned char *)B;
+      for (int64_t k = 0; k < K; ++k) {
+        unsigned char *row = panel + k * UK_NR * es;
+        if (cols > 0)
+          __builtin_memcpy(row, b + (k * ldb + n0) * es, (size_t)(cols * es));
+        if (cols < UK_NR)
+          __builtin_memset(row + cols * es, 0, (size_t)((UK_NR - cols) * es));
+      }
+    }
+  }
+  return MIXRT_STATUS_OK;
+}
+
+/* The header of `packed` describes a K x N buffer of `type` (any float type
+ * when type is F32 and `any_float`). */
+static int headerMatches(const void *packed, int32_t type, int any_float,
+                         int64_t k, int64_t n, uk_header *out) {
+  __builtin_memcpy(out, packed, sizeof *out);
+  if (out->magic != UK_MAGIC || out->version != MIXRT_UKERNEL_LAYOUT_VERSION ||
+      out->nr != UK_NR || out->k != k || out->n != n)
+    return 0;
+  if (any_float)
+    return out->type == MIXRT_UKERNEL_F32 || out->type == MIXRT_UKERNEL_F16 ||
+           out->type == MIXRT_UKERNEL_BF16;
+  return out->type == type;
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Dispatch                                                                   *|
+\*===----------------------------------------------------------------------===*/
+
+static mixrt_ukernel_isa detectIsa(void) {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d))
+    return MIXRT_UKERNEL_ISA_PORTABLE;
+  const int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1,
+            f16c = (c >> 29) & 1;
+  if (!(fma && osxsave && avx && f16c))
+    return MIXRT_UKERNEL_ISA_PORTABLE;
+  unsigned xlo, xhi;
+  __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+  (void)xhi;
+  if ((xlo & 0x6) != 0x6) /* XMM and YMM state saved by the OS */
+    return MIXRT_UKERNEL_ISA_PORTABLE;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((b >> 5) & 1))
+    return MIXRT_UKERNEL_ISA_PORTABLE;
+  const int avx512 = ((b >> 16) & 1) && ((b >> 17) & 1) && ((b >> 30) & 1) &&
+                     ((b >> 31) & 1) && (xlo & 0xe0) == 0xe0;
+  if (!avx512)
+    return MIXRT_UKERNEL_ISA_AVX2;
+  return ((c >> 11) & 1) ? MIXRT_UKERNEL_ISA_AVX512_VNNI
+                         : MIXRT_UKERNEL_ISA_AVX512;
+#else
+  return MIXRT_UKERNEL_ISA_PORTABLE;
+#endif
+}
+
+/* -1 until the first use; then the isa. Relaxed atomics: every thread that
+ * initializes computes the same value. */
+static int cpuIsa = -1;
+static int currentIsa = -1;
+
+mixrt_ukernel_isa mixrt_ukernel_cpu_isa(void) {
+  int v = __atomic_load_n(&cpuIsa, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = (int)detectIsa();
+    __atomic_store_n(&cpuIsa, v, __ATOMIC_RELAXED);
+  }
+  return (mixrt_ukernel_isa)v;
+}
+
+static int streq(const char *a, const char *b) {
+  while (*a && *a == *b)
+    ++a, ++b;
+  return *a == *b;
+}
+
+static const char *const isaNames[] = {"portable", "avx2", "avx512",
+                                       "avx512vnni"};
+
+const char *mixrt_ukernel_isa_name(mixrt_ukernel_isa isa) {
+  const int32_t v = (int32_t)isa;
+  return v >= 0 && v <= 3 ? isaNames[v] : "unknown";
+}
+
+mixrt_ukernel_isa mixrt_ukernel_get_isa(void) {
+  int v = __atomic_load_n(&currentIsa, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = (int)mixrt_ukernel_cpu_isa();
+#ifdef MIXRT_CORE_HOSTED
+    const char *env = getenv("MIXRT_ISA");
+    if (env != NULL)
+      for (int i = 0; i < 4; ++i)
+        if (streq(env, isaNames[i]) && i < v)
+          v = i;
+#else
+    (void)streq;
+#endif
+    /* A concurrent set_isa wins over the default. */
+    int expected = -1;
+    if (!__atomic_compare_exchange_n(&currentIsa, &expected, v, 0,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      v = expected;
+  }
+  return (mixrt_ukernel_isa)v;
+}
+
+mixrt_status_code mixrt_ukernel_set_isa(mixrt_ukernel_isa isa) {
+  const int32_t v = (int32_t)isa;
+  if (v < 0 || v > 3)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (v > (int32_t)mixrt_ukernel_cpu_isa())
+    return MIXRT_STATUS_UNIMPLEMENTED;
+  __atomic_store_n(&currentIsa, (int)v, __ATOMIC_RELAXED);
+  return MIXRT_STATUS_OK;
+}
+
+static uk_f32_fn selectF32(void) {
+#if defined(__x86_64__)
+  switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AVX512_VNNI:
+  case MIXRT_UKERNEL_ISA_AVX512:
+    return mixrt_uk_f32_avx512;
+  case MIXRT_UKERNEL_ISA_AVX2:
+    return mixrt_uk_f32_avx2;
+  default:
+    break;
+  }
+#endif
+  return mixrt_uk_f32_portable;
+}
+
+static uk_s8_fn selectS8(void) {
+#if defined(__x86_64__)
+  switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AVX512_VNNI:
+    return mixrt_uk_s8_avx512vnni;
+  case MIXRT_UKERNEL_ISA_AVX512:
+    return mixrt_uk_s8_avx512;
+  case MIXRT_UKERNEL_ISA_AVX2:
+    return mixrt_uk_s8_avx2;
+  default:
+    break;
+  }
+#endif
+  return mixrt_uk_s8_portable;
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Entry points                                                               *|
+\*===----------------------------------------------------------------------===*/
+
+/* Shapes, leading dimensions and extents of A (M x K, elements of a_size
+ * bytes) and C (M x N, c_size bytes). */
+static int shapesValid(int64_t m, int64_t n, int64_t k, int64_t lda,
+                       int64_t a_size, int64_t ldc, int64_t c_size) {
+  return m >= 0 && n >= 0 && k >= 0 && lda >= (k > 1 ? k : 1) &&
+         ldc >= (n > 1 ? n : 1) && extentFits(m, k, lda, a_size) &&
+         extentFits(m, n, ldc, c_size);
+}
+
+mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
+                                         const float *A, int64_t lda,
+                                         const void *packed_b, float *C,
+                                         int64_t ldc, const float *bias,
+                                         uint32_t flags) {
+  if (!shapesValid(M, N, K, lda, 4, ldc, 4) || (flags & ~MIXRT_UKERNEL_RELU))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (M == 0 || N == 0)
+    return MIXRT_STATUS_OK;
+  if (C == NULL || packed_b == NULL || (A == NULL && K > 0))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  uk_header h;
+  if (!headerMatches(packed_b, MIXRT_UKERNEL_F32, 1, K, N, &h))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  const uk_f32_problem p = {M,
+                            N,
+                            K,
+                            A,
+                            lda,
+                            (const unsigned char *)packed_b +
+                                MIXRT_UKERNEL_HEADER_BYTES,
+                            h.panel_bytes,
+                            (mixrt_ukernel_type)h.type,
+                            C,
+                            ldc,
+                            bias,
+                            (flags & MIXRT_UKERNEL_RELU) != 0};
+  selectF32()(&p);
+  return MIXRT_STATUS_OK;
+}
+
+static int zeroPointsValid(const int32_t *zp, int64_t count) {
+  if (zp == NULL)
+    return 1;
+  for (int64_t i = 0; i < count; ++i)
+    if (zp[i] < -128 || zp[i] > 127)
+      return 0;
+  return 1;
+}
+
+static int scalesValid(const float *s, int64_t count) {
+  if (s == NULL)
+    return 0;
+  for (int64_t i = 0; i < count; ++i)
+    /* Positive and finite; NaN fails the first comparison. */
+    if (!(s[i] > 0.0f) || !(s[i] <= 3.40282347e38f))
+      return 0;
+  return 1;
+}
+
+static mixrt_status_code gemmS8(const uk_s8_problem *in, int f32_out,
+                                uint32_t flags, const void *packed_b) {
+  uk_s8_problem p = *in;
+  const uint32_t allowed =
+      MIXRT_UKERNEL_A_PER_ROW | (f32_out ? MIXRT_UKERNEL_RELU : 0u);
+  if (!shapesValid(p.M, p.N, p.K, p.lda, 1, p.ldc, 4) || (flags & ~allowed))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  p.a_per_row = (flags & MIXRT_UKERNEL_A_PER_ROW) != 0;
+  p.relu = (flags & MIXRT_UKERNEL_RELU) != 0;
+  const int64_t a_params = p.a_per_row ? p.M : 1;
+  if (!zeroPointsValid(p.a_zero_points, a_params))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (f32_out && !scalesValid(p.a_scales, a_params))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (p.M == 0 || p.N == 0)
+    return MIXRT_STATUS_OK;
+  if (!zeroPointsValid(p.b_zero_points, p.N) ||
+      (f32_out && !scalesValid(p.b_scales, p.N)))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if ((f32_out ? (void *)p.Cf : (void *)p.Ci) == NULL || packed_b == NULL ||
+      (p.A == NULL && p.K > 0))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  uk_header h;
+  if (!headerMatches(packed_b, MIXRT_UKERNEL_S8, 0, p.K, p.N, &h))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  p.panels = (const int8_t *)packed_b + MIXRT_UKERNEL_HEADER_BYTES;
+  p.panel_bytes = h.panel_bytes;
+  p.colsums =
+      (const int32_t *)(const void *)(p.panels + h.panels * h.panel_bytes);
+  selectS8()(&p);
+  return MIXRT_STATUS_OK;
+}
+
+mixrt_status_code
+mixrt_ukernel_gemm_s8s8s32(int64_t M, int64_t N, int64_t K, const int8_t *A,
+                           int64_t lda, const int32_t *a_zero_points,
+                           const void *packed_b, const int32_t *b_zero_points,
+                           int32_t *C, int64_t ldc, uint32_t flags) {
+  uk_s8_problem p = {0};
+  p.M = M, p.N = N, p.K = K, p.A = A, p.lda = lda;
+  p.a_zero_points = a_zero_points, p.b_zero_points = b_zero_points;
+  p.Ci = C, p.ldc = ldc;
+  return gemmS8(&p, 0, flags, packed_b);
+}
+
+mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
+    int64_t M, int64_t N, int64_t K, const int8_t *A, int64_t lda,
+    const float *a_scales, const int32_t *a_zero_points, const void *packed_b,
+    const float *b_scales, const int32_t *b_zero_points, float *C, int64_t ldc,
+    const float *bias, uint32_t flags) {
+  uk_s8_problem p = {0};
+  p.M = M, p.N = N, p.K = K, p.A = A, p.lda = lda;
+  p.a_scales = a_scales, p.a_zero_points = a_zero_points;
+  p.b_scales = b_scales, p.b_zero_points = b_zero_points;
+  p.Cf = C, p.ldc = ldc, p.bias = bias;
+  return gemmS8(&p, 1, flags, packed_b);
+}
+
+/*===----------------------------------------------------------------------===*\
+|* The portable path                                                          *|
+\*===----------------------------------------------------------------------===*/
+
+/* fmaf: the instruction where the target has one, else exact in software
+ * (a call to libm's fmaf is not available in the core). */
+static inline float ukFmaf(float a, float b, float c) {
+#if defined(__FP_FAST_FMAF)
+  return __builtin_fmaf(a, b, c);
+#else
+  /* a * b is exact in double (24 + 24 bits); the sum is rounded to double
+   * and then made round-to-odd (TwoSum error), so the final rounding to
+   * float is the correctly rounded fma (53 >= 2 * 24 + 2). */
+  const double p = (double)a * (double)b, z = (double)c;
+  double s = p + z;
+  uint64_t bits;
+  __builtin_memcpy(&bits, &s, sizeof bits);
+  if (((bits >> 52) & 0x7ff) != 0x7ff && (bits & 1) == 0) {
+    const double bb = s - p;
+    const double err = (p - (s - bb)) + (z - bb);
+    if (err != 0.0) {
+      bits += (err > 0.0) == (s > 0.0) ? 1 : (uint64_t)-1;
+      __builtin_memcpy(&s, &bits, sizeof s);
+    }
+  }
+  return (float)s;
+#endif
+}
+
+/* IEEE binary16 -> float, exact. */
+static inline float ukF16ToF32(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu;
+  uint32_t m = h & 0x3ffu, bits;
+  if (e == 0x1f)
+    bits = sign | 0x7f800000u | (m << 13);
+  else if (e != 0)
+    bits = sign | ((e + 112) << 23) | (m << 13);
+  else if (m == 0)
+    bits = sign;
+  else {
+    uint32_t exp = 113;
+    while (!(m & 0x400u)) {
+      m <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((m & 0x3ffu) << 13);
+  }
+  float f;
+  __builtin_memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static inline float ukBF16ToF32(uint16_t h) {
+  const uint32_t bits = (uint32_t)h << 16;
+  float f;
+  __builtin_memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static inline float ukWeight(const unsigned char *panel, mixrt_ukernel_type t,
+                             int64_t idx) {
+  if (t == MIXRT_UKERNEL_F32) {
+    float f;
+    __builtin_memcpy(&f, panel + idx * 4, sizeof f);
+    return f;
+  }
+  uint16_t h;
+  __builtin_memcpy(&h, panel + idx * 2, sizeof h);
+  return t == MIXRT_UKERNEL_F16 ? ukF16ToF32(h) : ukBF16ToF32(h);
+}
+
+void mixrt_uk_f32_portable(const uk_f32_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  for (int64_t m = 0; m < p->M; ++m) {
+    const float *a = p->A + m * p->lda;
+    float *c = p->C + m * p->ldc;
+    for (int64_t q = 0; q < panels; ++q) {
+      const unsigned char *panel = p->panels + q * p->panel_bytes;
+      const int64_t n0 = q * UK_NR;
+      const int cols = p->N - n0 < UK_NR ? (int)(p->N - n0) : UK_NR;
+      float acc[UK_NR] = {0};
+      for (int64_t k = 0; k < p->K; ++k) {
+        const float av = a[k];
+        for (int j = 0; j < cols; ++j)
+          acc[j] = ukFmaf(av, ukWeight(panel, p->type, k * UK_NR + j), acc[j]);
+      }
+      for (int j = 0; j < cols; ++j) {
+        float v = acc[j];
+        if (p->bias)
+          v = v + p->bias[n0 + j];
+        c[n0 + j] = uk_relu_canon(v, p->relu);
+      }
+    }
+  }
+}
+
+void mixrt_uk_s8_portable(const uk_s8_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  for (int64_t m = 0; m < p->M; ++m) {
+    const int8_t *a = p->A + m * p->lda;
+    const uint32_t za = (uint32_t)uk_a_zero_point(p, m);
+    const uint32_t row = p->b_zero_points ? uk_s8_row_term(p, m) : 0;
+    for (int64_t q = 0; q < panels; ++q) {
+      const int8_t *panel = p->panels + q * p->panel_bytes;
+      const int64_t n0 = q * UK_NR;
+      const int cols = p->N - n0 < UK_NR ? (int)(p->N - n0) : UK_NR;
+      uint32_t acc[UK_NR] = {0};
+      for (int64_t k = 0; k < p->K; ++k) {
+        const int32_t av = a[k];
+        const int8_t *g = panel + (k / 4) * (UK_NR * 4) + (k % 4);
+        for (int j = 0; j < cols; ++j)
+          acc[j] += (uint32_t)(av * (int32_t)g[j * 4]);
+      }
+      for (int j = 0; j < cols; ++j) {
+        const int32_t v = uk_s8_finish(p, acc[j], n0 + j, za, row);
+        if (p->Cf)
+          p->Cf[m * p->ldc + n0 + j] = uk_s8_rescale(p, v, m, n0 + j);
+        else
+          p->Ci[m * p->ldc + n0 + j] = v;
+      }
+    }
+  }
+}

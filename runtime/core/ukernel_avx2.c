@@ -1,0 +1,336 @@
+/*===-- ukernel_avx2.c - GEMM microkernels: AVX2 + FMA + F16C path --------===*\
+|*                                                                            *|
+|* f32/f16/bf16 weights: tiles of up to 6 rows x 1 panel (16 columns, 2 ymm) *|
+|* or, for M <= 3, 3 rows x 2 panels; A broadcast from its rows, one        *|
+|* vfmadd231ps per k, k ascending (k blocks carry the f32 accumulators       *|
+|* through C, which is exact), so every output is the chain of the contract. *|
+|* int8: the 4-k groups of a panel sign-extended to int16 (vpmovsxbw), one   *|
+|* vpmaddwd per 4 columns x 4 k against the row's broadcast 4 k: each 32-bit *|
+|* lane holds the sum of 2 products (|sum| <= 32768), the two lanes of a     *|
+|* column are added at the end (vphaddd). Never vpmaddubsw (it saturates).   *|
+|*                                                                            *|
+|* Every function carries target("avx2,fma,f16c"); the dispatcher calls      *|
+|* them only on such CPUs. Not compiled beyond x86-64.                        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "ukernel_internal.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#define UK_T __attribute__((target("avx2,fma,f16c")))
+#define UK_INLINE static inline __attribute__((always_inline)) UK_T
+
+/* k per block of the float kernels: a 16 x 256 f32 panel is 16 KB. */
+#define UK_KC 256
+/* Panels of one block of B (256 columns: 256 KB of f32 at UK_KC). */
+#define UK_NCP 16
+
+/* Lanes [0, valid) set, valid in [0, 8]. */
+UK_INLINE __m256i laneMask(int64_t valid) {
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), iota);
+}
+
+UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
+  return valid >= 8 ? _mm256_loadu_ps(p)
+                    : _mm256_maskload_ps(p, laneMask(valid));
+}
+
+UK_INLINE void storePs(float *p, __m256 v, int64_t valid) {
+  if (valid >= 8)
+    _mm256_storeu_ps(p, v);
+  else
+    _mm256_maskstore_ps(p, laneMask(valid), v);
+}
+
+UK_INLINE __m256i loadEpi32(const int32_t *p, int64_t valid) {
+  return valid >= 8 ? _mm256_loadu_si256((const __m256i *)(const void *)p)
+                    : _mm256_maskload_epi32((const int *)p, laneMask(valid));
+}
+
+UK_INLINE void storeEpi32(int32_t *p, __m256i v, int64_t valid) {
+  if (valid >= 8)
+    _mm256_storeu_si256((__m256i *)(void *)p, v);
+  else
+    _mm256_maskstore_epi32((int *)p, laneMask(valid), v);
+}
+
+UK_INLINE __m256 reluCanon(__m256 x, int relu) {
+  const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+  if (relu)
+    x = _mm256_and_ps(x, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ));
+  return _mm256_blendv_ps(
+      x, _mm256_castsi256_ps(_mm256_set1_epi32((int)UK_CANONICAL_NAN_BITS)),
+      nan);
+}
+
+/* 8 weights of a panel row, widened exactly to f32. */
+UK_INLINE __m256 loadB(const unsigned char *p, const int type) {
+  if (type == MIXRT_UKERNEL_F32)
+    return _mm256_loadu_ps((const float *)(const void *)p);
+  const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
+  if (type == MIXRT_UKERNEL_F16)
+    return _mm256_cvtph_ps(h);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Float weights                                                              *|
+\*===----------------------------------------------------------------------===*/
+
+/* Rows of a packed A tile (the largest tile height). */
+#define UK_MR 6
+
+/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
+static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
+                  int64_t kc, float *ap) {
+  for (int r = 0; r < rows; ++r) {
+    const float *a = p->A + (m0 + r) * p->lda + k0;
+    for (int64_t kk = 0; kk < kc; ++kk)
+      ap[kk * UK_MR + r] = a[kk];
+  }
+}
+
+/* Rows [m0, m0 + R) x panels [q, q + P) over k block [k0, k0 + kc). */
+UK_INLINE void tileF32(const int R, const int P, const int type,
+                       const uk_f32_problem *p, int64_t m0, int64_t q,
+                       int64_t k0, int64_t kc, int first, int last,
+                       const float *ap) {
+  const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
+  const int64_t n0 = q * UK_NR;
+  int64_t valid[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 2 * P; ++v) {
+    const int64_t left = p->N - n0 - 8 * v;
+    valid[v] = left < 0 ? 0 : left > 8 ? 8 : left;
+  }
+  __m256 acc[6][4];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * P; ++v)
+      acc[r][v] = first
+                      ? _mm256_setzero_ps()
+                      : loadPs(p->C + (m0 + r) * p->ldc + n0 + 8 * v, valid[v]);
+  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    __m256 bv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * P; ++v)
+      bv[v] = loadB(
+          b + (v / 2) * p->panel_bytes + (kk * UK_NR + 8 * (v % 2)) * es, type);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(ap + kk * UK_MR + r);
+#pragma GCC unroll 4
+      for (int v = 0; v < 2 * P; ++v)
+        acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * P; ++v) {
+      if (valid[v] == 0)
+        continue;
+      float *c = p->C + (m0 + r) * p->ldc + n0 + 8 * v;
+      __m256 x = acc[r][v];
+      if (last) {
+        if (p->bias)
+          x = _mm256_add_ps(x, loadPs(p->bias + n0 + 8 * v, valid[v]));
+        x = reluCanon(x, p->relu);
+      }
+      storePs(c, x, valid[v]);
+    }
+}
+
+#define UK_TYPES(R, P)                                                         \
+  switch (type) {                                                              \
+  case MIXRT_UKERNEL_F32:                                                      \
+    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last, ap);       \
+    break;                                                                     \
+  case MIXRT_UKERNEL_F16:                                                      \
+    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
+    break;                                                                     \
+  default:                                                                     \
+    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
+    break;                                                                     \
+  }
+
+static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
+                            int64_t m0, int64_t q, int64_t k0, int64_t kc,
+                            int first, int last, const float *ap) {
+  const int type = (int)p->type;
+  if (panels == 2) {
+    switch (rows) {
+    case 1:
+      UK_TYPES(1, 2) break;
+    case 2:
+      UK_TYPES(2, 2) break;
+    default:
+      UK_TYPES(3, 2) break;
+    }
+    return;
+  }
+  switch (rows) {
+  case 1:
+    UK_TYPES(1, 1) break;
+  case 2:
+    UK_TYPES(2, 1) break;
+  case 3:
+    UK_TYPES(3, 1) break;
+  case 4:
+    UK_TYPES(4, 1) break;
+  case 5:
+    UK_TYPES(5, 1) break;
+  default:
+    UK_TYPES(6, 1) break;
+  }
+}
+
+UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  /* Small M: fewer rows, more columns per tile (independent FMA chains). */
+  const int mr = p->M <= 3 ? 3 : 6, pp = p->M <= 3 ? 2 : 1;
+  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
+   * power-of-two stride would alias in L1 (1024 floats: every row in the
+   * same set). */
+  float ap[UK_KC * UK_MR];
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t k0 = 0;; k0 += UK_KC) {
+      const int64_t kc = p->K - k0 < UK_KC ? p->K - k0 : UK_KC;
+      const int first = k0 == 0, last = k0 + kc >= p->K;
+      for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
+        const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
+        packA(p, m0, rows, k0, kc, ap);
+        int64_t q = qb;
+        for (; q + pp <= qe; q += pp)
+          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
+        for (; q < qe; ++q)
+          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
+      }
+      if (last)
+        break;
+    }
+  }
+}
+
+/*===----------------------------------------------------------------------===*\
+|* int8                                                                       *|
+\*===----------------------------------------------------------------------===*/
+
+/* 4 bytes of A from k (only `n` of them valid, the rest 0), as 4 int16
+ * broadcast to every 64-bit lane. */
+UK_INLINE __m256i loadA4(const int8_t *a, int n) {
+  int32_t v = 0;
+  if (n >= 4)
+    __builtin_memcpy(&v, a, 4);
+  else
+    for (int i = 0; i < n; ++i)
+      v |= (int32_t)((uint32_t)(uint8_t)a[i] << (8 * i));
+  return _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(v)));
+}
+
+/* The int32 results of 8 columns [n0, n0 + valid) of row m: finish (zero
+ * points) and store, rescaled or not. */
+UK_INLINE void epilogueS8(const uk_s8_problem *p, __m256i s, int64_t m,
+                          int64_t n0, int64_t valid, int32_t za, uint32_t row) {
+  s = _mm256_sub_epi32(
+      s,
+      _mm256_mullo_epi32(_mm256_set1_epi32(za),
+                         _mm256_loadu_si256((
+                             const __m256i *)(const void *)(p->colsums + n0))));
+  if (p->b_zero_points)
+    s = _mm256_sub_epi32(
+        s, _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)row),
+                              loadEpi32(p->b_zero_points + n0, valid)));
+  if (!p->Cf) {
+    storeEpi32(p->Ci + m * p->ldc + n0, s, valid);
+    return;
+  }
+  const __m256d sa = _mm256_set1_pd((double)uk_a_scale(p, m));
+  const __m256 sb = loadPs(p->b_scales + n0, valid);
+  const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(
+      _mm256_mul_pd(sa, _mm256_cvtps_pd(_mm256_castps256_ps128(sb))),
+      _mm256_cvtepi32_pd(_mm256_castsi256_si128(s))));
+  const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(
+      _mm256_mul_pd(sa, _mm256_cvtps_pd(_mm256_extractf128_ps(sb, 1))),
+      _mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1))));
+  __m256 x = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+  if (p->bias)
+    x = _mm256_add_ps(x, loadPs(p->bias + n0, valid));
+  storePs(p->Cf + m * p->ldc + n0, reluCanon(x, p->relu), valid);
+}
+
+/* Rows [m0, m0 + R) x panel q, all of K. */
+UK_INLINE void tileS8(const int R, const uk_s8_problem *p, int64_t m0,
+                      int64_t q, const uint32_t *rows) {
+  __m256i acc[2][4];
+#pragma GCC unroll 2
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c)
+      acc[r][c] = _mm256_setzero_si256();
+  const int8_t *panel = p->panels + q * p->panel_bytes;
+  const int8_t *a = p->A + m0 * p->lda;
+  const int64_t groups = (p->K + 3) / 4;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int n = p->K - 4 * g >= 4 ? 4 : (int)(p->K - 4 * g);
+    __m256i av[2];
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r)
+      av[r] = loadA4(a + r * p->lda + 4 * g, n);
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) {
+      const __m256i b = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+          (const __m128i *)(const void *)(panel + g * 64 + c * 16)));
+#pragma GCC unroll 2
+      for (int r = 0; r < R; ++r)
+        acc[r][c] = _mm256_add_epi32(acc[r][c], _mm256_madd_epi16(b, av[r]));
+    }
+  }
+  const int64_t n0 = q * UK_NR;
+#pragma GCC unroll 2
+  for (int r = 0; r < R; ++r) {
+    const int64_t m = m0 + r;
+    const int32_t za = uk_a_zero_point(p, m);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const int64_t left = p->N - n0 - 8 * h;
+      if (left <= 0)
+        break;
+      const __m256i s = _mm256_permute4x64_epi64(
+          _mm256_hadd_epi32(acc[r][2 * h], acc[r][2 * h + 1]), 0xd8);
+      epilogueS8(p, s, m, n0 + 8 * h, left > 8 ? 8 : left, za, rows[r]);
+    }
+  }
+}
+
+UK_T void mixrt_uk_s8_avx2(const uk_s8_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t m0 = 0; m0 < p->M; m0 += 2) {
+      const int rows = p->M - m0 >= 2 ? 2 : 1;
+      uint32_t terms[2] = {0, 0};
+      if (p->b_zero_points)
+        for (int r = 0; r < rows; ++r)
+          terms[r] = uk_s8_row_term(p, m0 + r);
+      for (int64_t q = qb; q < qe; ++q) {
+        if (rows == 2)
+          tileS8(2, p, m0, q, terms);
+        else
+          tileS8(1, p, m0, q, terms);
+      }
+    }
+  }
+}
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int mixrt_uk_avx2_unused;
+#endif

@@ -1,0 +1,508 @@
+/*===-- ukernel_avx512.c - GEMM microkernels: AVX-512 and VNNI paths ------===*\
+|*                                                                            *|
+|* f32/f16/bf16 weights: tiles of up to 14 rows x 2 panels (one zmm per      *|
+|* panel and row: 28 accumulators), or for M <= 4 up to 4 rows x 4 panels;   *|
+|* A broadcast from its rows, one vfmadd231ps per k, k ascending, k blocks   *|
+|* carried through C (exact), so every output is the chain of the contract.  *|
+|* int8 without VNNI: vpmovsxbw + vpmaddwd as on AVX2, 8 columns per zmm.    *|
+|* int8 with VNNI: vpdpbusd on (A + 128) as u8 x B as s8 (exact: no         *|
+|* saturation, products <= 255 * 128), starting from -(128 + za) * colsum,  *|
+|* the column sums packed with B. Sums are modulo 2^32 like every int8 sum  *|
+|* here: exact whenever the exact result fits in int32.                      *|
+|*                                                                            *|
+|* Functions carry target attributes; the dispatcher calls them only on     *|
+|* CPUs (and OSes) with AVX-512 F/BW/DQ/VL (+ VNNI). x86-64 only.            *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "ukernel_internal.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#define UK_T                                                                   \
+  __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl")))
+#define UK_TV                                                                  \
+  __attribute__((                                                              \
+      target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+#define UK_INLINE static inline __attribute__((always_inline))
+
+/* k per block of the float kernels (a 2-panel f32 slice is 32 KB) and
+ * panels per block of B (512 columns: 512 KB of f32, half an L2 of the
+ * AVX-512 cores measured; 256 columns lost ~10 % at 1024^3). */
+#define UK_KC 256
+#define UK_NCP 32
+
+UK_INLINE UK_T __mmask16 colMask(int64_t valid) {
+  return valid >= 16 ? (__mmask16)0xffff
+                     : (__mmask16)((1u << (valid < 0 ? 0 : valid)) - 1u);
+}
+
+UK_INLINE UK_T __m512 reluCanon(__m512 x, int relu) {
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  if (relu)
+    x = _mm512_maskz_mov_ps(
+        _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
+  return _mm512_mask_mov_ps(
+      x, nan,
+      _mm512_castsi512_ps(_mm512_set1_epi32((int)UK_CANONICAL_NAN_BITS)));
+}
+
+UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
+  if (type == MIXRT_UKERNEL_F32)
+    return _mm512_loadu_ps(p);
+  const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)p);
+  if (type == MIXRT_UKERNEL_F16)
+    return _mm512_cvtph_ps(h);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Float weights                                                              *|
+\*===----------------------------------------------------------------------===*/
+
+/* Rows of a packed A tile (the largest tile height). */
+#define UK_MR 14
+
+/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
+static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
+                  int64_t kc, float *ap) {
+  for (int r = 0; r < rows; ++r) {
+    const float *a = p->A + (m0 + r) * p->lda + k0;
+    for (int64_t kk = 0; kk < kc; ++kk)
+      ap[kk * UK_MR + r] = a[kk];
+  }
+}
+
+UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
+                            const uk_f32_problem *p, int64_t m0, int64_t q,
+                            int64_t k0, int64_t kc, int first, int last,
+                            const float *ap) {
+  const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
+  const int64_t n0 = q * UK_NR;
+  __mmask16 mask[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < P; ++v)
+    mask[v] = colMask(p->N - n0 - 16 * v);
+  __m512 acc[14][4];
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < P; ++v)
+      acc[r][v] = first ? _mm512_setzero_ps()
+                        : _mm512_maskz_loadu_ps(
+                              mask[v], p->C + (m0 + r) * p->ldc + n0 + 16 * v);
+  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
+  const int64_t pb = p->panel_bytes;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    __m512 bv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < P; ++v)
+      bv[v] = loadB(b + v * pb + kk * UK_NR * es, type);
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r) {
+      const __m512 av = _mm512_set1_ps(ap[kk * UK_MR + r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < P; ++v)
+        acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < P; ++v) {
+      __m512 x = acc[r][v];
+      if (last) {
+        if (p->bias)
+          x = _mm512_add_ps(
+              x, _mm512_maskz_loadu_ps(mask[v], p->bias + n0 + 16 * v));
+        x = reluCanon(x, p->relu);
+      }
+      _mm512_mask_storeu_ps(p->C + (m0 + r) * p->ldc + n0 + 16 * v, mask[v], x);
+    }
+}
+
+#define UK_TYPES(R, P)                                                         \
+  switch (type) {                                                              \
+  case MIXRT_UKERNEL_F32:                                                      \
+    tileF32(R, P, MIXRT_UKERNEL_F32, p, m0, q, k0, kc, first, last, ap);       \
+    break;                                                                     \
+  case MIXRT_UKERNEL_F16:                                                      \
+    tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
+    break;                                                                     \
+  default:                                                                     \
+    tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
+    break;                                                                     \
+  }
+
+static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
+                            int64_t m0, int64_t q, int64_t k0, int64_t kc,
+                            int first, int last, const float *ap) {
+  const int type = (int)p->type;
+  if (panels == 4) {
+    switch (rows) {
+    case 1:
+      UK_TYPES(1, 4) break;
+    case 2:
+      UK_TYPES(2, 4) break;
+    case 3:
+      UK_TYPES(3, 4) break;
+    default:
+      UK_TYPES(4, 4) break;
+    }
+    return;
+  }
+  if (panels == 2) {
+    switch (rows) {
+    case 1:
+      UK_TYPES(1, 2) break;
+    case 2:
+      UK_TYPES(2, 2) break;
+    case 3:
+      UK_TYPES(3, 2) break;
+    case 4:
+      UK_TYPES(4, 2) break;
+    case 5:
+      UK_TYPES(5, 2) break;
+    case 6:
+      UK_TYPES(6, 2) break;
+    case 7:
+      UK_TYPES(7, 2) break;
+    case 8:
+      UK_TYPES(8, 2) break;
+    case 9:
+      UK_TYPES(9, 2) break;
+    case 10:
+      UK_TYPES(10, 2) break;
+    case 11:
+      UK_TYPES(11, 2) break;
+    case 12:
+      UK_TYPES(12, 2) break;
+    case 13:
+      UK_TYPES(13, 2) break;
+    default:
+      UK_TYPES(14, 2) break;
+    }
+    return;
+  }
+  switch (rows) {
+  case 1:
+    UK_TYPES(1, 1) break;
+  case 2:
+    UK_TYPES(2, 1) break;
+  case 3:
+    UK_TYPES(3, 1) break;
+  case 4:
+    UK_TYPES(4, 1) break;
+  case 5:
+    UK_TYPES(5, 1) break;
+  case 6:
+    UK_TYPES(6, 1) break;
+  case 7:
+    UK_TYPES(7, 1) break;
+  case 8:
+    UK_TYPES(8, 1) break;
+  case 9:
+    UK_TYPES(9, 1) break;
+  case 10:
+    UK_TYPES(10, 1) break;
+  case 11:
+    UK_TYPES(11, 1) break;
+  case 12:
+    UK_TYPES(12, 1) break;
+  case 13:
+    UK_TYPES(13, 1) break;
+  default:
+    UK_TYPES(14, 1) break;
+  }
+}
+
+UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  const int mr = p->M <= 4 ? 4 : 14, pp = p->M <= 4 ? 4 : 2;
+  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
+   * power-of-two stride would alias in L1 (1024 floats: every row in the
+   * same set). */
+  float ap[UK_KC * UK_MR];
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t k0 = 0;; k0 += UK_KC) {
+      const int64_t kc = p->K - k0 < UK_KC ? p->K - k0 : UK_KC;
+      const int first = k0 == 0, last = k0 + kc >= p->K;
+      for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
+        const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
+        packA(p, m0, rows, k0, kc, ap);
+        int64_t q = qb;
+        for (; q + pp <= qe; q += pp)
+          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
+        if (pp == 4 && q + 2 <= qe) {
+          runTileF32(rows, 2, p, m0, q, k0, kc, first, last, ap);
+          q += 2;
+        }
+        for (; q < qe; ++q)
+          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
+      }
+      if (last)
+        break;
+    }
+  }
+}
+
+/*===----------------------------------------------------------------------===*\
+|* int8                                                                       *|
+\*===----------------------------------------------------------------------===*/
+
+/* 4 bytes of A from k (`n` valid, the rest 0) as an int32. */
+UK_INLINE int32_t loadA4(const int8_t *a, int n) {
+  int32_t v = 0;
+  if (n >= 4)
+    __builtin_memcpy(&v, a, 4);
+  else
+    for (int i = 0; i < n; ++i)
+      v |= (int32_t)((uint32_t)(uint8_t)a[i] << (8 * i));
+  return v;
+}
+
+/* Finish (zero points, offset) the int32 sums of 16 columns from n0 of row
+ * m and store them, rescaled or not. */
+UK_INLINE UK_T void epilogueS8(const uk_s8_problem *p, __m512i s, int64_t m,
+                               int64_t n0, __mmask16 mask,
+                               uint32_t offset_plus_za, uint32_t row) {
+  s = _mm512_sub_epi32(
+      s, _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)offset_plus_za),
+                            _mm512_loadu_si512(p->colsums + n0)));
+  if (p->b_zero_points)
+    s = _mm512_sub_epi32(
+        s, _mm512_mullo_epi32(
+               _mm512_set1_epi32((int32_t)row),
+               _mm512_maskz_loadu_epi32(mask, p->b_zero_points + n0)));
+  if (!p->Cf) {
+    _mm512_mask_storeu_epi32(p->Ci + m * p->ldc + n0, mask, s);
+    return;
+  }
+  const __m512d sa = _mm512_set1_pd((double)uk_a_scale(p, m));
+  const __m512 sb = _mm512_maskz_loadu_ps(mask, p->b_scales + n0);
+  const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(
+      _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_castps512_ps256(sb))),
+      _mm512_cvtepi32_pd(_mm512_castsi512_si256(s))));
+  const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(
+      _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_extractf32x8_ps(sb, 1))),
+      _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1))));
+  __m512 x = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+  if (p->bias)
+    x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask, p->bias + n0));
+  _mm512_mask_storeu_ps(p->Cf + m * p->ldc + n0, mask, reluCanon(x, p->relu));
+}
+
+/* Without VNNI: rows [m0, m0 + R) x panel q; per 4-k group the panel's 64
+ * bytes are 2 x 8 columns of 4 k, sign-extended to int16. */
+UK_INLINE UK_T void tileS8(const int R, const uk_s8_problem *p, int64_t m0,
+                           int64_t q, const uint32_t *rows) {
+  __m512i acc[8][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  const int8_t *panel = p->panels + q * p->panel_bytes;
+  const int8_t *a = p->A + m0 * p->lda;
+  const int64_t groups = (p->K + 3) / 4;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int n = p->K - 4 * g >= 4 ? 4 : (int)(p->K - 4 * g);
+    const __m512i b0 = _mm512_cvtepi8_epi16(
+        _mm256_loadu_si256((const __m256i *)(const void *)(panel + g * 64)));
+    const __m512i b1 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(
+        (const __m256i *)(const void *)(panel + g * 64 + 32)));
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512i av = _mm512_broadcastq_epi64(_mm_cvtepi8_epi16(
+          _mm_cvtsi32_si128(loadA4(a + r * p->lda + 4 * g, n))));
+      acc[r][0] = _mm512_add_epi32(acc[r][0], _mm512_madd_epi16(b0, av));
+      acc[r][1] = _mm512_add_epi32(acc[r][1], _mm512_madd_epi16(b1, av));
+    }
+  }
+  /* Lane 2c and 2c + 1 hold the two halves of column c. */
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const int64_t n0 = q * UK_NR;
+  const __mmask16 mask = colMask(p->N - n0);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    const __m512i s =
+        _mm512_add_epi32(_mm512_permutex2var_epi32(acc[r][0], even, acc[r][1]),
+                         _mm512_permutex2var_epi32(acc[r][0], odd, acc[r][1]));
+    epilogueS8(p, s, m0 + r, n0, mask, (uint32_t)uk_a_zero_point(p, m0 + r),
+               rows[r]);
+  }
+}
+
+UK_T void mixrt_uk_s8_avx512(const uk_s8_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t m0 = 0; m0 < p->M; m0 += 8) {
+      const int rows = p->M - m0 < 8 ? (int)(p->M - m0) : 8;
+      uint32_t terms[8] = {0};
+      if (p->b_zero_points)
+        for (int r = 0; r < rows; ++r)
+          terms[r] = uk_s8_row_term(p, m0 + r);
+      for (int64_t q = qb; q < qe; ++q)
+        switch (rows) {
+        case 1:
+          tileS8(1, p, m0, q, terms);
+          break;
+        case 2:
+          tileS8(2, p, m0, q, terms);
+          break;
+        case 3:
+          tileS8(3, p, m0, q, terms);
+          break;
+        case 4:
+          tileS8(4, p, m0, q, terms);
+          break;
+        case 5:
+          tileS8(5, p, m0, q, terms);
+          break;
+        case 6:
+          tileS8(6, p, m0, q, terms);
+          break;
+        case 7:
+          tileS8(7, p, m0, q, terms);
+          break;
+        default:
+          tileS8(8, p, m0, q, terms);
+          break;
+        }
+    }
+  }
+}
+
+/* VNNI: rows [m0, m0 + R) x panels [q, q + P); per 4-k group one zmm of B
+ * per panel (16 columns x 4 k) and one broadcast 4 k of A (+128) per row. */
+UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
+                                const uk_s8_problem *p, int64_t m0, int64_t q,
+                                const uint32_t *rows) {
+  __m512i acc[14][2];
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      acc[r][v] = _mm512_setzero_si512();
+  const int8_t *panel = p->panels + q * p->panel_bytes;
+  const int64_t pb = p->panel_bytes;
+  const int8_t *a = p->A + m0 * p->lda;
+  const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
+  const int64_t full = p->K / 4;
+  int64_t g = 0;
+  for (; g < full; ++g) {
+    __m512i bv[2];
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      bv[v] = _mm512_loadu_si512(panel + v * pb + g * 64);
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r) {
+      int32_t w;
+      __builtin_memcpy(&w, a + r * p->lda + 4 * g, 4);
+      const __m512i av = _mm512_xor_si512(_mm512_set1_epi32(w), flip);
+#pragma GCC unroll 2
+      for (int v = 0; v < P; ++v)
+        acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+    }
+  }
+  if (4 * full < p->K) {
+    const int n = (int)(p->K - 4 * full);
+    __m512i bv[2];
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      bv[v] = _mm512_loadu_si512(panel + v * pb + g * 64);
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r) {
+      /* The missing k read as 0 (+128 after the flip) against B's zero
+       * padding: they add nothing. */
+      const __m512i av = _mm512_xor_si512(
+          _mm512_set1_epi32(loadA4(a + r * p->lda + 4 * g, n)), flip);
+#pragma GCC unroll 2
+      for (int v = 0; v < P; ++v)
+        acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+    }
+  }
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r) {
+    const uint32_t za = (uint32_t)uk_a_zero_point(p, m0 + r);
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      epilogueS8(p, acc[r][v], m0 + r, n0, colMask(p->N - n0), 128u + za,
+                 rows[r]);
+    }
+  }
+}
+
+#define UK_VNNI_ROWS(P)                                                        \
+  switch (rows) {                                                              \
+  case 1:                                                                      \
+    tileS8Vnni(1, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 2:                                                                      \
+    tileS8Vnni(2, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 3:                                                                      \
+    tileS8Vnni(3, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 4:                                                                      \
+    tileS8Vnni(4, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 5:                                                                      \
+    tileS8Vnni(5, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 6:                                                                      \
+    tileS8Vnni(6, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 7:                                                                      \
+    tileS8Vnni(7, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 8:                                                                      \
+    tileS8Vnni(8, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 9:                                                                      \
+    tileS8Vnni(9, P, p, m0, q, terms);                                         \
+    break;                                                                     \
+  case 10:                                                                     \
+    tileS8Vnni(10, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 11:                                                                     \
+    tileS8Vnni(11, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 12:                                                                     \
+    tileS8Vnni(12, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  case 13:                                                                     \
+    tileS8Vnni(13, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  default:                                                                     \
+    tileS8Vnni(14, P, p, m0, q, terms);                                        \
+    break;                                                                     \
+  }
+
+UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t m0 = 0; m0 < p->M; m0 += 14) {
+      const int rows = p->M - m0 < 14 ? (int)(p->M - m0) : 14;
+      uint32_t terms[14] = {0};
+      if (p->b_zero_points)
+        for (int r = 0; r < rows; ++r)
+          terms[r] = uk_s8_row_term(p, m0 + r);
+      int64_t q = qb;
+      for (; q + 2 <= qe; q += 2)
+        UK_VNNI_ROWS(2)
+      for (; q < qe; ++q)
+        UK_VNNI_ROWS(1)
+    }
+  }
+}
+
+#else
+typedef int mixrt_uk_avx512_unused;
+#endif

@@ -1,0 +1,123 @@
+/*===-- ukernel_internal.h - shared definitions of the GEMM ukernels ------===*\
+|*                                                                            *|
+|* The problem records the entry points of ukernel.c validate and hand to    *|
+|* one path (portable in ukernel.c, AVX2 in ukernel_avx2.c, AVX-512 and      *|
+|* VNNI in ukernel_avx512.c), and scalar helpers every path shares, so the   *|
+|* epilogues are one definition. Freestanding C11.                           *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef MIXRT_CORE_UKERNEL_INTERNAL_H
+#define MIXRT_CORE_UKERNEL_INTERNAL_H
+
+#include "mixrt/ukernel.h"
+
+#define UK_HIDDEN __attribute__((visibility("hidden")))
+#define UK_NR MIXRT_UKERNEL_NR
+#define UK_CANONICAL_NAN_BITS 0x7fc00000u
+
+/* A float GEMM: f32 activations, f32/f16/bf16 packed weights. */
+typedef struct uk_f32_problem {
+  int64_t M, N, K;
+  const float *A;
+  int64_t lda;
+  /* Panel p starts at panels + p * panel_bytes (K * 16 elements). */
+  const unsigned char *panels;
+  int64_t panel_bytes;
+  mixrt_ukernel_type type;
+  float *C;
+  int64_t ldc;
+  const float *bias;
+  int relu;
+} uk_f32_problem;
+
+/* An int8 GEMM into int32 (Cf == NULL) or with the rescale (Cf != NULL). */
+typedef struct uk_s8_problem {
+  int64_t M, N, K;
+  const int8_t *A;
+  int64_t lda;
+  /* Panel p at panels + p * panel_bytes (Kp * 16 bytes, Kp = K rounded up
+   * to 4); colsums[n] = sum_k B[k][n] (16 per panel, padding 0). */
+  const int8_t *panels;
+  int64_t panel_bytes;
+  const int32_t *colsums;
+  const int32_t *a_zero_points; /* NULL, one, or M (a_per_row) */
+  const float *a_scales;        /* f32 output: one, or M (a_per_row) */
+  int a_per_row;
+  const int32_t *b_zero_points; /* NULL or N */
+  const float *b_scales;        /* f32 output: N */
+  int32_t *Ci;
+  float *Cf;
+  int64_t ldc;
+  const float *bias;
+  int relu;
+} uk_s8_problem;
+
+typedef void (*uk_f32_fn)(const uk_f32_problem *p);
+typedef void (*uk_s8_fn)(const uk_s8_problem *p);
+
+/* Paths (the portable ones always exist). */
+UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
+UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
+#if defined(__x86_64__)
+UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
+UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
+UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);
+UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
+UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
+#endif
+
+/*===----------------------------------------------------------------------===*\
+|* Scalar helpers shared by the paths                                         *|
+\*===----------------------------------------------------------------------===*/
+
+static inline int32_t uk_a_zero_point(const uk_s8_problem *p, int64_t m) {
+  return p->a_zero_points ? p->a_zero_points[p->a_per_row ? m : 0] : 0;
+}
+
+static inline float uk_a_scale(const uk_s8_problem *p, int64_t m) {
+  return p->a_scales[p->a_per_row ? m : 0];
+}
+
+/* sum_k (A[m][k] - za) modulo 2^32 (the zb correction's row term). */
+static inline uint32_t uk_s8_row_term(const uk_s8_problem *p, int64_t m) {
+  const int8_t *a = p->A + m * p->lda;
+  uint32_t s = 0;
+  for (int64_t k = 0; k < p->K; ++k)
+    s += (uint32_t)(int32_t)a[k];
+  return s - (uint32_t)p->K * (uint32_t)uk_a_zero_point(p, m);
+}
+
+/* The int32 result of column n of row m from the raw sum `raw` = sum_k
+ * (A[m][k] + offset) * B[k][n] (offset 128 for vpdpbusd, else 0), modulo
+ * 2^32: raw - (offset + za) * colsum[n] - zb[n] * row_term. */
+static inline int32_t uk_s8_finish(const uk_s8_problem *p, uint32_t raw,
+                                   int64_t n, uint32_t offset_plus_za,
+                                   uint32_t row_term) {
+  uint32_t v = raw - offset_plus_za * (uint32_t)p->colsums[n];
+  if (p->b_zero_points)
+    v -= (uint32_t)p->b_zero_points[n] * row_term;
+  return (int32_t)v;
+}
+
+/* relu (x > 0 or NaN ? x : +0.0), then a NaN becomes the canonical one. */
+static inline float uk_relu_canon(float x, int relu) {
+  if (x != x) {
+    uint32_t bits = UK_CANONICAL_NAN_BITS;
+    __builtin_memcpy(&x, &bits, sizeof x);
+    return x;
+  }
+  return relu && !(x > 0.0f) ? 0.0f : x;
+}
+
+/* The rescale epilogue of one int8 output. */
+static inline float uk_s8_rescale(const uk_s8_problem *p, int32_t acc,
+                                  int64_t m, int64_t n) {
+  const double s = (double)uk_a_scale(p, m) * (double)p->b_scales[n];
+  float v = (float)(s * (double)acc);
+  if (p->bias)
+    v = v + p->bias[n];
+  return uk_relu_canon(v, p->relu);
+}
+
+#endif /* MIXRT_CORE_UKERNEL_INTERNAL_H */

@@ -1,0 +1,633 @@
+//===-- ukernel_test.cpp - GEMM microkernels of the core ------------------===//
+//
+// Every path this CPU has (forced one by one with mixrt_ukernel_set_isa),
+// bit for bit against a plain reference of the contract of mixrt/ukernel.h
+// (fmaf chain over ascending k, + bias, relu, canonical NaN; exact int8 with
+// zero points and the rescale of mixc's qdense lowering), and against
+// mixrt's reference GEMMs where their contracts meet. Shapes: every
+// combination of M, N, K in {1, 2, 3, 7, 16, 17, 33, 64, 100, 257}, padded
+// leading dimensions, bias and relu on and off; adversarial values (int8
+// extremes, f32 denormals, infinities, NaN, -0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mixrt::test;
+
+namespace {
+
+const int64_t kSizes[] = {1, 2, 3, 7, 16, 17, 33, 64, 100, 257};
+const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
+
+/// The paths of this CPU, each forced for the scope of one run.
+std::vector<mixrt_ukernel_isa> availablePaths() {
+  std::vector<mixrt_ukernel_isa> paths;
+  for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
+    paths.push_back(static_cast<mixrt_ukernel_isa>(i));
+  return paths;
+}
+
+class IsaScope {
+public:
+  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
+    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
+  }
+  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
+
+private:
+  mixrt_ukernel_isa saved_;
+};
+
+float canonical(float x) {
+  return std::isnan(x) ? f32FromBits(0x7fc00000u) : x;
+}
+
+float reluCanon(float x, bool relu) {
+  if (std::isnan(x))
+    return canonical(x);
+  return relu && !(x > 0.0f) ? 0.0f : x;
+}
+
+float widen(mixrt_ukernel_type t, const void *b, int64_t i) {
+  if (t == MIXRT_UKERNEL_F32)
+    return static_cast<const float *>(b)[i];
+  const uint16_t h = static_cast<const uint16_t *>(b)[i];
+  return t == MIXRT_UKERNEL_F16 ? mixrt_f16_to_f32(h)
+                                : f32FromBits(static_cast<uint32_t>(h) << 16);
+}
+
+/// The float contract, as plainly as possible.
+std::vector<float> referenceF32(mixrt_ukernel_type t, int64_t m, int64_t n,
+                                int64_t k, const std::vector<float> &a,
+                                int64_t lda, const void *b, int64_t ldb,
+                                int64_t ldc, const float *bias, bool relu) {
+  std::vector<float> c(static_cast<size_t>((m - 1) * ldc + n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc = std::fma(a[i * lda + kk], widen(t, b, kk * ldb + j), acc);
+      if (bias)
+        acc = acc + bias[j];
+      c[i * ldc + j] = reluCanon(acc, relu);
+    }
+  return c;
+}
+
+struct S8Params {
+  std::vector<int32_t> aZp, bZp; // empty: NULL
+  std::vector<float> aScales, bScales;
+  bool perRow = false;
+};
+
+int32_t exactS8(int64_t i, int64_t j, int64_t k, const std::vector<int8_t> &a,
+                int64_t lda, const std::vector<int8_t> &b, int64_t ldb,
+                const S8Params &p) {
+  const int64_t za = p.aZp.empty() ? 0 : p.aZp[p.perRow ? i : 0];
+  const int64_t zb = p.bZp.empty() ? 0 : p.bZp[j];
+  int64_t s = 0;
+  for (int64_t kk = 0; kk < k; ++kk)
+    s += (a[i * lda + kk] - za) * (b[kk * ldb + j] - zb);
+  // The tests keep the exact sum within int32 (as mixc proves).
+  REQUIRE(s >= INT32_MIN);
+  REQUIRE(s <= INT32_MAX);
+  return static_cast<int32_t>(s);
+}
+
+float rescaleRef(int32_t acc, float sa, float sb, const float *bias, int64_t j,
+                 bool relu) {
+  float v =
+      static_cast<float>((static_cast<double>(sa) * static_cast<double>(sb)) *
+                         static_cast<double>(acc));
+  if (bias)
+    v = v + bias[j];
+  return reluCanon(v, relu);
+}
+
+template <class T>
+std::vector<unsigned char> pack(mixrt_ukernel_type t, int64_t k, int64_t n,
+                                const std::vector<T> &b, int64_t ldb) {
+  const int64_t size = mixrt_ukernel_packed_size(t, k, n);
+  REQUIRE(size >= MIXRT_UKERNEL_HEADER_BYTES);
+  std::vector<unsigned char> out(static_cast<size_t>(size), 0xcd);
+  REQUIRE(mixrt_ukernel_pack_b(t, k, n, b.data(), ldb, out.data()) ==
+          MIXRT_STATUS_OK);
+  return out;
+}
+
+/// Compares C (with leading dimension ldc) bit for bit, and checks that the
+/// padding between rows still holds the sentinel.
+template <class T>
+void requireSame(const std::vector<T> &got, const std::vector<T> &want,
+                 int64_t m, int64_t n, int64_t ldc, const std::string &what) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      const size_t idx = static_cast<size_t>(i * ldc + j);
+      if (idx >= got.size())
+        break;
+      uint32_t g, w;
+      std::memcpy(&g, &got[idx], 4);
+      if (j < n)
+        std::memcpy(&w, &want[idx], 4);
+      else
+        w = kSentinel;
+      if (g != w) {
+        INFO(what << " C[" << i << "][" << j << "]: got 0x" << std::hex << g
+                  << ", want 0x" << w);
+        REQUIRE(g == w);
+      }
+    }
+}
+
+/// Random f32 values; adversarial ones (denormals, inf, NaN, -0, huge) with
+/// probability `special`.
+float randomFloat(std::mt19937 &rng, double special) {
+  std::uniform_real_distribution<float> uni(-2.0f, 2.0f);
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= special)
+    return uni(rng);
+  switch (rng() % 8) {
+  case 0:
+    return f32FromBits(0x00000001u + rng() % 0x7fffffu); // denormal
+  case 1:
+    return -f32FromBits(0x00000001u + rng() % 0x7fffffu);
+  case 2:
+    return std::numeric_limits<float>::infinity();
+  case 3:
+    return -std::numeric_limits<float>::infinity();
+  case 4:
+    return f32FromBits(0x7fc00000u | (rng() & 0x3fffffu) |
+                       (rng() & 1u) << 31); // quiet NaN, random payload/sign
+  case 5:
+    return -0.0f;
+  case 6:
+    return 3.0e38f * (rng() % 2 ? 1.0f : -1.0f);
+  default:
+    return 1.0e-38f * uni(rng);
+  }
+}
+
+/// One float-weight GEMM on every path against the reference.
+template <class W>
+void checkFloat(mixrt_ukernel_type t, int64_t m, int64_t n, int64_t k,
+                std::mt19937 &rng, double special, bool padded, bool useBias,
+                bool relu, const std::vector<W> &bIn = {}) {
+  const int64_t lda = k + (padded ? 3 : 0), ldb = n + (padded ? 5 : 0),
+                ldc = n + (padded ? 2 : 0);
+  std::vector<float> a(static_cast<size_t>(m * lda));
+  for (float &x : a)
+    x = randomFloat(rng, special);
+  std::vector<W> b = bIn;
+  if (b.empty()) {
+    b.resize(static_cast<size_t>(k * ldb));
+    for (W &x : b) {
+      const float f = randomFloat(rng, special);
+      if constexpr (sizeof(W) == 4)
+        x = f;
+      else if (t == MIXRT_UKERNEL_F16)
+        x = mixrt_f32_to_f16(f);
+      else
+        x = mixrt_f32_to_bf16(f);
+    }
+  }
+  std::vector<float> bias(static_cast<size_t>(n));
+  for (float &x : bias)
+    x = randomFloat(rng, special);
+  const float *biasPtr = useBias ? bias.data() : nullptr;
+  const auto packed = pack(t, k, n, b, ldb);
+  const auto want =
+      referenceF32(t, m, n, k, a, lda, b.data(), ldb, ldc, biasPtr, relu);
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    std::vector<float> c(static_cast<size_t>((m - 1) * ldc + n),
+                         f32FromBits(kSentinel));
+    REQUIRE(mixrt_ukernel_gemm_f32(
+                m, n, k, a.data(), lda, packed.data(), c.data(), ldc, biasPtr,
+                relu ? MIXRT_UKERNEL_RELU : 0) == MIXRT_STATUS_OK);
+    requireSame(c, want, m, n, ldc,
+                std::string(mixrt_ukernel_isa_name(isa)) +
+                    " M=" + std::to_string(m) + " N=" + std::to_string(n) +
+                    " K=" + std::to_string(k));
+  }
+}
+
+void checkS8(int64_t m, int64_t n, int64_t k, const std::vector<int8_t> &a,
+             int64_t lda, const std::vector<int8_t> &b, int64_t ldb,
+             int64_t ldc, const S8Params &p, const float *bias, bool relu) {
+  const auto packed = pack(MIXRT_UKERNEL_S8, k, n, b, ldb);
+  std::vector<int32_t> wantI(static_cast<size_t>((m - 1) * ldc + n));
+  std::vector<float> wantF(wantI.size());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int32_t s = exactS8(i, j, k, a, lda, b, ldb, p);
+      wantI[i * ldc + j] = s;
+      wantF[i * ldc + j] = rescaleRef(s, p.aScales[p.perRow ? i : 0],
+                                      p.bScales[j], bias, j, relu);
+    }
+  const int32_t *aZp = p.aZp.empty() ? nullptr : p.aZp.data();
+  const int32_t *bZp = p.bZp.empty() ? nullptr : p.bZp.data();
+  const uint32_t rowFlag = p.perRow ? MIXRT_UKERNEL_A_PER_ROW : 0;
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    const std::string what =
+        std::string(mixrt_ukernel_isa_name(isa)) + " M=" + std::to_string(m) +
+        " N=" + std::to_string(n) + " K=" + std::to_string(k);
+    std::vector<int32_t> ci(wantI.size(), static_cast<int32_t>(kSentinel));
+    REQUIRE(mixrt_ukernel_gemm_s8s8s32(m, n, k, a.data(), lda, aZp,
+                                       packed.data(), bZp, ci.data(), ldc,
+                                       rowFlag) == MIXRT_STATUS_OK);
+    requireSame(ci, wantI, m, n, ldc, what + " s32");
+    std::vector<float> cf(wantF.size(), f32FromBits(kSentinel));
+    REQUIRE(mixrt_ukernel_gemm_s8s8f32(
+                m, n, k, a.data(), lda, p.aScales.data(), aZp, packed.data(),
+                p.bScales.data(), bZp, cf.data(), ldc, bias,
+                rowFlag | (relu ? MIXRT_UKERNEL_RELU : 0)) == MIXRT_STATUS_OK);
+    requireSame(cf, wantF, m, n, ldc, what + " f32");
+  }
+}
+
+S8Params randomS8Params(std::mt19937 &rng, int64_t m, int64_t n, bool zps,
+                        bool perRow) {
+  S8Params p;
+  p.perRow = perRow;
+  const int64_t rows = perRow ? m : 1;
+  std::uniform_real_distribution<float> scale(1e-4f, 0.1f);
+  for (int64_t i = 0; i < rows; ++i) {
+    p.aScales.push_back(scale(rng));
+    if (zps)
+      p.aZp.push_back(static_cast<int32_t>(rng() % 256) - 128);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    p.bScales.push_back(scale(rng));
+    if (zps)
+      p.bZp.push_back(static_cast<int32_t>(rng() % 256) - 128);
+  }
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("ukernel: paths of this machine", "[ukernel]") {
+  std::string names;
+  for (mixrt_ukernel_isa isa : availablePaths())
+    names +=
+        std::string(names.empty() ? "" : ", ") + mixrt_ukernel_isa_name(isa);
+  // Printed so the test log says what was covered (an AVX2-only machine
+  // runs portable and avx2).
+  std::printf("ukernel paths tested on this machine: %s (default %s)\n",
+              names.c_str(), mixrt_ukernel_isa_name(mixrt_ukernel_get_isa()));
+  CHECK(mixrt_ukernel_get_isa() <= mixrt_ukernel_cpu_isa());
+  CHECK(std::string(mixrt_ukernel_isa_name(MIXRT_UKERNEL_ISA_AVX512_VNNI)) ==
+        "avx512vnni");
+  CHECK(std::string(mixrt_ukernel_isa_name(
+            static_cast<mixrt_ukernel_isa>(-1))) == "unknown");
+}
+
+TEST_CASE("ukernel: set_isa validates", "[ukernel]") {
+  const mixrt_ukernel_isa saved = mixrt_ukernel_get_isa();
+  CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(-1)) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(4)) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_get_isa() == saved);
+  const int cpu = static_cast<int>(mixrt_ukernel_cpu_isa());
+  if (cpu < 3)
+    CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(cpu + 1)) ==
+          MIXRT_STATUS_UNIMPLEMENTED);
+  CHECK(mixrt_ukernel_set_isa(MIXRT_UKERNEL_ISA_PORTABLE) == MIXRT_STATUS_OK);
+  CHECK(mixrt_ukernel_get_isa() == MIXRT_UKERNEL_ISA_PORTABLE);
+  CHECK(mixrt_ukernel_set_isa(saved) == MIXRT_STATUS_OK);
+}
+
+TEST_CASE("ukernel: packed sizes and layout", "[ukernel]") {
+  // 64-byte header, panels of 16 columns.
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_F32, 3, 17) == 64 + 2 * 3 * 64);
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_F16, 3, 16) == 64 + 3 * 32);
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_BF16, 0, 5) == 64);
+  // int8: K rounded up to 4, then 16 int32 column sums per panel.
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8, 5, 17) ==
+        64 + 2 * 8 * 16 + 2 * 64);
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8, -1, 1) == -1);
+  CHECK(mixrt_ukernel_packed_size(static_cast<mixrt_ukernel_type>(9), 1, 1) ==
+        -1);
+  CHECK(mixrt_ukernel_packed_size(MIXRT_UKERNEL_F32, INT64_MAX / 8, 64) == -1);
+
+  // The int8 layout byte by byte: (k / 4) * 64 + j * 4 + k % 4.
+  const int64_t k = 5, n = 3;
+  std::vector<int8_t> b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<int8_t>(i * 7 - 50);
+  const auto packed = pack(MIXRT_UKERNEL_S8, k, n, b, n);
+  const unsigned char *panel = packed.data() + 64;
+  for (int64_t kk = 0; kk < 8; ++kk)
+    for (int64_t j = 0; j < 16; ++j) {
+      const int8_t want = kk < k && j < n ? b[kk * n + j] : 0;
+      CHECK(static_cast<int8_t>(panel[(kk / 4) * 64 + j * 4 + kk % 4]) == want);
+    }
+  int32_t sums[16];
+  std::memcpy(sums, panel + 8 * 16, sizeof sums);
+  for (int64_t j = 0; j < 16; ++j) {
+    int32_t want = 0;
+    for (int64_t kk = 0; kk < k && j < n; ++kk)
+      want += b[kk * n + j];
+    CHECK(sums[j] == want);
+  }
+  // The float layout: K-major panels, zero-padded columns.
+  std::vector<float> bf(static_cast<size_t>(2 * 17));
+  for (size_t i = 0; i < bf.size(); ++i)
+    bf[i] = static_cast<float>(i) + 1.0f;
+  const auto pf = pack(MIXRT_UKERNEL_F32, 2, 17, bf, 17);
+  const float *fp = reinterpret_cast<const float *>(pf.data() + 64);
+  CHECK(fp[0 * 16 + 3] == bf[0 * 17 + 3]);
+  CHECK(fp[1 * 16 + 15] == bf[1 * 17 + 15]);
+  CHECK(fp[2 * 16 + 0] == bf[16]);      // panel 1, k 0, column 16
+  CHECK(fp[2 * 16 + 1] == 0.0f);        // padding
+  CHECK(fp[3 * 16 + 0] == bf[17 + 16]); // panel 1, k 1
+}
+
+TEST_CASE("ukernel: argument checks", "[ukernel]") {
+  std::vector<float> b(12, 1.0f), a(6, 1.0f), c(8, 0.0f);
+  const auto packed = pack(MIXRT_UKERNEL_F32, 3, 4, b, 4);
+  CHECK(mixrt_ukernel_pack_b(MIXRT_UKERNEL_F32, 3, 4, b.data(), 3,
+                             std::vector<unsigned char>(4096).data()) ==
+        MIXRT_STATUS_INVALID_ARGUMENT); // ldb < N
+  CHECK(mixrt_ukernel_pack_b(MIXRT_UKERNEL_F32, 3, 4, nullptr, 4,
+                             std::vector<unsigned char>(4096).data()) ==
+        MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_OK);
+  CHECK(c[0] == 3.0f);
+  // Header mismatch: other K or N, other type, garbage.
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 2, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 3, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  std::vector<unsigned char> garbage(packed.size(), 0);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, garbage.data(), c.data(),
+                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  std::vector<int8_t> a8(6, 1);
+  std::vector<int32_t> c32(8);
+  CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, nullptr,
+                                   packed.data(), nullptr, c32.data(), 4,
+                                   0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  // Shapes, leading dimensions, flags, pointers.
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 2, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 3,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(-1, 4, 3, a.data(), 3, packed.data(), c.data(),
+                               4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), c.data(), 4,
+                               nullptr, 0x80) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, nullptr, 3, packed.data(), c.data(), 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_f32(2, 4, 3, a.data(), 3, packed.data(), nullptr, 4,
+                               nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  // Empty outputs touch nothing.
+  CHECK(mixrt_ukernel_gemm_f32(0, 4, 3, nullptr, 3, nullptr, nullptr, 4,
+                               nullptr, 0) == MIXRT_STATUS_OK);
+  // int8: zero points beyond int8, non-positive or non-finite scales.
+  std::vector<int8_t> b8(12, 1);
+  const auto p8 = pack(MIXRT_UKERNEL_S8, 3, 4, b8, 4);
+  const int32_t badZp = 128;
+  CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, &badZp, p8.data(),
+                                   nullptr, c32.data(), 4,
+                                   0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  const float one = 1.0f, scales[4] = {1.0f, 0.0f, 1.0f, 1.0f};
+  const float nanScales[4] = {1.0f, NAN, 1.0f, 1.0f};
+  CHECK(mixrt_ukernel_gemm_s8s8f32(
+            2, 4, 3, a8.data(), 3, &one, nullptr, p8.data(), scales, nullptr,
+            c.data(), 4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_s8s8f32(
+            2, 4, 3, a8.data(), 3, &one, nullptr, p8.data(), nanScales, nullptr,
+            c.data(), 4, nullptr, 0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  // relu is an epilogue of the f32 output only.
+  CHECK(mixrt_ukernel_gemm_s8s8s32(
+            2, 4, 3, a8.data(), 3, nullptr, p8.data(), nullptr, c32.data(), 4,
+            MIXRT_UKERNEL_RELU) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(mixrt_ukernel_gemm_s8s8s32(2, 4, 3, a8.data(), 3, nullptr, p8.data(),
+                                   nullptr, c32.data(), 4,
+                                   0) == MIXRT_STATUS_OK);
+  CHECK(c32[0] == 3);
+}
+
+TEST_CASE("ukernel: f32 on every path, all shape combinations", "[ukernel]") {
+  std::mt19937 rng(12);
+  int run = 0;
+  for (int64_t m : kSizes)
+    for (int64_t n : kSizes)
+      for (int64_t k : kSizes) {
+        ++run;
+        checkFloat<float>(MIXRT_UKERNEL_F32, m, n, k, rng, 0.0, run % 3 == 0,
+                          run % 2 == 0, run % 4 < 2);
+      }
+}
+
+TEST_CASE("ukernel: f32 with denormals, infinities, NaN", "[ukernel]") {
+  std::mt19937 rng(13);
+  for (int64_t m : {1, 3, 16, 17})
+    for (int64_t n : {1, 16, 17, 33, 64})
+      for (int64_t k : {1, 2, 7, 100, 257})
+        for (int flags = 0; flags < 4; ++flags)
+          checkFloat<float>(MIXRT_UKERNEL_F32, m, n, k, rng, 0.05, flags & 1,
+                            true, flags & 2);
+  // Only denormals: tiny products accumulate, never flushed.
+  for (int64_t k : {1, 17, 300}) {
+    std::vector<float> b(static_cast<size_t>(k * 20));
+    for (float &x : b)
+      x = f32FromBits(0x00000001u + rng() % 0x7fffffu);
+    checkFloat<float>(MIXRT_UKERNEL_F32, 5, 20, k, rng, 0.0, false, false,
+                      false, b);
+  }
+}
+
+TEST_CASE("ukernel: f16 and bf16 weights on every path", "[ukernel]") {
+  std::mt19937 rng(14);
+  const int64_t sizes[] = {1, 3, 7, 16, 17, 33, 100, 257};
+  for (mixrt_ukernel_type t : {MIXRT_UKERNEL_F16, MIXRT_UKERNEL_BF16}) {
+    int run = 0;
+    for (int64_t m : sizes)
+      for (int64_t n : sizes)
+        for (int64_t k : sizes) {
+          ++run;
+          checkFloat<uint16_t>(t, m, n, k, rng, run % 5 == 0 ? 0.05 : 0.0,
+                               run % 3 == 0, run % 2 == 0, run % 4 < 2);
+        }
+    // Every 16-bit pattern once as a weight (subnormals, inf, NaN).
+    std::vector<uint16_t> all(65536);
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = static_cast<uint16_t>(i);
+    checkFloat<uint16_t>(t, 3, 256, 256, rng, 0.0, false, true, true, all);
+  }
+}
+
+TEST_CASE("ukernel: f16/bf16 equal mixrt's reduced GEMM", "[ukernel]") {
+  // mixrt_gemm_reduced_u16_f32 rounds A to the format too; with A already
+  // in the format and no epilogue both are the same fmaf chain.
+  std::mt19937 rng(15);
+  for (auto [t, fmt] : {std::pair{MIXRT_UKERNEL_F16, MIXRT_FORMAT_F16},
+                        std::pair{MIXRT_UKERNEL_BF16, MIXRT_FORMAT_BF16}})
+    for (int64_t m : {1, 7, 33})
+      for (int64_t n : {1, 17, 100})
+        for (int64_t k : {1, 16, 257}) {
+          std::vector<uint16_t> a16(static_cast<size_t>(m * k)),
+              b16(static_cast<size_t>(k * n));
+          std::vector<float> a(a16.size());
+          std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+          for (size_t i = 0; i < a16.size(); ++i) {
+            a16[i] = t == MIXRT_UKERNEL_F16 ? mixrt_f32_to_f16(uni(rng))
+                                            : mixrt_f32_to_bf16(uni(rng));
+            a[i] = widen(t, a16.data(), static_cast<int64_t>(i));
+          }
+          for (uint16_t &x : b16)
+            x = t == MIXRT_UKERNEL_F16 ? mixrt_f32_to_f16(uni(rng))
+                                       : mixrt_f32_to_bf16(uni(rng));
+          std::vector<float> want(static_cast<size_t>(m * n));
+          REQUIRE(mixrt_gemm_reduced_u16_f32(fmt, m, n, k, a16.data(), k,
+                                             b16.data(), n, want.data(),
+                                             n) == MIXRT_STATUS_OK);
+          const auto packed = pack(t, k, n, b16, n);
+          for (mixrt_ukernel_isa isa : availablePaths()) {
+            IsaScope scope(isa);
+            std::vector<float> c(want.size());
+            REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), k, packed.data(),
+                                           c.data(), n, nullptr,
+                                           0) == MIXRT_STATUS_OK);
+            requireSame(c, want, m, n, n, mixrt_ukernel_isa_name(isa));
+          }
+        }
+}
+
+TEST_CASE("ukernel: int8 on every path, all shape combinations", "[ukernel]") {
+  std::mt19937 rng(16);
+  int run = 0;
+  for (int64_t m : kSizes)
+    for (int64_t n : kSizes)
+      for (int64_t k : kSizes) {
+        ++run;
+        const bool padded = run % 3 == 0;
+        const int64_t lda = k + (padded ? 5 : 0), ldb = n + (padded ? 1 : 0),
+                      ldc = n + (padded ? 3 : 0);
+        std::vector<int8_t> a(static_cast<size_t>(m * lda)),
+            b(static_cast<size_t>(k * ldb));
+        for (int8_t &x : a)
+          x = static_cast<int8_t>(rng());
+        for (int8_t &x : b)
+          x = static_cast<int8_t>(rng());
+        // Zero points and per-row parameters on a third of the runs each;
+        // with zero points |a - za|, |b - zb| <= 255 keeps K = 257 in int32.
+        const S8Params p =
+            randomS8Params(rng, m, n, run % 3 == 1, run % 3 == 2);
+        std::vector<float> bias(static_cast<size_t>(n));
+        for (float &x : bias)
+          x = std::uniform_real_distribution<float>(-50, 50)(rng);
+        checkS8(m, n, k, a, lda, b, ldb, ldc, p,
+                run % 2 ? bias.data() : nullptr, run % 4 < 2);
+      }
+}
+
+TEST_CASE("ukernel: int8 extremes", "[ukernel]") {
+  std::mt19937 rng(17);
+  for (int8_t va : {int8_t{-128}, int8_t{127}})
+    for (int8_t vb : {int8_t{-128}, int8_t{127}})
+      for (int64_t m : {1, 3, 17})
+        for (int64_t n : {1, 16, 33})
+          for (int64_t k : {1, 2, 3, 7, 64, 257}) {
+            std::vector<int8_t> a(static_cast<size_t>(m * k), va),
+                b(static_cast<size_t>(k * n), vb);
+            checkS8(m, n, k, a, k, b, n, n,
+                    randomS8Params(rng, m, n, false, false), nullptr, false);
+            // Zero points at the other extreme: |a - za| = 255.
+            S8Params p = randomS8Params(rng, m, n, false, false);
+            p.aZp.assign(1, va == -128 ? 127 : -128);
+            p.bZp.assign(static_cast<size_t>(n), vb == -128 ? 127 : -128);
+            checkS8(m, n, k, a, k, b, n, n, p, nullptr, true);
+          }
+}
+
+TEST_CASE("ukernel: int8 sums up to the int32 limit", "[ukernel]") {
+  // (-128)(-128) = 16384 per k: K = 131071 gives 2147467264 (the largest
+  // such sum below 2^31); -128 x 127 gives the most negative sums.
+  std::mt19937 rng(18);
+  const int64_t k = 131071;
+  for (int8_t vb : {int8_t{-128}, int8_t{127}}) {
+    const int64_t m = 3, n = 17;
+    std::vector<int8_t> a(static_cast<size_t>(m * k), -128),
+        b(static_cast<size_t>(k * n), vb);
+    // One row alternates signs: a mixed sum on the same kernel.
+    for (int64_t kk = 0; kk < k; kk += 2)
+      a[k + kk] = 127;
+    checkS8(m, n, k, a, k, b, n, n, randomS8Params(rng, m, n, false, false),
+            nullptr, false);
+  }
+}
+
+TEST_CASE("ukernel: int8 equals mixrt's int8 GEMMs", "[ukernel]") {
+  std::mt19937 rng(19);
+  for (int64_t m : {1, 7, 64})
+    for (int64_t n : {1, 17, 100})
+      for (int64_t k : {1, 33, 257}) {
+        std::vector<int8_t> a(static_cast<size_t>(m * k)),
+            b(static_cast<size_t>(k * n));
+        for (int8_t &x : a)
+          x = static_cast<int8_t>(rng());
+        for (int8_t &x : b)
+          x = static_cast<int8_t>(rng());
+        const S8Params p = randomS8Params(rng, m, n, true, false);
+        std::vector<int32_t> wantI(static_cast<size_t>(m * n));
+        REQUIRE(mixrt_gemm_s8s8s32(m, n, k, a.data(), k, b.data(), n,
+                                   wantI.data(), n) == MIXRT_STATUS_OK);
+        mixrt_gemm_s8_operand oa{a.data(), k, 0, p.aScales.data(),
+                                 p.aZp.data()};
+        mixrt_gemm_s8_operand ob{b.data(), n, 1, p.bScales.data(),
+                                 p.bZp.data()};
+        std::vector<float> wantF(static_cast<size_t>(m * n));
+        REQUIRE(mixrt_gemm_s8_f32(m, n, k, &oa, &ob, wantF.data(), n) ==
+                MIXRT_STATUS_OK);
+        const auto packed = pack(MIXRT_UKERNEL_S8, k, n, b, n);
+        for (mixrt_ukernel_isa isa : availablePaths()) {
+          IsaScope scope(isa);
+          std::vector<int32_t> ci(wantI.size());
+          REQUIRE(mixrt_ukernel_gemm_s8s8s32(m, n, k, a.data(), k, nullptr,
+                                             packed.data(), nullptr, ci.data(),
+                                             n, 0) == MIXRT_STATUS_OK);
+          requireSame(ci, wantI, m, n, n, mixrt_ukernel_isa_name(isa));
+          std::vector<float> cf(wantF.size());
+          REQUIRE(mixrt_ukernel_gemm_s8s8f32(
+                      m, n, k, a.data(), k, p.aScales.data(), p.aZp.data(),
+                      packed.data(), p.bScales.data(), p.bZp.data(), cf.data(),
+                      n, nullptr, 0) == MIXRT_STATUS_OK);
+          requireSame(cf, wantF, m, n, n, mixrt_ukernel_isa_name(isa));
+        }
+      }
+}
+
+TEST_CASE("ukernel: K = 0 gives the epilogue of 0", "[ukernel]") {
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    const auto packed = pack(MIXRT_UKERNEL_F32, 0, 3, std::vector<float>{}, 3);
+    std::vector<float> c(6, 7.0f);
+    const float bias[3] = {-1.0f, 2.0f, NAN};
+    REQUIRE(mixrt_ukernel_gemm_f32(2, 3, 0, nullptr, 1, packed.data(), c.data(),
+                                   3, bias,
+                                   MIXRT_UKERNEL_RELU) == MIXRT_STATUS_OK);
+    CHECK(bitsOf(c[3]) == 0u); // relu(-1) = +0
+    CHECK(c[4] == 2.0f);
+    CHECK(bitsOf(c[5]) == 0x7fc00000u);
+    const auto p8 = pack(MIXRT_UKERNEL_S8, 0, 3, std::vector<int8_t>{}, 3);
+    std::vector<int32_t> ci(6, 7);
+    REQUIRE(mixrt_ukernel_gemm_s8s8s32(2, 3, 0, nullptr, 1, nullptr, p8.data(),
+                                       nullptr, ci.data(), 3,
+                                       0) == MIXRT_STATUS_OK);
+    CHECK(ci == std::vector<int32_t>(6, 0));
+  }
+}
