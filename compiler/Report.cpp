@@ -336,8 +336,12 @@ void PrecisionReport::printCode(llvm::raw_ostream &os) const {
       rows.insert(name);
   for (const auto &[name, bytes] : weightBytes_)
     rows.insert(name);
+  // The text itself, right-justified (a FormattedString would refer to a
+  // temporary string that is gone when it is printed).
   auto number = [](std::optional<int64_t> n, unsigned width) {
-    return llvm::right_justify(n ? std::to_string(*n) : "-", width);
+    std::string text = n ? std::to_string(*n) : "-";
+    return std::string(width > text.size() ? width - text.size() : 0, ' ') +
+           text;
   };
   auto row = [&](StringRef name, std::optional<int64_t> code,
                  std::optional<int64_t> functions,
