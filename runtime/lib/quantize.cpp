@@ -34,6 +34,14 @@ AxisView makeAxisView(absl::Span<const int64_t> shape, int axis,
     view.inner = count;
     return view;
   }
+  view.channels = shape[axis];
+  // No elements: a zero extent anywhere. The other extents may then multiply
+  // past int64 (checkShape stops at the zero), and nothing is visited anyway.
+  if (count == 0) {
+    view.outer = 0;
+    view.inner = 0;
+    return view;
+  }
   for (int d = 0; d < axis; ++d)
     view.outer *= shape[d];
   view.channels = shape[axis];

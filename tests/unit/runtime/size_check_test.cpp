@@ -161,6 +161,13 @@ TEST_CASE("size_check.quantize", "[size_check]") {
             &t) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(lastError() == "quantize_f32_with_params: shape[1] "
                        "(4611686018427387904) * 4 bytes exceeds PTRDIFF_MAX");
+  // Zero elements, and the extents around the axis multiply past int64 (a
+  // signed overflow found by the C API fuzzer): no element is visited.
+  const int64_t wideEmptyShape[3] = {0, int64_t{1} << 62, 5};
+  CHECK(mixrt_quantize_f32_with_params(
+            data, wideEmptyShape, 3, MIXRT_QSCHEME_SYMMETRIC, 0, &scale,
+            nullptr, &t) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(lastError() == "quantize_f32_with_params: input is empty");
   CHECK(mixrt_quantize_f32_buffer(data, kInt64Max / 4 + 1,
                                   MIXRT_QSCHEME_SYMMETRIC, 1.0f, 0,
                                   q) == MIXRT_STATUS_INVALID_ARGUMENT);
