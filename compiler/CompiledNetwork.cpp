@@ -8,6 +8,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Samples.h"
 #include "mixrt/mixrt.h"
+#include "mixrt/ukernel.h"
 #include "support/Error.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -218,9 +219,10 @@ CompiledNetwork::compile(CompileOptions options, llvm::StringRef entry,
   net->jit = std::move(*jit);
   llvm::orc::JITDylib &dylib = net->jit->getMainJITDylib();
   llvm::orc::SymbolMap runtime;
-  runtime[net->jit->getExecutionSession().intern("mixrt_check_fail")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&mixrt_check_fail),
-      llvm::JITSymbolFlags::Exported};
+  for (const RuntimeSymbol &symbol : generatedCodeRuntimeSymbols())
+    runtime[net->jit->getExecutionSession().intern(symbol.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+        llvm::JITSymbolFlags::Exported};
   if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(runtime)))
     return std::move(e);
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -267,4 +269,15 @@ CompiledNetwork::Call CompiledNetwork::prepare(llvm::ArrayRef<void *> buffers,
 void CompiledNetwork::Call::operator()() const {
   for (const std::vector<void *> &sample : args)
     callEntry(entry, sample);
+}
+
+llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
+  static const RuntimeSymbol symbols[] = {
+      {"mixrt_check_fail", reinterpret_cast<void *>(&mixrt_check_fail)},
+      {"mixrt_ukernel_gemm_f32",
+       reinterpret_cast<void *>(&mixrt_ukernel_gemm_f32)},
+      {"mixrt_ukernel_gemm_s8s8s32",
+       reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8s32)},
+  };
+  return symbols;
 }

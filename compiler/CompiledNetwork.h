@@ -81,6 +81,18 @@ private:
 /// Bytes of one element of a header tensor's C type.
 size_t elementBytes(const HeaderTensor &tensor);
 
+/// A mixrt function generated code may call, with its address in this
+/// process.
+struct RuntimeSymbol {
+  const char *name;
+  void *address;
+};
+
+/// Every mixrt function the generated code may call (checks, microkernels):
+/// what a JIT loading that code in process must define, since mixrt may be
+/// linked statically (unexported, or dropped when nothing else uses it).
+llvm::ArrayRef<RuntimeSymbol> generatedCodeRuntimeSymbols();
+
 } // namespace mix
 
 #endif // MIXC_COMPILER_COMPILEDNETWORK_H

@@ -233,6 +233,9 @@ private:
   std::string stem; // out/model
   /// --freestanding, or a target without an operating system.
   bool freestanding = false;
+  /// Dense GEMMs call mixrt's microkernels: on x86-64 targets (their vector
+  /// paths), unless --no-microkernels.
+  bool microkernels = true;
   std::string modelName; // model
   std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
@@ -406,6 +409,7 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
   pipeline.startAt = start;
   pipeline.stopAfter = stop;
   pipeline.allocatingEntry = !freestanding;
+  pipeline.microkernels = microkernels;
   PassManager pm(context.get());
   if (failed(buildMixPipeline(pm, pipeline)))
     return makeError("internal error: cannot build the mix pipeline");
@@ -735,8 +739,14 @@ int Compilation::run() {
   if (!target)
     return usageError(target.takeError());
   freestanding = options.freestanding || target->isBareMetal();
+  // The microkernels have vector paths for x86-64 only; elsewhere the
+  // generated loops are kept (the portable C kernel was not measured to be
+  // faster there).
+  microkernels = options.pipeline.microkernels &&
+                 target->triple.getArch() == llvm::Triple::x86_64;
   note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +
-       llvm::Twine(options.optLevel) + (freestanding ? ", freestanding" : ""));
+       llvm::Twine(options.optLevel) + (freestanding ? ", freestanding" : "") +
+       (microkernels ? ", microkernels" : ""));
 
   if (llvm::Error error = checkInputFiles())
     return fail(std::move(error));

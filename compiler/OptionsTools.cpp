@@ -105,6 +105,9 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
          cl::desc("no heap: only the entry taking a workspace, and\n"
                   "a header needing only mixrt/core.h (implied for\n"
                   "targets without an OS)"));
+  b.flag("no-microkernels", pipeline.microkernels.getValue(), false,
+         cl::desc("keep the generated loops of dense GEMMs instead\n"
+                  "of calling mixrt's microkernels"));
   b.opt("O", optLevel, optimizationLevelText(), cl::Prefix, cl::value_desc("N"),
         cl::desc("LLVM optimization level -O0 to -O3 (default: -O2)"));
 

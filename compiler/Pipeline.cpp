@@ -67,7 +67,8 @@ StringRef mix::getPhaseName(MixPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::string mix::getLLVMPhasePipeline(bool allocatingEntry) {
+std::string mix::getLLVMPhasePipeline(bool allocatingEntry,
+                                      bool microkernels) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
@@ -84,13 +85,19 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry) {
   std::string planMemory = allocatingEntry
                                ? "mix-plan-memory,"
                                : "mix-plan-memory{allocating-entry=false},";
+  // mix-use-microkernels runs on the planned buffers (it must know where
+  // they live to fuse a bias) and before the layers are outlined (it must
+  // see the weight globals).
+  std::string useMicrokernels = microkernels
+                                    ? "mix-use-microkernels,"
+                                    : "mix-use-microkernels{enabled=false},";
   return "mix-mangle-network-symbols,"
          "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
-         planMemory +
+         planMemory + useMicrokernels +
          "mix-outline-layers,"
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
@@ -153,7 +160,8 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
-    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry),
+    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry,
+                                                      options.microkernels),
                                  pm)))
       return failure();
   }

@@ -95,6 +95,13 @@ struct MixPipelineOptions
       *this, "allocating-entry",
       llvm::cl::desc("Add the entry that allocates the workspace (malloc)"),
       llvm::cl::init(true)};
+  /// Dense GEMMs call mixrt's microkernels with weights packed at compile
+  /// time (mix-use-microkernels); false keeps the generated loops.
+  Option<bool> microkernels{
+      *this, "microkernels",
+      llvm::cl::desc("Call mixrt's GEMM microkernels for dense layers with "
+                     "constant weights"),
+      llvm::cl::init(true)};
   /// Calibration file for static int8 activation scales; empty: dynamic.
   Option<std::string> calibrationPath{
       *this, "calibration",
@@ -121,9 +128,10 @@ mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);
 
 /// The textual pipeline of the `llvm` phase (after `linalg`), for docs and
-/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry` is
-/// MixPipelineOptions::allocatingEntry.
-std::string getLLVMPhasePipeline(bool allocatingEntry = true);
+/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry` and
+/// `microkernels` are the MixPipelineOptions of those names.
+std::string getLLVMPhasePipeline(bool allocatingEntry = true,
+                                 bool microkernels = true);
 
 /// Registers the dialects, interfaces and translations the pipeline needs
 /// (bufferization models, LLVM IR translation, ...).

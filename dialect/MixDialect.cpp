@@ -78,6 +78,26 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
                                << "': only lowered network functions have it";
     return success();
   }
+  if (name == attr::kUkernel || name == attr::kUkernelBias) {
+    // Set by the lowering on linalg.generic, removed by
+    // mix-use-microkernels.
+    auto kind = dyn_cast<StringAttr>(attr.getValue());
+    bool valid = name == attr::kUkernelBias
+                     ? isa<UnitAttr>(attr.getValue())
+                     : kind && (kind.getValue() == "gemm_f32" ||
+                                kind.getValue() == "gemm_s8");
+    if (!valid)
+      return op->emitOpError()
+             << "expects '" << name << "' to be "
+             << (name == attr::kUkernel ? "\"gemm_f32\" or \"gemm_s8\""
+                                        : "a unit attribute")
+             << ", got " << attr.getValue();
+    if (op->getName().getStringRef() != "linalg.generic")
+      return op->emitOpError() << "cannot carry '" << name
+                               << "': only the lowering's linalg.generic "
+                                  "GEMMs and epilogues have it";
+    return success();
+  }
   if (name == NameAttrHelper::getNameStr())
     return op->emitOpError()
            << "cannot carry '" << name

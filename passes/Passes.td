@@ -369,6 +369,57 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   ];
 }
 
+def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
+  let summary = "Call mixrt's GEMM microkernels with weights packed at compile time";
+  let description = [{
+    Runs in the LLVM phase after `mix-plan-memory`. The lowering marks the
+    GEMM of each `dense` layer with f32 activations and an f32 accumulator
+    (`mix.ukernel = "gemm_f32"`) and the exact i32 GEMM of each `qdense`
+    whose K is not split (`"gemm_s8"`). When the marked GEMM's weight is a
+    constant global (K x N; f32, f16 or bf16, or i8), its activations and
+    result are contiguous row-major buffers and a zero fill of the result
+    comes right before it, the pass
+
+    - packs the weight once, at compile time, with mixrt's own
+      `mixrt_ukernel_pack_b` into a 64-byte-aligned global `@NAME_packed`
+      (the unpacked weight is dropped when nothing else reads it);
+    - replaces the fill and the GEMM by one call of
+      `mixrt_ukernel_gemm_f32` or `mixrt_ukernel_gemm_s8s8s32`, which pick
+      their kernel (portable, AVX2, AVX-512, AVX-512 VNNI) at run time;
+    - for f32, also moves the bias epilogue into the call
+      (`mix.ukernel_bias`: `acc + bias[n]` in f32) when its result provably
+      does not overlap the activations (distinct workspace ranges, or one
+      workspace view and one caller buffer).
+
+    The microkernels compute what the loops did, bit for bit (each output
+    from +0 in ascending k with one FMA per step; exact int32 sums; see
+    mixrt/ukernel.h). Everything else keeps its loops. With
+    `enabled=false` the pass only removes the marks.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%acc : memref<8x64xf32>)
+    linalg.generic {mix.ukernel = "gemm_f32", ...}
+        ins(%x, %w : memref<8x32xf32>, memref<32x64xf32>) outs(%acc : ...)
+    // becomes
+    %0 = call @mixrt_ukernel_gemm_f32(%c8, %c64, %c32, %x_ptr, %c32, %w_packed_ptr,
+        %acc_ptr, %c64, %null, %c0_i32) : (...) -> i32
+    ```
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true",
+           "Call the microkernels (false: keep every loop)">,
+  ];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+  let statistics = [
+    Statistic<"numFloat", "float-gemms", "f32 GEMMs calling the microkernel">,
+    Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
+    Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
+  ];
+}
+
 def MixOutlineLayersPass : Pass<"mix-outline-layers", "mlir::ModuleOp"> {
   let summary = "One function per layer, shared by identical layers";
   let description = [{

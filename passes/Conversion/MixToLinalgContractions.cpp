@@ -13,6 +13,8 @@
 
 #include "passes/Conversion/LayerLowering.h"
 
+#include "dialect/MixAttrNames.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -52,7 +54,22 @@ struct DenseLowering : LayerLoweringBase<DenseOp> {
     epilogue.biasType = types.acc;
     epilogue.bias = adaptor.getBias();
     epilogue.channelDim = types.result.getRank() - 1;
-    return addBias(rewriter, loc, types, sum, epilogue);
+    Value result = addBias(rewriter, loc, types, sum, epilogue);
+    // f32 activations into an f32 accumulator: mixrt's float microkernel
+    // computes exactly this (mix-use-microkernels decides, after
+    // bufferization, whether the weight is a constant it can pack).
+    Type f32 = rewriter.getF32Type();
+    if (types.acc == f32 &&
+        cast<ShapedType>(adaptor.getInput().getType()).getElementType() ==
+            f32) {
+      sum.getDefiningOp()->setAttr(attr::kUkernel,
+                                   rewriter.getStringAttr("gemm_f32"));
+      if (epilogue.bias && types.out() == f32 &&
+          cast<ShapedType>(epilogue.bias.getType()).getElementType() == f32)
+        result.getDefiningOp()->setAttr(attr::kUkernelBias,
+                                        rewriter.getUnitAttr());
+    }
+    return result;
   }
 };
 

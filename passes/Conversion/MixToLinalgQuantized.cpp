@@ -20,6 +20,8 @@
 
 #include "passes/Conversion/LayerLowering.h"
 
+#include "dialect/MixAttrNames.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -430,6 +432,12 @@ Value gemm(OpBuilder &b, Location loc, Value lhs, Value lhsZp, Value rhs,
     partials.push_back(intContraction(
         b, loc, l, r, lhsZp, rhsZp, buildInit(b, loc, types), maps, iterators));
   }
+  // One piece of a constant-weight GEMM: mixrt's exact int8 microkernel
+  // computes the same sums (mix-use-microkernels decides after
+  // bufferization).
+  if (partials.size() == 1 && !rhsBatched)
+    partials[0].getDefiningOp()->setAttr(attr::kUkernel,
+                                         b.getStringAttr("gemm_s8"));
   return addPartials(b, loc, partials, resultType);
 }
 

@@ -6,6 +6,7 @@
 
 #include "JitUtil.h"
 
+#include "compiler/CompiledNetwork.h"
 #include "compiler/ModelLoader.h"
 #include "mixrt/mixrt.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -50,12 +51,13 @@ std::unique_ptr<ExecutionEngine> compile(ModuleOp module,
   auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     FAIL(llvm::toString(engine.takeError()));
-  // Compiled code reports failed checks through mixrt.
+  // Compiled code reports failed checks and runs its GEMMs through mixrt.
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("mixrt_check_fail")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&mixrt_check_fail),
-        llvm::JITSymbolFlags::Exported};
+    for (const RuntimeSymbol &symbol : generatedCodeRuntimeSymbols())
+      symbols[interner(symbol.name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+          llvm::JITSymbolFlags::Exported};
     return symbols;
   });
   return std::move(*engine);

@@ -1,0 +1,444 @@
+//===- UseMicrokernels.cpp - mix-use-microkernels -------------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Replaces the GEMMs of dense layers whose weight is a constant by calls of
+// mixrt's microkernels (mixrt/ukernel.h), with the weight packed at compile
+// time by the same mixrt function the runtime documents. The microkernels
+// keep the numeric contract of the loops they replace (ascending k, one FMA
+// per step from +0; exact int32 sums), so results are bit-identical.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/MixAttrNames.h"
+#include "passes/NetworkSymbols.h"
+#include "passes/Passes.h"
+
+#include "mixrt/ukernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <vector>
+
+namespace mix {
+#define GEN_PASS_DEF_MIXUSEMICROKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+constexpr StringLiteral kGemmF32 = "mixrt_ukernel_gemm_f32";
+constexpr StringLiteral kGemmS8 = "mixrt_ukernel_gemm_s8s8s32";
+
+/// The raw little-endian bytes of a constant global's value (a splat is
+/// expanded), or nothing if the global has no usable initial value.
+std::optional<std::vector<char>> globalBytes(memref::GlobalOp global) {
+  if (!global.getConstant())
+    return std::nullopt;
+  std::optional<Attribute> init = global.getInitialValue();
+  if (!init)
+    return std::nullopt;
+  auto type = cast<MemRefType>(global.getType());
+  int64_t bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0)
+    return std::nullopt;
+  size_t bytes = static_cast<size_t>(type.getNumElements()) * (bits / 8);
+  if (auto dense = dyn_cast<DenseElementsAttr>(*init)) {
+    ArrayRef<char> raw = dense.getRawData();
+    if (dense.isSplat()) {
+      std::vector<char> out(bytes);
+      for (size_t i = 0; i < bytes; i += raw.size())
+        std::copy(raw.begin(), raw.end(), out.begin() + i);
+      return out;
+    }
+    if (raw.size() != bytes)
+      return std::nullopt;
+    return std::vector<char>(raw.begin(), raw.end());
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(*init)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != bytes)
+      return std::nullopt;
+    ArrayRef<char> raw = blob->getData();
+    return std::vector<char>(raw.begin(), raw.end());
+  }
+  return std::nullopt;
+}
+
+/// The constant global `value` reads (memref.get_global), or null.
+memref::GlobalOp constantGlobalOf(Value value, SymbolTable &symbols) {
+  auto get = value.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return {};
+  auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return {};
+  return global;
+}
+
+/// A statically shaped, contiguous row-major buffer of `elem` and `rank`.
+bool isPlainBuffer(Value value, Type elem, int64_t rank) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.getElementType() == elem && type.getRank() == rank &&
+         memref::isStaticShapeAndContiguousRowMajor(type);
+}
+
+/// Where a buffer lives: its root (a block argument, or an op result that is
+/// no view) and, for views of the workspace at a constant byte offset, the
+/// byte range [begin, end) in it.
+struct Placement {
+  Value root;
+  int64_t begin = 0;
+  int64_t end = INT64_MAX;
+};
+
+Placement placementOf(Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  int64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  if (auto view = value.getDefiningOp<memref::ViewOp>()) {
+    APInt shift;
+    if (view.getSizes().empty() &&
+        matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+      return {view.getSource(), shift.getSExtValue(),
+              shift.getSExtValue() + bytes};
+    return {view.getSource()};
+  }
+  return {value, 0, bytes};
+}
+
+/// Whether writing `out` cannot change `in` during the write: two views of
+/// the workspace at disjoint constant ranges, or one view of the workspace
+/// and one caller buffer (the workspace is the caller's scratch memory, which
+/// no tensor argument may overlap).
+bool provablyDisjoint(Value in, Value out) {
+  Placement a = placementOf(in), b = placementOf(out);
+  auto isWorkspace = [](Value root) {
+    return llvm::any_of(root.getUsers(), [&](Operation *user) {
+      return isa<memref::ViewOp>(user);
+    });
+  };
+  if (a.root == b.root)
+    return isWorkspace(a.root) && (a.end <= b.begin || b.end <= a.begin);
+  return isWorkspace(a.root) != isWorkspace(b.root);
+}
+
+/// The generated code's view of a buffer: an `!llvm.ptr` to its first
+/// element.
+Value pointerTo(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  Value offset = metadata.getOffset();
+  int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  Value bytes = arith::MulIOp::create(
+      b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
+  Value address = arith::AddIOp::create(b, loc, base, bytes);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
+}
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+
+Value nullPointer(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc,
+                              LLVM::LLVMPointerType::get(b.getContext()));
+}
+
+/// Declares `name` (an external mixrt function) once.
+void declare(ModuleOp module, StringRef name, FunctionType type) {
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder b(module.getBodyRegion());
+  func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
+}
+
+/// The scalar fill value of a linalg.fill writing `buffer` right before
+/// `op`, or null.
+linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || fill.getOutputs().size() != 1 ||
+      fill.getOutputs()[0] != buffer)
+    return {};
+  Value v = fill.getInputs()[0];
+  if (matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()))
+    return fill;
+  return {};
+}
+
+struct MixUseMicrokernelsPass
+    : public mix::impl::MixUseMicrokernelsPassBase<MixUseMicrokernelsPass> {
+  using MixUseMicrokernelsPassBase::MixUseMicrokernelsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<linalg::GenericOp> gemms;
+    module.walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(attr::kUkernel))
+        gemms.push_back(op);
+    });
+    packed.clear();
+    for (linalg::GenericOp op : gemms) {
+      if (!enabled)
+        continue;
+      StringRef kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (kind == "gemm_f32")
+        (void)rewriteFloat(op, symbols);
+      else if (kind == "gemm_s8")
+        (void)rewriteInt8(op, symbols);
+    }
+    module.walk([](linalg::GenericOp op) {
+      op->removeAttr(attr::kUkernel);
+      op->removeAttr(attr::kUkernelBias);
+    });
+    // Weights now read only in packed form are dropped.
+    module.walk([&](memref::GetGlobalOp get) {
+      if (get->use_empty() && replacedWeights.contains(get.getName()))
+        get.erase();
+    });
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (replacedWeights.contains(global.getSymName()) &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+  }
+
+  /// The packed copy of weight `global` (K x N of `type`), made once.
+  memref::GlobalOp packedWeight(memref::GlobalOp global,
+                                mixrt_ukernel_type type, SymbolTable &symbols) {
+    auto it = packed.find(global.getSymName());
+    if (it != packed.end())
+      return it->second;
+    std::optional<std::vector<char>> bytes = globalBytes(global);
+    if (!bytes)
+      return {};
+    auto shape = cast<MemRefType>(global.getType()).getShape();
+    int64_t k = shape[0], n = shape[1];
+    int64_t size = mixrt_ukernel_packed_size(type, k, n);
+    if (size <= 0)
+      return {};
+    std::vector<char> out(size);
+    if (mixrt_ukernel_pack_b(type, k, n, bytes->data(), n, out.data()) !=
+        MIXRT_STATUS_OK)
+      return {};
+    OpBuilder b(global);
+    auto memrefType = MemRefType::get({size}, b.getI8Type());
+    auto tensorType = RankedTensorType::get({size}, b.getI8Type());
+    auto value = DenseElementsAttr::getFromRawBuffer(
+        tensorType, ArrayRef<char>(out.data(), out.size()));
+    auto result = memref::GlobalOp::create(
+        b, global.getLoc(), (global.getSymName() + "_packed").str(),
+        b.getStringAttr("private"), memrefType, value, /*constant=*/true,
+        b.getI64IntegerAttr(64));
+    symbols.insert(result);
+    packed[global.getSymName()] = result;
+    replacedWeights.insert(global.getSymName());
+    return result;
+  }
+
+  Value packedPointer(OpBuilder &b, Location loc, memref::GlobalOp packedB) {
+    Value get = memref::GetGlobalOp::create(
+        b, loc, cast<MemRefType>(packedB.getType()), packedB.getSymName());
+    return pointerTo(b, loc, get);
+  }
+
+  /// dense in f32 (weights f32, f16 or bf16): C = A x B into the zero-filled
+  /// accumulator, and the bias epilogue after it when it can be fused.
+  LogicalResult rewriteFloat(linalg::GenericOp op, SymbolTable &symbols) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return failure();
+    Value a = op.getDpsInputs()[0], bw = op.getDpsInputs()[1];
+    Value c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    Type f32 = Float32Type::get(&getContext());
+    int64_t rank = cType.getRank();
+    if (!isPlainBuffer(a, f32, rank) || !isPlainBuffer(c, f32, rank))
+      return failure();
+    memref::GlobalOp weight = constantGlobalOf(bw, symbols);
+    if (!weight)
+      return failure();
+    auto wType = cast<MemRefType>(weight.getType());
+    Type we = wType.getElementType();
+    mixrt_ukernel_type type = we.isF32()    ? MIXRT_UKERNEL_F32
+                              : we.isF16()  ? MIXRT_UKERNEL_F16
+                              : we.isBF16() ? MIXRT_UKERNEL_BF16
+                                            : MIXRT_UKERNEL_TYPE_MAX_ENUM;
+    if (type == MIXRT_UKERNEL_TYPE_MAX_ENUM || wType.getRank() != 2 ||
+        !wType.getLayout().isIdentity())
+      return failure();
+    int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
+    if (cast<MemRefType>(a.getType()).getShape().back() != k ||
+        cType.getShape().back() != n)
+      return failure();
+    linalg::FillOp fill = zeroFillBefore(op, c);
+    if (!fill)
+      return failure();
+    memref::GlobalOp packedB = packedWeight(weight, type, symbols);
+    if (!packedB)
+      return failure();
+    int64_t m = cType.getNumElements() / std::max<int64_t>(n, 1);
+
+    // The bias epilogue right after, reading the accumulator and a bias of
+    // N floats, fuses when its result cannot overlap A.
+    Value out = c, bias;
+    Operation *epilogue = nullptr;
+    if (auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+        next && next->hasAttr(attr::kUkernelBias) &&
+        next.getNumDpsInputs() == 2 && next.getDpsInputs()[0] == c &&
+        isPlainBuffer(next.getDpsInputs()[1], f32, 1) &&
+        cast<MemRefType>(next.getDpsInputs()[1].getType()).getDimSize(0) ==
+            n &&
+        isPlainBuffer(next.getDpsInits()[0], f32, rank) &&
+        provablyDisjoint(a, next.getDpsInits()[0]) &&
+        llvm::all_of(c.getUsers(), [&](Operation *user) {
+          return user == fill || user == op || user == next;
+        })) {
+      epilogue = next;
+      out = next.getDpsInits()[0];
+      bias = next.getDpsInputs()[1];
+    }
+
+    ModuleOp module = getOperation();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    declare(module, kGemmF32,
+            b.getFunctionType({i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32},
+                              {i32}));
+    Value args[] = {i64Const(b, loc, m),
+                    i64Const(b, loc, n),
+                    i64Const(b, loc, k),
+                    pointerTo(b, loc, a),
+                    i64Const(b, loc, k),
+                    packedPointer(b, loc, packedB),
+                    pointerTo(b, loc, out),
+                    i64Const(b, loc, n),
+                    bias ? pointerTo(b, loc, bias) : nullPointer(b, loc),
+                    arith::ConstantIntOp::create(b, loc, i32, 0)};
+    func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
+    if (epilogue)
+      epilogue->erase();
+    op.erase();
+    fill.erase();
+    ++numFloat;
+    if (epilogue)
+      ++numFusedBias;
+    return success();
+  }
+
+  /// The exact i32 GEMM of qdense: C = sum_k (A - za) (B - zb) into the
+  /// zero-filled i32 accumulator (the rescale epilogue stays as it is).
+  LogicalResult rewriteInt8(linalg::GenericOp op, SymbolTable &symbols) {
+    if (op.getNumDpsInputs() != 4 || op.getNumDpsInits() != 1)
+      return failure();
+    Value a = op.getDpsInputs()[0], bw = op.getDpsInputs()[1];
+    Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
+    Value c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    Type i8 = IntegerType::get(&getContext(), 8);
+    Type i32 = IntegerType::get(&getContext(), 32);
+    int64_t rank = cType.getRank();
+    if (!isPlainBuffer(a, i8, rank) || !isPlainBuffer(c, i32, rank))
+      return failure();
+    memref::GlobalOp weight = constantGlobalOf(bw, symbols);
+    if (!weight)
+      return failure();
+    auto wType = cast<MemRefType>(weight.getType());
+    if (wType.getElementType() != i8 || wType.getRank() != 2 ||
+        !wType.getLayout().isIdentity())
+      return failure();
+    int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
+    if (cast<MemRefType>(a.getType()).getShape().back() != k ||
+        cType.getShape().back() != n)
+      return failure();
+    int64_t m = cType.getNumElements() / std::max<int64_t>(n, 1);
+    // The input zero point: one value, or one per row of a rank-2 A.
+    auto zaType = dyn_cast<MemRefType>(za.getType());
+    if (!zaType || zaType.getElementType() != i32 ||
+        !memref::isStaticShapeAndContiguousRowMajor(zaType))
+      return failure();
+    uint32_t flags = 0;
+    if (zaType.getRank() == 1) {
+      if (rank != 2 || zaType.getDimSize(0) != m)
+        return failure();
+      flags |= MIXRT_UKERNEL_A_PER_ROW;
+    } else if (zaType.getRank() != 0) {
+      return failure();
+    }
+    // The weight zero points: N values, or one constant 0 (none).
+    auto zbType = dyn_cast<MemRefType>(zb.getType());
+    if (!zbType || zbType.getElementType() != i32 ||
+        !memref::isStaticShapeAndContiguousRowMajor(zbType))
+      return failure();
+    bool zbPerColumn = zbType.getRank() == 1 && zbType.getDimSize(0) == n;
+    if (!zbPerColumn) {
+      memref::GlobalOp zbGlobal = constantGlobalOf(zb, symbols);
+      std::optional<std::vector<char>> zbBytes =
+          zbGlobal ? globalBytes(zbGlobal) : std::nullopt;
+      if (!zbBytes || zbBytes->size() != 4 ||
+          llvm::any_of(*zbBytes, [](char x) { return x != 0; }))
+        return failure();
+    }
+    linalg::FillOp fill = zeroFillBefore(op, c);
+    if (!fill)
+      return failure();
+    memref::GlobalOp packedB =
+        packedWeight(weight, MIXRT_UKERNEL_S8, symbols);
+    if (!packedB)
+      return failure();
+
+    ModuleOp module = getOperation();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type();
+    declare(module, kGemmS8,
+            b.getFunctionType(
+                {i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, i64, i32}, {i32}));
+    Value args[] = {i64Const(b, loc, m),
+                    i64Const(b, loc, n),
+                    i64Const(b, loc, k),
+                    pointerTo(b, loc, a),
+                    i64Const(b, loc, k),
+                    pointerTo(b, loc, za),
+                    packedPointer(b, loc, packedB),
+                    zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
+                    pointerTo(b, loc, c),
+                    i64Const(b, loc, n),
+                    arith::ConstantIntOp::create(b, loc, i32, flags)};
+    func::CallOp::create(b, loc, kGemmS8, TypeRange{i32}, args);
+    op.erase();
+    fill.erase();
+    ++numInt8;
+    return success();
+  }
+
+  llvm::StringMap<memref::GlobalOp> packed;
+  llvm::StringSet<> replacedWeights;
+};
+
+} // namespace
