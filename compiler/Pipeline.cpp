@@ -67,8 +67,7 @@ StringRef mix::getPhaseName(MixPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::string mix::getLLVMPhasePipeline(bool allocatingEntry,
-                                      bool microkernels) {
+std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
@@ -160,9 +159,9 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
-    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry,
-                                                      options.microkernels),
-                                 pm)))
+    if (failed(parsePassPipeline(
+            getLLVMPhasePipeline(options.allocatingEntry, options.microkernels),
+            pm)))
       return failure();
   }
   return success();

@@ -175,12 +175,26 @@ void declare(ModuleOp module, StringRef name, FunctionType type) {
   func::FuncOp::create(b, module.getLoc(), name, type).setPrivate();
 }
 
-/// The scalar fill value of a linalg.fill writing `buffer` right before
-/// `op`, or null.
+/// Ops that only name a value (constants, workspace views): they do not
+/// separate two computations.
+bool isBookkeeping(Operation *op) {
+  return isa<arith::ConstantOp, memref::ViewOp, memref::GetGlobalOp>(op);
+}
+
+/// The computation before (`forward` false) or after `op` in its block,
+/// skipping bookkeeping ops.
+Operation *adjacentComputation(Operation *op, bool forward) {
+  Operation *next = forward ? op->getNextNode() : op->getPrevNode();
+  while (next && isBookkeeping(next))
+    next = forward ? next->getNextNode() : next->getPrevNode();
+  return next;
+}
+
+/// The linalg.fill with 0 writing `buffer` right before `op` (bookkeeping
+/// ops aside), or null.
 linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || fill.getOutputs().size() != 1 ||
-      fill.getOutputs()[0] != buffer)
+  auto fill = dyn_cast_or_null<linalg::FillOp>(adjacentComputation(op, false));
+  if (!fill || fill.getOutputs().size() != 1 || fill.getOutputs()[0] != buffer)
     return {};
   Value v = fill.getInputs()[0];
   if (matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()))
@@ -305,12 +319,12 @@ struct MixUseMicrokernelsPass
     // N floats, fuses when its result cannot overlap A.
     Value out = c, bias;
     Operation *epilogue = nullptr;
-    if (auto next = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+    if (auto next =
+            dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(op, true));
         next && next->hasAttr(attr::kUkernelBias) &&
         next.getNumDpsInputs() == 2 && next.getDpsInputs()[0] == c &&
         isPlainBuffer(next.getDpsInputs()[1], f32, 1) &&
-        cast<MemRefType>(next.getDpsInputs()[1].getType()).getDimSize(0) ==
-            n &&
+        cast<MemRefType>(next.getDpsInputs()[1].getType()).getDimSize(0) == n &&
         isPlainBuffer(next.getDpsInits()[0], f32, rank) &&
         provablyDisjoint(a, next.getDpsInits()[0]) &&
         llvm::all_of(c.getUsers(), [&](Operation *user) {
@@ -322,21 +336,26 @@ struct MixUseMicrokernelsPass
     }
 
     ModuleOp module = getOperation();
-    OpBuilder b(op);
+    // At the epilogue when fused: its output's view may be defined after the
+    // GEMM (only bookkeeping ops lie between the two).
+    OpBuilder b(epilogue ? epilogue : op.getOperation());
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
     declare(module, kGemmF32,
-            b.getFunctionType({i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32},
-                              {i32}));
-    Value args[] = {i64Const(b, loc, m),
-                    i64Const(b, loc, n),
-                    i64Const(b, loc, k),
+            b.getFunctionType(
+                {i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32}, {i32}));
+    Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
+          kV = i64Const(b, loc, k);
+    // Leading dimensions: K for A, N for C (contiguous rows).
+    Value args[] = {mV,
+                    nV,
+                    kV,
                     pointerTo(b, loc, a),
-                    i64Const(b, loc, k),
+                    kV,
                     packedPointer(b, loc, packedB),
                     pointerTo(b, loc, out),
-                    i64Const(b, loc, n),
+                    nV,
                     bias ? pointerTo(b, loc, bias) : nullPointer(b, loc),
                     arith::ConstantIntOp::create(b, loc, i32, 0)};
     func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
@@ -406,8 +425,7 @@ struct MixUseMicrokernelsPass
     linalg::FillOp fill = zeroFillBefore(op, c);
     if (!fill)
       return failure();
-    memref::GlobalOp packedB =
-        packedWeight(weight, MIXRT_UKERNEL_S8, symbols);
+    memref::GlobalOp packedB = packedWeight(weight, MIXRT_UKERNEL_S8, symbols);
     if (!packedB)
       return failure();
 
@@ -416,19 +434,22 @@ struct MixUseMicrokernelsPass
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type();
-    declare(module, kGemmS8,
-            b.getFunctionType(
-                {i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, i64, i32}, {i32}));
-    Value args[] = {i64Const(b, loc, m),
-                    i64Const(b, loc, n),
-                    i64Const(b, loc, k),
+    declare(
+        module, kGemmS8,
+        b.getFunctionType(
+            {i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, i64, i32}, {i32}));
+    Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
+          kV = i64Const(b, loc, k);
+    Value args[] = {mV,
+                    nV,
+                    kV,
                     pointerTo(b, loc, a),
-                    i64Const(b, loc, k),
+                    kV,
                     pointerTo(b, loc, za),
                     packedPointer(b, loc, packedB),
                     zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
                     pointerTo(b, loc, c),
-                    i64Const(b, loc, n),
+                    nV,
                     arith::ConstantIntOp::create(b, loc, i32, flags)};
     func::CallOp::create(b, loc, kGemmS8, TypeRange{i32}, args);
     op.erase();

@@ -1,5 +1,6 @@
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
-// The discardable attributes of the mix dialect (mix.k_chunk, mix.name) are
+// The discardable attributes of the mix dialect (mix.k_chunk, mix.name, and
+// those the lowering sets: mix.memory_plan, mix.ukernel, mix.ukernel_bias) are
 // declared and verified by the dialect; any other mix.* attribute is an error.
 
 mix.network @k_chunk_type precision(f32) (%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
@@ -74,5 +75,39 @@ func.func @plan_bad() attributes {mix.memory_plan = {workspace = -1 : i64}} {
 mix.network @plan_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
   // expected-error @+1 {{'mix.relu' op cannot carry 'mix.memory_plan': only lowered network functions have it}}
   %r = mix.relu %x {mix.memory_plan = {intermediates = 0 : i64, peak = 0 : i64, workspace = 0 : i64}} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %r : tensor<1x4xf32>
+}
+
+// -----
+
+// mix.ukernel and mix.ukernel_bias are set by the lowering on linalg.generic
+// GEMMs and bias epilogues, and read by mix-use-microkernels.
+#id = affine_map<(d0) -> (d0)>
+func.func @ukernel_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel' to be "gemm_f32" or "gemm_s8", got "gemm_f64"}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) attrs = {mix.ukernel = "gemm_f64"} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func @ukernel_bias_value(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel_bias' to be a unit attribute, got 1 : i64}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) attrs = {mix.ukernel_bias = 1} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+mix.network @ukernel_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.ukernel': only the lowering's linalg.generic GEMMs and epilogues have it}}
+  %r = mix.relu %x {mix.ukernel = "gemm_f32"} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %r : tensor<1x4xf32>
 }

@@ -1,0 +1,92 @@
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
+//
+// The GEMM of a dense layer with a constant weight becomes a call of mixrt's
+// microkernel; the weight is packed at compile time (a 64-byte header "MXUK"
+// then 16-column panels) and the unpacked global is dropped. The bias
+// epilogue moves into the call when its output cannot overlap the input.
+
+// CHECK-DAG:   func.func private @mixrt_ukernel_gemm_f32(i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32) -> i32
+// CHECK-DAG:   func.func private @mixrt_ukernel_gemm_s8s8s32(i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32) -> i32
+// The packed weights: 64 header bytes + K x 16 floats (f32) or halves (f16).
+// CHECK-DAG:   memref.global "private" constant @[[W1:__constant_3x2xf32[_0-9]*]]_packed : memref<256xi8> = dense<"0x4D58554B{{[0-9A-F]*}}"> {alignment = 64 : i64}
+// CHECK-DAG:   memref.global "private" constant @{{.*}}_packed : memref<160xi8>
+// The int8 weight: 64 + 4 (K rounded up to 4) x 16 bytes + 16 column sums.
+// CHECK-DAG:   memref.global "private" constant @{{.*}}_packed : memref<192xi8>
+// The original f32 weights are gone; the bias, the matmul's operand stay.
+// CHECK-NOT:   memref.global "private" constant @[[W1]] :
+
+// f32 weights, bias fused: M = 4, N = 2, K = 3, lda = 3, ldc = 2; the
+// result is the caller's buffer, the input a workspace view.
+// CHECK-LABEL: func.func @mixc_net_f32(
+// CHECK:         arith.maximumf
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[C4:.*]] = arith.constant 4 : i64
+// CHECK:         %[[C2:.*]] = arith.constant 2 : i64
+// CHECK:         %[[C3:.*]] = arith.constant 3 : i64
+// CHECK:         %[[A:.*]] = llvm.inttoptr
+// CHECK:         memref.get_global @[[W1]]_packed
+// CHECK:         %[[B:.*]] = llvm.inttoptr
+// CHECK:         %[[C:.*]] = llvm.inttoptr
+// CHECK:         %[[BIAS:.*]] = llvm.inttoptr
+// CHECK:         %[[FLAGS:.*]] = arith.constant 0 : i32
+// CHECK:         call @mixrt_ukernel_gemm_f32(%[[C4]], %[[C2]], %[[C3]], %[[A]], %[[C3]], %[[B]], %[[C]], %[[C2]], %[[BIAS]], %[[FLAGS]])
+// CHECK:         linalg.generic
+// CHECK:           arith.maximumf
+// CHECK:         return
+mix.network @f32 precision(f32) (%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %b = mix.weight dense<[0.5, -1.0]> : tensor<2xf32>
+  %h = mix.relu %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y = mix.dense %h, %w, %b : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
+  %r = mix.relu %y : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  mix.return %r : tensor<4x2xf32>
+}
+
+// f16 weights (f32 activations and accumulator): packed as f16. The input
+// and the output are both the caller's: the bias is not fused (they could
+// overlap), it stays a loop after the call.
+// CHECK-LABEL: func.func @mixc_net_f16_weights(
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         call @mixrt_ukernel_gemm_f32({{.*}}, %[[NULL]], %{{.*}})
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         return
+mix.network @f16_weights precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %b = mix.weight dense<[0.5, -1.0]> : tensor<2xf32>
+  %y = mix.dense %x, %w, %b precision(weights = f16) : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  mix.return %y : tensor<2x2xf32>
+}
+
+// int8: the exact i32 GEMM is a call (dynamic activation zero point, one
+// value; symmetric weights: no weight zero points); quantize and the rescale
+// keep their loops.
+// CHECK-LABEL: func.func @mixc_net_int8(
+// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         return
+mix.network @int8 precision(int8<asymmetric>) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %y = mix.dense %x, %w precision(weights = int8) : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  mix.return %y : tensor<2x2xf32>
+}
+
+// Not constant weights (a network input), matmul: loops.
+// CHECK-LABEL: func.func @mixc_net_not_constant(
+// CHECK-NOT:     call @mixrt_ukernel
+// CHECK:         linalg.generic
+// CHECK-NOT:     call @mixrt_ukernel
+// CHECK:         return
+mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf32>, %z: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %y = mix.dense %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %m = mix.matmul %y, %z : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  mix.return %m : tensor<2x2xf32>
+}
+
+// With enabled=false only the marks go.
+// OFF-NOT:     call @mixrt_ukernel
+// OFF-NOT:     mix.ukernel
+// OFF:         memref.global "private" constant @__constant_3x2xf32
+// OFF-NOT:     call @mixrt_ukernel
+// OFF-NOT:     mix.ukernel

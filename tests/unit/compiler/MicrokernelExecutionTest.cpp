@@ -1,0 +1,245 @@
+//===- MicrokernelExecutionTest.cpp - microkernel calls vs the loops ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mix-use-microkernels replaces the GEMM loops of dense layers by calls of
+// mixrt's microkernels. The numeric contract says nothing changes: every
+// output of a compiled dense layer must have the same bits with and without
+// the microkernels, on every kernel path this CPU has (portable, AVX2,
+// AVX-512, AVX-512 VNNI, forced one after the other), for f32, f16 and bf16
+// weights, with and without a bias, with int8 (exact sums), and on shapes
+// with odd tails (M, N, K of 1, 3, 17, ...). The one exception allowed by
+// the contract: a NaN output is a NaN on both sides (the microkernel
+// canonicalizes its payload).
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitUtil.h"
+
+#include "mixrt/mixrt.h"
+#include "mixrt/ukernel.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::test;
+
+namespace {
+
+struct GemmCase {
+  int64_t rows;  // leading dimension(s) of the input, flattened
+  int64_t batch; // > 0: a rank-3 input [batch, rows, K]
+  int64_t k, n;
+  std::string precision; // the dense layer's precision clause
+  bool bias;
+  bool specials; // inf, -0, subnormals, huge values in the input
+  bool nan;      // a NaN in the input
+};
+
+/// A dense value list "[[a, b], [c, d]]" of `rows` x `cols` values n / 64.
+std::string matrixText(std::mt19937 &rng, int64_t rows, int64_t cols) {
+  std::uniform_int_distribution<int> dist(-160, 160);
+  std::string text = "[";
+  for (int64_t r = 0; r < rows; ++r) {
+    text += r ? ", [" : "[";
+    for (int64_t c = 0; c < cols; ++c)
+      text += (c ? ", " : "") + std::to_string(dist(rng) / 64.0);
+    text += "]";
+  }
+  return text + "]";
+}
+
+std::string vectorText(std::mt19937 &rng, int64_t n) {
+  std::string m = matrixText(rng, 1, n);
+  return m.substr(1, m.size() - 2);
+}
+
+std::string modelText(const GemmCase &c, std::mt19937 &rng) {
+  std::string in =
+      c.batch ? llvm::formatv("{0}x{1}x{2}", c.batch, c.rows, c.k).str()
+              : llvm::formatv("{0}x{1}", c.rows, c.k).str();
+  std::string out =
+      c.batch ? llvm::formatv("{0}x{1}x{2}", c.batch, c.rows, c.n).str()
+              : llvm::formatv("{0}x{1}", c.rows, c.n).str();
+  std::string text = llvm::formatv(
+      "mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+      "tensor<{1}xf32> {\n"
+      "  %w = mix.weight dense<{2}> : tensor<{3}x{4}xf32>\n",
+      in, out, matrixText(rng, c.k, c.n), c.k, c.n);
+  if (c.bias)
+    text += llvm::formatv("  %b = mix.weight dense<{0}> : tensor<{1}xf32>\n",
+                          vectorText(rng, c.n), c.n);
+  text += llvm::formatv("  %y = mix.dense %x, %w{0} {1} : (tensor<{2}xf32>, "
+                        "tensor<{3}x{4}xf32>{5}) -> tensor<{6}xf32>\n",
+                        c.bias ? ", %b" : "", c.precision, in, c.k, c.n,
+                        c.bias ? llvm::formatv(", tensor<{0}xf32>", c.n).str()
+                               : std::string(),
+                        out);
+  return text + "  mix.return %y : tensor<" + out + "xf32>\n}\n";
+}
+
+std::vector<float> inputData(const GemmCase &c, int64_t count,
+                             std::mt19937 &rng) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> x(count);
+  for (float &v : x)
+    v = dist(rng);
+  if (c.specials && count >= 8) {
+    x[1] = INFINITY;
+    x[2] = -0.0f;
+    x[3] = 1e-40f;         // subnormal
+    x[count - 1] = 3e38f;  // overflows in the sums
+    x[count / 2] = -1e-45f; // the smallest subnormal
+  }
+  if (c.nan)
+    x[count / 3] = NAN;
+  return x;
+}
+
+/// The calls of `callee` in a lowered module.
+int countCalls(ModuleOp module, llvm::StringRef callee) {
+  int n = 0;
+  module.walk([&](LLVM::CallOp call) {
+    if (call.getCallee() && *call.getCallee() == callee)
+      ++n;
+  });
+  return n;
+}
+
+using Entry = void (*)(void *, void *);
+
+/// Runs the compiled `fn` on x; rank 2 or 3 descriptors.
+std::vector<float> run(void *fn, const GemmCase &c, std::vector<float> x) {
+  int64_t m = (c.batch ? c.batch : 1) * c.rows;
+  std::vector<float> y(m * c.n, -7.0f);
+  mixrt_check_reset();
+  if (c.batch) {
+    auto in = view<float, 3>(x.data(), {c.batch, c.rows, c.k});
+    auto out = view<float, 3>(y.data(), {c.batch, c.rows, c.n});
+    reinterpret_cast<Entry>(fn)(&in, &out);
+  } else {
+    auto in = view<float, 2>(x.data(), {c.rows, c.k});
+    auto out = view<float, 2>(y.data(), {c.rows, c.n});
+    reinterpret_cast<Entry>(fn)(&in, &out);
+  }
+  return y;
+}
+
+/// Every kernel path this CPU can run, the portable one first.
+std::vector<mixrt_ukernel_isa> availablePaths() {
+  std::vector<mixrt_ukernel_isa> paths;
+  for (mixrt_ukernel_isa isa :
+       {MIXRT_UKERNEL_ISA_PORTABLE, MIXRT_UKERNEL_ISA_AVX2,
+        MIXRT_UKERNEL_ISA_AVX512, MIXRT_UKERNEL_ISA_AVX512_VNNI})
+    if (isa <= mixrt_ukernel_cpu_isa())
+      paths.push_back(isa);
+  return paths;
+}
+
+void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
+  std::mt19937 rng(seed);
+  Jit jit;
+  std::string text = modelText(c, rng);
+  INFO(text);
+  OwningOpRef<ModuleOp> withKernels =
+      parseSourceString<ModuleOp>(text, &jit.context);
+  OwningOpRef<ModuleOp> withLoops =
+      parseSourceString<ModuleOp>(text, &jit.context);
+  REQUIRE(withKernels);
+  REQUIRE(withLoops);
+  MixPipelineOptions loops;
+  loops.microkernels = false;
+  auto kernelEngine = compile(*withKernels, {});
+  auto loopEngine = compile(*withLoops, loops);
+  // Not vacuous: one side calls the microkernel, the other does not.
+  REQUIRE(countCalls(*withKernels, callee) == 1);
+  REQUIRE(countCalls(*withLoops, callee) == 0);
+  auto kernelFn = kernelEngine->lookup("_mlir_ciface_d");
+  auto loopFn = loopEngine->lookup("_mlir_ciface_d");
+  REQUIRE(bool(kernelFn));
+  REQUIRE(bool(loopFn));
+
+  int64_t m = (c.batch ? c.batch : 1) * c.rows;
+  std::vector<float> x = inputData(c, m * c.k, rng);
+  std::vector<float> expected = run(*loopFn, c, x);
+  mixrt_status_code loopStatus = mixrt_check_status();
+  const mixrt_ukernel_isa original = mixrt_ukernel_get_isa();
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
+    INFO("kernel path " << mixrt_ukernel_isa_name(isa));
+    std::vector<float> got = run(*kernelFn, c, x);
+    CHECK(mixrt_check_status() == loopStatus);
+    int mismatches = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      bool same = bits(got[i]) == bits(expected[i]) ||
+                  (std::isnan(got[i]) && std::isnan(expected[i]));
+      if (!same && ++mismatches <= 5)
+        UNSCOPED_INFO("y[" << i << "] = " << got[i] << " (0x"
+                           << llvm::utohexstr(bits(got[i])) << "), loops: "
+                           << expected[i] << " (0x"
+                           << llvm::utohexstr(bits(expected[i])) << ")");
+    }
+    CHECK(mismatches == 0);
+  }
+  REQUIRE(mixrt_ukernel_set_isa(original) == MIXRT_STATUS_OK);
+}
+
+} // namespace
+
+TEST_CASE("compiled f32 dense: microkernel calls equal the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 1;
+  for (const char *precision :
+       {"", "precision(weights = f16)", "precision(weights = bf16)"}) {
+    for (GemmCase c : {
+             GemmCase{1, 0, 1, 1, precision, false, false, false},
+             GemmCase{3, 0, 17, 5, precision, true, false, false},
+             GemmCase{5, 0, 67, 33, precision, true, true, false},
+             GemmCase{17, 0, 3, 16, precision, false, true, false},
+             GemmCase{3, 2, 40, 47, precision, true, false, false},
+             GemmCase{4, 0, 9, 20, precision, true, false, true},
+         }) {
+      DYNAMIC_SECTION("rows " << c.rows << " batch " << c.batch << " K "
+                              << c.k << " N " << c.n << " " << precision
+                              << (c.bias ? " bias" : "")
+                              << (c.specials ? " specials" : "")
+                              << (c.nan ? " NaN" : "")) {
+        checkCase(c, "mixrt_ukernel_gemm_f32", seed);
+      }
+      ++seed;
+    }
+  }
+}
+
+TEST_CASE("compiled int8 dense: microkernel calls equal the loops bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 100;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)",
+        "precision(activations = int8<asymmetric>, weights = int8)"}) {
+    for (GemmCase c : {
+             GemmCase{1, 0, 1, 1, precision, false, false, false},
+             GemmCase{3, 0, 17, 5, precision, true, false, false},
+             GemmCase{5, 0, 67, 33, precision, true, false, false},
+             GemmCase{3, 2, 40, 47, precision, true, false, false},
+         }) {
+      DYNAMIC_SECTION("rows " << c.rows << " batch " << c.batch << " K "
+                              << c.k << " N " << c.n << " " << precision
+                              << (c.bias ? " bias" : "")) {
+        checkCase(c, "mixrt_ukernel_gemm_s8s8s32", seed);
+      }
+      ++seed;
+    }
+  }
+}
