@@ -155,6 +155,7 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   if (upTo(MixPhase::linalg)) {
     ConvertMixToLinalgPassOptions linalg;
     linalg.checks = options.checkedCasts;
+    linalg.microkernels = options.microkernels;
     pm.addPass(createConvertMixToLinalgPass(linalg));
   }
   if (upTo(MixPhase::llvm)) {

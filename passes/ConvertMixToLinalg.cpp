@@ -68,6 +68,7 @@ struct ConvertMixToLinalgPass
     RewritePatternSet patterns(&getContext());
     MixToLinalgOptions options;
     options.checks = checks;
+    options.microkernels = microkernels;
     populateMixToLinalgConversionPatterns(patterns, options);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

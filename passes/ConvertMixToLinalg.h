@@ -21,6 +21,9 @@ struct MixToLinalgOptions {
   /// Whether `checked` casts and quantizes (and integer rescales) get their
   /// run-time checks (mixrt_check_fail).
   bool checks = true;
+  /// Whether convolutions are lowered as im2col GEMMs marked for
+  /// mix-use-microkernels (false: the direct loops).
+  bool microkernels = true;
 };
 
 /// Patterns lowering mix layer ops, casts, quantized ops and inline weights to

@@ -285,6 +285,8 @@ def ConvertMixToLinalgPass : Pass<"convert-mix-to-linalg", "mlir::ModuleOp"> {
   let options = [
     Option<"checks", "checks", "bool", /*default=*/"true",
            "Emit the run-time checks of checked casts and quantizes">,
+    Option<"microkernels", "microkernels", "bool", /*default=*/"true",
+           "Lower f32 convolutions as im2col GEMMs for mix-use-microkernels">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

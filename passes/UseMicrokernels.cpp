@@ -114,6 +114,10 @@ Placement placementOf(Value value) {
   auto type = cast<MemRefType>(value.getType());
   int64_t bytes =
       type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  // Reshapes of contiguous buffers cover the same bytes.
+  while (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
   if (auto view = value.getDefiningOp<memref::ViewOp>()) {
     APInt shift;
     if (view.getSizes().empty() &&

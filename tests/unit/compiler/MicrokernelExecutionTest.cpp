@@ -72,11 +72,11 @@ std::string modelText(const GemmCase &c, std::mt19937 &rng) {
   std::string out =
       c.batch ? llvm::formatv("{0}x{1}x{2}", c.batch, c.rows, c.n).str()
               : llvm::formatv("{0}x{1}", c.rows, c.n).str();
-  std::string text = llvm::formatv(
-      "mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
-      "tensor<{1}xf32> {\n"
-      "  %w = mix.weight dense<{2}> : tensor<{3}x{4}xf32>\n",
-      in, out, matrixText(rng, c.k, c.n), c.k, c.n);
+  std::string text =
+      llvm::formatv("mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+                    "tensor<{1}xf32> {\n"
+                    "  %w = mix.weight dense<{2}> : tensor<{3}x{4}xf32>\n",
+                    in, out, matrixText(rng, c.k, c.n), c.k, c.n);
   if (c.bias)
     text += llvm::formatv("  %b = mix.weight dense<{0}> : tensor<{1}xf32>\n",
                           vectorText(rng, c.n), c.n);
@@ -98,8 +98,8 @@ std::vector<float> inputData(const GemmCase &c, int64_t count,
   if (c.specials && count >= 8) {
     x[1] = INFINITY;
     x[2] = -0.0f;
-    x[3] = 1e-40f;         // subnormal
-    x[count - 1] = 3e38f;  // overflows in the sums
+    x[3] = 1e-40f;          // subnormal
+    x[count - 1] = 3e38f;   // overflows in the sums
     x[count / 2] = -1e-45f; // the smallest subnormal
   }
   if (c.nan)
@@ -119,19 +119,32 @@ int countCalls(ModuleOp module, llvm::StringRef callee) {
 
 using Entry = void (*)(void *, void *);
 
-/// Runs the compiled `fn` on x; rank 2 or 3 descriptors.
-std::vector<float> run(void *fn, const GemmCase &c, std::vector<float> x) {
-  int64_t m = (c.batch ? c.batch : 1) * c.rows;
-  std::vector<float> y(m * c.n, -7.0f);
+/// Runs the compiled `fn` on x (rank 2, 3 or 4 descriptors).
+std::vector<float> run(void *fn, const std::vector<int64_t> &inShape,
+                       const std::vector<int64_t> &outShape,
+                       std::vector<float> x) {
+  int64_t count = 1;
+  for (int64_t d : outShape)
+    count *= d;
+  std::vector<float> y(count, -7.0f);
   mixrt_check_reset();
-  if (c.batch) {
-    auto in = view<float, 3>(x.data(), {c.batch, c.rows, c.k});
-    auto out = view<float, 3>(y.data(), {c.batch, c.rows, c.n});
+  auto call = [&](auto in, auto out) {
     reinterpret_cast<Entry>(fn)(&in, &out);
-  } else {
-    auto in = view<float, 2>(x.data(), {c.rows, c.k});
-    auto out = view<float, 2>(y.data(), {c.rows, c.n});
-    reinterpret_cast<Entry>(fn)(&in, &out);
+  };
+  switch (inShape.size()) {
+  case 2:
+    call(view<float, 2>(x.data(), {inShape[0], inShape[1]}),
+         view<float, 2>(y.data(), {outShape[0], outShape[1]}));
+    break;
+  case 3:
+    call(view<float, 3>(x.data(), {inShape[0], inShape[1], inShape[2]}),
+         view<float, 3>(y.data(), {outShape[0], outShape[1], outShape[2]}));
+    break;
+  default:
+    call(view<float, 4>(x.data(),
+                        {inShape[0], inShape[1], inShape[2], inShape[3]}),
+         view<float, 4>(y.data(),
+                        {outShape[0], outShape[1], outShape[2], outShape[3]}));
   }
   return y;
 }
@@ -147,10 +160,12 @@ std::vector<mixrt_ukernel_isa> availablePaths() {
   return paths;
 }
 
-void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
-  std::mt19937 rng(seed);
+/// Network @d of `text` compiled with and without microkernels: one call of
+/// `callee` against none, and the same bits on input `x` on every path.
+void checkModel(const std::string &text, const std::vector<int64_t> &inShape,
+                const std::vector<int64_t> &outShape, const char *callee,
+                const std::vector<float> &x) {
   Jit jit;
-  std::string text = modelText(c, rng);
   INFO(text);
   OwningOpRef<ModuleOp> withKernels =
       parseSourceString<ModuleOp>(text, &jit.context);
@@ -170,15 +185,13 @@ void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
   REQUIRE(bool(kernelFn));
   REQUIRE(bool(loopFn));
 
-  int64_t m = (c.batch ? c.batch : 1) * c.rows;
-  std::vector<float> x = inputData(c, m * c.k, rng);
-  std::vector<float> expected = run(*loopFn, c, x);
+  std::vector<float> expected = run(*loopFn, inShape, outShape, x);
   mixrt_status_code loopStatus = mixrt_check_status();
   const mixrt_ukernel_isa original = mixrt_ukernel_get_isa();
   for (mixrt_ukernel_isa isa : availablePaths()) {
     REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
     INFO("kernel path " << mixrt_ukernel_isa_name(isa));
-    std::vector<float> got = run(*kernelFn, c, x);
+    std::vector<float> got = run(*kernelFn, inShape, outShape, x);
     CHECK(mixrt_check_status() == loopStatus);
     int mismatches = 0;
     for (size_t i = 0; i < got.size(); ++i) {
@@ -186,13 +199,70 @@ void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
                   (std::isnan(got[i]) && std::isnan(expected[i]));
       if (!same && ++mismatches <= 5)
         UNSCOPED_INFO("y[" << i << "] = " << got[i] << " (0x"
-                           << llvm::utohexstr(bits(got[i])) << "), loops: "
-                           << expected[i] << " (0x"
+                           << llvm::utohexstr(bits(got[i]))
+                           << "), loops: " << expected[i] << " (0x"
                            << llvm::utohexstr(bits(expected[i])) << ")");
     }
     CHECK(mismatches == 0);
   }
   REQUIRE(mixrt_ukernel_set_isa(original) == MIXRT_STATUS_OK);
+}
+
+void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string text = modelText(c, rng);
+  std::vector<int64_t> in = {c.rows, c.k}, out = {c.rows, c.n};
+  if (c.batch) {
+    in.insert(in.begin(), c.batch);
+    out.insert(out.begin(), c.batch);
+  }
+  int64_t m = (c.batch ? c.batch : 1) * c.rows;
+  checkModel(text, in, out, callee, inputData(c, m * c.k, rng));
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, f, kh, kw;
+  int64_t stride, pad, dilation;
+  std::string precision;
+  bool bias;
+};
+
+void checkConv(const ConvCase &c, unsigned seed) {
+  std::mt19937 rng(seed);
+  int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+  int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+  std::string in = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, c.h, c.w);
+  std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.f, oh, ow);
+  std::string wt = llvm::formatv("{0}x{1}x{2}x{3}", c.f, c.c, c.kh, c.kw);
+  // The weight [F, C, KH, KW]: F x C blocks of KH x KW values.
+  std::string weightText = "[";
+  for (int64_t fi = 0; fi < c.f; ++fi) {
+    weightText += fi ? ", [" : "[";
+    for (int64_t ci = 0; ci < c.c; ++ci)
+      weightText += (ci ? ", " : "") + matrixText(rng, c.kh, c.kw);
+    weightText += "]";
+  }
+  weightText += "]";
+  std::string text =
+      llvm::formatv("mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+                    "tensor<{1}xf32> {\n"
+                    "  %w = mix.weight dense<{2}> : tensor<{3}xf32>\n",
+                    in, out, weightText, wt);
+  if (c.bias)
+    text += llvm::formatv("  %b = mix.weight dense<{0}> : tensor<{1}xf32>\n",
+                          vectorText(rng, c.f), c.f);
+  text += llvm::formatv(
+      "  %y = mix.conv2d %x, %w{0} {4} {{strides = array<i64: {1}, {1}>, "
+      "padding = array<i64: {2}, {2}, {2}, {2}>, dilations = array<i64: {3}, "
+      "{3}>} : (tensor<{5}xf32>, tensor<{6}xf32>{7}) -> tensor<{8}xf32>\n",
+      c.bias ? ", %b" : "", c.stride, c.pad, c.dilation, c.precision, in, wt,
+      c.bias ? llvm::formatv(", tensor<{0}xf32>", c.f).str() : std::string(),
+      out);
+  text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
+  GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow},
+             "mixrt_ukernel_gemm_f32",
+             inputData(inputs, c.n * c.c * c.h * c.w, rng));
 }
 
 } // namespace
@@ -210,11 +280,10 @@ TEST_CASE("compiled f32 dense: microkernel calls equal the loops bit for bit",
              GemmCase{3, 2, 40, 47, precision, true, false, false},
              GemmCase{4, 0, 9, 20, precision, true, false, true},
          }) {
-      DYNAMIC_SECTION("rows " << c.rows << " batch " << c.batch << " K "
-                              << c.k << " N " << c.n << " " << precision
-                              << (c.bias ? " bias" : "")
-                              << (c.specials ? " specials" : "")
-                              << (c.nan ? " NaN" : "")) {
+      DYNAMIC_SECTION(
+          "rows " << c.rows << " batch " << c.batch << " K " << c.k << " N "
+                  << c.n << " " << precision << (c.bias ? " bias" : "")
+                  << (c.specials ? " specials" : "") << (c.nan ? " NaN" : "")) {
         checkCase(c, "mixrt_ukernel_gemm_f32", seed);
       }
       ++seed;
@@ -234,10 +303,33 @@ TEST_CASE("compiled int8 dense: microkernel calls equal the loops bit for bit",
              GemmCase{5, 0, 67, 33, precision, true, false, false},
              GemmCase{3, 2, 40, 47, precision, true, false, false},
          }) {
-      DYNAMIC_SECTION("rows " << c.rows << " batch " << c.batch << " K "
-                              << c.k << " N " << c.n << " " << precision
+      DYNAMIC_SECTION("rows " << c.rows << " batch " << c.batch << " K " << c.k
+                              << " N " << c.n << " " << precision
                               << (c.bias ? " bias" : "")) {
         checkCase(c, "mixrt_ukernel_gemm_s8s8s32", seed);
+      }
+      ++seed;
+    }
+  }
+}
+
+TEST_CASE("compiled f32 conv2d: the im2col microkernel call equals the loops "
+          "bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 200;
+  for (const char *precision : {"", "precision(weights = f16)"}) {
+    for (ConvCase c : {
+             ConvCase{1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+             ConvCase{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, true},
+             ConvCase{1, 4, 10, 10, 6, 3, 3, 1, 2, 2, precision, false},
+             ConvCase{2, 8, 5, 5, 33, 1, 1, 1, 0, 1, precision, true},
+         }) {
+      DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                           << " F " << c.f << " " << c.kh << "x" << c.kw
+                           << " stride " << c.stride << " pad " << c.pad
+                           << " dilation " << c.dilation << " " << precision
+                           << (c.bias ? " bias" : "")) {
+        checkConv(c, seed);
       }
       ++seed;
     }
