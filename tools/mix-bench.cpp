@@ -61,6 +61,8 @@ struct BenchOptions {
           cl::desc("static int8 activation scales (default: dynamic)"));
     b.flag("no-checks", compile.pipeline.checkedCasts.getValue(), false,
            cl::desc("no run-time checks"));
+    b.flag("no-microkernels", compile.pipeline.microkernels.getValue(), false,
+           cl::desc("keep the GEMM loops (no mixrt microkernels)"));
     b.opt("target-cpu", compile.targetCPU, {}, cl::value_desc("CPU"),
           cl::desc("default: the host CPU and its features"));
     b.opt("O", compile.optLevel, optimizationLevelText(), cl::Prefix,

@@ -84,6 +84,29 @@ mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf3
   mix.return %m : tensor<2x2xf32>
 }
 
+// conv2d: the im2col GEMM (patches [1*4*4, 2*3*3], the weight transposed at
+// compile time to [18, 4], packed) is a call; the result is made NCHW after.
+// CHECK-LABEL: func.func @mixc_net_conv_small(
+// CHECK:         linalg.generic
+// CHECK:         call @mixrt_ukernel_gemm_f32(
+// CHECK:         linalg.generic
+// CHECK:         return
+mix.network @conv_small precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %w = mix.weight dense<0.5> : tensor<4x2x3x3xf32>
+  %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  mix.return %y : tensor<1x4x4x4xf32>
+}
+
+// Patches beyond 2 MiB (56 * 56 * 64 * 9 floats: 7 MiB) keep the direct loops.
+// CHECK-LABEL: func.func @mixc_net_conv_large(
+// CHECK-NOT:     call @mixrt_ukernel
+// CHECK:         return
+mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x8x56x56xf32> {
+  %w = mix.weight dense<0.5> : tensor<8x64x3x3xf32>
+  %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<8x64x3x3xf32>) -> tensor<1x8x56x56xf32>
+  mix.return %y : tensor<1x8x56x56xf32>
+}
+
 // With enabled=false only the marks go.
 // OFF-NOT:     call @mixrt_ukernel
 // OFF-NOT:     mix.ukernel
