@@ -278,6 +278,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_f32)},
       {"mixrt_ukernel_gemm_s8s8s32",
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8s32)},
+      {"mixrt_ukernel_range_f32",
+       reinterpret_cast<void *>(&mixrt_ukernel_range_f32)},
   };
   return symbols;
 }

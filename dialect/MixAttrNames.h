@@ -24,10 +24,11 @@ namespace mix {
 inline constexpr llvm::StringLiteral kMemoryPlanAttrName = "mix.memory_plan";
 
 namespace attr {
-/// `mix.ukernel = "gemm_f32" | "gemm_s8"` on the linalg.generic of a dense
-/// layer's GEMM (f32 activations and accumulator; or the exact i32 sum of
-/// qdense, K not split): mix-use-microkernels may replace it by a call of
-/// the microkernel, and removes the attribute in any case.
+/// `mix.ukernel = "gemm_f32" | "gemm_s8" | "range_f32"` on the
+/// linalg.generic of a dense layer's GEMM (f32 activations and accumulator;
+/// or the exact i32 sum of qdense, K not split) or of the per-tensor range
+/// of a dynamic f32 quantize: mix-use-microkernels may replace it by a call
+/// of the microkernel, and removes the attribute in any case.
 inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.

@@ -85,12 +85,14 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     bool valid = name == attr::kUkernelBias
                      ? isa<UnitAttr>(attr.getValue())
                      : kind && (kind.getValue() == "gemm_f32" ||
-                                kind.getValue() == "gemm_s8");
+                                kind.getValue() == "gemm_s8" ||
+                                kind.getValue() == "range_f32");
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
-             << (name == attr::kUkernel ? "\"gemm_f32\" or \"gemm_s8\""
-                                        : "a unit attribute")
+             << (name == attr::kUkernel
+                     ? "\"gemm_f32\", \"gemm_s8\" or \"range_f32\""
+                     : "a unit attribute")
              << ", got " << attr.getValue();
     if (op->getName().getStringRef() != "linalg.generic")
       return op->emitOpError() << "cannot carry '" << name

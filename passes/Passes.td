@@ -377,7 +377,9 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Runs in the LLVM phase after `mix-plan-memory`. The lowering marks the
     GEMM of each `dense` layer with f32 activations and an f32 accumulator
     (`mix.ukernel = "gemm_f32"`) and the exact i32 GEMM of each `qdense`
-    whose K is not split (`"gemm_s8"`). When the marked GEMM's weight is a
+    whose K is not split (`"gemm_s8"`), and the per-tensor range (min and
+    max from +0) of each dynamic f32 quantize (`"range_f32"`, which becomes
+    one call of `mixrt_ukernel_range_f32`). When the marked GEMM's weight is a
     constant global (K x N; f32, f16 or bf16, or i8), its activations and
     result are contiguous row-major buffers and a zero fill of the result
     comes right before it, the pass
@@ -419,6 +421,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFloat", "float-gemms", "f32 GEMMs calling the microkernel">,
     Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
+    Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
   ];
 }
 

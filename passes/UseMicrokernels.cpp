@@ -47,6 +47,7 @@ namespace {
 
 constexpr StringLiteral kGemmF32 = "mixrt_ukernel_gemm_f32";
 constexpr StringLiteral kGemmS8 = "mixrt_ukernel_gemm_s8s8s32";
+constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -227,6 +228,8 @@ struct MixUseMicrokernelsPass
         (void)rewriteFloat(op, symbols);
       else if (kind == "gemm_s8")
         (void)rewriteInt8(op, symbols);
+      else if (kind == "range_f32")
+        (void)rewriteRange(op);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -459,6 +462,33 @@ struct MixUseMicrokernelsPass
     op.erase();
     fill.erase();
     ++numInt8;
+    return success();
+  }
+
+  /// The range of a dynamic per-tensor quantize: lo = minimum(+0, x...),
+  /// hi = maximum(+0, x...) into rank-0 buffers.
+  LogicalResult rewriteRange(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 2)
+      return failure();
+    Value x = op.getDpsInputs()[0];
+    Value lo = op.getDpsInits()[0], hi = op.getDpsInits()[1];
+    Type f32 = Float32Type::get(&getContext());
+    auto xType = dyn_cast<MemRefType>(x.getType());
+    if (!xType || !isPlainBuffer(x, f32, xType.getRank()) ||
+        !isPlainBuffer(lo, f32, 0) || !isPlainBuffer(hi, f32, 0))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type();
+    declare(getOperation(), kRangeF32,
+            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
+    Value args[] = {pointerTo(b, loc, x),
+                    i64Const(b, loc, xType.getNumElements()),
+                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
+    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    op.erase();
+    ++numRange;
     return success();
   }
 

@@ -93,6 +93,10 @@ std::pair<Value, Value> valueRange(OpBuilder &b, Location loc, Value input,
         Value hi = arith::MaximumFOp::create(nb, l, a[2], a[0]);
         linalg::YieldOp::create(nb, l, ValueRange{lo, hi});
       });
+  // Per tensor in f32: mixrt's one-pass range microkernel computes exactly
+  // this (mix-use-microkernels).
+  if (!axis && elem.isF32())
+    range->setAttr(attr::kUkernel, b.getStringAttr("range_f32"));
   return {range.getResult(0), range.getResult(1)};
 }
 

@@ -412,6 +412,65 @@ mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
   return gemmS8(&p, 1, flags, packed_b);
 }
 
+static inline uint32_t ukBits(float f) {
+  uint32_t u;
+  __builtin_memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static inline float ukFromBits(uint32_t u) {
+  float f;
+  __builtin_memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* One pass, any values: the exact IEEE minimum/maximum from +0 and the
+ * first non-finite index. */
+static int64_t rangeExact(const float *x, int64_t n, float *lo, float *hi) {
+  float mn = 0.0f, mx = 0.0f;
+  int nan = 0;
+  int64_t first = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const uint32_t b = ukBits(v);
+    if ((b & 0x7f800000u) == 0x7f800000u) {
+      if (first < 0)
+        first = i;
+      if (b & 0x007fffffu) {
+        nan = 1;
+        continue;
+      }
+    }
+    if (v < mn || (v == mn && (b >> 31)))
+      mn = v;
+    if (v > mx)
+      mx = v; /* +0 from the start wins over -0 */
+  }
+  if (nan)
+    mn = mx = ukFromBits(UK_CANONICAL_NAN_BITS);
+  *lo = mn;
+  *hi = mx;
+  return first;
+}
+
+int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
+                                float *hi) {
+  if (n < 0 || lo == NULL || hi == NULL || (x == NULL && n > 0))
+    return -2;
+#if defined(__x86_64__)
+  if (mixrt_ukernel_get_isa() >= MIXRT_UKERNEL_ISA_AVX2) {
+    const uk_range r = mixrt_uk_range_f32_avx2(x, n);
+    if (!r.non_finite) {
+      /* Finite: vminps/vmaxps are exact but for the sign of a zero. */
+      *lo = r.lo == 0.0f ? (r.negative_zero ? -0.0f : 0.0f) : r.lo;
+      *hi = r.hi == 0.0f ? 0.0f : r.hi;
+      return -1;
+    }
+  }
+#endif
+  return rangeExact(x, n, lo, hi);
+}
+
 /*===----------------------------------------------------------------------===*\
 |* The portable path                                                          *|
 \*===----------------------------------------------------------------------===*/

@@ -34,6 +34,49 @@ UK_INLINE __m256i laneMask(int64_t valid) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), iota);
 }
 
+UK_T uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n) {
+  __m256 mn0 = _mm256_setzero_ps(), mx0 = mn0, mn1 = mn0, mx1 = mn0;
+  const __m256i exponent = _mm256_set1_epi32(0x7f800000);
+  const __m256i negZero = _mm256_set1_epi32((int)0x80000000u);
+  __m256i bad = _mm256_setzero_si256(), nz = bad;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+    const __m256i b0 = _mm256_castps_si256(v0), b1 = _mm256_castps_si256(v1);
+    mn0 = _mm256_min_ps(mn0, v0);
+    mx0 = _mm256_max_ps(mx0, v0);
+    mn1 = _mm256_min_ps(mn1, v1);
+    mx1 = _mm256_max_ps(mx1, v1);
+    bad = _mm256_or_si256(
+        bad, _mm256_or_si256(
+                 _mm256_cmpeq_epi32(_mm256_and_si256(b0, exponent), exponent),
+                 _mm256_cmpeq_epi32(_mm256_and_si256(b1, exponent), exponent)));
+    nz = _mm256_or_si256(nz, _mm256_or_si256(_mm256_cmpeq_epi32(b0, negZero),
+                                             _mm256_cmpeq_epi32(b1, negZero)));
+  }
+  mn0 = _mm256_min_ps(mn0, mn1);
+  mx0 = _mm256_max_ps(mx0, mx1);
+  float lo[8], hi[8];
+  _mm256_storeu_ps(lo, mn0);
+  _mm256_storeu_ps(hi, mx0);
+  uk_range r = {0.0f, 0.0f, !_mm256_testz_si256(nz, nz),
+                !_mm256_testz_si256(bad, bad)};
+  for (int j = 0; j < 8; ++j) {
+    r.lo = lo[j] < r.lo ? lo[j] : r.lo;
+    r.hi = hi[j] > r.hi ? hi[j] : r.hi;
+  }
+  for (; i < n; ++i) {
+    const float v = x[i];
+    uint32_t b;
+    __builtin_memcpy(&b, &v, sizeof b);
+    r.non_finite |= (b & 0x7f800000u) == 0x7f800000u;
+    r.negative_zero |= b == 0x80000000u;
+    r.lo = v < r.lo ? v : r.lo;
+    r.hi = v > r.hi ? v : r.hi;
+  }
+  return r;
+}
+
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
   return valid >= 8 ? _mm256_loadu_ps(p)
                     : _mm256_maskload_ps(p, laneMask(valid));

@@ -59,7 +59,14 @@ typedef void (*uk_s8_fn)(const uk_s8_problem *p);
 /* Paths (the portable ones always exist). */
 UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
+/* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
+ * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
+typedef struct uk_range {
+  float lo, hi;
+  int negative_zero, non_finite;
+} uk_range;
 #if defined(__x86_64__)
+UK_HIDDEN uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n);
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);

@@ -140,6 +140,17 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
     const float *b_scales, const int32_t *b_zero_points, float *C, int64_t ldc,
     const float *bias, uint32_t flags);
 
+/** The range of a dynamic int8 quantization, in one pass: *lo = the IEEE
+ *  754-2019 minimum of +0 and x[0..n), *hi = the maximum of +0 and
+ *  x[0..n) (so -0 < +0: *lo is -0 when the smallest value is a -0; *hi is
+ *  never -0), what mixc's quantize lowering computes with arith.minimumf /
+ *  arith.maximumf from +0. A NaN in x makes both the canonical quiet NaN
+ *  0x7fc00000. Returns the index of the first non-finite element of x (the
+ *  one a checked quantize reports), or -1; -2 (nothing written) for a
+ *  negative n or NULL pointers (x may be NULL when n is 0). */
+MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
+                                          float *hi);
+
 /** The best path this CPU (and OS: saved YMM/ZMM state) supports. */
 MIXRT_API mixrt_ukernel_isa mixrt_ukernel_cpu_isa(void);
 

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -630,4 +631,109 @@ TEST_CASE("ukernel: K = 0 gives the epilogue of 0", "[ukernel]") {
                                        0) == MIXRT_STATUS_OK);
     CHECK(ci == std::vector<int32_t>(6, 0));
   }
+}
+
+namespace {
+
+uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/// The reference of mixrt_ukernel_range_f32: IEEE minimum / maximum from +0,
+/// element by element, as the quantize lowering's arith.minimumf /
+/// arith.maximumf compute them.
+struct RangeRef {
+  float lo = 0.0f, hi = 0.0f;
+  int64_t first = -1;
+};
+
+RangeRef rangeReference(const std::vector<float> &x) {
+  RangeRef r;
+  bool nan = false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float v = x[i];
+    if (!std::isfinite(v) && r.first < 0)
+      r.first = static_cast<int64_t>(i);
+    if (std::isnan(v)) {
+      nan = true;
+      continue;
+    }
+    if (v < r.lo || (v == r.lo && std::signbit(v)))
+      r.lo = v;
+    if (v > r.hi)
+      r.hi = v;
+  }
+  if (nan)
+    r.lo = r.hi = std::numeric_limits<float>::quiet_NaN();
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("ukernel.range_f32 is the exact IEEE minimum and maximum from +0",
+          "[ukernel]") {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    // Lengths around the vector widths; special values at chosen places.
+    for (int64_t n : {0, 1, 7, 8, 15, 16, 17, 33, 1000}) {
+      for (int variant = 0; variant < 7; ++variant) {
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float &v : x)
+          v = variant == 1 ? std::fabs(normal(rng)) : normal(rng);
+        if (n > 0) {
+          size_t at = static_cast<size_t>(n) * 2 / 3;
+          switch (variant) {
+          case 2:
+            x[at] = -0.0f;
+            break; // all others positive below
+          case 3:
+            x[at] = INFINITY;
+            break;
+          case 4:
+            x[at] = -INFINITY;
+            x[0] = NAN;
+            break;
+          case 5:
+            x[at] = NAN;
+            break;
+          case 6:
+            x[at] = 1e-45f;
+            x[0] = -1e-45f;
+            break; // subnormals
+          default:
+            break;
+          }
+          if (variant == 2)
+            for (size_t i = 0; i < x.size(); ++i)
+              if (i != at)
+                x[i] = std::fabs(x[i]);
+        }
+        INFO("n " << n << " variant " << variant);
+        RangeRef want = rangeReference(x);
+        float lo = -7.0f, hi = -7.0f;
+        CHECK(mixrt_ukernel_range_f32(x.data(), n, &lo, &hi) == want.first);
+        if (std::isnan(want.lo)) {
+          CHECK(floatBits(lo) == 0x7fc00000u);
+          CHECK(floatBits(hi) == 0x7fc00000u);
+        } else {
+          CHECK(floatBits(lo) == floatBits(want.lo));
+          CHECK(floatBits(hi) == floatBits(want.hi));
+        }
+      }
+    }
+  }
+  // A -0 with positive values: lo is -0, hi positive; all -0: hi is +0.
+  std::vector<float> negZeros(20, -0.0f);
+  float lo = 1.0f, hi = 1.0f;
+  CHECK(mixrt_ukernel_range_f32(negZeros.data(), 20, &lo, &hi) == -1);
+  CHECK(floatBits(lo) == 0x80000000u);
+  CHECK(floatBits(hi) == 0u);
+  CHECK(mixrt_ukernel_range_f32(nullptr, 3, &lo, &hi) == -2);
+  CHECK(mixrt_ukernel_range_f32(negZeros.data(), -1, &lo, &hi) == -2);
+  CHECK(mixrt_ukernel_range_f32(negZeros.data(), 1, nullptr, &hi) == -2);
 }
