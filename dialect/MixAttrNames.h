@@ -28,7 +28,10 @@ namespace attr {
 /// linalg.generic of a dense layer's GEMM (f32 activations and accumulator;
 /// or the exact i32 sum of qdense, K not split) or of the per-tensor range
 /// of a dynamic f32 quantize: mix-use-microkernels may replace it by a call
-/// of the microkernel, and removes the attribute in any case.
+/// of the microkernel, and removes the attribute in any case. Also
+/// `"checked_quantize"` / `"checked_rescale"` on the elementwise loops of a
+/// checked f32 quantize and of a checked int8 rescale (one scale for A):
+/// the pass guards them by a vector test and adds an unchecked copy.
 inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.

@@ -84,14 +84,17 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     auto kind = dyn_cast<StringAttr>(attr.getValue());
     bool valid = name == attr::kUkernelBias
                      ? isa<UnitAttr>(attr.getValue())
-                     : kind && (kind.getValue() == "gemm_f32" ||
-                                kind.getValue() == "gemm_s8" ||
-                                kind.getValue() == "range_f32");
+                     : kind && llvm::is_contained(
+                                   ArrayRef<StringRef>{
+                                       "gemm_f32", "gemm_s8", "range_f32",
+                                       "checked_quantize", "checked_rescale"},
+                                   kind.getValue());
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
              << (name == attr::kUkernel
-                     ? "\"gemm_f32\", \"gemm_s8\" or \"range_f32\""
+                     ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
+                       "\"checked_quantize\" or \"checked_rescale\""
                      : "a unit attribute")
              << ", got " << attr.getValue();
     if (op->getName().getStringRef() != "linalg.generic")

@@ -415,13 +415,15 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::math::MathDialect"
   ];
   let statistics = [
     Statistic<"numFloat", "float-gemms", "f32 GEMMs calling the microkernel">,
     Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
+    Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
   ];
 }
 

@@ -22,17 +22,23 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace mix {
@@ -230,6 +236,10 @@ struct MixUseMicrokernelsPass
         (void)rewriteInt8(op, symbols);
       else if (kind == "range_f32")
         (void)rewriteRange(op);
+      else if (kind == "checked_quantize")
+        (void)guardQuantize(op);
+      else if (kind == "checked_rescale")
+        (void)guardRescale(op, symbols);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -489,6 +499,111 @@ struct MixUseMicrokernelsPass
     func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
     op.erase();
     ++numRange;
+    return success();
+  }
+
+  /// Runs `op` (an elementwise loop with per-element checks) only when
+  /// `mayFail`, and otherwise a copy of it without the checks, which LLVM
+  /// vectorizes. Both write the same buffers; when a check can fail the
+  /// checked loop runs exactly as before (same reports, same count).
+  void guardChecks(linalg::GenericOp op, Value mayFail) {
+    OpBuilder b(op);
+    auto ifOp = scf::IfOp::create(b, op.getLoc(), mayFail,
+                                  /*withElseRegion=*/true);
+    Operation *unchecked = op->clone();
+    op->moveBefore(ifOp.thenBlock()->getTerminator());
+    ifOp.elseBlock()->getOperations().insert(
+        ifOp.elseBlock()->getTerminator()->getIterator(), unchecked);
+    // The checks are the scf.if blocks that call mixrt_check_fail.
+    SmallVector<scf::IfOp> checks;
+    unchecked->walk([&](scf::IfOp check) {
+      bool reports = false;
+      check.getThenRegion().walk([&](func::CallOp call) {
+        reports |= call.getCallee() == "mixrt_check_fail";
+      });
+      if (reports && check.getNumResults() == 0)
+        checks.push_back(check);
+    });
+    for (scf::IfOp check : checks)
+      check.erase();
+    // What computed their conditions, indices and values is dead now.
+    IRRewriter rewriter(&getContext());
+    (void)runRegionDCE(rewriter, unchecked->getRegions());
+    ++numGuarded;
+  }
+
+  /// A checked f32 quantize: its check (a non-finite input) can fail only
+  /// when mixrt_ukernel_range_f32 finds a non-finite element.
+  LogicalResult guardQuantize(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() < 1)
+      return failure();
+    Value x = op.getDpsInputs()[0];
+    Type f32 = Float32Type::get(&getContext());
+    auto xType = dyn_cast<MemRefType>(x.getType());
+    if (!xType || !isPlainBuffer(x, f32, xType.getRank()))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type();
+    declare(getOperation(), kRangeF32,
+            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
+    auto scalar = MemRefType::get({}, f32);
+    Value lo = memref::AllocaOp::create(b, loc, scalar);
+    Value hi = memref::AllocaOp::create(b, loc, scalar);
+    Value args[] = {pointerTo(b, loc, x),
+                    i64Const(b, loc, xType.getNumElements()),
+                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
+    Value first = func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args)
+                      .getResult(0);
+    Value mayFail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          first, i64Const(b, loc, 0));
+    guardChecks(op, mayFail);
+    return success();
+  }
+
+  /// A checked int8 rescale (f32)((f64)sa * (f64)sb[n] * (f64)acc) of an
+  /// i32 accumulator: |acc| <= 2^31, so no value can overflow f32 while
+  /// sa * max(sb) * 2^31 < 3e38 (f64, exact products; sb is a constant, its
+  /// maximum known now). Otherwise (or for a NaN sa) the checked loop runs.
+  LogicalResult guardRescale(linalg::GenericOp op, SymbolTable &symbols) {
+    if (op.getNumDpsInputs() < 3)
+      return failure();
+    Value acc = op.getDpsInputs()[0], sa = op.getDpsInputs()[1],
+          sb = op.getDpsInputs()[2];
+    auto accType = dyn_cast<MemRefType>(acc.getType());
+    auto saType = dyn_cast<MemRefType>(sa.getType());
+    Type f32 = Float32Type::get(&getContext());
+    if (!accType || !accType.getElementType().isInteger(32) || !saType ||
+        saType.getRank() != 0 || saType.getElementType() != f32)
+      return failure();
+    memref::GlobalOp sbGlobal = constantGlobalOf(sb, symbols);
+    std::optional<std::vector<char>> sbBytes =
+        sbGlobal ? globalBytes(sbGlobal) : std::nullopt;
+    if (!sbBytes ||
+        cast<MemRefType>(sbGlobal.getType()).getElementType() != f32 ||
+        sbBytes->empty())
+      return failure();
+    double maxSb = 0.0;
+    for (size_t i = 0; i + 4 <= sbBytes->size(); i += 4) {
+      float v;
+      std::memcpy(&v, sbBytes->data() + i, 4);
+      if (!(std::fabs(v) <= 3.4028235e38f))
+        return failure(); // a non-finite weight scale: always checked
+      maxSb = std::max(maxSb, static_cast<double>(std::fabs(v)));
+    }
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f64 = b.getF64Type();
+    Value saValue = memref::LoadOp::create(b, loc, sa, ValueRange{});
+    Value bound = arith::MulFOp::create(
+        b, loc, arith::ExtFOp::create(b, loc, f64, saValue),
+        arith::ConstantOp::create(b, loc,
+                                  b.getF64FloatAttr(maxSb * 2147483648.0)));
+    Value mayFail = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, loc, bound),
+        arith::ConstantOp::create(b, loc, b.getF64FloatAttr(3e38)));
+    guardChecks(op, mayFail);
     return success();
   }
 

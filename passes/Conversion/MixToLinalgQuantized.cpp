@@ -280,6 +280,12 @@ struct QuantizeLowering : MixLoweringPattern<QuantizeOp> {
           }
           return Value(arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
         });
+    // The per-element check keeps the loop scalar: mix-use-microkernels
+    // runs this checked loop only when a vector pass finds a non-finite
+    // input, and a copy without the check otherwise.
+    if (checked && inType.getElementType().isF32())
+      q.getDefiningOp()->setAttr(attr::kUkernel,
+                                 rewriter.getStringAttr("checked_quantize"));
     rewriter.replaceOp(op, {q, scales, zps});
     return success();
   }
@@ -368,7 +374,13 @@ Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
   epilogue.biasType = b.getF32Type();
   epilogue.bias = bias;
   epilogue.channelDim = channelDim;
-  return addBias(b, loc, types, acc, epilogue);
+  Value result = addBias(b, loc, types, acc, epilogue);
+  // Checked with one scale per tensor for A: mix-use-microkernels runs the
+  // checked loop only when sa * max(sb) * 2^31 could reach f32's overflow.
+  if (checkAt && cast<ShapedType>(scaleA.getType()).getRank() == 0)
+    result.getDefiningOp()->setAttr(attr::kUkernel,
+                                    b.getStringAttr("checked_rescale"));
+  return result;
 }
 
 /// [offset, offset + size) of dim `dim` of `value`.

@@ -60,11 +60,34 @@ mix.network @f16_weights precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x2xf32>
   mix.return %y : tensor<2x2xf32>
 }
 
-// int8: the exact i32 GEMM is a call (dynamic activation zero point, one
-// value; symmetric weights: no weight zero points); quantize and the rescale
-// keep their loops.
+// int8: the range of the dynamic quantization is a call; the checked
+// quantize runs only when a second range pass finds a non-finite input, a
+// copy without the per-element check otherwise; the exact i32 GEMM is a call
+// (dynamic activation zero point, one value; symmetric weights: no weight
+// zero points); the checked rescale runs only when sa * max(sb) * 2^31 could
+// overflow f32.
 // CHECK-LABEL: func.func @mixc_net_int8(
+// CHECK:         call @mixrt_ukernel_range_f32(
+// CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_range_f32(
+// CHECK:         %[[NONFINITE:.*]] = arith.cmpi sge, %[[FIRST]], %{{.*}} : i64
+// CHECK:         scf.if %[[NONFINITE]] {
+// CHECK:           linalg.generic
+// CHECK:             func.call @mixrt_check_fail
+// CHECK:         } else {
+// CHECK-NOT:       mixrt_check_fail
+// CHECK:           linalg.generic
+// CHECK-NOT:       mixrt_check_fail
+// CHECK:         }
 // CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         %[[SA:.*]] = memref.load
+// CHECK:         %[[SAWIDE:.*]] = arith.extf %[[SA]] : f32 to f64
+// CHECK:         %[[BOUND:.*]] = arith.mulf %[[SAWIDE]]
+// CHECK:         %[[ABS:.*]] = math.absf %[[BOUND]] : f64
+// CHECK:         %[[OVERFLOW:.*]] = arith.cmpf uge, %[[ABS]], %{{.*}} : f64
+// CHECK:         scf.if %[[OVERFLOW]] {
+// CHECK:           func.call @mixrt_check_fail
+// CHECK:         } else {
+// CHECK-NOT:       mixrt_check_fail
 // CHECK:         return
 mix.network @int8 precision(int8<asymmetric>) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
