@@ -42,6 +42,7 @@ struct BenchOptions {
   unsigned iterations = 200;
   unsigned warmup = 20;
   int64_t batch = 1;
+  int32_t threads = 1;
   std::string jsonPath;
   bool help = false, version = false;
 
@@ -74,6 +75,9 @@ struct BenchOptions {
           cl::desc("timed runs (default: 200)"));
     b.opt("warmup", warmup, {"a count"}, cl::value_desc("N"),
           cl::desc("untimed runs first (default: 20)"));
+    b.opt("threads", threads, {"a count"}, cl::value_desc("N"),
+          cl::desc("threads of mixrt's microkernels (default: 1;\n"
+                   "mixrt_set_num_threads)"));
     b.opt("batch", batch, {"a count"}, cl::value_desc("B"),
           cl::desc("samples per run of a network with a dynamic batch\n"
                    "(default: 1)"));
@@ -120,6 +124,8 @@ llvm::Expected<BenchOptions> parseCommandLine(llvm::ArrayRef<const char *> args,
     return llvm::createStringError("--iterations must be at least 1");
   if (options.batch < 1)
     return llvm::createStringError("--batch must be at least 1");
+  if (options.threads < 1 || options.threads > 256)
+    return llvm::createStringError("--threads must be in [1, 256]");
   if (!options.entry.empty())
     options.compile.entries.push_back(options.entry);
   return options;
@@ -207,6 +213,8 @@ int main(int argc, char **argv) {
     ~FreeWorkspace() { std::free(p); }
   } freeWorkspace{workspace};
   int64_t samples = sig->dynamicBatch ? options.batch : 1;
+  if (mixrt_set_num_threads(options.threads) != MIXRT_STATUS_OK)
+    return fail(llvm::Twine("--threads: ") + mixrt_last_error_message());
   CompiledNetwork::Call call =
       (*compiled)->prepare(pointers, options.batch, workspace);
   auto run = [&]() -> mixrt_status_code {
@@ -245,10 +253,13 @@ int main(int argc, char **argv) {
 
   llvm::outs() << llvm::formatv(
       "mix-bench: @{0} ({1}): -O{2}, checks {3}, batch {4}, {5} runs after "
-      "{6} warm-up (compiled in {7:f2} s)\n",
+      "{6} warm-up (compiled in {7:f2} s){8}\n",
       name, options.compile.modelPath, options.compile.optLevel,
       options.compile.pipeline.checkedCasts ? "on" : "off", samples,
-      options.iterations, options.warmup, (*compiled)->compileSeconds());
+      options.iterations, options.warmup, (*compiled)->compileSeconds(),
+      options.threads > 1
+          ? llvm::formatv(", {0} threads", options.threads).str()
+          : std::string());
   llvm::outs() << llvm::formatv(
       "  latency us: min {0:f3}  P50 {1:f3}  P95 {2:f3}  P99 {3:f3}  mean "
       "{4:f3}\n",

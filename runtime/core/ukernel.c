@@ -292,6 +292,164 @@ static uk_s8_fn selectS8(void) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* Threads                                                                    *|
+\*===----------------------------------------------------------------------===*/
+
+static mixrt_parallel_for parallelFor;
+static void *parallelPool;
+static int32_t parallelThreads = 1;
+
+void mixrt_ukernel_set_parallel(mixrt_parallel_for parallel_for, void *pool,
+                                int32_t threads) {
+  if (parallel_for == NULL || threads < 2) {
+    parallel_for = NULL;
+    pool = NULL;
+    threads = 1;
+  }
+  __atomic_store_n(&parallelFor, parallel_for, __ATOMIC_RELAXED);
+  __atomic_store_n(&parallelPool, pool, __ATOMIC_RELAXED);
+  __atomic_store_n(&parallelThreads, threads, __ATOMIC_RELEASE);
+}
+
+/* How a GEMM is split: `parts` parts of `per` rows (by_rows) or `per`
+ * panels of 16 columns. parts <= 1: not split. */
+typedef struct uk_split {
+  int64_t parts, per;
+  int by_rows;
+} uk_split;
+
+static uk_split splitOf(int64_t m, int64_t n, int64_t k) {
+  uk_split s = {1, 0, 1};
+#if UINTPTR_MAX <= 0xffffffffu
+  /* 32-bit targets (microcontrollers): one thread, and no 64-bit division
+   * or conversion helpers pulled from the compiler's runtime library. */
+  (void)m, (void)n, (void)k;
+  return s;
+#else
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  if (threads < 2 || __atomic_load_n(&parallelFor, __ATOMIC_RELAXED) == NULL)
+    return s;
+  /* Below 2^20 multiply-adds the hand-off costs more than it saves. */
+  if ((double)m * (double)n * (double)k < 1048576.0)
+    return s;
+  if (m >= 32) {
+    /* Rows per part: a multiple of 8 (the kernels' row tiles). */
+    s.per = ((m + threads - 1) / threads + 7) / 8 * 8;
+    s.parts = (m + s.per - 1) / s.per;
+    return s;
+  }
+  const int64_t panels = (n + UK_NR - 1) / UK_NR;
+  s.by_rows = 0;
+  s.per = (panels + threads - 1) / threads;
+  s.parts = (panels + s.per - 1) / s.per;
+  return s;
+#endif
+}
+
+typedef struct uk_f32_job {
+  const uk_f32_problem *p;
+  uk_f32_fn fn;
+  uk_split split;
+} uk_f32_job;
+
+static void f32Part(void *context, int64_t begin, int64_t end) {
+  const uk_f32_job *job = (const uk_f32_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    uk_f32_problem sub = *job->p;
+    if (job->split.by_rows) {
+      const int64_t m0 = i * job->split.per;
+      const int64_t m1 =
+          m0 + job->split.per < sub.M ? m0 + job->split.per : sub.M;
+      sub.M = m1 - m0;
+      sub.A += m0 * sub.lda;
+      sub.C += m0 * sub.ldc;
+    } else {
+      const int64_t p0 = i * job->split.per, n0 = p0 * UK_NR;
+      const int64_t n1 = (p0 + job->split.per) * UK_NR < sub.N
+                             ? (p0 + job->split.per) * UK_NR
+                             : sub.N;
+      sub.N = n1 - n0;
+      sub.panels += p0 * sub.panel_bytes;
+      sub.C += n0;
+      if (sub.bias)
+        sub.bias += n0;
+    }
+    job->fn(&sub);
+  }
+}
+
+static void runF32(const uk_f32_problem *p) {
+  const uk_f32_job job = {p, selectF32(), splitOf(p->M, p->N, p->K)};
+  if (job.split.parts <= 1) {
+    job.fn(p);
+    return;
+  }
+  __atomic_load_n(&parallelFor, __ATOMIC_RELAXED)(
+      __atomic_load_n(&parallelPool, __ATOMIC_RELAXED), job.split.parts,
+      f32Part, (void *)&job);
+}
+
+typedef struct uk_s8_job {
+  const uk_s8_problem *p;
+  uk_s8_fn fn;
+  uk_split split;
+} uk_s8_job;
+
+static void s8Part(void *context, int64_t begin, int64_t end) {
+  const uk_s8_job *job = (const uk_s8_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    uk_s8_problem sub = *job->p;
+    if (job->split.by_rows) {
+      const int64_t m0 = i * job->split.per;
+      const int64_t m1 =
+          m0 + job->split.per < sub.M ? m0 + job->split.per : sub.M;
+      sub.M = m1 - m0;
+      sub.A += m0 * sub.lda;
+      if (sub.Ci)
+        sub.Ci += m0 * sub.ldc;
+      if (sub.Cf)
+        sub.Cf += m0 * sub.ldc;
+      if (sub.a_per_row) {
+        if (sub.a_zero_points)
+          sub.a_zero_points += m0;
+        if (sub.a_scales)
+          sub.a_scales += m0;
+      }
+    } else {
+      const int64_t p0 = i * job->split.per, n0 = p0 * UK_NR;
+      const int64_t n1 = (p0 + job->split.per) * UK_NR < sub.N
+                             ? (p0 + job->split.per) * UK_NR
+                             : sub.N;
+      sub.N = n1 - n0;
+      sub.panels += p0 * sub.panel_bytes;
+      sub.colsums += n0;
+      if (sub.b_zero_points)
+        sub.b_zero_points += n0;
+      if (sub.b_scales)
+        sub.b_scales += n0;
+      if (sub.bias)
+        sub.bias += n0;
+      if (sub.Ci)
+        sub.Ci += n0;
+      if (sub.Cf)
+        sub.Cf += n0;
+    }
+    job->fn(&sub);
+  }
+}
+
+static void runS8(const uk_s8_problem *p) {
+  const uk_s8_job job = {p, selectS8(), splitOf(p->M, p->N, p->K)};
+  if (job.split.parts <= 1) {
+    job.fn(p);
+    return;
+  }
+  __atomic_load_n(&parallelFor, __ATOMIC_RELAXED)(
+      __atomic_load_n(&parallelPool, __ATOMIC_RELAXED), job.split.parts, s8Part,
+      (void *)&job);
+}
+
+/*===----------------------------------------------------------------------===*\
 |* Entry points                                                               *|
 \*===----------------------------------------------------------------------===*/
 
@@ -331,7 +489,7 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
                             ldc,
                             bias,
                             (flags & MIXRT_UKERNEL_RELU) != 0};
-  selectF32()(&p);
+  runF32(&p);
   return MIXRT_STATUS_OK;
 }
 
@@ -383,7 +541,7 @@ static mixrt_status_code gemmS8(const uk_s8_problem *in, int f32_out,
   p.panel_bytes = h.panel_bytes;
   p.colsums =
       (const int32_t *)(const void *)(p.panels + h.panels * h.panel_bytes);
-  selectS8()(&p);
+  runS8(&p);
   return MIXRT_STATUS_OK;
 }
 

@@ -38,7 +38,7 @@
 
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 4
+#define MIXRT_API_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +50,16 @@ extern "C" {
 
 /** Returns MIXRT_API_VERSION of the library that was linked. */
 MIXRT_API int32_t mixrt_api_version(void);
+
+/** Lets the GEMM microkernels (and so the code mixc generates) use `n`
+ *  threads: n - 1 workers of a process-wide pool plus the calling thread
+ *  (mixrt_ukernel_set_parallel). 1 (the default) stops and joins the
+ *  workers. Results are bit-identical for every n. Two GEMMs running at
+ *  once from different threads do not share the pool: the second runs on
+ *  its caller's thread alone. Process-wide: call it while no GEMM runs.
+ *  INVALID_ARGUMENT unless 1 <= n <= 256; RESOURCE_EXHAUSTED if a worker
+ *  cannot be started (the previous setting is kept). */
+MIXRT_API mixrt_status_code mixrt_set_num_threads(int32_t n);
 
 /** Returns the message of the last failing call on the calling thread, or ""
  *  if none has failed yet. The pointer stays valid until the next failing

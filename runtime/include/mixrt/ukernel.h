@@ -151,6 +151,25 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
 MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
                                           float *hi);
 
+/** One task of a parallel loop: runs the items [begin, end). */
+typedef void (*mixrt_parallel_task)(void *context, int64_t begin, int64_t end);
+
+/** A thread pool's parallel loop: runs task(context, b, e) over disjoint
+ *  ranges covering [0, count), on any threads, and returns when all have
+ *  run. */
+typedef void (*mixrt_parallel_for)(void *pool, int64_t count,
+                                   mixrt_parallel_task task, void *context);
+
+/** Lets the GEMMs use `threads` threads through `parallel_for(pool, ...)`
+ *  (NULL or threads < 2: one thread, the default). A GEMM of at least 2^20
+ *  multiply-adds is split into up to `threads` parts by rows of C (or by
+ *  16-column panels when M < 32); each output is computed by exactly one
+ *  part with the same kernel, so results are bit-identical for any number
+ *  of threads. Process-wide, like mixrt_ukernel_set_isa: call it before
+ *  running GEMMs. The hosted mixrt has a pool: mixrt_set_num_threads(). */
+MIXRT_API void mixrt_ukernel_set_parallel(mixrt_parallel_for parallel_for,
+                                          void *pool, int32_t threads);
+
 /** The best path this CPU (and OS: saved YMM/ZMM state) supports. */
 MIXRT_API mixrt_ukernel_isa mixrt_ukernel_cpu_isa(void);
 

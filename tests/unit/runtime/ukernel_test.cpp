@@ -737,3 +737,92 @@ TEST_CASE("ukernel.range_f32 is the exact IEEE minimum and maximum from +0",
   CHECK(mixrt_ukernel_range_f32(negZeros.data(), -1, &lo, &hi) == -2);
   CHECK(mixrt_ukernel_range_f32(negZeros.data(), 1, nullptr, &hi) == -2);
 }
+
+namespace {
+
+/// Runs `gemm` once on one thread and once on `threads`, and checks every
+/// output byte is the same.
+template <typename T, typename Gemm>
+void checkThreads(int64_t m, int64_t n, int32_t threads, Gemm &&gemm) {
+  std::vector<T> one(static_cast<size_t>(m * n), T(-7)),
+      many(static_cast<size_t>(m * n), T(-9));
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  REQUIRE(gemm(one.data()) == MIXRT_STATUS_OK);
+  REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+  REQUIRE(gemm(many.data()) == MIXRT_STATUS_OK);
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(T)) == 0);
+}
+
+} // namespace
+
+TEST_CASE("ukernel.threads give bit-identical results", "[ukernel]") {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  // Split by rows (M >= 32) and by panels (M < 32); each above the 2^20
+  // multiply-adds that make a GEMM split.
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (Shape s :
+       {Shape{67, 45, 400}, Shape{3, 700, 600}, Shape{40, 33, 1000}}) {
+    INFO("M " << s.m << " N " << s.n << " K " << s.k);
+    std::vector<float> a(static_cast<size_t>(s.m * s.k)),
+        b(static_cast<size_t>(s.k * s.n)), bias(static_cast<size_t>(s.n));
+    for (float &v : a)
+      v = normal(rng);
+    for (float &v : b)
+      v = normal(rng);
+    for (float &v : bias)
+      v = normal(rng);
+    std::vector<int8_t> a8(a.size()), b8(b.size());
+    for (int8_t &v : a8)
+      v = static_cast<int8_t>(byte(rng));
+    for (int8_t &v : b8)
+      v = static_cast<int8_t>(byte(rng));
+    std::vector<int32_t> aZero(static_cast<size_t>(s.m)),
+        bZero(static_cast<size_t>(s.n));
+    for (int32_t &v : aZero)
+      v = byte(rng);
+    for (int32_t &v : bZero)
+      v = byte(rng);
+    std::vector<float> aScale(static_cast<size_t>(s.m), 0.01f),
+        bScale(static_cast<size_t>(s.n), 0.02f);
+    std::vector<unsigned char> packedF(static_cast<size_t>(
+        mixrt_ukernel_packed_size(MIXRT_UKERNEL_F32, s.k, s.n)));
+    std::vector<unsigned char> packedS(static_cast<size_t>(
+        mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8, s.k, s.n)));
+    REQUIRE(mixrt_ukernel_pack_b(MIXRT_UKERNEL_F32, s.k, s.n, b.data(), s.n,
+                                 packedF.data()) == MIXRT_STATUS_OK);
+    REQUIRE(mixrt_ukernel_pack_b(MIXRT_UKERNEL_S8, s.k, s.n, b8.data(), s.n,
+                                 packedS.data()) == MIXRT_STATUS_OK);
+    for (mixrt_ukernel_isa isa : availablePaths()) {
+      IsaScope scope(isa);
+      INFO("path " << mixrt_ukernel_isa_name(isa));
+      for (int32_t threads : {2, 3}) {
+        INFO(threads << " threads");
+        checkThreads<float>(s.m, s.n, threads, [&](float *c) {
+          return mixrt_ukernel_gemm_f32(s.m, s.n, s.k, a.data(), s.k,
+                                        packedF.data(), c, s.n, bias.data(),
+                                        MIXRT_UKERNEL_RELU);
+        });
+        checkThreads<int32_t>(s.m, s.n, threads, [&](int32_t *c) {
+          return mixrt_ukernel_gemm_s8s8s32(
+              s.m, s.n, s.k, a8.data(), s.k, aZero.data(), packedS.data(),
+              bZero.data(), c, s.n, MIXRT_UKERNEL_A_PER_ROW);
+        });
+        checkThreads<float>(s.m, s.n, threads, [&](float *c) {
+          return mixrt_ukernel_gemm_s8s8f32(
+              s.m, s.n, s.k, a8.data(), s.k, aScale.data(), aZero.data(),
+              packedS.data(), bScale.data(), bZero.data(), c, s.n, bias.data(),
+              MIXRT_UKERNEL_A_PER_ROW);
+        });
+      }
+    }
+  }
+  CHECK(mixrt_set_num_threads(0) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "set_num_threads: n (0) is outside [1, 256]");
+  CHECK(mixrt_set_num_threads(257) == MIXRT_STATUS_INVALID_ARGUMENT);
+}
