@@ -296,41 +296,66 @@ struct MixUseMicrokernelsPass
     return pointerTo(b, loc, get);
   }
 
+  /// The common shape of a marked GEMM: A [..., K] and C [..., N]
+  /// contiguous buffers of `aElem` and `cElem` (the first input and the
+  /// init), a constant K x N weight global (the second input), and the zero
+  /// fill of C right before.
+  struct GemmMatch {
+    Value a, c;
+    memref::GlobalOp weight;
+    int64_t m, n, k;
+    linalg::FillOp fill;
+  };
+  FailureOr<GemmMatch> matchGemm(linalg::GenericOp op, unsigned inputs,
+                                 Type aElem, Type cElem, SymbolTable &symbols) {
+    if (op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1)
+      return failure();
+    GemmMatch g;
+    g.a = op.getDpsInputs()[0];
+    g.c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(g.c.getType());
+    int64_t rank = cType.getRank();
+    if (!isPlainBuffer(g.a, aElem, rank) || !isPlainBuffer(g.c, cElem, rank))
+      return failure();
+    g.weight = constantGlobalOf(op.getDpsInputs()[1], symbols);
+    if (!g.weight)
+      return failure();
+    auto wType = cast<MemRefType>(g.weight.getType());
+    if (wType.getRank() != 2 || !wType.getLayout().isIdentity())
+      return failure();
+    g.k = wType.getDimSize(0);
+    g.n = wType.getDimSize(1);
+    if (cast<MemRefType>(g.a.getType()).getShape().back() != g.k ||
+        cType.getShape().back() != g.n)
+      return failure();
+    g.m = cType.getNumElements() / std::max<int64_t>(g.n, 1);
+    g.fill = zeroFillBefore(op, g.c);
+    if (!g.fill)
+      return failure();
+    return g;
+  }
+
   /// dense in f32 (weights f32, f16 or bf16): C = A x B into the zero-filled
   /// accumulator, and the bias epilogue after it when it can be fused.
   LogicalResult rewriteFloat(linalg::GenericOp op, SymbolTable &symbols) {
-    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-      return failure();
-    Value a = op.getDpsInputs()[0], bw = op.getDpsInputs()[1];
-    Value c = op.getDpsInits()[0];
-    auto cType = cast<MemRefType>(c.getType());
     Type f32 = Float32Type::get(&getContext());
-    int64_t rank = cType.getRank();
-    if (!isPlainBuffer(a, f32, rank) || !isPlainBuffer(c, f32, rank))
+    FailureOr<GemmMatch> g = matchGemm(op, 2, f32, f32, symbols);
+    if (failed(g))
       return failure();
-    memref::GlobalOp weight = constantGlobalOf(bw, symbols);
-    if (!weight)
-      return failure();
-    auto wType = cast<MemRefType>(weight.getType());
-    Type we = wType.getElementType();
+    Value a = g->a, c = g->c;
+    int64_t m = g->m, n = g->n, k = g->k;
+    int64_t rank = cast<MemRefType>(c.getType()).getRank();
+    linalg::FillOp fill = g->fill;
+    Type we = cast<MemRefType>(g->weight.getType()).getElementType();
     mixrt_ukernel_type type = we.isF32()    ? MIXRT_UKERNEL_F32
                               : we.isF16()  ? MIXRT_UKERNEL_F16
                               : we.isBF16() ? MIXRT_UKERNEL_BF16
                                             : MIXRT_UKERNEL_TYPE_MAX_ENUM;
-    if (type == MIXRT_UKERNEL_TYPE_MAX_ENUM || wType.getRank() != 2 ||
-        !wType.getLayout().isIdentity())
+    if (type == MIXRT_UKERNEL_TYPE_MAX_ENUM)
       return failure();
-    int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
-    if (cast<MemRefType>(a.getType()).getShape().back() != k ||
-        cType.getShape().back() != n)
-      return failure();
-    linalg::FillOp fill = zeroFillBefore(op, c);
-    if (!fill)
-      return failure();
-    memref::GlobalOp packedB = packedWeight(weight, type, symbols);
+    memref::GlobalOp packedB = packedWeight(g->weight, type, symbols);
     if (!packedB)
       return failure();
-    int64_t m = cType.getNumElements() / std::max<int64_t>(n, 1);
 
     // The bias epilogue right after, reading the accumulator and a bias of
     // N floats, fuses when its result cannot overlap A.
@@ -389,29 +414,16 @@ struct MixUseMicrokernelsPass
   /// The exact i32 GEMM of qdense: C = sum_k (A - za) (B - zb) into the
   /// zero-filled i32 accumulator (the rescale epilogue stays as it is).
   LogicalResult rewriteInt8(linalg::GenericOp op, SymbolTable &symbols) {
-    if (op.getNumDpsInputs() != 4 || op.getNumDpsInits() != 1)
-      return failure();
-    Value a = op.getDpsInputs()[0], bw = op.getDpsInputs()[1];
-    Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
-    Value c = op.getDpsInits()[0];
-    auto cType = cast<MemRefType>(c.getType());
     Type i8 = IntegerType::get(&getContext(), 8);
     Type i32 = IntegerType::get(&getContext(), 32);
-    int64_t rank = cType.getRank();
-    if (!isPlainBuffer(a, i8, rank) || !isPlainBuffer(c, i32, rank))
+    FailureOr<GemmMatch> g = matchGemm(op, 4, i8, i32, symbols);
+    if (failed(g) ||
+        cast<MemRefType>(g->weight.getType()).getElementType() != i8)
       return failure();
-    memref::GlobalOp weight = constantGlobalOf(bw, symbols);
-    if (!weight)
-      return failure();
-    auto wType = cast<MemRefType>(weight.getType());
-    if (wType.getElementType() != i8 || wType.getRank() != 2 ||
-        !wType.getLayout().isIdentity())
-      return failure();
-    int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
-    if (cast<MemRefType>(a.getType()).getShape().back() != k ||
-        cType.getShape().back() != n)
-      return failure();
-    int64_t m = cType.getNumElements() / std::max<int64_t>(n, 1);
+    Value a = g->a, c = g->c;
+    Value za = op.getDpsInputs()[2], zb = op.getDpsInputs()[3];
+    int64_t m = g->m, n = g->n, k = g->k;
+    int64_t rank = cast<MemRefType>(c.getType()).getRank();
     // The input zero point: one value, or one per row of a rank-2 A.
     auto zaType = dyn_cast<MemRefType>(za.getType());
     if (!zaType || zaType.getElementType() != i32 ||
@@ -439,10 +451,9 @@ struct MixUseMicrokernelsPass
           llvm::any_of(*zbBytes, [](char x) { return x != 0; }))
         return failure();
     }
-    linalg::FillOp fill = zeroFillBefore(op, c);
-    if (!fill)
-      return failure();
-    memref::GlobalOp packedB = packedWeight(weight, MIXRT_UKERNEL_S8, symbols);
+    linalg::FillOp fill = g->fill;
+    memref::GlobalOp packedB =
+        packedWeight(g->weight, MIXRT_UKERNEL_S8, symbols);
     if (!packedB)
       return failure();
 

@@ -346,6 +346,15 @@ static uk_split splitOf(int64_t m, int64_t n, int64_t k) {
 #endif
 }
 
+/* Part i of a split: rows [*begin, *end) of C (by rows, extent M) or
+ * columns [*begin, *end) (by panels, extent N). */
+static void partOf(const uk_split *s, int64_t i, int64_t extent, int64_t *begin,
+                   int64_t *end) {
+  const int64_t unit = s->by_rows ? 1 : UK_NR;
+  *begin = i * s->per * unit;
+  *end = *begin + s->per * unit < extent ? *begin + s->per * unit : extent;
+}
+
 typedef struct uk_f32_job {
   const uk_f32_problem *p;
   uk_f32_fn fn;
@@ -356,23 +365,18 @@ static void f32Part(void *context, int64_t begin, int64_t end) {
   const uk_f32_job *job = (const uk_f32_job *)context;
   for (int64_t i = begin; i < end; ++i) {
     uk_f32_problem sub = *job->p;
+    int64_t b, e;
+    partOf(&job->split, i, job->split.by_rows ? sub.M : sub.N, &b, &e);
     if (job->split.by_rows) {
-      const int64_t m0 = i * job->split.per;
-      const int64_t m1 =
-          m0 + job->split.per < sub.M ? m0 + job->split.per : sub.M;
-      sub.M = m1 - m0;
-      sub.A += m0 * sub.lda;
-      sub.C += m0 * sub.ldc;
+      sub.M = e - b;
+      sub.A += b * sub.lda;
+      sub.C += b * sub.ldc;
     } else {
-      const int64_t p0 = i * job->split.per, n0 = p0 * UK_NR;
-      const int64_t n1 = (p0 + job->split.per) * UK_NR < sub.N
-                             ? (p0 + job->split.per) * UK_NR
-                             : sub.N;
-      sub.N = n1 - n0;
-      sub.panels += p0 * sub.panel_bytes;
-      sub.C += n0;
+      sub.N = e - b;
+      sub.panels += b / UK_NR * sub.panel_bytes;
+      sub.C += b;
       if (sub.bias)
-        sub.bias += n0;
+        sub.bias += b;
     }
     job->fn(&sub);
   }
@@ -399,40 +403,31 @@ static void s8Part(void *context, int64_t begin, int64_t end) {
   const uk_s8_job *job = (const uk_s8_job *)context;
   for (int64_t i = begin; i < end; ++i) {
     uk_s8_problem sub = *job->p;
+    int64_t b, e;
+    partOf(&job->split, i, job->split.by_rows ? sub.M : sub.N, &b, &e);
+    /* C moves by b rows or b columns. */
+    const int64_t cOffset = job->split.by_rows ? b * sub.ldc : b;
+    if (sub.Ci)
+      sub.Ci += cOffset;
+    if (sub.Cf)
+      sub.Cf += cOffset;
     if (job->split.by_rows) {
-      const int64_t m0 = i * job->split.per;
-      const int64_t m1 =
-          m0 + job->split.per < sub.M ? m0 + job->split.per : sub.M;
-      sub.M = m1 - m0;
-      sub.A += m0 * sub.lda;
-      if (sub.Ci)
-        sub.Ci += m0 * sub.ldc;
-      if (sub.Cf)
-        sub.Cf += m0 * sub.ldc;
-      if (sub.a_per_row) {
-        if (sub.a_zero_points)
-          sub.a_zero_points += m0;
-        if (sub.a_scales)
-          sub.a_scales += m0;
-      }
+      sub.M = e - b;
+      sub.A += b * sub.lda;
+      if (sub.a_per_row && sub.a_zero_points)
+        sub.a_zero_points += b;
+      if (sub.a_per_row && sub.a_scales)
+        sub.a_scales += b;
     } else {
-      const int64_t p0 = i * job->split.per, n0 = p0 * UK_NR;
-      const int64_t n1 = (p0 + job->split.per) * UK_NR < sub.N
-                             ? (p0 + job->split.per) * UK_NR
-                             : sub.N;
-      sub.N = n1 - n0;
-      sub.panels += p0 * sub.panel_bytes;
-      sub.colsums += n0;
+      sub.N = e - b;
+      sub.panels += b / UK_NR * sub.panel_bytes;
+      sub.colsums += b;
       if (sub.b_zero_points)
-        sub.b_zero_points += n0;
+        sub.b_zero_points += b;
       if (sub.b_scales)
-        sub.b_scales += n0;
+        sub.b_scales += b;
       if (sub.bias)
-        sub.bias += n0;
-      if (sub.Ci)
-        sub.Ci += n0;
-      if (sub.Cf)
-        sub.Cf += n0;
+        sub.bias += b;
     }
     job->fn(&sub);
   }
