@@ -75,6 +75,9 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
   // __truncsfbf2 call per bf16 result); arith-expand lowers bf16
   // conversions to integer arithmetic (RNE), which needs no runtime support
   // function.
+  // cse and canonicalize after bufferization remove the copy of a tile into
+  // itself that bufferizing an in-place tensor.insert_slice leaves (the
+  // bands of an im2col convolution).
   // Network functions are renamed first (mixc_net_NAME), so the C library
   // functions declared later never meet a user's name; mix-plan-memory
   // puts every intermediate buffer in one workspace argument (what remains
@@ -94,6 +97,8 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
          "canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
+         "cse,"
+         "canonicalize,"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
          planMemory + useMicrokernels +
@@ -104,6 +109,7 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
          "lower-affine,"
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
+         "lower-affine,"
          "mix-widen-narrow-floats,"
          "arith-expand{include-bf16=true},"
          "finalize-memref-to-llvm,"

@@ -55,7 +55,7 @@ Value addBias(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   SmallVector<Value> inputs = {acc};
   llvm::append_range(inputs, e.extras);
-  SmallVector<AffineMap> maps = {id};
+  SmallVector<AffineMap> maps = {e.accMap ? e.accMap : id};
   llvm::append_range(maps, e.extraMaps);
   size_t biasIndex = inputs.size();
   if (e.bias) {

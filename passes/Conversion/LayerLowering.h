@@ -72,6 +72,10 @@ struct BiasEpilogue {
   /// The bias, or null; read with channelMap(bias, result, channelDim).
   mlir::Value bias;
   int64_t channelDim = 0;
+  /// How the accumulator is read over the result's dimensions; null: the
+  /// identity (an im2col convolution's [N, OH, OW, F] sums are read
+  /// transposed into its NCHW result).
+  mlir::AffineMap accMap;
 };
 
 /// The epilogue `e` on the accumulator `acc` (the result's shape): one

@@ -10,17 +10,16 @@
 // layer's accumulator type; then the bias epilogue.
 //
 // With microkernels (f32 activations and accumulator, one group, a constant
-// weight): the same sums as one GEMM (im2col), which mix-use-microkernels
-// turns into a call of mixrt's microkernel. The patches P [N*OH*OW, C*KH*KW]
-// (k = (c*KH + kh)*KW + kw: the (c, kh, kw) order) times the weight
-// transposed at compile time W^T [C*KH*KW, F], from +0 with one fma per k,
-// plus the bias, gives the output as [N*OH*OW, F]; one transposing copy makes
-// it NCHW. Bit for bit the loops' result. Only while the patches fit in
-// 2 MiB (a core's L2 on current x86): measured with mix-bench on an AVX-512
-// core, the GEMM form was 3-17x faster than the loops for 1x1 and 3x3
-// convolutions of 16-128 channels at 14x14 to 28x28, but no faster for 3x3,
-// 64 -> 64 at 56x56 (7 MiB of patches: the copies go to memory). Tiling the
-// patches along the output rows would lift the limit.
+// weight): the same sums as GEMMs (im2col, im2colGemm), which
+// mix-use-microkernels turns into calls of mixrt's microkernel. For each band
+// of output rows, the patches [rows*OW, C*KH*KW] (k = (c*KH + kh)*KW + kw:
+// the (c, kh, kw) order) times the weight transposed at compile time W^T
+// [C*KH*KW, F], from +0 with one fma per k, give the band's rows of the
+// [N*OH*OW, F] sums; the epilogue reads them transposed (NCHW) and adds the
+// bias. Bit for bit the loops' result. A band's patches fit in 512 KiB (a
+// core's L2 on current x86), so the copies stay in cache: before the bands,
+// all patches of a layer were copied at once and a 3x3, 64 -> 64 convolution
+// at 56x56 (7 MiB of patches) was no faster than the loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +28,9 @@
 #include "dialect/MixAttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 
@@ -39,11 +40,8 @@ using namespace mlir;
 using namespace mix;
 using namespace mix::lowering;
 
-namespace {
-
-/// The constant `weight` [F, K...] (K... flattened to K) transposed to
-/// [K, F], or null if it is not a constant of byte-sized elements.
-DenseElementsAttr transposedWeight(Value weight) {
+/// The constant `weight` [F, K...] as [K, F] (MixToLinalgPatterns.h).
+DenseElementsAttr mix::lowering::transposedWeight(Value weight) {
   DenseElementsAttr value;
   if (!matchPattern(weight, m_Constant(&value)))
     return {};
@@ -66,6 +64,102 @@ DenseElementsAttr transposedWeight(Value weight) {
   return DenseElementsAttr::getFromRawBuffer(result, out);
 }
 
+Value mix::lowering::im2colGemm(
+    OpBuilder &b, Location loc, const Im2colConv &conv,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> gemm) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(conv.input.getType());
+  Type elem = inType.getElementType();
+  int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+          width = inType.getDimSize(3);
+  int64_t oh = conv.oh, ow = conv.ow, kh = conv.kh, kw = conv.kw;
+  int64_t k = c * kh * kw;
+  int64_t rowBytes = ow * k * ((elem.getIntOrFloatBitWidth() + 7) / 8);
+  // The band: the most output rows (a divisor of OH, so every band has one
+  // static shape) whose patches fit.
+  int64_t rows = 1;
+  for (int64_t r = oh; r >= 1; --r)
+    if (oh % r == 0 && r * rowBytes <= conv.maxTileBytes) {
+      rows = r;
+      break;
+    }
+  int64_t tile = rows * ow;
+  // The input rows a band reads.
+  int64_t span = (rows - 1) * conv.strides[0] + (kh - 1) * conv.dilations[0] + 1;
+
+  auto index = [&](OpBuilder &nb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, loc, v);
+  };
+  Value scratch = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{1, rows, ow, c, kh, kw}, elem);
+  Value acc = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{n * oh * ow, conv.f}, conv.accElem);
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Patches [1, rows, OW, C, KH, KW] of a band of one image.
+  AffineMap read = AffineMap::get(
+      6, 0,
+      {d(0), d(3), d(1) * conv.strides[0] + d(4) * conv.dilations[0],
+       d(2) * conv.strides[1] + d(5) * conv.dilations[1]},
+      ctx);
+  SmallVector<utils::IteratorType> parallel6(6, utils::IteratorType::parallel);
+
+  auto images = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, n), index(b, 1), ValueRange{scratch, acc},
+      [&](OpBuilder &ib, Location, Value image, ValueRange imageArgs) {
+        auto bands = scf::ForOp::create(
+            ib, loc, index(ib, 0), index(ib, oh / rows), index(ib, 1),
+            imageArgs,
+            [&](OpBuilder &bb, Location, Value band, ValueRange args) {
+              // The band's first output row, its first input row and its
+              // first row of the accumulator.
+              Value row0 = arith::MulIOp::create(bb, loc, band,
+                                                 index(bb, rows));
+              Value inRow0 = arith::MulIOp::create(
+                  bb, loc, row0, index(bb, conv.strides[0]));
+              Value accRow0 = arith::MulIOp::create(
+                  bb, loc,
+                  arith::AddIOp::create(
+                      bb, loc,
+                      arith::MulIOp::create(bb, loc, image, index(bb, oh)),
+                      row0),
+                  index(bb, ow));
+              SmallVector<OpFoldResult> offsets = {image, bb.getIndexAttr(0),
+                                                   inRow0, bb.getIndexAttr(0)};
+              SmallVector<OpFoldResult> sizes = {
+                  bb.getIndexAttr(1), bb.getIndexAttr(c), bb.getIndexAttr(span),
+                  bb.getIndexAttr(width)};
+              SmallVector<OpFoldResult> ones(4, bb.getIndexAttr(1));
+              Value in = tensor::ExtractSliceOp::create(bb, loc, conv.input,
+                                                        offsets, sizes, ones);
+              Value patches = generic(
+                  bb, loc, ValueRange{in}, args[0],
+                  {read, AffineMap::getMultiDimIdentityMap(6, ctx)}, parallel6,
+                  [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+              Value lhs = tensor::CollapseShapeOp::create(
+                  bb, loc, RankedTensorType::get({tile, k}, elem), patches,
+                  SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+              SmallVector<OpFoldResult> accOffsets = {accRow0,
+                                                      bb.getIndexAttr(0)};
+              SmallVector<OpFoldResult> accSizes = {bb.getIndexAttr(tile),
+                                                    bb.getIndexAttr(conv.f)};
+              SmallVector<OpFoldResult> ones2(2, bb.getIndexAttr(1));
+              Value accTile = tensor::ExtractSliceOp::create(
+                  bb, loc, args[1], accOffsets, accSizes, ones2);
+              Value zero = zeroConstant(bb, loc, conv.accElem);
+              Value init =
+                  linalg::FillOp::create(bb, loc, zero, accTile).getResult(0);
+              Value sum = gemm(bb, loc, lhs, init);
+              Value updated = tensor::InsertSliceOp::create(
+                  bb, loc, sum, args[1], accOffsets, accSizes, ones2);
+              scf::YieldOp::create(bb, loc, ValueRange{patches, updated});
+            });
+        scf::YieldOp::create(ib, loc, bands.getResults());
+      });
+  return images.getResult(1);
+}
+
+namespace {
+
 struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   using LayerLoweringBase::LayerLoweringBase;
 
@@ -82,65 +176,43 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
         !(wElem.isF32() || wElem.isF16() || wElem.isBF16()))
       return {};
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
-    int64_t n = out[0], f = out[1], oh = out[2], ow = out[3];
-    int64_t c = wType.getDimSize(1), kh = wType.getDimSize(2),
-            kw = wType.getDimSize(3);
-    int64_t m = n * oh * ow, k = c * kh * kw;
-    constexpr int64_t kMaxPatchBytes = int64_t{2} << 20;
-    if (m * k * 4 > kMaxPatchBytes)
-      return {};
     DenseElementsAttr wT = transposedWeight(adaptor.getWeight());
     if (!wT)
       return {};
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             zeroConstant(rewriter, loc, f32));
-    // Patches [N, OH, OW, C, KH, KW] over the same loops.
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    AffineMap read =
-        AffineMap::get(6, 0,
-                       {d(0), d(3), d(1) * strides[0] + d(4) * dilations[0],
-                        d(2) * strides[1] + d(5) * dilations[1]},
-                       ctx);
-    SmallVector<utils::IteratorType> parallel6(6,
-                                               utils::IteratorType::parallel);
-    Value patches = generic(
-        rewriter, loc, ValueRange{input}, {n, oh, ow, c, kh, kw}, f32,
-        std::nullopt, {read, AffineMap::getMultiDimIdentityMap(6, ctx)},
-        parallel6, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-    Value lhs = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({m, k}, f32), patches,
-        SmallVector<ReassociationIndices>{{0, 1, 2}, {3, 4, 5}});
+    Im2colConv conv;
+    conv.input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+                            zeroConstant(rewriter, loc, f32));
+    conv.strides = op.getStrides();
+    conv.dilations = op.getDilations();
+    conv.kh = wType.getDimSize(2);
+    conv.kw = wType.getDimSize(3);
+    conv.f = out[1];
+    conv.oh = out[2];
+    conv.ow = out[3];
+    conv.accElem = f32;
     Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
-    LayerTypes gemmTypes{RankedTensorType::get({m, f}, f32), f32};
-    Value sum = contraction(rewriter, loc, lhs, rhs, /*rhsBatched=*/false,
-                            buildInit(rewriter, loc, gemmTypes));
-    sum.getDefiningOp()->setAttr(attr::kUkernel,
-                                 rewriter.getStringAttr("gemm_f32"));
+    Value sum = im2colGemm(
+        rewriter, loc, conv, [&](OpBuilder &b, Location l, Value lhs, Value init) {
+          Value tile = contraction(b, l, lhs, rhs, /*rhsBatched=*/false, init);
+          tile.getDefiningOp()->setAttr(attr::kUkernel,
+                                        b.getStringAttr("gemm_f32"));
+          return tile;
+        });
+    // [N*OH*OW, F] -> [N, OH, OW, F] -> NCHW, + bias[f] in f32 (after the
+    // sum, as the loops add it), converted to the result type.
+    Value rows = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get({out[0], out[2], out[3], out[1]}, f32),
+        sum, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    AffineMap fromNhwc = AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx);
     BiasEpilogue epilogue;
     epilogue.biasType = f32;
     epilogue.bias = adaptor.getBias();
     epilogue.channelDim = 1;
-    Value biased = addBias(rewriter, loc, gemmTypes, sum, epilogue);
-    if (epilogue.bias &&
-        cast<ShapedType>(epilogue.bias.getType()).getElementType() == f32)
-      biased.getDefiningOp()->setAttr(attr::kUkernelBias,
-                                      rewriter.getUnitAttr());
-    // [N*OH*OW, F] -> [N, OH, OW, F] -> NCHW, converted to the result type.
-    Value rows = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({n, oh, ow, f}, f32), biased,
-        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-    AffineMap fromNhwc = AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx);
-    Type outElem = types.out();
-    return generic(
-        rewriter, loc, ValueRange{rows}, out, outElem, std::nullopt,
-        {fromNhwc, AffineMap::getMultiDimIdentityMap(4, ctx)},
-        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          return convertScalar(b, l, a[0], outElem);
-        });
+    epilogue.accMap = fromNhwc;
+    return addBias(rewriter, loc, types, rows, epilogue);
   }
 
   Value lower(Conv2DOp op, OpAdaptor adaptor, const LayerTypes &types,

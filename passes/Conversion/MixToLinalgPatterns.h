@@ -87,6 +87,34 @@ void convertNetworks(mlir::ModuleOp module);
 mlir::Value contraction(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
                         mlir::Value rhs, bool rhsBatched, mlir::Value init);
 
+/// A convolution (one group, NCHW) as GEMMs of its patches (im2col), tile by
+/// tile so the patches of a tile stay in a core's cache: for each image and
+/// each band of `rowsPerTile` output rows (the largest divisor of OH whose
+/// patches fit in `maxTileBytes`), the patches [rows*OW, C*KH*KW] (k =
+/// (c*KH + kh)*KW + kw: the loops' (c, kh, kw) order) are copied into one
+/// scratch tensor, and `gemm(lhs, init)` adds lhs x W^T into `init`, the
+/// band's 0-filled rows of the [N*OH*OW, F] accumulator. Returns that
+/// accumulator (element type `accElem`). Defined in
+/// MixToLinalgConvolutions.cpp.
+struct Im2colConv {
+  /// [N, C, H, W], already padded.
+  mlir::Value input;
+  llvm::ArrayRef<int64_t> strides, dilations;
+  int64_t kh = 1, kw = 1, f = 1, oh = 1, ow = 1;
+  mlir::Type accElem;
+  int64_t maxTileBytes = int64_t{512} << 10;
+};
+mlir::Value im2colGemm(
+    mlir::OpBuilder &b, mlir::Location loc, const Im2colConv &conv,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value lhs, mlir::Value init)>
+        gemm);
+
+/// The constant `weight` [F, K...] (K... flattened to K) transposed to
+/// [K, F], or null if it is not a constant of byte-sized elements. Defined
+/// in MixToLinalgConvolutions.cpp.
+mlir::DenseElementsAttr transposedWeight(mlir::Value weight);
+
 /// Softmax of `x` along `axis`: the maximum, exp(x - max) in x's element
 /// type, the sum and the division in `accType`, one conversion to `outElem`.
 /// Defined in MixToLinalgSoftmaxAndLosses.cpp.

@@ -16,6 +16,11 @@
 //             the bias in f32: the bias epilogue of the float layers, with the
 //             rescale before the bias (LayerLowering.h).
 //
+// With microkernels, qconv2d of one group and a constant weight sums as
+// im2col GEMMs (MixToLinalgConvolutions.cpp), which mix-use-microkernels
+// turns into calls of mixrt's exact int8 microkernel; the rescale reads the
+// [N*OH*OW, F] sums transposed into NCHW.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/LayerLowering.h"
@@ -334,7 +339,7 @@ Value addPartials(OpBuilder &b, Location loc, ArrayRef<Value> partials,
 /// bias. With `checkAt`, a rescaled value beyond f32 is reported at that op.
 Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
               Value scaleA, Value scalesB, Value bias, int64_t channelDim,
-              Operation *checkAt) {
+              Operation *checkAt, AffineMap accMap = {}) {
   MLIRContext *ctx = b.getContext();
   ShapedType resultType = types.result;
   int64_t rank = resultType.getRank();
@@ -371,6 +376,7 @@ Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
     return v;
   };
   epilogue.pre = scaled;
+  epilogue.accMap = accMap;
   epilogue.biasType = b.getF32Type();
   epilogue.bias = bias;
   epilogue.channelDim = channelDim;
@@ -494,6 +500,62 @@ struct QMatmulLowering : LayerLoweringBase<QMatmulOp> {
 
 struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
   using LayerLoweringBase::LayerLoweringBase;
+
+  /// With microkernels, one group, a constant weight and no split of K: the
+  /// exact i32 sums as im2col GEMMs (im2colGemm), each marked for mixrt's
+  /// int8 microkernel, read transposed by the rescale; null otherwise.
+  Value lowerAsGemm(QConv2DOp op, OpAdaptor adaptor, Value input,
+                    const LayerTypes &types,
+                    ConversionPatternRewriter &rewriter) const {
+    if (!options.microkernels || op.getGroups() != 1 || op.getKChunk() ||
+        !types.result.hasStaticShape())
+      return {};
+    DenseElementsAttr wT = transposedWeight(adaptor.getWeight());
+    if (!wT)
+      return {};
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto wType = cast<ShapedType>(adaptor.getWeight().getType());
+    ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
+    Im2colConv conv;
+    conv.input = input;
+    conv.strides = op.getStrides();
+    conv.dilations = op.getDilations();
+    conv.kh = wType.getDimSize(2);
+    conv.kw = wType.getDimSize(3);
+    conv.f = out[1];
+    conv.oh = out[2];
+    conv.ow = out[3];
+    conv.accElem = rewriter.getI32Type();
+    Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
+    ContractionMaps cmaps = contractionMaps(2, 2, /*rhsBatched=*/false, ctx);
+    SmallVector<AffineMap> maps = {
+        cmaps.lhs, cmaps.rhs, AffineMap::get(3, 0, {}, ctx),
+        channelParamMap(adaptor.getWeightZeroPoints(), 3, cmaps.nDim, ctx),
+        cmaps.output};
+    Value sum = im2colGemm(
+        rewriter, loc, conv,
+        [&](OpBuilder &b, Location l, Value lhs, Value init) {
+          Value tile = intContraction(b, l, lhs, rhs,
+                                      adaptor.getInputZeroPoint(),
+                                      adaptor.getWeightZeroPoints(), init,
+                                      maps, cmaps.iterators);
+          tile.getDefiningOp()->setAttr(attr::kUkernel,
+                                        b.getStringAttr("gemm_s8"));
+          return tile;
+        });
+    Value rows = tensor::ExpandShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get({out[0], out[2], out[3], out[1]},
+                              rewriter.getI32Type()),
+        sum, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    return rescale(rewriter, loc, types, rows, adaptor.getInputScale(),
+                   adaptor.getWeightScales(), adaptor.getBias(),
+                   /*channelDim=*/1, checkedAt(op),
+                   AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx));
+  }
+
   Value lower(QConv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -505,6 +567,8 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
         scalarOf(rewriter, loc, adaptor.getInputZeroPoint()));
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zp8);
+    if (Value gemm = lowerAsGemm(op, adaptor, input, types, rewriter))
+      return gemm;
     int64_t perGroupIn = wType.getDimSize(1);
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
                              wType, ctx);

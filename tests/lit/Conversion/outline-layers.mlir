@@ -1,4 +1,4 @@
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg --mlir-print-debuginfo | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-outline-layers)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg --mlir-print-debuginfo | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-outline-layers)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm=microkernels=false | FileCheck %s --check-prefix=LLVM
 //
 // One function per layer; identical layers (the two dense layers: same op,

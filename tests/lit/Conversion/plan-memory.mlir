@@ -1,4 +1,4 @@
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: mix-opt %s --mix-lower-to-llvm=allocating-entry=false | FileCheck %s --check-prefix=NOALLOC
 //

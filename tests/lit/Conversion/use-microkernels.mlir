@@ -1,5 +1,5 @@
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
 //
 // The GEMM of a dense layer with a constant weight becomes a call of mixrt's
 // microkernel; the weight is packed at compile time (a 64-byte header "MXUK"
@@ -120,14 +120,42 @@ mix.network @conv_small precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4
   mix.return %y : tensor<1x4x4x4xf32>
 }
 
-// Patches beyond 2 MiB (56 * 56 * 64 * 9 floats: 7 MiB) keep the direct loops.
+// Larger convolutions run band by band: the patches of 4 output rows
+// (4 * 56 * 64 * 9 floats: 504 KiB, at most 512 KiB) are copied into one
+// scratch buffer, and each band's GEMM writes its rows of the [3136, 8] sums
+// (no copy after: cse and canonicalize remove the tile's copy into itself);
+// the epilogue reads them transposed.
 // CHECK-LABEL: func.func @mixc_net_conv_large(
-// CHECK-NOT:     call @mixrt_ukernel
+// CHECK:         scf.for %{{.*}} = %c0 to %c14 step %c1 {
+// CHECK:           memref.collapse_shape {{.*}} into memref<224x576xf32>
+// CHECK:           call @mixrt_ukernel_gemm_f32(%c224_i64, %c8_i64, %c576_i64,
+// CHECK-NOT:       memref.copy
+// CHECK:         }
+// CHECK:         memref.expand_shape {{.*}} into memref<1x56x56x8xf32>
+// CHECK:         linalg.generic
 // CHECK:         return
 mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x8x56x56xf32> {
   %w = mix.weight dense<0.5> : tensor<8x64x3x3xf32>
   %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<8x64x3x3xf32>) -> tensor<1x8x56x56xf32>
   mix.return %y : tensor<1x8x56x56xf32>
+}
+
+// qconv2d: the exact int8 GEMM of each band is a call of the int8
+// microkernel (the input zero point one value, the weight zero points per
+// column), the rescale reads the i32 sums transposed. One band: no loop.
+// CHECK-LABEL: func.func @mixc_net_qconv(
+// CHECK-NOT:     scf.for
+// CHECK:           memref.collapse_shape {{.*}} into memref<16x9xi8>
+// CHECK:           call @mixrt_ukernel_gemm_s8s8s32(%c16_i64{{.*}}, %c2_i64, %c9_i64,
+// CHECK:         linalg.generic
+// CHECK:         return
+mix.network @qconv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %q, %s, %z = mix.quantize %x asymmetric : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>
+  %w = mix.weight dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]]], [[[-1, 2, -3], [4, -5, 6], [-7, 8, -9]]]]> : tensor<2x1x3x3xi8>
+  %ws = mix.weight dense<0.25> : tensor<2xf32>
+  %wz = mix.weight dense<[0, 3]> : tensor<2xi32>
+  %y = mix.qconv2d %q, %s, %z, %w, %ws, %wz {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>, tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2x4x4xf32>
+  mix.return %y : tensor<1x2x4x4xf32>
 }
 
 // With enabled=false only the marks go.

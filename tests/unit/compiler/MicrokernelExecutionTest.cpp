@@ -227,7 +227,8 @@ struct ConvCase {
   bool bias;
 };
 
-void checkConv(const ConvCase &c, unsigned seed) {
+void checkConv(const ConvCase &c, unsigned seed,
+               const char *callee = "mixrt_ukernel_gemm_f32") {
   std::mt19937 rng(seed);
   int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
   int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
@@ -260,8 +261,7 @@ void checkConv(const ConvCase &c, unsigned seed) {
       out);
   text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
   GemmCase inputs{1, 0, 1, 1, "", false, true, false};
-  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow},
-             "mixrt_ukernel_gemm_f32",
+  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee,
              inputData(inputs, c.n * c.c * c.h * c.w, rng));
 }
 
@@ -323,6 +323,10 @@ TEST_CASE("compiled f32 conv2d: the im2col microkernel call equals the loops "
              ConvCase{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, true},
              ConvCase{1, 4, 10, 10, 6, 3, 3, 1, 2, 2, precision, false},
              ConvCase{2, 8, 5, 5, 33, 1, 1, 1, 0, 1, precision, true},
+             // Patches beyond one band (512 KiB): 2 images x 2 bands of 16
+             // rows; 31 bands of one row (31 is prime).
+             ConvCase{2, 16, 32, 32, 8, 3, 3, 1, 1, 1, precision, true},
+             ConvCase{1, 24, 31, 29, 5, 3, 3, 1, 1, 1, precision, false},
          }) {
       DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
                            << " F " << c.f << " " << c.kh << "x" << c.kw
@@ -330,6 +334,33 @@ TEST_CASE("compiled f32 conv2d: the im2col microkernel call equals the loops "
                            << " dilation " << c.dilation << " " << precision
                            << (c.bias ? " bias" : "")) {
         checkConv(c, seed);
+      }
+      ++seed;
+    }
+  }
+}
+
+TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
+          "loops bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 300;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)"}) {
+    for (ConvCase c : {
+             ConvCase{1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+             ConvCase{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, true},
+             // Padding reads the input zero point (asymmetric: not 0).
+             ConvCase{1, 4, 10, 10, 6, 3, 3, 1, 2, 2, precision, false},
+             ConvCase{2, 8, 5, 5, 33, 1, 1, 1, 0, 1, precision, true},
+             // Several bands (patches of 1 byte per element).
+             ConvCase{2, 64, 40, 40, 8, 3, 3, 1, 1, 1, precision, true},
+         }) {
+      DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                           << " F " << c.f << " " << c.kh << "x" << c.kw
+                           << " stride " << c.stride << " pad " << c.pad
+                           << " dilation " << c.dilation << " " << precision
+                           << (c.bias ? " bias" : "")) {
+        checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
       }
       ++seed;
     }
