@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CompiledNetwork.h"
+#include "compiler/LayerProfile.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Samples.h"
 #include "mixrt/mixrt.h"
@@ -280,6 +281,9 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8s32)},
       {"mixrt_ukernel_range_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_range_f32)},
+      // Called only by code compiled with profile-layers.
+      {"mixc_profile_begin", reinterpret_cast<void *>(&mixc_profile_begin)},
+      {"mixc_profile_end", reinterpret_cast<void *>(&mixc_profile_end)},
   };
   return symbols;
 }

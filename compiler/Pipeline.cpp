@@ -67,7 +67,8 @@ StringRef mix::getPhaseName(MixPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
+std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels,
+                                      bool profileLayers) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
@@ -101,8 +102,8 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels) {
          "canonicalize,"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
-         planMemory + useMicrokernels +
-         "mix-outline-layers,"
+         planMemory + useMicrokernels + "mix-outline-layers," +
+         std::string(profileLayers ? "mix-profile-layers," : "") +
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"
@@ -166,9 +167,10 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
-    if (failed(parsePassPipeline(
-            getLLVMPhasePipeline(options.allocatingEntry, options.microkernels),
-            pm)))
+    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry,
+                                                      options.microkernels,
+                                                      options.profileLayers),
+                                 pm)))
       return failure();
   }
   return success();

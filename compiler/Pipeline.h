@@ -102,6 +102,14 @@ struct MixPipelineOptions
       llvm::cl::desc("Call mixrt's GEMM microkernels for dense layers with "
                      "constant weights"),
       llvm::cl::init(true)};
+  /// Each layer of the planned networks is timed by calls of
+  /// mixc_profile_begin/end (mix-profile-layers), which the process running
+  /// the code provides: mix-bench --profile (compiler/LayerProfile.h).
+  Option<bool> profileLayers{
+      *this, "profile-layers",
+      llvm::cl::desc("Time every layer (calls of mixc_profile_begin/end, "
+                     "for mix-bench --profile)"),
+      llvm::cl::init(false)};
   /// Calibration file for static int8 activation scales; empty: dynamic.
   Option<std::string> calibrationPath{
       *this, "calibration",
@@ -128,10 +136,12 @@ mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);
 
 /// The textual pipeline of the `llvm` phase (after `linalg`), for docs and
-/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry` and
-/// `microkernels` are the MixPipelineOptions of those names.
+/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry`,
+/// `microkernels` and `profileLayers` are the MixPipelineOptions of those
+/// names.
 std::string getLLVMPhasePipeline(bool allocatingEntry = true,
-                                 bool microkernels = true);
+                                 bool microkernels = true,
+                                 bool profileLayers = false);
 
 /// Registers the dialects, interfaces and translations the pipeline needs
 /// (bufferization models, LLVM IR translation, ...).

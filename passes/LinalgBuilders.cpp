@@ -315,10 +315,8 @@ std::string formatSourceLocation(Location loc) {
   return "";
 }
 
-/// The address of a NUL-terminated string constant, one global per distinct
-/// string in the module.
-static Value stringAddress(OpBuilder &b, Location loc, ModuleOp module,
-                           StringRef value) {
+Value stringAddress(OpBuilder &b, Location loc, ModuleOp module,
+                    StringRef value) {
   std::string name =
       "__mix_str_" + llvm::utohexstr(llvm::xxh3_64bits(value), true);
   if (!module.lookupSymbol(name)) {

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <optional>
@@ -120,6 +121,11 @@ ConvMaps convMaps(llvm::ArrayRef<int64_t> strides,
 
 /// "file:line:col" of the first file location in `loc`, or "".
 std::string formatSourceLocation(mlir::Location loc);
+
+/// The address (`!llvm.ptr`) of a NUL-terminated string constant, one
+/// global per distinct string in `module`.
+mlir::Value stringAddress(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::ModuleOp module, llvm::StringRef value);
 
 /// Emits `if (failed) mixrt_check_fail(code, "<origin's location>", what,
 /// index, value)` (declaring the mixrt function in origin's module if

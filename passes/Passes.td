@@ -458,6 +458,35 @@ def MixOutlineLayersPass : Pass<"mix-outline-layers", "mlir::ModuleOp"> {
   ];
 }
 
+def MixProfileLayersPass : Pass<"mix-profile-layers", "mlir::ModuleOp"> {
+  let summary = "Time every layer of the planned networks (mix-bench --profile)";
+  let description = [{
+    Runs after `mix-outline-layers` when the pipeline option
+    `profile-layers` is set (`mix-bench --profile` sets it; `mixc` never
+    does). In every planned network function it brackets each run of
+    top-level operations from one source position (one layer: its outlined
+    function, its microkernel calls, its quantize) by
+    `mixc_profile_begin(where)` and `mixc_profile_end(where)`, where `where`
+    is the NUL-terminated string "file:line:col" of the layer. Operations
+    that only name a value (constants, views, globals) neither start nor end
+    a layer. The two functions are not part of mixrt: the process that runs
+    the code provides them (mix-bench's are in compiler/LayerProfile.h).
+
+    ```mlir
+    call @mixc_layer_0(%view, %view_1) : (memref<4xf32>, memref<4xf32>) -> ()
+    // becomes
+    call @mixc_profile_begin(%where) : (!llvm.ptr) -> ()
+    call @mixc_layer_0(%view, %view_1) : (memref<4xf32>, memref<4xf32>) -> ()
+    call @mixc_profile_end(%where) : (!llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numLayers", "layers", "Number of layers timed">,
+  ];
+}
+
 def MixExportNetworkSymbolsPass
     : Pass<"mix-export-network-symbols", "mlir::ModuleOp"> {
   let summary = "Give each network's C interface its public name";

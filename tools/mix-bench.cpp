@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CompiledNetwork.h"
+#include "compiler/LayerProfile.h"
+#include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
 #include "mixrt/mixrt.h"
 #include "support/CrashHandler.h"
@@ -44,6 +46,7 @@ struct BenchOptions {
   int64_t batch = 1;
   int32_t threads = 1;
   std::string jsonPath;
+  bool profile = false;
   bool help = false, version = false;
 
   void bindOptions(OptionsBinder &b) {
@@ -81,6 +84,9 @@ struct BenchOptions {
     b.opt("batch", batch, {"a count"}, cl::value_desc("B"),
           cl::desc("samples per run of a network with a dynamic batch\n"
                    "(default: 1)"));
+    b.flag("profile", profile, true,
+           cl::desc("also time every layer (a second, instrumented\n"
+                    "build) and print the per-layer profile"));
     b.opt("json", jsonPath, {"a file name"}, cl::value_desc("FILE"),
           cl::desc("the figures as JSON ('-': stdout)"));
     b.flag("help", help, true, cl::desc("print this help"));
@@ -95,7 +101,8 @@ const char kOverview[] =
     "\n"
     "Compiles a network with mixc for this machine, loads the object into "
     "the\nprocess, runs it on generated inputs and prints its latency "
-    "(min, P50,\nP95, P99, mean) and throughput.\n"
+    "(min, P50,\nP95, P99, mean) and throughput; with --profile, the time "
+    "of each layer.\n"
     "Exit codes: 0 success, 1 error (compilation or run), 2 bad usage.\n"
     "\n"
     "Options ('--name=VALUE' or '--name VALUE'):\n";
@@ -266,6 +273,85 @@ int main(int argc, char **argv) {
       sorted.front(), percentile(50), percentile(95), percentile(99), mean);
   llvm::outs() << llvm::formatv("  throughput: {0:f1} samples/s\n", throughput);
   llvm::outs() << llvm::formatv("  workspace: {0} bytes\n", wsBytes);
+  // The per-layer profile: the same model compiled again with every layer
+  // bracketed by clock reads (mix-profile-layers), run as often.
+  llvm::json::Array layersJson;
+  if (options.profile) {
+    CompileOptions profiled = options.compile;
+    profiled.pipeline.profileLayers = true;
+    llvm::Expected<std::unique_ptr<CompiledNetwork>> instrumented =
+        CompiledNetwork::compile(profiled, options.entry, llvm::errs());
+    if (!instrumented)
+      return fail(llvm::toString(instrumented.takeError()));
+    if ((*instrumented)->workspaceBytes() != wsBytes)
+      return fail("internal error: the profiled build plans another workspace");
+    CompiledNetwork::Call profiledCall =
+        (*instrumented)->prepare(pointers, options.batch, workspace);
+    for (unsigned i = 0; i < options.warmup; ++i)
+      profiledCall();
+    resetLayerProfile();
+    auto start = std::chrono::steady_clock::now();
+    for (unsigned i = 0; i < options.iterations; ++i)
+      profiledCall();
+    double runs = static_cast<double>(options.iterations);
+    double totalUs = std::chrono::duration<double, std::micro>(
+                         std::chrono::steady_clock::now() - start)
+                         .count() /
+                     runs;
+    std::vector<LayerTime> times = layerProfile();
+    MLIRContext context;
+    loadMixDialects(context);
+    std::map<std::string, LayerInfo> info;
+    if (auto module = loadModel(options.compile.modelPath, context))
+      info = describeLayers(**module);
+    else
+      llvm::consumeError(module.takeError());
+    size_t width = 24;
+    for (const LayerTime &t : times)
+      width = std::max(width, t.where.size());
+    llvm::outs() << llvm::formatv(
+        "  per layer (a build with clock reads around each layer, mean of "
+        "{0} runs: {1:f3} us per run):\n",
+        options.iterations, totalUs);
+    size_t opWidth = 12;
+    for (const auto &[where, layer] : info)
+      opWidth = std::max(opWidth, layer.op.size());
+    llvm::outs() << "    " << llvm::left_justify("layer", width) << "  "
+                 << llvm::left_justify("op", opWidth)
+                 << "    us/run   share     GOP/s\n";
+    double inLayers = 0;
+    for (const LayerTime &t : times) {
+      double us = t.seconds * 1e6 / runs;
+      inLayers += us;
+      const LayerInfo *layer =
+          info.count(t.where) ? &info.at(t.where) : nullptr;
+      std::string op = layer ? layer->op : "";
+      std::optional<double> gops;
+      if (layer && layer->ops && t.seconds > 0)
+        gops = *layer->ops * static_cast<double>(t.calls) / t.seconds / 1e9;
+      llvm::outs() << "    " << llvm::left_justify(t.where, width) << "  "
+                   << llvm::left_justify(op, opWidth)
+                   << llvm::formatv(" {0,9:f3} {1,6:f1}% {2,9}\n", us,
+                                    100.0 * us / totalUs,
+                                    gops ? llvm::formatv("{0:f1}", *gops).str()
+                                         : std::string("-"));
+      llvm::json::Object entry{
+          {"layer", t.where},
+          {"op", op},
+          {"calls_per_run", static_cast<double>(t.calls) / runs},
+          {"us_per_run", us},
+          {"share", us / totalUs}};
+      if (gops)
+        entry["gops"] = *gops;
+      layersJson.push_back(std::move(entry));
+    }
+    double outside = std::max(0.0, totalUs - inLayers);
+    llvm::outs() << "    " << llvm::left_justify("(between the layers)", width)
+                 << "  " << llvm::left_justify("", opWidth)
+                 << llvm::formatv(" {0,9:f3} {1,6:f1}%\n", outside,
+                                  100.0 * outside / totalUs);
+  }
+
   if (!options.jsonPath.empty()) {
     llvm::json::Object json{
         {"network", name},
@@ -283,6 +369,8 @@ int main(int argc, char **argv) {
         {"throughput_samples_per_s", throughput},
         {"workspace_bytes", static_cast<int64_t>(wsBytes)},
         {"compile_seconds", (*compiled)->compileSeconds()}};
+    if (options.profile)
+      json["layers"] = std::move(layersJson);
     std::string text =
         llvm::formatv("{0:2}", llvm::json::Value(std::move(json))).str() + "\n";
     if (options.jsonPath == "-") {

@@ -85,7 +85,8 @@ Value mix::lowering::im2colGemm(
     }
   int64_t tile = rows * ow;
   // The input rows a band reads.
-  int64_t span = (rows - 1) * conv.strides[0] + (kh - 1) * conv.dilations[0] + 1;
+  int64_t span =
+      (rows - 1) * conv.strides[0] + (kh - 1) * conv.dilations[0] + 1;
 
   auto index = [&](OpBuilder &nb, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(nb, loc, v);
@@ -112,10 +113,10 @@ Value mix::lowering::im2colGemm(
             [&](OpBuilder &bb, Location, Value band, ValueRange args) {
               // The band's first output row, its first input row and its
               // first row of the accumulator.
-              Value row0 = arith::MulIOp::create(bb, loc, band,
-                                                 index(bb, rows));
-              Value inRow0 = arith::MulIOp::create(
-                  bb, loc, row0, index(bb, conv.strides[0]));
+              Value row0 =
+                  arith::MulIOp::create(bb, loc, band, index(bb, rows));
+              Value inRow0 = arith::MulIOp::create(bb, loc, row0,
+                                                   index(bb, conv.strides[0]));
               Value accRow0 = arith::MulIOp::create(
                   bb, loc,
                   arith::AddIOp::create(
@@ -194,7 +195,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     conv.accElem = f32;
     Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
     Value sum = im2colGemm(
-        rewriter, loc, conv, [&](OpBuilder &b, Location l, Value lhs, Value init) {
+        rewriter, loc, conv,
+        [&](OpBuilder &b, Location l, Value lhs, Value init) {
           Value tile = contraction(b, l, lhs, rhs, /*rhsBatched=*/false, init);
           tile.getDefiningOp()->setAttr(attr::kUkernel,
                                         b.getStringAttr("gemm_f32"));
@@ -203,8 +205,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     // [N*OH*OW, F] -> [N, OH, OW, F] -> NCHW, + bias[f] in f32 (after the
     // sum, as the loops add it), converted to the result type.
     Value rows = tensor::ExpandShapeOp::create(
-        rewriter, loc, RankedTensorType::get({out[0], out[2], out[3], out[1]}, f32),
-        sum, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+        rewriter, loc,
+        RankedTensorType::get({out[0], out[2], out[3], out[1]}, f32), sum,
+        SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
     AffineMap fromNhwc = AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx);
     BiasEpilogue epilogue;

@@ -104,11 +104,11 @@ struct Im2colConv {
   mlir::Type accElem;
   int64_t maxTileBytes = int64_t{512} << 10;
 };
-mlir::Value im2colGemm(
-    mlir::OpBuilder &b, mlir::Location loc, const Im2colConv &conv,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
-                                   mlir::Value lhs, mlir::Value init)>
-        gemm);
+mlir::Value
+im2colGemm(mlir::OpBuilder &b, mlir::Location loc, const Im2colConv &conv,
+           llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                          mlir::Value lhs, mlir::Value init)>
+               gemm);
 
 /// The constant `weight` [F, K...] (K... flattened to K) transposed to
 /// [K, F], or null if it is not a constant of byte-sized elements. Defined

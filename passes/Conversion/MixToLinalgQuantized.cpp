@@ -533,17 +533,17 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
         cmaps.lhs, cmaps.rhs, AffineMap::get(3, 0, {}, ctx),
         channelParamMap(adaptor.getWeightZeroPoints(), 3, cmaps.nDim, ctx),
         cmaps.output};
-    Value sum = im2colGemm(
-        rewriter, loc, conv,
-        [&](OpBuilder &b, Location l, Value lhs, Value init) {
-          Value tile = intContraction(b, l, lhs, rhs,
-                                      adaptor.getInputZeroPoint(),
-                                      adaptor.getWeightZeroPoints(), init,
-                                      maps, cmaps.iterators);
-          tile.getDefiningOp()->setAttr(attr::kUkernel,
-                                        b.getStringAttr("gemm_s8"));
-          return tile;
-        });
+    Value sum =
+        im2colGemm(rewriter, loc, conv,
+                   [&](OpBuilder &b, Location l, Value lhs, Value init) {
+                     Value tile = intContraction(b, l, lhs, rhs,
+                                                 adaptor.getInputZeroPoint(),
+                                                 adaptor.getWeightZeroPoints(),
+                                                 init, maps, cmaps.iterators);
+                     tile.getDefiningOp()->setAttr(attr::kUkernel,
+                                                   b.getStringAttr("gemm_s8"));
+                     return tile;
+                   });
     Value rows = tensor::ExpandShapeOp::create(
         rewriter, loc,
         RankedTensorType::get({out[0], out[2], out[3], out[1]},
