@@ -49,7 +49,10 @@
 //                     no quantization of src and no rescale of dst (as
 //                     bench_compiled says of gemm_s8s8s32)
 //
-// The implementation oneDNN chose is the label of its benchmark.
+// The implementation oneDNN chose is the label of its benchmark. Not peers:
+// mixrt's f32 and s8s8s32 microkernels alone on the band GEMMs the compiled
+// layers call (random data, B packed untimed): the layer's time minus
+// theirs is what its im2col copies, epilogue and quantize cost.
 //
 // Everything runs single-threaded (the compiled code has no threads;
 // oneDNN's OpenMP is pinned to one thread), times are the calling thread's
@@ -77,6 +80,9 @@
 //   layout or scale, the per-layer checks bound the rounding). The measured
 //   errors are the rel_err counters.
 //
+// The err_bound counters give the largest |error| / bound of those checks
+// (f32: of gamma_K * sum|x w|; int8: of the quantization bound).
+//
 // After the run a table of ratios (and one of GOP/s, 2*F*OH*OW*C*KH*KW per
 // call, summed over the layers for the CNN) is printed.
 //
@@ -84,6 +90,7 @@
 
 #include "bench_util.h"
 #include "compiler/CompiledNetwork.h"
+#include "mixrt/mixrt.h"
 #include "mixrt/ukernel.h"
 
 #include <benchmark/benchmark.h>
@@ -136,8 +143,8 @@ const ConvShape kLayers[] = {
 /// The whole CNN's convolutions, in order, then global_avg_pool and a dense
 /// 128 -> 10.
 const ConvShape kCnn[] = {
-    {"conv1", 3, 32, 112, 112, 3, 2, 1}, {"conv2", 32, 64, 56, 56, 3, 1, 1},
-    {"conv3", 64, 64, 56, 56, 3, 2, 1},  {"conv4", 64, 128, 28, 28, 3, 1, 1},
+    {"conv1", 3, 32, 112, 112, 3, 2, 1},  {"conv2", 32, 64, 56, 56, 3, 1, 1},
+    {"conv3", 64, 64, 56, 56, 3, 2, 1},   {"conv4", 64, 128, 28, 28, 3, 1, 1},
     {"conv5", 128, 128, 28, 28, 3, 2, 1},
 };
 constexpr int64_t kClasses = 10;
@@ -161,13 +168,23 @@ double get(const std::string &kernel, const std::string &shape) {
   return it == results().end() ? 0.0 : it->second;
 }
 
+double processSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 /// Runs `fn` once untimed (first-call setup), then under the benchmark loop
-/// with manual (thread CPU) time, and sets the GOPS counter.
+/// with manual (thread CPU) time, and sets the GOPS counter and cpu_ratio,
+/// the process's CPU time over the calling thread's: 1 when nothing ran on
+/// another thread (a guard on the single-thread claim).
 template <class Fn>
 void timed(benchmark::State &state, const std::string &shape, double ops,
            const std::string &kernel, Fn fn) {
   fn();
   double seconds = 0.0;
+  const double process = processSeconds();
   for (auto _ : state) {
     const double start = threadSeconds();
     fn();
@@ -178,6 +195,7 @@ void timed(benchmark::State &state, const std::string &shape, double ops,
   const double gops =
       ops * static_cast<double>(state.iterations()) / seconds / 1e9;
   state.counters["GOPS"] = gops;
+  state.counters["cpu_ratio"] = (processSeconds() - process) / seconds;
   double &best = results()[kernel + " " + shape];
   best = std::max(best, gops);
 }
@@ -215,7 +233,8 @@ template <class T, class X, class W> struct ConvSums {
       for (int64_t c = 0; c < s.c; ++c)
         for (int64_t kh = 0; kh < s.k; ++kh)
           for (int64_t kw = 0; kw < s.k; ++kw) {
-            const T wv = static_cast<T>(w[((f * s.c + c) * s.k + kh) * s.k + kw]);
+            const T wv =
+                static_cast<T>(w[((f * s.c + c) * s.k + kh) * s.k + kw]);
             const double wa = std::fabs(static_cast<double>(wv));
             for (int64_t y = 0; y < oh; ++y) {
               const int64_t iy = y * s.stride - s.pad + kh;
@@ -245,8 +264,8 @@ std::string where(const ConvShape &s, size_t i) {
   const int64_t plane = s.oh() * s.ow();
   const int64_t f = static_cast<int64_t>(i) / plane,
                 p = static_cast<int64_t>(i) % plane;
-  return "[0, " + std::to_string(f) + ", " + std::to_string(p / s.ow()) +
-         ", " + std::to_string(p % s.ow()) + "]";
+  return "[0, " + std::to_string(f) + ", " + std::to_string(p / s.ow()) + ", " +
+         std::to_string(p % s.ow()) + "]";
 }
 
 /// gamma_K = K u / (1 - K u), u = 2^-24.
@@ -255,15 +274,20 @@ double gammaK(int64_t k) {
   return ku / (1.0 - ku);
 }
 
-/// Every output of `y` within `factor` * gamma_K * sum|x w| of the exact sum.
+/// Every output of `y` within `factor` * gamma_K * sum|x w| of the exact sum;
+/// `worst`: the largest |error| / that bound.
 std::string compareF32(const ConvShape &s,
                        const ConvSums<double, float, float> &ref,
                        const std::vector<float> &y, double factor,
-                       const char *what) {
+                       const char *what, double &worst) {
   const double g = factor * gammaK(s.depth());
+  worst = 0;
   for (size_t i = 0; i < y.size(); ++i) {
-    const double bound = g * ref.absProducts[i];
-    if (!(std::fabs(static_cast<double>(y[i]) - ref.sum[i]) <= bound))
+    const double bound = g * ref.absProducts[i],
+                 e = std::fabs(static_cast<double>(y[i]) - ref.sum[i]);
+    if (bound > 0)
+      worst = std::max(worst, e / bound);
+    if (!(e <= bound))
       return std::string(what) + " at " + where(s, i) + " is " +
              format("%.9g, the exact sum %.9g: off by more than "
                     "gamma_K * sum|x w| = %.3g",
@@ -318,10 +342,9 @@ struct LayerData {
   std::string weightsPath, error;
 
   explicit LayerData(const ConvShape &s)
-      : shape(s), x(values(s.c * s.h * s.w, 1)),
-        w(values(s.f * s.depth(), 2)) {
-    weightsPath = mixbench::writeSafetensors(
-        {{"w", {s.f, s.c, s.k, s.k}, &w}}, "bench-conv", error);
+      : shape(s), x(values(s.c * s.h * s.w, 1)), w(values(s.f * s.depth(), 2)) {
+    weightsPath = mixbench::writeSafetensors({{"w", {s.f, s.c, s.k, s.k}, &w}},
+                                             "bench-conv", error);
   }
   ~LayerData() {
     if (!weightsPath.empty())
@@ -436,22 +459,22 @@ Compiled &compiledFor(int layer, Variant variant) {
   }
   const CnnData &d = cnnData();
   const std::string out = tensorType({1, kClasses});
-  std::string source = "mix.network @n precision(f32) (%x: " +
-                       tensorType({1, 3, 112, 112}) + ") -> " + out + " {\n";
+  std::string source =
+      "mix.network @n precision(f32) (%x: " + tensorType({1, 3, 112, 112}) +
+      ") -> " + out + " {\n";
   std::string in = "x";
   for (size_t i = 0; i < std::size(kCnn); ++i) {
     const ConvShape &s = kCnn[i];
     const std::string n = std::to_string(i + 1),
                       yt = tensorType({1, s.f, s.oh(), s.ow()});
     source += convText(s, in, "w" + n, "c" + n, v.precision);
-    source += "  %r" + n + " = mix.relu %c" + n + " : (" + yt + ") -> " + yt +
-              "\n";
+    source +=
+        "  %r" + n + " = mix.relu %c" + n + " : (" + yt + ") -> " + yt + "\n";
     in = "r" + n;
   }
   const ConvShape &last = kCnn[std::size(kCnn) - 1];
   const std::string lt = tensorType({1, last.f, last.oh(), last.ow()}),
-                    gt = tensorType({1, 128}),
-                    wt = tensorType({128, kClasses});
+                    gt = tensorType({1, 128}), wt = tensorType({128, kClasses});
   source += "  %g = mix.global_avg_pool %" + in + " : (" + lt + ") -> " + gt +
             "\n  %wd = mix.weight external \"wd\" : " + wt +
             "\n  %y = mix.dense %g, %wd" + v.precision + " : (" + gt + ", " +
@@ -466,8 +489,7 @@ std::string compareBits(const std::vector<float> &a,
   for (size_t i = 0; i < a.size(); ++i)
     if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0)
       return std::string(what) + " microkernels and loops differ at " +
-             std::to_string(i) +
-             format(": %.9g vs %.9g", a[i], b[i]);
+             std::to_string(i) + format(": %.9g vs %.9g", a[i], b[i]);
   return "";
 }
 
@@ -575,19 +597,19 @@ struct DnnlConv {
     DNNL_TRY(dnnl_memory_desc_init_by_tag(&weiMd, 4, weiDims, dt,
                                           dnnl_format_tag_any));
     DNNL_TRY(dnnl_memory_desc_init_by_tag(&dstMd, 4, dstDims, dstDt, act));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&userSrcMd, 4, srcDims, dt,
-                                          dnnl_nchw));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&userWeiMd, 4, weiDims, dt,
-                                          dnnl_oihw));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&userDstMd, 4, dstDims, dstDt,
-                                          dnnl_nchw));
+    DNNL_TRY(
+        dnnl_memory_desc_init_by_tag(&userSrcMd, 4, srcDims, dt, dnnl_nchw));
+    DNNL_TRY(
+        dnnl_memory_desc_init_by_tag(&userWeiMd, 4, weiDims, dt, dnnl_oihw));
+    DNNL_TRY(
+        dnnl_memory_desc_init_by_tag(&userDstMd, 4, dstDims, dstDt, dnnl_nchw));
     dnnl_convolution_desc_t cd;
     DNNL_TRY(dnnl_convolution_forward_desc_init(
         &cd, dnnl_forward_inference,
-        int8 ? dnnl_convolution_direct : dnnl_convolution_auto, &srcMd,
-        &weiMd, nullptr, &dstMd, strides, pad, pad));
-    DNNL_TRY(dnnl_primitive_desc_create(&pd, &cd, nullptr, dnnlEngine(),
-                                        nullptr));
+        int8 ? dnnl_convolution_direct : dnnl_convolution_auto, &srcMd, &weiMd,
+        nullptr, &dstMd, strides, pad, pad));
+    DNNL_TRY(
+        dnnl_primitive_desc_create(&pd, &cd, nullptr, dnnlEngine(), nullptr));
     const char *name = nullptr;
     if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) ==
             dnnl_success &&
@@ -674,8 +696,11 @@ std::map<std::pair<int, int>, std::unique_ptr<Peer>> &peers() {
 struct LayerCheck {
   std::string f32;  ///< compiled f32 and f32 loops
   std::string int8; ///< compiled int8
+  /// The largest |error| / bound of the check (the err_bound counters).
+  double f32Worst = 0, int8Worst = 0;
 #ifdef MIXC_BENCH_DNNL
   std::string dnnl[2]; ///< onednn f32 nchw, any
+  double dnnlWorst[2] = {0, 0};
 #endif
 };
 
@@ -702,7 +727,7 @@ const LayerCheck &checkFor(int layer) {
     check.f32 = compareBits(uk.y, loops.y, "f32");
   }
   if (check.f32.empty())
-    check.f32 = compareF32(s, ref, uk.y, 1.0, "compiled f32");
+    check.f32 = compareF32(s, ref, uk.y, 1.0, "compiled f32", check.f32Worst);
 
   Compiled &q = compiledFor(layer, Int8);
   check.int8 = q.error;
@@ -716,8 +741,8 @@ const LayerCheck &checkFor(int layer) {
     for (int64_t f = 0; f < s.f && check.int8.empty(); ++f) {
       double wMax = 0;
       for (int64_t k = 0; k < s.depth(); ++k)
-        wMax = std::max(
-            wMax, std::fabs(static_cast<double>(d.w[f * s.depth() + k])));
+        wMax = std::max(wMax,
+                        std::fabs(static_cast<double>(d.w[f * s.depth() + k])));
       const double sb = wMax / 127.0;
       for (int64_t p = 0; p < plane; ++p) {
         const size_t i = static_cast<size_t>(f * plane + p);
@@ -726,7 +751,10 @@ const LayerCheck &checkFor(int layer) {
             1.01 * (sb / 2 * ref.absX[i] + sa / 2 * ref.absW[i] +
                     sa * sb / 4 * ref.taps[i]) +
             1e-5 * ref.absProducts[i];
-        if (!(std::fabs(q.y[i] - ref.sum[i]) <= bound)) {
+        const double e = std::fabs(q.y[i] - ref.sum[i]);
+        if (bound > 0)
+          check.int8Worst = std::max(check.int8Worst, e / bound);
+        if (!(e <= bound)) {
           check.int8 = "int8 at " + where(s, i) +
                        format(" is %.9g, the exact sum %.9g: off by more "
                               "than the quantization bound %.3g",
@@ -752,7 +780,8 @@ const LayerCheck &checkFor(int layer) {
     peer.conv->readDst(y.data());
     error = peer.conv->error;
     if (error.empty())
-      error = compareF32(s, ref, y, 1.0, kDnnlNames[kind]);
+      error =
+          compareF32(s, ref, y, 1.0, kDnnlNames[kind], check.dnnlWorst[kind]);
     // Implied by the two checks above; checked as the bound it states.
     if (error.empty() && check.f32.empty())
       for (size_t i = 0; i < y.size(); ++i)
@@ -777,12 +806,14 @@ void BM_Compiled(benchmark::State &state, int layer, Variant variant) {
   Compiled &c = compiledFor(layer, variant);
   mix::CompiledNetwork::Call call = c.prepare();
   const ConvShape &s = kLayers[layer];
-  timed(state, s.name, s.ops(), std::string("compiled ") + kVariants[variant].name,
-        [&] {
+  timed(state, s.name, s.ops(),
+        std::string("compiled ") + kVariants[variant].name, [&] {
           call();
           benchmark::ClobberMemory();
         });
   state.counters["compile_s"] = c.model->net->compileSeconds();
+  state.counters["err_bound"] =
+      variant == Int8 ? check.int8Worst : check.f32Worst;
 }
 
 //===----------------------------------------------------------------------===//
@@ -795,8 +826,7 @@ std::vector<double> cnnReference(const CnnData &d) {
   std::vector<double> act(d.x.begin(), d.x.end());
   for (size_t i = 0; i < std::size(kCnn); ++i) {
     const std::vector<double> w(d.w[i].begin(), d.w[i].end());
-    ConvSums<double, double, double> sums(kCnn[i], act.data(), w.data(),
-                                          false);
+    ConvSums<double, double, double> sums(kCnn[i], act.data(), w.data(), false);
     act = std::move(sums.sum);
     for (double &v : act)
       v = std::max(v, 0.0);
@@ -882,6 +912,67 @@ void BM_Cnn(benchmark::State &state, Variant variant) {
 }
 
 //===----------------------------------------------------------------------===//
+// Not peers: the microkernel calls alone
+//===----------------------------------------------------------------------===//
+
+/// The GEMMs the compiled layer calls, alone, as its lowering bands them
+/// (MixToLinalgConvolutions.cpp: the most output rows, a divisor of OH,
+/// whose patches fit in 512 KiB): one band of patches [rows*OW, K] (random,
+/// reused for every band, as the compiled code reuses its scratch) times
+/// the packed weight [K, F] into the band's rows of [OH*OW, F]. The layer's
+/// time minus this is its im2col copies, epilogue (transpose to NCHW; int8:
+/// rescale) and, for int8, the dynamic range and quantize of x.
+void BM_MixrtGemm(benchmark::State &state, int layer, bool s8) {
+  const ConvShape &s = kLayers[layer];
+  const int64_t k = s.depth(), oh = s.oh(), ow = s.ow();
+  const int64_t bytes = s8 ? 1 : 4;
+  int64_t rows = 1;
+  for (int64_t r = oh; r >= 1; --r)
+    if (oh % r == 0 && r * ow * k * bytes <= 512 * 1024) {
+      rows = r;
+      break;
+    }
+  const int64_t m = rows * ow;
+  const mixrt_ukernel_type type = s8 ? MIXRT_UKERNEL_S8 : MIXRT_UKERNEL_F32;
+  std::vector<unsigned char> packed(
+      static_cast<size_t>(mixrt_ukernel_packed_size(type, k, s.f)) + 64);
+  void *pb = reinterpret_cast<void *>(
+      (reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t(63));
+  const std::vector<float> af = values(m * k, 1), bf = values(k * s.f, 2);
+  std::vector<int8_t> as8(af.size()), bs8(bf.size());
+  for (size_t i = 0; i < af.size(); ++i)
+    as8[i] = static_cast<int8_t>(std::lround(af[i] * 254.0f));
+  for (size_t i = 0; i < bf.size(); ++i)
+    bs8[i] = static_cast<int8_t>(std::lround(bf[i] * 254.0f));
+  if (mixrt_ukernel_pack_b(type, k, s.f,
+                           s8 ? static_cast<const void *>(bs8.data())
+                              : static_cast<const void *>(bf.data()),
+                           s.f, pb) != MIXRT_STATUS_OK) {
+    state.SkipWithError("mixrt_ukernel_pack_b failed");
+    return;
+  }
+  std::vector<float> cf(s8 ? 0 : static_cast<size_t>(oh * ow * s.f));
+  std::vector<int32_t> cs8(s8 ? static_cast<size_t>(oh * ow * s.f) : 0);
+  bool ok = true;
+  timed(state, s.name, s.ops(), s8 ? "mixrt s8" : "mixrt f32", [&] {
+    for (int64_t band = 0; band < oh / rows; ++band) {
+      const int64_t row = band * m * s.f;
+      ok = (s8 ? mixrt_ukernel_gemm_s8s8s32(m, s.f, k, as8.data(), k, nullptr,
+                                            pb, nullptr, cs8.data() + row, s.f,
+                                            0)
+               : mixrt_ukernel_gemm_f32(m, s.f, k, af.data(), k, pb,
+                                        cf.data() + row, s.f, nullptr, 0)) ==
+               MIXRT_STATUS_OK &&
+           ok;
+    }
+    benchmark::ClobberMemory();
+  });
+  if (!ok)
+    state.SkipWithError("the mixrt microkernel failed");
+  state.counters["band_rows"] = static_cast<double>(m);
+}
+
+//===----------------------------------------------------------------------===//
 // The peers
 //===----------------------------------------------------------------------===//
 
@@ -895,8 +986,7 @@ Peer &peerFor(int layer, DnnlKind kind) {
   if (kind == DnnlS8) {
     p->xs8 = randomS8(s.c * s.h * s.w, 1);
     p->ws8 = randomS8(s.f * s.depth(), 2);
-    p->conv =
-        std::make_unique<DnnlConv>(s, kind, p->xs8.data(), p->ws8.data());
+    p->conv = std::make_unique<DnnlConv>(s, kind, p->xs8.data(), p->ws8.data());
   } else {
     const LayerData &d = dataFor(layer);
     p->wCopy = d.w;
@@ -914,8 +1004,8 @@ Peer &peerFor(int layer, DnnlKind kind) {
     if (p->error.empty())
       p->error = p->conv->error;
     if (p->error.empty()) {
-      ConvSums<int64_t, int8_t, int8_t> exact(s, p->xs8.data(),
-                                              p->ws8.data(), false);
+      ConvSums<int64_t, int8_t, int8_t> exact(s, p->xs8.data(), p->ws8.data(),
+                                              false);
       for (size_t i = 0; i < y.size(); ++i)
         if (y[i] != exact.sum[i]) {
           p->error = "onednn s8 at " + where(s, i) + " is " +
@@ -937,6 +1027,8 @@ void BM_Dnnl(benchmark::State &state, int layer, DnnlKind kind) {
   }
   Peer &p = peerFor(layer, kind);
   state.SetLabel(p.conv->impl);
+  if (kind != DnnlS8)
+    state.counters["err_bound"] = checkFor(layer).dnnlWorst[kind];
   const ConvShape &s = kLayers[layer];
   bool ok = true;
   timed(state, s.name, s.ops(), kDnnlNames[kind], [&] {
@@ -965,6 +1057,8 @@ void registerAll() {
     for (Variant v : {F32, F32Loops, Int8})
       add(std::string("BM_Conv_compiled_") + kVariants[v].name + shape,
           BM_Compiled, i, v);
+    add("BM_Conv_mixrt_ukernel_f32" + shape, BM_MixrtGemm, i, false);
+    add("BM_Conv_mixrt_ukernel_s8s8s32" + shape, BM_MixrtGemm, i, true);
 #ifdef MIXC_BENCH_DNNL
     add("BM_Conv_oneDNN_f32_nchw" + shape, BM_Dnnl, i, DnnlF32Nchw);
     add("BM_Conv_oneDNN_f32_any" + shape, BM_Dnnl, i, DnnlF32Any);
@@ -1009,9 +1103,8 @@ void printTables() {
                 ratio(get("compiled int8", s), get("onednn s8", s)).c_str(),
                 ratio(f32, get("compiled f32_loops", s)).c_str(),
                 ratio(get("compiled int8", s), f32).c_str(),
-                ratio(get("onednn s8", s),
-                      std::max(get("onednn f32 nchw", s),
-                               get("onednn f32 any", s)))
+                ratio(get("onednn s8", s), std::max(get("onednn f32 nchw", s),
+                                                    get("onednn f32 any", s)))
                     .c_str());
   }
   std::printf(
@@ -1024,17 +1117,22 @@ void printTables() {
 
   std::printf("\nGOP/s (2*F*OH*OW*C*KH*KW per call; the CNN: summed over its "
               "layers):\n");
-  std::printf("%-18s %7s %7s %7s %9s %9s %7s\n", "layer", "f32", "f32_lp",
-              "int8", "dnn_nchw", "dnn_any", "dnn_s8");
+  std::printf("%-18s %7s %7s %7s %7s %7s %9s %9s %7s\n", "layer", "f32",
+              "f32_lp", "int8", "uk_f32", "uk_s8", "dnn_nchw", "dnn_any",
+              "dnn_s8");
   for (const std::string &s : shapes)
-    std::printf("%-18s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
+    std::printf("%-18s %7s %7s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
                 rate(get("compiled f32", s)).c_str(),
                 rate(get("compiled f32_loops", s)).c_str(),
                 rate(get("compiled int8", s)).c_str(),
+                rate(get("mixrt f32", s)).c_str(),
+                rate(get("mixrt s8", s)).c_str(),
                 rate(get("onednn f32 nchw", s)).c_str(),
                 rate(get("onednn f32 any", s)).c_str(),
                 rate(get("onednn s8", s)).c_str());
-  std::printf("(_lp: --no-microkernels)\n");
+  std::printf("(_lp: --no-microkernels; uk_f32, uk_s8: mixrt's microkernels "
+              "alone on the layer's band GEMMs, what the compiled f32 and int8 "
+              "layers call, without im2col, epilogue or quantize)\n");
 }
 
 } // namespace
