@@ -86,6 +86,14 @@
 // After the run a table of ratios (and one of GOP/s, 2*F*OH*OW*C*KH*KW per
 // call, summed over the layers for the CNN) is printed.
 //
+//   ninja -C build bench_conv
+//   build/bench/compiler/bench_conv --benchmark_min_time=0.3 \
+//       --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+//
+// (about 1.5 minutes; Debian's Google Benchmark 1.7 takes the minimum time as
+// a plain number of seconds, not "0.3s"). The tables give the best GOP/s of
+// all the runs of a benchmark, the repetitions included.
+//
 //===----------------------------------------------------------------------===//
 
 #include "bench_util.h"
