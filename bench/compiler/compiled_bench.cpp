@@ -59,6 +59,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench_util.h"
 #include "compiler/CompiledNetwork.h"
 #include "mixrt/mixrt.h"
 #include "mixrt/ukernel.h"
@@ -90,12 +91,8 @@
 
 namespace {
 
-double threadSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using mixbench::threadSeconds;
+using mixbench::values;
 
 struct Shape {
   int64_t m, n, k;
@@ -107,18 +104,6 @@ const Shape kShapes[] = {
 std::string shapeName(const Shape &s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
          std::to_string(s.k);
-}
-
-/// Values in [-0.5, 0.5), a fixed sequence per seed.
-std::vector<float> values(size_t n, uint64_t seed) {
-  std::vector<float> v(n);
-  for (float &x : v) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(static_cast<double>((seed >> 11) & 0xFFFFF) /
-                               static_cast<double>(0x100000) -
-                           0.5);
-  }
-  return v;
 }
 
 /// Best GOP/s per (kernel, shape), for the tables after the run.
@@ -194,39 +179,8 @@ struct ShapeData {
 
   explicit ShapeData(const Shape &s)
       : shape(s), x(values(s.m * s.k, 1)), w(values(s.k * s.n, 2)) {
-    llvm::SmallString<128> path;
-    if (llvm::sys::fs::createTemporaryFile("bench-dense", "safetensors",
-                                           path)) {
-      error = "cannot create a temporary weights file";
-      return;
-    }
-    std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" +
-                         std::to_string(s.k) + "," + std::to_string(s.n) +
-                         "],\"data_offsets\":[0," +
-                         std::to_string(w.size() * sizeof(float)) + "]}}";
-    header.append((8 - header.size() % 8) % 8, ' ');
-    std::error_code ec;
-    llvm::raw_fd_ostream file(path, ec);
-    if (ec) {
-      error = "cannot write " + path.str().str() + ": " + ec.message();
-      return;
-    }
-    uint64_t length = header.size();
-    char le[8];
-    for (int i = 0; i < 8; ++i)
-      le[i] = static_cast<char>((length >> (8 * i)) & 0xFF);
-    file.write(le, 8);
-    file << header;
-    // Little-endian floats, as on every host this benchmark runs on (x86-64).
-    file.write(reinterpret_cast<const char *>(w.data()),
-               w.size() * sizeof(float));
-    file.close();
-    if (file.has_error()) {
-      error = "cannot write " + path.str().str();
-      file.clear_error();
-      return;
-    }
-    weightsPath = path.str().str();
+    weightsPath = mixbench::writeSafetensors({{"w", {s.k, s.n}, &w}},
+                                             "bench-dense", error);
   }
   ~ShapeData() {
     if (!weightsPath.empty())
@@ -261,34 +215,15 @@ struct CompiledDense {
                          "\n  %y = mix.dense %x, %w" + clause + " : (" + x +
                          ", " + w + ") -> " + y + "\n  mix.return %y : " + y +
                          "\n}\n";
-    llvm::SmallString<128> path;
-    if (llvm::sys::fs::createTemporaryFile("bench-dense", "mlir", path)) {
-      error = "cannot create a temporary model file";
+    mixbench::CompiledModel model(source, "d", data.weightsPath,
+                                  variant.microkernels, "bench-dense");
+    if (!model.error.empty()) {
+      error = model.error;
       return;
     }
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream file(path, ec);
-      file << source;
-    }
-    mix::CompileOptions options;
-    options.modelPath = path.str().str();
-    options.weightsPath = data.weightsPath;
-    options.progress = mix::ProgressMode::never;
-    // The policy check only reports (f32 on f32 is redundant); the code is
-    // the same.
-    options.pipeline.verifyPolicy = false;
-    options.pipeline.microkernels = variant.microkernels;
-    auto compiled = mix::CompiledNetwork::compile(options, "d", llvm::errs());
-    llvm::sys::fs::remove(path);
-    if (!compiled) {
-      error = "compilation failed: " + llvm::toString(compiled.takeError());
-      return;
-    }
-    net = std::move(*compiled);
-    workspace.resize(net->workspaceBytes() + 64);
-    ws = reinterpret_cast<void *>(
-        (reinterpret_cast<uintptr_t>(workspace.data()) + 63) & ~uintptr_t(63));
+    net = std::move(model.net);
+    workspace = std::move(model.workspace);
+    ws = model.ws;
     this->y.assign(static_cast<size_t>(s.m * s.n), 0.0f);
   }
 

@@ -1,0 +1,154 @@
+//===- bench_util.h - helpers shared by the compiled-code benchmarks ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What compiled_bench.cpp (dense layers) and conv_bench.cpp (convolutions)
+// share: the calling thread's CPU time, the fixed pseudo-random inputs, a
+// safetensors writer for the weights the models reference
+// (`mix.weight external`), and the compilation of a model text by the mixc
+// driver, loaded in process (compiler/CompiledNetwork.h), with its 64-byte
+// aligned workspace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_BENCH_COMPILER_BENCH_UTIL_H
+#define MIXC_BENCH_COMPILER_BENCH_UTIL_H
+
+#include "compiler/CompiledNetwork.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mixbench {
+
+inline double threadSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Values in [-0.5, 0.5), a fixed sequence per seed.
+inline std::vector<float> values(size_t n, uint64_t seed) {
+  std::vector<float> v(n);
+  for (float &x : v) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    x = static_cast<float>(static_cast<double>((seed >> 11) & 0xFFFFF) /
+                               static_cast<double>(0x100000) -
+                           0.5);
+  }
+  return v;
+}
+
+/// One F32 tensor of a safetensors file.
+struct NamedTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  const std::vector<float> *data;
+};
+
+/// Writes `tensors` (little-endian F32, as on every host these benchmarks
+/// run on: x86-64) to a new temporary safetensors file named after
+/// `prefix`; its path, or empty with `error` set.
+inline std::string writeSafetensors(const std::vector<NamedTensor> &tensors,
+                                    const char *prefix, std::string &error) {
+  llvm::SmallString<128> path;
+  if (llvm::sys::fs::createTemporaryFile(prefix, "safetensors", path)) {
+    error = "cannot create a temporary weights file";
+    return "";
+  }
+  std::string header = "{";
+  size_t offset = 0;
+  for (const NamedTensor &t : tensors) {
+    if (header.size() > 1)
+      header += ",";
+    header += "\"" + t.name + "\":{\"dtype\":\"F32\",\"shape\":[";
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      header += (i ? "," : "") + std::to_string(t.shape[i]);
+    const size_t bytes = t.data->size() * sizeof(float);
+    header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + bytes) + "]}";
+    offset += bytes;
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec);
+  if (ec) {
+    error = "cannot write " + path.str().str() + ": " + ec.message();
+    llvm::sys::fs::remove(path);
+    return "";
+  }
+  uint64_t length = header.size();
+  char le[8];
+  for (int i = 0; i < 8; ++i)
+    le[i] = static_cast<char>((length >> (8 * i)) & 0xFF);
+  file.write(le, 8);
+  file << header;
+  for (const NamedTensor &t : tensors)
+    file.write(reinterpret_cast<const char *>(t.data->data()),
+               t.data->size() * sizeof(float));
+  file.close();
+  if (file.has_error()) {
+    error = "cannot write " + path.str().str();
+    file.clear_error();
+    llvm::sys::fs::remove(path);
+    return "";
+  }
+  return path.str().str();
+}
+
+/// Network `name` of `source` compiled by the mixc driver (-O2, host CPU,
+/// run-time checks on) with the weights of `weightsPath`, loaded in
+/// process, with a workspace aligned to 64 bytes; `error` if it failed.
+struct CompiledModel {
+  std::unique_ptr<mix::CompiledNetwork> net;
+  std::vector<uint8_t> workspace;
+  void *ws = nullptr;
+  std::string error;
+
+  CompiledModel(const std::string &source, const std::string &name,
+                const std::string &weightsPath, bool microkernels,
+                const char *prefix) {
+    llvm::SmallString<128> path;
+    if (llvm::sys::fs::createTemporaryFile(prefix, "mlir", path)) {
+      error = "cannot create a temporary model file";
+      return;
+    }
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream file(path, ec);
+      file << source;
+    }
+    mix::CompileOptions options;
+    options.modelPath = path.str().str();
+    options.weightsPath = weightsPath;
+    options.progress = mix::ProgressMode::never;
+    // The policy check only reports (f32 on f32 is redundant); the code is
+    // the same.
+    options.pipeline.verifyPolicy = false;
+    options.pipeline.microkernels = microkernels;
+    auto compiled = mix::CompiledNetwork::compile(options, name, llvm::errs());
+    llvm::sys::fs::remove(path);
+    if (!compiled) {
+      error = "compilation failed: " + llvm::toString(compiled.takeError());
+      return;
+    }
+    net = std::move(*compiled);
+    workspace.resize(net->workspaceBytes() + 64);
+    ws = reinterpret_cast<void *>(
+        (reinterpret_cast<uintptr_t>(workspace.data()) + 63) & ~uintptr_t(63));
+  }
+};
+
+} // namespace mixbench
+
+#endif // MIXC_BENCH_COMPILER_BENCH_UTIL_H
