@@ -67,8 +67,7 @@ std::vector<mix::LayerTime> mix::layerProfile() {
   std::vector<LayerTime> result;
   for (const Entry &e : profile().entries)
     result.push_back(
-        {e.where, e.calls,
-         std::chrono::duration<double>(e.total).count()});
+        {e.where, e.calls, std::chrono::duration<double>(e.total).count()});
   return result;
 }
 
@@ -115,8 +114,8 @@ mix::describeLayers(mlir::ModuleOp module) {
     std::string where = lowering::formatSourceLocation(op->getLoc());
     if (where.empty())
       return;
-    layers.try_emplace(where, LayerInfo{op->getName().stripDialect().str(),
-                                        arithmeticOf(op)});
+    layers.try_emplace(
+        where, LayerInfo{op->getName().stripDialect().str(), arithmeticOf(op)});
   });
   return layers;
 }

@@ -67,8 +67,7 @@ StringRef mix::getPhaseName(MixPhase phase) {
   llvm_unreachable("unknown phase");
 }
 
-std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels,
-                                      bool profileLayers) {
+std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // Results become caller-provided out-parameters (the C ABI of the
   // generated code), so every buffer allocated inside is freed inside.
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
@@ -85,17 +84,20 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels,
   // allocated is freed by the deallocation pipeline); the public C
   // interfaces get their names last.
   // Freestanding code has no heap: no entry that allocates the workspace.
-  std::string planMemory = allocatingEntry
+  std::string planMemory = options.allocatingEntry
                                ? "mix-plan-memory,"
                                : "mix-plan-memory{allocating-entry=false},";
   // mix-use-microkernels runs on the planned buffers (it must know where
   // they live to fuse a bias) and before the layers are outlined (it must
   // see the weight globals).
-  std::string useMicrokernels = microkernels
+  std::string useMicrokernels = options.microkernels
                                     ? "mix-use-microkernels,"
                                     : "mix-use-microkernels{enabled=false},";
+  // mix-fuse-elementwise runs on tensors, before bufferization.
+  std::string fuse = options.fuseElementwise ? "mix-fuse-elementwise," : "";
   return "mix-mangle-network-symbols,"
-         "canonicalize,"
+         "canonicalize," +
+         fuse +
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
          "cse,"
@@ -103,7 +105,7 @@ std::string mix::getLLVMPhasePipeline(bool allocatingEntry, bool microkernels,
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
          planMemory + useMicrokernels + "mix-outline-layers," +
-         std::string(profileLayers ? "mix-profile-layers," : "") +
+         std::string(options.profileLayers ? "mix-profile-layers," : "") +
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
          "convert-linalg-to-loops,"
@@ -167,10 +169,7 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
   }
   if (upTo(MixPhase::llvm)) {
     ensureUpstreamPassesRegistered();
-    if (failed(parsePassPipeline(getLLVMPhasePipeline(options.allocatingEntry,
-                                                      options.microkernels,
-                                                      options.profileLayers),
-                                 pm)))
+    if (failed(parsePassPipeline(getLLVMPhasePipeline(options), pm)))
       return failure();
   }
   return success();

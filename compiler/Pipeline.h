@@ -102,6 +102,12 @@ struct MixPipelineOptions
       llvm::cl::desc("Call mixrt's GEMM microkernels for dense layers with "
                      "constant weights"),
       llvm::cl::init(true)};
+  /// Chains of elementwise layers run as one loop (mix-fuse-elementwise;
+  /// bit-identical results).
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise layers into one loop"),
+      llvm::cl::init(true)};
   /// Each layer of the planned networks is timed by calls of
   /// mixc_profile_begin/end (mix-profile-layers), which the process running
   /// the code provides: mix-bench --profile (compiler/LayerProfile.h).
@@ -135,13 +141,10 @@ struct MixPipelineOptions
 mlir::LogicalResult buildMixPipeline(mlir::OpPassManager &pm,
                                      const MixPipelineOptions &options);
 
-/// The textual pipeline of the `llvm` phase (after `linalg`), for docs and
-/// for reproducing it with mix-opt --pass-pipeline; `allocatingEntry`,
-/// `microkernels` and `profileLayers` are the MixPipelineOptions of those
-/// names.
-std::string getLLVMPhasePipeline(bool allocatingEntry = true,
-                                 bool microkernels = true,
-                                 bool profileLayers = false);
+/// The textual pipeline of the `llvm` phase (after `linalg`) for `options`
+/// (allocatingEntry, fuseElementwise, microkernels, profileLayers), for docs
+/// and for reproducing it with mix-opt --pass-pipeline.
+std::string getLLVMPhasePipeline(const MixPipelineOptions &options);
 
 /// Registers the dialects, interfaces and translations the pipeline needs
 /// (bufferization models, LLVM IR translation, ...).

@@ -371,6 +371,39 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   ];
 }
 
+def MixFuseElementwisePass : Pass<"mix-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse chains of elementwise layers into one loop";
+  let description = [{
+    Runs on the lowered networks before bufferization (the pipeline option
+    `fuse-elementwise`, on by default). An elementwise `linalg.generic`
+    (every loop parallel) whose one result is read only by another
+    `linalg.generic` is computed inside that consumer, element by element
+    (MLIR's elementwise fusion): a convolution's bias epilogue, the batch
+    norm, the activation and the residual add after it become one pass over
+    memory instead of one per layer. Each element goes through the same
+    scalar operations in the same order, with the same roundings: results
+    are bit-identical.
+
+    Left alone: generics with a run-time check (a call of
+    `mixrt_check_fail`: fusing would interleave the checks of two layers and
+    change which failure is reported first), and generics marked for
+    `mix-use-microkernels` (`mix.ukernel`, `mix.ukernel_bias`), which must
+    keep their form to become calls.
+
+    ```mlir
+    %b = linalg.generic ... ins(%sum, %bias) outs(%e0) { addf }   // bias
+    %r = linalg.generic ... ins(%b) outs(%e1) { maximumf }        // relu
+    // becomes
+    %r = linalg.generic ... ins(%sum, %bias) outs(%e1) { addf; maximumf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numFused", "fused", "Elementwise producers fused into their consumer">,
+  ];
+}
+
 def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
   let summary = "Call mixrt's GEMM microkernels with weights packed at compile time";
   let description = [{

@@ -67,6 +67,8 @@ struct BenchOptions {
            cl::desc("no run-time checks"));
     b.flag("no-microkernels", compile.pipeline.microkernels.getValue(), false,
            cl::desc("keep the GEMM loops (no mixrt microkernels)"));
+    b.flag("no-fusion", compile.pipeline.fuseElementwise.getValue(), false,
+           cl::desc("run each elementwise layer as its own loop"));
     b.opt("target-cpu", compile.targetCPU, {}, cl::value_desc("CPU"),
           cl::desc("default: the host CPU and its features"));
     b.opt("O", compile.optLevel, optimizationLevelText(), cl::Prefix,

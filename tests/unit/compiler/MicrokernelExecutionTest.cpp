@@ -160,11 +160,16 @@ std::vector<mixrt_ukernel_isa> availablePaths() {
   return paths;
 }
 
-/// Network @d of `text` compiled with and without microkernels: one call of
-/// `callee` against none, and the same bits on input `x` on every path.
-void checkModel(const std::string &text, const std::vector<int64_t> &inShape,
-                const std::vector<int64_t> &outShape, const char *callee,
-                const std::vector<float> &x) {
+/// Network @d of `text` compiled with the default options (the "kernel"
+/// build) and with the options `configure` sets (the "loop" build), and the
+/// same bits on input `x` on every microkernel path. `notVacuous` checks
+/// that the two compiled modules differ as intended.
+void compareBuilds(
+    const std::string &text, const std::vector<int64_t> &inShape,
+    const std::vector<int64_t> &outShape,
+    llvm::function_ref<void(MixPipelineOptions &)> configure,
+    llvm::function_ref<void(ModuleOp kernels, ModuleOp loops)> notVacuous,
+    const std::vector<float> &x) {
   Jit jit;
   INFO(text);
   OwningOpRef<ModuleOp> withKernels =
@@ -174,12 +179,10 @@ void checkModel(const std::string &text, const std::vector<int64_t> &inShape,
   REQUIRE(withKernels);
   REQUIRE(withLoops);
   MixPipelineOptions loops;
-  loops.microkernels = false;
+  configure(loops);
   auto kernelEngine = compile(*withKernels, {});
   auto loopEngine = compile(*withLoops, loops);
-  // Not vacuous: one side calls the microkernel, the other does not.
-  REQUIRE(countCalls(*withKernels, callee) == 1);
-  REQUIRE(countCalls(*withLoops, callee) == 0);
+  notVacuous(*withKernels, *withLoops);
   auto kernelFn = kernelEngine->lookup("_mlir_ciface_d");
   auto loopFn = loopEngine->lookup("_mlir_ciface_d");
   REQUIRE(bool(kernelFn));
@@ -206,6 +209,31 @@ void checkModel(const std::string &text, const std::vector<int64_t> &inShape,
     CHECK(mismatches == 0);
   }
   REQUIRE(mixrt_ukernel_set_isa(original) == MIXRT_STATUS_OK);
+}
+
+/// Network @d of `text` compiled with and without microkernels: one call of
+/// `callee` against none, and the same bits on input `x` on every path.
+void checkModel(const std::string &text, const std::vector<int64_t> &inShape,
+                const std::vector<int64_t> &outShape, const char *callee,
+                const std::vector<float> &x) {
+  compareBuilds(
+      text, inShape, outShape,
+      [](MixPipelineOptions &o) { o.microkernels = false; },
+      [&](ModuleOp kernels, ModuleOp loops) {
+        REQUIRE(countCalls(kernels, callee) == 1);
+        REQUIRE(countCalls(loops, callee) == 0);
+      },
+      x);
+}
+
+/// Definitions of outlined layer functions in a compiled module.
+int countLayerFunctions(ModuleOp module) {
+  int n = 0;
+  module.walk([&](LLVM::LLVMFuncOp f) {
+    if (!f.isExternal() && f.getName().starts_with("mixc_layer_"))
+      ++n;
+  });
+  return n;
 }
 
 void checkCase(const GemmCase &c, const char *callee, unsigned seed) {
@@ -363,6 +391,58 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
         checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
       }
       ++seed;
+    }
+  }
+}
+
+TEST_CASE("fused elementwise layers equal the unfused loops bit for bit",
+          "[exec][ukernel][fusion]") {
+  // conv2d (+ bias) -> batch_norm -> relu -> + residual (the block's
+  // input) -> gelu, f32 and in an f16 block: with mix-fuse-elementwise
+  // the elementwise layers after each conv run as one loop.
+  std::mt19937 rng(400);
+  for (const char *precision : {"", "precision(f16)"}) {
+    DYNAMIC_SECTION("block " << (*precision ? precision : "f32")) {
+      std::string w = "[";
+      for (int f = 0; f < 4; ++f) {
+        w += f ? ", [" : "[";
+        for (int c = 0; c < 4; ++c)
+          w += (c ? ", " : "") + matrixText(rng, 3, 3);
+        w += "]";
+      }
+      w += "]";
+      std::string t = "tensor<1x4x6x6xf32>", v = "tensor<4xf32>";
+      std::string text = llvm::formatv(
+          "mix.network @d precision(f32) (%x: {0}) -> {0} {\n"
+          "  %y = mix.block @b {1} (%in = %x) : ({0}) -> {0} {\n"
+          "  %w = mix.weight dense<{2}> : tensor<4x4x3x3xf32>\n"
+          "  %bias = mix.weight dense<{3}> : {4}\n"
+          "  %g = mix.weight dense<{5}> : {4}\n"
+          "  %be = mix.weight dense<{6}> : {4}\n"
+          "  %m = mix.weight dense<{7}> : {4}\n"
+          "  %v = mix.weight dense<[0.5, 1.0, 2.0, 4.0]> : {4}\n"
+          "  %c = mix.conv2d %in, %w, %bias {{padding = array<i64: 1, 1, 1, "
+          "1>} : ({0}, tensor<4x4x3x3xf32>, {4}) -> {0}\n"
+          "  %n = mix.batch_norm %c, %g, %be, %m, %v {8} : ({0}, {4}, {4}, "
+          "{4}, {4}) -> {0}\n"
+          "  %r = mix.relu %n : ({0}) -> {0}\n"
+          "  %a = mix.add %r, %in : ({0}, {0}) -> {0}\n"
+          "  %o = mix.gelu %a : ({0}) -> {0}\n"
+          "  mix.yield %o : {0}\n"
+          "  }\n"
+          "  mix.return %y : {0}\n}\n",
+          t, precision, w, vectorText(rng, 4), v, vectorText(rng, 4),
+          vectorText(rng, 4), vectorText(rng, 4),
+          // The policy keeps normalization in f32.
+          *precision ? "precision(f32)" : "");
+      GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+      compareBuilds(
+          text, {1, 4, 6, 6}, {1, 4, 6, 6},
+          [](MixPipelineOptions &o) { o.fuseElementwise = false; },
+          [](ModuleOp fused, ModuleOp unfused) {
+            CHECK(countLayerFunctions(fused) < countLayerFunctions(unfused));
+          },
+          inputData(inputs, 4 * 36, rng));
     }
   }
 }
