@@ -12,6 +12,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "support/InputLimits.h"
+#ifdef MIXC_HAVE_ONNX
+#include "compiler/onnx/OnnxImport.h"
+#endif
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -28,8 +31,13 @@ std::string mix::formatLocation(Location loc) {
   SourcePosition pos = getSourcePosition(loc);
   if (pos.line == 0)
     return "unknown location";
-  return pos.file + ":" + std::to_string(pos.line) + ":" +
-         std::to_string(pos.column);
+  std::string text = pos.file + ":" + std::to_string(pos.line) + ":" +
+                     std::to_string(pos.column);
+  // Imported ONNX models name each layer after its node (line = node
+  // number): "model.onnx:3:1 (/fc1/Gemm)".
+  if (auto name = dyn_cast<NameLoc>(loc))
+    text += " (" + name.getName().str() + ")";
+  return text;
 }
 
 FirstErrorCollector::FirstErrorCollector(MLIRContext &context)
@@ -49,6 +57,19 @@ FirstErrorCollector::~FirstErrorCollector() {
 llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModel(StringRef path, MLIRContext &context,
                llvm::SourceMgr *callerSourceMgr) {
+#ifdef MIXC_HAVE_ONNX
+  // An ONNX model is imported in process, every initializer inline
+  // (docs/onnx.md); its errors are one line that starts with the path.
+  if (isOnnxPath(path)) {
+    OnnxImportOptions options;
+    options.inlineAll = true;
+    llvm::Expected<ImportedOnnxModel> imported =
+        importOnnxFile(path, context, options);
+    if (!imported)
+      return imported.takeError();
+    return std::move(imported->module);
+  }
+#endif
   // Bounded, regular files only (a FIFO or /dev/zero is an error, not a
   // hang).
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =

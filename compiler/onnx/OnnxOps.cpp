@@ -1,0 +1,777 @@
+//===- OnnxOps.cpp - ONNX ops into mix layers; shape folding --------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One handler per ONNX op of opset 17 (the model was converted to it).
+// Handlers record a problem (the node cannot be imported) instead of
+// stopping: every problem of a model is reported at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+
+namespace {
+
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                     llvm::StringRef name) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t attrInt(const onnx::NodeProto &node, llvm::StringRef name,
+                int64_t dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->i() : dflt;
+}
+
+/// A float attribute as the decimal number it was written as (1e-5, not
+/// the double nearest to the float nearest to 1e-5).
+double attrFloat(const onnx::NodeProto &node, llvm::StringRef name,
+                 double dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  if (!a)
+    return dflt;
+  // The shortest decimal that rounds to the same float.
+  float f = a->f();
+  for (int digits = 1; digits <= 9; ++digits) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.*g", digits, double(f));
+    double d = std::strtod(text, nullptr);
+    if (float(d) == f)
+      return d;
+  }
+  return double(f);
+}
+
+std::string attrString(const onnx::NodeProto &node, llvm::StringRef name,
+                       llvm::StringRef dflt) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<std::vector<int64_t>> attrInts(const onnx::NodeProto &node,
+                                             llvm::StringRef name) {
+  const onnx::AttributeProto *a = findAttr(node, name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+llvm::StringRef input(const onnx::NodeProto &node, int i) {
+  return i < node.input_size() ? llvm::StringRef(node.input(i)) : "";
+}
+
+/// True if output `i` of `node` is named (used).
+bool hasOutput(const onnx::NodeProto &node, int i) {
+  return i < node.output_size() && !node.output(i).empty();
+}
+
+/// A 2-D window attribute ([h, w]), default [1, 1].
+SmallVector<int64_t> pair(const onnx::NodeProto &node, llvm::StringRef name) {
+  auto values = attrInts(node, name);
+  if (!values)
+    return {1, 1};
+  return SmallVector<int64_t>(values->begin(), values->end());
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+  }
+  return s + "]";
+}
+
+bool isIntegerType(int32_t dtype) {
+  return dtype == onnx::TensorProto::INT64 || dtype == onnx::TensorProto::INT32;
+}
+
+/// Layer ops: operands, result type, attributes.
+template <typename OpTy>
+Value layer(Importer &im, Type result, ValueRange operands,
+            llvm::ArrayRef<NamedAttribute> attrs = {}) {
+  return OpTy::create(im.builder, im.loc, TypeRange{result}, operands, attrs)
+      .getResult();
+}
+
+/// Pads of a 2-D window from ONNX's auto_pad and pads attributes, as
+/// [top, left, bottom, right]; std::nullopt after a problem.
+std::optional<SmallVector<int64_t>>
+windowPadding(Importer &im, const onnx::NodeProto &node,
+              RankedTensorType inputType, llvm::ArrayRef<int64_t> kernel,
+              llvm::ArrayRef<int64_t> strides,
+              llvm::ArrayRef<int64_t> dilations) {
+  std::string autoPad = attrString(node, "auto_pad", "NOTSET");
+  if (autoPad == "NOTSET" || autoPad.empty()) {
+    auto pads = attrInts(node, "pads").value_or(std::vector<int64_t>(4, 0));
+    if (pads.size() != 4) {
+      im.problem(node, "pads must have 4 values for a 2-D window");
+      return std::nullopt;
+    }
+    return SmallVector<int64_t>(pads.begin(), pads.end());
+  }
+  if (autoPad == "VALID")
+    return SmallVector<int64_t>(4, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    im.problem(node, "unknown auto_pad '" + autoPad + "'");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> pads(4, 0);
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inputType.getDimSize(2 + i);
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[2 + i] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+/// The result shape of Reshape(input, target) (allowzero = 0): 0 copies the
+/// input dimension, -1 is inferred, kBatchDim is the dynamic batch.
+std::optional<SmallVector<int64_t>>
+reshapeResult(RankedTensorType in, llvm::ArrayRef<int64_t> target,
+              std::string &error) {
+  SmallVector<int64_t> out;
+  int inferred = -1;
+  bool inDynamic = !in.hasStaticShape();
+  int64_t inStatic = 1;
+  for (int64_t d : in.getShape())
+    if (!ShapedType::isDynamic(d))
+      inStatic *= d;
+  int64_t outStatic = 1;
+  bool outDynamic = false;
+  for (auto [i, v] : llvm::enumerate(target)) {
+    int64_t d = v;
+    if (v == 0) {
+      if (int64_t(i) >= in.getRank()) {
+        error = "a 0 in the shape beyond the input's rank";
+        return std::nullopt;
+      }
+      d = in.getDimSize(i);
+    } else if (v == kBatchDim) {
+      d = ShapedType::kDynamic;
+    } else if (v == -1) {
+      if (inferred >= 0) {
+        error = "two -1 in the shape";
+        return std::nullopt;
+      }
+      inferred = int(i);
+    } else if (v < -1) {
+      error = "a negative size in the shape";
+      return std::nullopt;
+    }
+    if (ShapedType::isDynamic(d)) {
+      if (i != 0) {
+        error = "the dynamic batch would not stay the leading dimension";
+        return std::nullopt;
+      }
+      outDynamic = true;
+    } else if (v != -1) {
+      outStatic *= d;
+    }
+    out.push_back(d);
+  }
+  if (inferred >= 0) {
+    if (inDynamic && !outDynamic) {
+      if (inferred != 0 || outStatic != inStatic) {
+        error = "the dynamic batch would not stay the leading dimension";
+        return std::nullopt;
+      }
+      out[0] = ShapedType::kDynamic;
+      outDynamic = true;
+    } else {
+      if (outStatic == 0 || inStatic % outStatic != 0) {
+        error = "the element counts do not match";
+        return std::nullopt;
+      }
+      out[inferred] = inStatic / outStatic;
+      outStatic = inStatic;
+    }
+  }
+  if (inDynamic != outDynamic || outStatic != inStatic) {
+    error = inDynamic != outDynamic
+                ? "the dynamic batch would not stay the leading dimension"
+                : "the element counts do not match";
+    return std::nullopt;
+  }
+  return out;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Folding of shape computations
+//===----------------------------------------------------------------------===//
+
+bool Importer::fold(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  if (node.output_size() < 1)
+    return false;
+  std::string out = node.output(0);
+  auto intsOf = [&](int i) { return constantInts(input(node, i)); };
+  auto shapeOf = [&](int i) -> std::vector<int64_t> {
+    const Constant *c = constant(input(node, i));
+    return c ? c->shape : std::vector<int64_t>{};
+  };
+  auto result = [&](std::vector<int64_t> shape, std::vector<int64_t> ints,
+                    int32_t dtype = onnx::TensorProto::INT64) {
+    Constant c;
+    c.shape = std::move(shape);
+    c.ints = std::move(ints);
+    c.dtype = dtype;
+    c.name = out;
+    defineConstant(out, std::move(c));
+    return true;
+  };
+
+  if (op == "Constant") {
+    if (const onnx::AttributeProto *a = findAttr(node, "value")) {
+      Constant c;
+      c.proto = &a->t();
+      c.shape.assign(a->t().dims().begin(), a->t().dims().end());
+      c.dtype = a->t().data_type();
+      c.name = out;
+      defineConstant(out, std::move(c));
+      if (isIntegerType(c.dtype))
+        if (auto ints = constantInts(out))
+          constants[out].ints = std::move(ints);
+      return true;
+    }
+    if (const onnx::AttributeProto *a = findAttr(node, "value_int"))
+      return result({}, {a->i()});
+    if (const onnx::AttributeProto *a = findAttr(node, "value_ints"))
+      return result({a->ints_size()},
+                    std::vector<int64_t>(a->ints().begin(), a->ints().end()));
+    return false;
+  }
+  if (op == "Shape") {
+    Type type;
+    if (Value v = value(input(node, 0)))
+      type = v.getType();
+    else if (const Constant *c = constant(input(node, 0)))
+      type = RankedTensorType::get(c->shape, builder.getF32Type());
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if (!ranked)
+      return false;
+    std::vector<int64_t> dims;
+    for (int64_t d : ranked.getShape())
+      dims.push_back(ShapedType::isDynamic(d) ? kBatchDim : d);
+    int64_t rank = int64_t(dims.size());
+    int64_t start = attrInt(node, "start", 0), end = attrInt(node, "end", rank);
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    std::vector<int64_t> slice(dims.begin() + start, dims.begin() + end);
+    return result({int64_t(slice.size())}, slice);
+  }
+  // The rest computes on integer constants only.
+  for (const std::string &name : node.input())
+    if (!name.empty() && !constant(name))
+      return false;
+  if (op == "Identity") {
+    Constant c = *constant(input(node, 0));
+    c.name = out;
+    defineConstant(out, std::move(c));
+    return true;
+  }
+  auto data = intsOf(0);
+  if (!data)
+    return false;
+  std::vector<int64_t> shape = shapeOf(0);
+  if (op == "Cast") {
+    int64_t to = attrInt(node, "to", 0);
+    if (!isIntegerType(int32_t(to)))
+      return false;
+    return result(shape, *data, int32_t(to));
+  }
+  if (op == "Gather") {
+    auto indices = intsOf(1);
+    if (!indices || shape.size() != 1 || attrInt(node, "axis", 0) != 0)
+      return false;
+    std::vector<int64_t> values;
+    for (int64_t i : *indices) {
+      if (i < 0)
+        i += int64_t(data->size());
+      if (i < 0 || i >= int64_t(data->size()))
+        return false;
+      values.push_back((*data)[i]);
+    }
+    return result(shapeOf(1), values);
+  }
+  if (op == "Concat") {
+    std::vector<int64_t> values;
+    for (int i = 0; i < node.input_size(); ++i) {
+      auto part = intsOf(i);
+      if (!part || shapeOf(i).size() != 1)
+        return false;
+      values.insert(values.end(), part->begin(), part->end());
+    }
+    return result({int64_t(values.size())}, values);
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    auto axes = intsOf(1);
+    std::vector<int64_t> newShape = shape;
+    if (op == "Unsqueeze") {
+      if (!axes)
+        return false;
+      int64_t rank = int64_t(shape.size() + axes->size());
+      std::vector<int64_t> sorted;
+      for (int64_t a : *axes)
+        sorted.push_back(a < 0 ? a + rank : a);
+      llvm::sort(sorted);
+      for (int64_t a : sorted) {
+        if (a < 0 || a > int64_t(newShape.size()))
+          return false;
+        newShape.insert(newShape.begin() + a, 1);
+      }
+    } else {
+      newShape.clear();
+      for (auto [i, d] : llvm::enumerate(shape)) {
+        bool squeezed =
+            axes ? llvm::any_of(*axes,
+                                [&](int64_t a) {
+                                  return (a < 0 ? a + int64_t(shape.size())
+                                                : a) == int64_t(i);
+                                })
+                 : d == 1;
+        if (!squeezed)
+          newShape.push_back(d);
+      }
+    }
+    return result(newShape, *data);
+  }
+  if (op == "Slice") {
+    auto starts = intsOf(1), ends = intsOf(2);
+    if (!starts || !ends || shape.size() != 1 || starts->size() != 1 ||
+        ends->size() != 1)
+      return false;
+    auto steps =
+        input(node, 4).empty()
+            ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{1})
+            : intsOf(4);
+    if (!steps || steps->size() != 1 || (*steps)[0] <= 0)
+      return false;
+    int64_t n = int64_t(data->size());
+    int64_t s = (*starts)[0], e = (*ends)[0];
+    if (s < 0)
+      s += n;
+    if (e < 0)
+      e += n;
+    s = std::clamp<int64_t>(s, 0, n);
+    e = std::clamp<int64_t>(e, 0, n);
+    std::vector<int64_t> values;
+    for (int64_t i = s; i < e; i += (*steps)[0])
+      values.push_back((*data)[i]);
+    return result({int64_t(values.size())}, values);
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    auto rhs = intsOf(1);
+    if (!rhs)
+      return false;
+    size_t n = std::max(data->size(), rhs->size());
+    if ((data->size() != n && data->size() != 1) ||
+        (rhs->size() != n && rhs->size() != 1))
+      return false;
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t a = (*data)[data->size() == 1 ? 0 : i];
+      int64_t b = (*rhs)[rhs->size() == 1 ? 0 : i];
+      if (a == kBatchDim || b == kBatchDim || (op == "Div" && b == 0))
+        return false;
+      values.push_back(op == "Add"   ? a + b
+                       : op == "Sub" ? a - b
+                       : op == "Mul" ? a * b
+                                     : a / b);
+    }
+    return result(data->size() >= rhs->size() ? shape : shapeOf(1), values);
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Layers
+//===----------------------------------------------------------------------===//
+
+void Importer::convert(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  std::string out = node.output_size() ? node.output(0) : "";
+  auto operandAt = [&](int i) { return operand(node, input(node, i)); };
+  auto resultType = [&]() { return typeOf(node, out); };
+  auto i64Array = [&](llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
+    return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
+  };
+
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout" && hasOutput(node, 1)) {
+      problem(node, "the mask output of Dropout is not supported");
+      return;
+    }
+    if (const Constant *c = constant(input(node, 0))) {
+      Constant copy = *c;
+      defineConstant(out, std::move(copy));
+      return;
+    }
+    if (Value v = value(input(node, 0)))
+      define(out, v);
+    return;
+  }
+  if (op == "Relu" || op == "Softmax") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    if (op == "Relu")
+      define(out, layer<ReluOp>(*this, type, {x}));
+    else
+      define(out,
+             layer<SoftmaxOp>(*this, type, {x},
+                              {builder.getNamedAttr(
+                                  "axis", builder.getI64IntegerAttr(
+                                              attrInt(node, "axis", -1)))}));
+    return;
+  }
+  if (op == "Add" || op == "Mul") {
+    // MatMul + Add of a 1-D constant: the bias of the dense layer.
+    if (op == "Add") {
+      for (int side = 0; side < 2; ++side) {
+        const Constant *bias = constant(input(node, 1 - side));
+        Value x = value(input(node, side));
+        auto dense = x ? x.getDefiningOp<DenseOp>() : DenseOp();
+        if (!bias || !dense || dense.getBias() ||
+            uses.lookup(input(node, side)) != 1 || !x.use_empty() ||
+            bias->shape.size() != 1 ||
+            bias->shape[0] != dense.getType().getShape().back())
+          continue;
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(dense);
+        Location saved = loc;
+        loc = dense.getLoc();
+        Value b = weight(node, *bias);
+        loc = saved;
+        if (!b)
+          return;
+        SmallVector<Value> operands = {dense.getInput(), dense.getWeight(), b};
+        auto fused =
+            DenseOp::create(builder, dense.getLoc(), TypeRange{dense.getType()},
+                            operands, dense->getAttrs());
+        pathOf[fused] = pathOf.lookup(dense);
+        pathOf[b.getDefiningOp()] = pathOf.lookup(dense);
+        dense.getResult().replaceAllUsesWith(fused.getResult());
+        pathOf.erase(dense);
+        dense->erase();
+        define(out, fused.getResult());
+        return;
+      }
+    }
+    Value a = operandAt(0), b = operandAt(1);
+    RankedTensorType type = resultType();
+    if (!a || !b || !type)
+      return;
+    define(out, op == "Add" ? layer<AddOp>(*this, type, {a, b})
+                            : layer<MulOp>(*this, type, {a, b}));
+    return;
+  }
+  if (op == "MatMul" || op == "Gemm") {
+    bool gemm = op == "Gemm";
+    if (gemm) {
+      if (attrFloat(node, "alpha", 1.0) != 1.0)
+        return problem(node, "Gemm with alpha != 1 is not supported");
+      if (attrInt(node, "transA", 0) != 0)
+        return problem(node, "Gemm with transA = 1 is not supported");
+      if (!input(node, 2).empty() && attrFloat(node, "beta", 1.0) != 1.0)
+        return problem(node, "Gemm with beta != 1 is not supported");
+    }
+    bool transB = gemm && attrInt(node, "transB", 0) != 0;
+    Value a = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!a || !type)
+      return;
+    Value result;
+    const Constant *bias = gemm ? constant(input(node, 2)) : nullptr;
+    if (const Constant *w = constant(input(node, 1));
+        w && w->shape.size() == 2) {
+      Value wv = weight(node, *w, transB);
+      if (!wv)
+        return;
+      SmallVector<Value> operands = {a, wv};
+      int64_t n = type.getShape().back();
+      if (bias && bias->numElements() == n &&
+          (bias->shape.size() == 1 ||
+           (bias->shape.size() == 2 && bias->shape[0] == 1))) {
+        Constant flat = *bias;
+        flat.shape = {n};
+        Value bv = weight(node, flat);
+        if (!bv)
+          return;
+        operands.push_back(bv);
+        bias = nullptr;
+      }
+      result = layer<DenseOp>(*this, type, operands);
+    } else {
+      if (transB)
+        return problem(node, "Gemm of two activations with transB = 1 is "
+                             "not supported");
+      Value b = operandAt(1);
+      if (!b)
+        return;
+      auto at = cast<RankedTensorType>(a.getType());
+      auto bt = cast<RankedTensorType>(b.getType());
+      if (at.getRank() != bt.getRank() || at.getRank() < 2 ||
+          at.getShape().drop_back(2) != bt.getShape().drop_back(2))
+        return problem(node, "MatMul of " + shapeString(at.getShape()) +
+                                 " and " + shapeString(bt.getShape()) +
+                                 ": mix.matmul needs equal ranks and equal "
+                                 "batch dimensions (no broadcasting)");
+      result = layer<MatmulOp>(*this, type, {a, b});
+    }
+    if (gemm && !input(node, 2).empty() && (bias || value(input(node, 2)))) {
+      Value c = operandAt(2);
+      if (!c)
+        return;
+      result = layer<AddOp>(*this, type, {result, c});
+    }
+    define(out, result);
+    return;
+  }
+  if (op == "Conv") {
+    Value x = operandAt(0);
+    const Constant *w = constant(input(node, 1));
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() != 4)
+      return problem(node, "only 2-D convolutions (4-D inputs) are supported");
+    if (!w)
+      return problem(node, "the weight of a Conv must be a constant");
+    SmallVector<int64_t> strides = pair(node, "strides");
+    SmallVector<int64_t> dilations = pair(node, "dilations");
+    if (strides.size() != 2 || dilations.size() != 2 || w->shape.size() != 4)
+      return problem(node, "strides, dilations and weight must be 2-D");
+    auto pads = windowPadding(*this, node, xt, {w->shape[2], w->shape[3]},
+                              strides, dilations);
+    if (!pads)
+      return;
+    Value wv = weight(node, *w);
+    if (!wv)
+      return;
+    SmallVector<Value> operands = {x, wv};
+    if (!input(node, 2).empty()) {
+      const Constant *b = constant(input(node, 2));
+      if (!b)
+        return problem(node, "the bias of a Conv must be a constant");
+      Value bv = weight(node, *b);
+      if (!bv)
+        return;
+      operands.push_back(bv);
+    }
+    define(out, layer<Conv2DOp>(
+                    *this, type, operands,
+                    {i64Array("strides", strides), i64Array("padding", *pads),
+                     i64Array("dilations", dilations),
+                     builder.getNamedAttr("groups",
+                                          builder.getI64IntegerAttr(
+                                              attrInt(node, "group", 1)))}));
+    return;
+  }
+  if (op == "BatchNormalization") {
+    if (attrInt(node, "training_mode", 0) != 0 || hasOutput(node, 1) ||
+        hasOutput(node, 2))
+      return problem(node, "only the inference form of BatchNormalization "
+                           "is supported");
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    SmallVector<Value> operands = {x};
+    for (int i = 1; i <= 4; ++i) {
+      const Constant *c = constant(input(node, i));
+      if (!c)
+        return problem(node, "the scale, bias, mean and variance of a "
+                             "BatchNormalization must be constants");
+      Value v = weight(node, *c);
+      if (!v)
+        return;
+      operands.push_back(v);
+    }
+    define(out,
+           layer<BatchNormOp>(*this, type, operands,
+                              {builder.getNamedAttr(
+                                  "epsilon", builder.getF64FloatAttr(attrFloat(
+                                                 node, "epsilon", 1e-5)))}));
+    return;
+  }
+  if (op == "LayerNormalization") {
+    if (hasOutput(node, 1) || hasOutput(node, 2))
+      return problem(node, "the Mean and InvStdDev outputs of "
+                           "LayerNormalization are not supported");
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    int64_t axis = attrInt(node, "axis", -1);
+    if (axis != -1 && axis != rank - 1)
+      return problem(node, "LayerNormalization over more than the last axis "
+                           "is not supported");
+    const Constant *scale = constant(input(node, 1));
+    if (!scale || (!input(node, 2).empty() && !constant(input(node, 2))))
+      return problem(node, "the scale and bias of a LayerNormalization must "
+                           "be constants");
+    Value g = weight(node, *scale);
+    if (!g)
+      return;
+    Value b;
+    if (!input(node, 2).empty()) {
+      b = weight(node, *constant(input(node, 2)));
+    } else {
+      auto t = cast<RankedTensorType>(g.getType());
+      b = WeightOp::create(builder, loc, t,
+                           DenseElementsAttr::get(
+                               t, builder.getZeroAttr(t.getElementType())),
+                           StringAttr())
+              .getResult();
+    }
+    if (!b)
+      return;
+    define(out,
+           layer<LayerNormOp>(*this, type, {x, g, b},
+                              {builder.getNamedAttr(
+                                  "epsilon", builder.getF64FloatAttr(attrFloat(
+                                                 node, "epsilon", 1e-5)))}));
+    return;
+  }
+  if (op == "GlobalAveragePool") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() != 4)
+      return problem(node, "only 4-D GlobalAveragePool is supported");
+    auto pooled =
+        RankedTensorType::get(xt.getShape().take_front(2), xt.getElementType());
+    Value y = layer<GlobalAvgPoolOp>(*this, pooled, {x});
+    define(out, layer<ReshapeOp>(*this, type, {y}));
+    return;
+  }
+  if (op == "MaxPool") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto kernel = attrInts(node, "kernel_shape");
+    if (xt.getRank() != 4 || !kernel || kernel->size() != 2)
+      return problem(node, "only 2-D max pooling is supported");
+    if (hasOutput(node, 1))
+      return problem(node, "the Indices output of MaxPool is not supported");
+    if (attrInt(node, "ceil_mode", 0) != 0)
+      return problem(node, "MaxPool with ceil_mode = 1 is not supported");
+    SmallVector<int64_t> dilations = pair(node, "dilations");
+    if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+      return problem(node, "MaxPool with dilations is not supported");
+    SmallVector<int64_t> strides = pair(node, "strides");
+    auto pads =
+        windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
+    if (!pads)
+      return;
+    define(out, layer<MaxPool2DOp>(*this, type, {x},
+                                   {i64Array("kernel", *kernel),
+                                    i64Array("strides", strides),
+                                    i64Array("padding", *pads)}));
+    return;
+  }
+  if (op == "Reshape" || op == "Flatten") {
+    Value x = operandAt(0);
+    if (!x)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (op == "Flatten") {
+      int64_t axis = attrInt(node, "axis", 1);
+      if (axis < 0)
+        axis += xt.getRank();
+      RankedTensorType type = resultType();
+      if (!type)
+        return;
+      if (axis == 1)
+        define(out, layer<FlattenOp>(*this, type, {x}));
+      else
+        define(out, layer<ReshapeOp>(*this, type, {x}));
+      return;
+    }
+    if (attrInt(node, "allowzero", 0) != 0)
+      return problem(node, "Reshape with allowzero = 1 is not supported");
+    auto target = constantInts(input(node, 1));
+    if (!target)
+      return problem(node, "the shape of a Reshape must be known at import "
+                           "(a constant, or a shape computation of constants)");
+    std::string error;
+    auto shape = reshapeResult(xt, *target, error);
+    if (!shape)
+      return problem(node, "cannot reshape " + shapeString(xt.getShape()) +
+                               ": " + error);
+    define(out,
+           layer<ReshapeOp>(
+               *this, RankedTensorType::get(*shape, xt.getElementType()), {x}));
+    return;
+  }
+  if (op == "Gather") {
+    const Constant *table = constant(input(node, 0));
+    Value indices = value(input(node, 1));
+    if (!table || !indices || table->shape.size() != 2 ||
+        attrInt(node, "axis", 0) != 0)
+      return problem(node, "Gather is supported on a constant 2-D table with "
+                           "indices computed at run time (an embedding) or "
+                           "on constants (folded)");
+    RankedTensorType type = resultType();
+    Value tv = weight(node, *table);
+    if (!type || !tv)
+      return;
+    define(out, layer<EmbeddingOp>(*this, type, {indices, tv}));
+    return;
+  }
+  problem(node, "cannot be translated (only shape computations on constants "
+                "are folded)");
+}
+
+std::vector<std::string> mix::getSupportedOnnxOps() {
+  return {"Add",      "BatchNormalization",
+          "Cast",     "Concat",
+          "Constant", "Conv",
+          "Div",      "Dropout",
+          "Flatten",  "Gather",
+          "Gemm",     "GlobalAveragePool",
+          "Identity", "LayerNormalization",
+          "MatMul",   "MaxPool",
+          "Mul",      "Relu",
+          "Reshape",  "Shape",
+          "Slice",    "Softmax",
+          "Squeeze",  "Sub",
+          "Unsqueeze"};
+}
