@@ -241,9 +241,11 @@ llvm::Error mix::applyPrecisionPlan(const PrecisionPlan &plan,
                                     NetworkOp network) {
   if (plan.network)
     network.setPrecisionAttr(plan.network);
-  // Blocks: the longest matching pattern wins.
+  // Blocks: the longest matching pattern wins. A block whose parent
+  // already has that precision inherits it rather than repeating it (so
+  // "encoder.*" sets @encoder.layer.0, not each block nested in it).
   std::vector<bool> blockUsed(plan.blocks.size(), false);
-  network.walk([&](BlockOp block) {
+  network.walk<WalkOrder::PreOrder>([&](BlockOp block) {
     StringAttr name = block.getSymNameAttr();
     if (!name)
       return;
@@ -261,7 +263,16 @@ llvm::Error mix::applyPrecisionPlan(const PrecisionPlan &plan,
       if (best < 0 || entry.first.size() > plan.blocks[best].first.size())
         best = int(i);
     }
-    if (best >= 0)
+    if (best < 0)
+      return;
+    PrecisionAttr inherited = network.getPrecision();
+    for (auto parent = block->getParentOfType<BlockOp>(); parent;
+         parent = parent->getParentOfType<BlockOp>())
+      if (PrecisionAttr p = parent.getPrecisionAttr()) {
+        inherited = p;
+        break;
+      }
+    if (plan.blocks[best].second != inherited)
       block.setPrecisionAttr(plan.blocks[best].second);
   });
   for (auto [i, entry] : llvm::enumerate(plan.blocks))

@@ -41,20 +41,6 @@ def value(name, *shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
 
 
-def write_safetensors(path, tensors):
-    header, data, offset = {}, b"", 0
-    for name, array in tensors.items():
-        raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
-        data += raw
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + data)
-
-
 def write_expected(path, outputs):
     with open(path, "w") as f:
         for i, out in enumerate(outputs):
@@ -277,10 +263,13 @@ def main():
     else:
         onnx.save_model(m, path)
     if inputs is not None:
-        ints = {k: v for k, v in inputs.items() if v.dtype == np.int64}
         write_safetensors_mixed(os.path.join(out, name + ".inputs.safetensors"),
                                 inputs)
         write_expected(os.path.join(out, name + ".expected.txt"), outputs)
+        # The first input as raw f32, for the compiled model (run_model.c).
+        first = inputs["input0"]
+        if first.dtype == np.float32:
+            first.astype("<f4").tofile(os.path.join(out, name + ".input0.f32"))
 
 
 def write_safetensors_mixed(path, tensors):
