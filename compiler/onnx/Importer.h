@@ -57,6 +57,8 @@ struct Constant {
   /// The name of the ONNX value (the weight's name when it is external).
   std::string name;
 
+  /// The number of elements; -1 if a dimension is negative or the count
+  /// (or its size in bytes, 8 per element at most) overflows int64.
   int64_t numElements() const;
 };
 

@@ -120,6 +120,12 @@ windowPadding(Importer &im, const onnx::NodeProto &node,
               RankedTensorType inputType, llvm::ArrayRef<int64_t> kernel,
               llvm::ArrayRef<int64_t> strides,
               llvm::ArrayRef<int64_t> dilations) {
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(kernel, [](int64_t k) { return k < 1; })) {
+    im.problem(node, "strides, dilations and kernel sizes must be positive");
+    return std::nullopt;
+  }
   std::string autoPad = attrString(node, "auto_pad", "NOTSET");
   if (autoPad == "NOTSET" || autoPad.empty()) {
     auto pads = attrInts(node, "pads").value_or(std::vector<int64_t>(4, 0));
@@ -511,6 +517,10 @@ void Importer::convert(const onnx::NodeProto &node) {
     RankedTensorType type = resultType();
     if (!a || !type)
       return;
+    if (type.getRank() == 0 ||
+        cast<RankedTensorType>(a.getType()).getRank() == 0)
+      return problem(node, "a MatMul of vectors (a scalar result) is not "
+                           "supported");
     Value result;
     const Constant *bias = gemm ? constant(input(node, 2)) : nullptr;
     if (const Constant *w = constant(input(node, 1));
@@ -697,6 +707,8 @@ void Importer::convert(const onnx::NodeProto &node) {
     if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
       return problem(node, "MaxPool with dilations is not supported");
     SmallVector<int64_t> strides = pair(node, "strides");
+    if (strides.size() != 2)
+      return problem(node, "strides must have 2 values for a 2-D window");
     auto pads =
         windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
     if (!pads)

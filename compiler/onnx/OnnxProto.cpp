@@ -129,6 +129,30 @@ llvm::Error loadExternalData(onnx::ModelProto &model, llvm::StringRef path) {
   return llvm::Error::success();
 }
 
+/// Attributes that ONNX's shape inference divides by without checking them
+/// (a stride of 0 is a SIGFPE inside libonnx): refused before it runs.
+llvm::Error checkWindowAttributes(const onnx::ModelProto &model,
+                                  llvm::StringRef path) {
+  for (const onnx::NodeProto &node : model.graph().node())
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      llvm::StringRef name = a.name();
+      bool window =
+          name == "strides" || name == "dilations" || name == "kernel_shape";
+      if (window)
+        for (int64_t v : a.ints())
+          if (v < 1)
+            return fail(std::errc::invalid_argument, path,
+                        "node '" + node.name() + "' (" + node.op_type() +
+                            "): attribute '" + name + "' has the value " +
+                            llvm::Twine(v) + " (must be positive)");
+      if (name == "group" && a.i() < 1)
+        return fail(std::errc::invalid_argument, path,
+                    "node '" + node.name() + "' (" + node.op_type() +
+                        "): attribute 'group' must be positive");
+    }
+  return llvm::Error::success();
+}
+
 /// Gives graph inputs with a symbolic leading dimension the size `batch`.
 void setBatch(onnx::ModelProto &model, int64_t batch) {
   llvm::StringSet<> initializers;
@@ -207,6 +231,8 @@ mix::onnx_import::readOnnxModel(llvm::StringRef path,
       return std::move(error);
     if (options.batch)
       setBatch(*model, *options.batch);
+    if (llvm::Error error = checkWindowAttributes(*model, path))
+      return std::move(error);
     try {
       onnx::checker::check_model(*model);
     } catch (const std::exception &e) {

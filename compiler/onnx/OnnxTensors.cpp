@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 
@@ -24,7 +25,11 @@ static_assert(llvm::endianness::native == llvm::endianness::little,
 int64_t Constant::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return -1;
+  int64_t bytes;
+  if (llvm::MulOverflow(n, int64_t(8), bytes))
+    return -1;
   return n;
 }
 
@@ -136,6 +141,8 @@ Importer::constantInts(llvm::StringRef name) const {
     return std::nullopt;
   const onnx::TensorProto &t = *c->proto;
   int64_t n = c->numElements();
+  if (n < 0)
+    return std::nullopt;
   std::vector<int64_t> result;
   std::string error;
   switch (t.data_type()) {
@@ -173,6 +180,10 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
   }
   std::vector<char> bytes;
   int64_t n = c.numElements();
+  if (n < 0) {
+    problem(node, "constant '" + c.name + "' has an invalid shape");
+    return {};
+  }
   if (c.proto) {
     std::string error;
     auto read = readBytes(*c.proto, n, info.size, error);

@@ -244,9 +244,28 @@ def badattr(out):
     return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [w]), None, None
 
 
+def zerostride(out):
+    """A stride of 0: libonnx's shape inference would divide by it."""
+    w = weight("w", 2, 1, 3, 3)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="/c/Conv",
+                              strides=[0, 0], auto_pad="SAME_UPPER")]
+    return (model(nodes, [value("x", 1, 1, 4, 4)], [value("y", 1, 2, 4, 4)],
+                  [w]), None, None)
+
+
+def shortdata(out):
+    """An initializer with fewer bytes than its shape needs."""
+    t = TensorProto()
+    t.name, t.data_type = "w", TensorProto.FLOAT
+    t.dims.extend([4, 3])
+    t.raw_data = b"\0" * 5
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="/m/MatMul")]
+    return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [t]), None, None
+
+
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, old_opset, unsupported, dynamic, opset18,
-           external, badattr]}
+           external, badattr, zerostride, shortdata]}
 
 
 def main():
