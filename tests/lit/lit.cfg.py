@@ -147,7 +147,7 @@ if _cross_toolchain_works():
 # with Debian's python3-onnx (tests/onnx/make_models.py). %onnx_python is
 # the first Python that imports onnx (lit may run under another Python, e.g.
 # pyenv's); the `onnx` feature says that there is one and that the build has
-# mix-import-onnx (MIXC_ENABLE_ONNX).
+# the importer (MIXC_ENABLE_ONNX).
 def _onnx_python():
     for candidate in [sys.executable, "/usr/bin/python3"]:
         try:
@@ -160,9 +160,13 @@ def _onnx_python():
     return None
 
 
-_onnx_py = _onnx_python()
-if _onnx_py and os.path.exists(os.path.join(config.mixc_tools_dir, "mix-import-onnx")):
+_onnx_py = _onnx_python() if getattr(config, "mixc_onnx", False) else None
+if _onnx_py:
     config.available_features.add("onnx")
+elif getattr(config, "mixc_onnx", False):
+    lit_config.warning("the ONNX importer is built but no Python imports onnx "
+                       "(apt-get install python3-onnx): tests/lit/Import "
+                       "is skipped")
 config.substitutions.append(("%onnx_python", _onnx_py or "false"))
 config.substitutions.append(
     ("%onnx_models", os.path.join(config.mixc_src_root, "tests", "onnx", "make_models.py")))

@@ -196,6 +196,15 @@ def encoder(out):
     return m, {"input0": ids_v, "input1": nT}, [o.reshape(1, 48)]
 
 
+def flat(out):
+    """The MLP with the node names of older exporters (`Gemm_0`): no module
+    paths, so no blocks."""
+    m, inputs, outputs = mlp(out)
+    for i, node in enumerate(m.graph.node):
+        node.name = f"{node.op_type}_{i}"
+    return m, inputs, outputs
+
+
 def old_opset(out):
     """The MLP of opset 11: converted to 17 by ONNX's version converter."""
     m, inputs, outputs = mlp(out)
@@ -264,7 +273,7 @@ def shortdata(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, old_opset, unsupported, dynamic, opset18,
+          [mlp, cnn, encoder, flat, old_opset, unsupported, dynamic, opset18,
            external, badattr, zerostride, shortdata]}
 
 
