@@ -23,6 +23,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <climits>
@@ -109,6 +110,15 @@ public:
   bool fold(const onnx::NodeProto &node);
   /// Translates one node into mix ops (or records problems).
   void convert(const onnx::NodeProto &node);
+  /// The value of a constant with one floating-point element, or nullopt.
+  std::optional<double> constantScalar(llvm::StringRef name) const;
+  /// Finds the exact GELU exporters write for opsets without Gelu,
+  /// `0.5 * x * (1 + Erf(x / sqrt(2)))` (Div, Erf, Add, Mul, Mul, in either
+  /// order of the two Muls, every intermediate used once): the indices of
+  /// the nodes it absorbs go to `absorbed`, the index of its last node to
+  /// `geluInput` with the name of x.
+  void findGelus(llvm::DenseSet<int> &absorbed,
+                 llvm::DenseMap<int, std::string> &geluInput) const;
 
   /// How many node inputs and graph outputs name each value.
   llvm::StringMap<unsigned> uses;

@@ -228,9 +228,15 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
         body->addArgument(t, NameLoc::get(builder.getStringAttr(n), fileLoc));
   builder.setInsertionPointToEnd(body);
 
+  llvm::DenseSet<int> absorbed;
+  llvm::DenseMap<int, std::string> geluInput;
+  findGelus(absorbed, geluInput);
+
   PathListener listener(*this);
   builder.setListener(&listener);
   for (auto [index, node] : llvm::enumerate(graph.node())) {
+    if (absorbed.contains(int(index)))
+      continue;
     std::string nodeName = node.name().empty()
                                ? node.op_type() + "_" + std::to_string(index)
                                : node.name();
@@ -242,6 +248,15 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
     if (!p.empty()) {
       paths.push_back(std::move(p));
       currentPath = unsigned(paths.size() - 1);
+    }
+    if (auto gelu = geluInput.find(int(index)); gelu != geluInput.end()) {
+      Value x = value(gelu->second);
+      RankedTensorType type = typeOf(node, node.output(0));
+      if (x && type)
+        define(node.output(0),
+               GeluOp::create(builder, loc, TypeRange{type}, ValueRange{x})
+                   .getResult());
+      continue;
     }
     if (fold(node))
       continue;

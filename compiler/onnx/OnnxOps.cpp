@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -420,6 +421,89 @@ bool Importer::fold(const onnx::NodeProto &node) {
 }
 
 //===----------------------------------------------------------------------===//
+// GELU written out (Erf form)
+//===----------------------------------------------------------------------===//
+
+void Importer::findGelus(llvm::DenseSet<int> &absorbed,
+                         llvm::DenseMap<int, std::string> &geluInput) const {
+  const auto &nodes = model.graph().node();
+  // The node consuming each value, when exactly one does.
+  llvm::StringMap<int> consumer;
+  for (auto [i, node] : llvm::enumerate(nodes))
+    for (const std::string &in : node.input())
+      consumer[in] = uses.lookup(in) == 1 ? int(i) : -1;
+  auto only = [&](llvm::StringRef value, llvm::StringRef opType) -> int {
+    auto it = consumer.find(value);
+    if (it == consumer.end() || it->second < 0 ||
+        nodes[it->second].op_type() != opType)
+      return -1;
+    return it->second;
+  };
+  auto near = [](std::optional<double> v, double want) {
+    return v && std::abs(*v - want) <= 1e-6 * want;
+  };
+  // The other input of a binary node than `value`, or "".
+  auto other = [](const onnx::NodeProto &n, llvm::StringRef value) {
+    if (n.input_size() != 2)
+      return llvm::StringRef();
+    if (n.input(0) == value)
+      return llvm::StringRef(n.input(1));
+    if (n.input(1) == value)
+      return llvm::StringRef(n.input(0));
+    return llvm::StringRef();
+  };
+  for (auto [i, erf] : llvm::enumerate(nodes)) {
+    if (erf.op_type() != "Erf" || erf.input_size() != 1 ||
+        erf.output_size() != 1)
+      continue;
+    // x / sqrt(2): the Div that feeds the Erf.
+    int div = -1;
+    for (auto [j, n] : llvm::enumerate(nodes))
+      if (n.output_size() == 1 && n.output(0) == erf.input(0))
+        div = int(j);
+    if (div < 0 || nodes[div].op_type() != "Div" ||
+        nodes[div].input_size() != 2 ||
+        !near(constantScalar(nodes[div].input(1)), std::sqrt(2.0)) ||
+        uses.lookup(erf.input(0)) != 1)
+      continue;
+    std::string x = nodes[div].input(0);
+    int add = only(erf.output(0), "Add");
+    if (add < 0 || !near(constantScalar(other(nodes[add], erf.output(0))), 1.0))
+      continue;
+    int mul1 = only(nodes[add].output(0), "Mul");
+    if (mul1 < 0)
+      continue;
+    llvm::StringRef factor = other(nodes[mul1], nodes[add].output(0));
+    int last = -1, half = -1;
+    if (factor == x) {
+      // ((1 + erf) * x) * 0.5
+      last = only(nodes[mul1].output(0), "Mul");
+      if (last < 0 ||
+          !near(constantScalar(other(nodes[last], nodes[mul1].output(0))), 0.5))
+        continue;
+    } else {
+      // (x * 0.5) * (1 + erf)
+      for (auto [j, n] : llvm::enumerate(nodes))
+        if (n.op_type() == "Mul" && n.output_size() == 1 &&
+            n.output(0) == factor)
+          half = int(j);
+      if (half < 0 || uses.lookup(factor) != 1 ||
+          !near(constantScalar(other(nodes[half], x)), 0.5))
+        continue;
+      last = mul1;
+    }
+    absorbed.insert(div);
+    absorbed.insert(int(i));
+    absorbed.insert(add);
+    if (half >= 0)
+      absorbed.insert(half);
+    if (last != mul1)
+      absorbed.insert(mul1);
+    geluInput[last] = x;
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Layers
 //===----------------------------------------------------------------------===//
 
@@ -768,22 +852,38 @@ void Importer::convert(const onnx::NodeProto &node) {
     define(out, layer<EmbeddingOp>(*this, type, {indices, tv}));
     return;
   }
+  if (op == "Erf")
+    return problem(node, "Erf is imported only as part of a GELU, "
+                         "0.5 * x * (1 + Erf(x / sqrt(2)))");
   problem(node, "cannot be translated (only shape computations on constants "
                 "are folded)");
 }
 
 std::vector<std::string> mix::getSupportedOnnxOps() {
-  return {"Add",      "BatchNormalization",
-          "Cast",     "Concat",
-          "Constant", "Conv",
-          "Div",      "Dropout",
-          "Flatten",  "Gather",
-          "Gemm",     "GlobalAveragePool",
-          "Identity", "LayerNormalization",
-          "MatMul",   "MaxPool",
-          "Mul",      "Relu",
-          "Reshape",  "Shape",
-          "Slice",    "Softmax",
-          "Squeeze",  "Sub",
+  return {"Add",
+          "BatchNormalization",
+          "Cast",
+          "Concat",
+          "Erf",
+          "Constant",
+          "Conv",
+          "Div",
+          "Dropout",
+          "Flatten",
+          "Gather",
+          "Gemm",
+          "GlobalAveragePool",
+          "Identity",
+          "LayerNormalization",
+          "MatMul",
+          "MaxPool",
+          "Mul",
+          "Relu",
+          "Reshape",
+          "Shape",
+          "Slice",
+          "Softmax",
+          "Squeeze",
+          "Sub",
           "Unsqueeze"};
 }

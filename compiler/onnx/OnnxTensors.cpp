@@ -244,3 +244,30 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
                           builder.getStringAttr(name))
       .getResult();
 }
+
+std::optional<double> Importer::constantScalar(llvm::StringRef name) const {
+  const Constant *c = constant(name);
+  if (!c || !c->proto || c->numElements() != 1)
+    return std::nullopt;
+  std::string error;
+  switch (c->dtype) {
+  case onnx::TensorProto::FLOAT: {
+    auto bytes = readBytes(*c->proto, 1, 4, error);
+    if (!bytes)
+      return std::nullopt;
+    float f;
+    std::memcpy(&f, bytes->data(), 4);
+    return double(f);
+  }
+  case onnx::TensorProto::DOUBLE: {
+    auto bytes = readBytes(*c->proto, 1, 8, error);
+    if (!bytes)
+      return std::nullopt;
+    double d;
+    std::memcpy(&d, bytes->data(), 8);
+    return d;
+  }
+  default:
+    return std::nullopt;
+  }
+}

@@ -12,6 +12,7 @@ The weights are fixed pseudo-random numbers (seeded), so runs are
 reproducible.
 """
 import json
+import math
 import os
 import struct
 import sys
@@ -205,6 +206,42 @@ def flat(out):
     return m, inputs, outputs
 
 
+def gelu(out):
+    """GELU as exporters write it below opset 20, in both orders of the two
+    Muls: 0.5 * x * (1 + Erf(x / sqrt(2))); and a lone Erf (an error)."""
+    w1, w2 = weight("fc1.weight", 8, 8), weight("fc2.weight", 8, 4)
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    consts = [c("sqrt2", 1.4142135381698608), c("one", 1.0), c("half", 0.5)]
+    nodes = [
+        helper.make_node("MatMul", ["x", "fc1.weight"], ["h"], name="/fc1/MatMul"),
+        # ((1 + erf(h / sqrt 2)) * h) * 0.5
+        helper.make_node("Div", ["h", "sqrt2"], ["d"], name="/act1/Div"),
+        helper.make_node("Erf", ["d"], ["e"], name="/act1/Erf"),
+        helper.make_node("Add", ["e", "one"], ["a"], name="/act1/Add"),
+        helper.make_node("Mul", ["h", "a"], ["m"], name="/act1/Mul"),
+        helper.make_node("Mul", ["m", "half"], ["g"], name="/act1/Mul_1"),
+        # (g * 0.5) * (1 + erf(g / sqrt 2))
+        helper.make_node("Mul", ["g", "half"], ["gh"], name="/act2/Mul"),
+        helper.make_node("Div", ["g", "sqrt2"], ["d2"], name="/act2/Div"),
+        helper.make_node("Erf", ["d2"], ["e2"], name="/act2/Erf"),
+        helper.make_node("Add", ["one", "e2"], ["a2"], name="/act2/Add"),
+        helper.make_node("Mul", ["gh", "a2"], ["g2"], name="/act2/Mul_1"),
+        helper.make_node("MatMul", ["g2", "fc2.weight"], ["y"], name="/fc2/MatMul"),
+    ]
+    m = model(nodes, [value("x", "batch", 8)], [value("y", "batch", 4)],
+              [w1, w2] + consts)
+    x = rng.standard_normal((2, 8)).astype(np.float32)
+    erf = np.vectorize(math.erf)
+    g = lambda v: 0.5 * v * (1 + erf(v / math.sqrt(2)))
+    y = g(g(x.astype(np.float64) @ arr(w1))) @ arr(w2)
+    return m, {"input0": x}, [y]
+
+
+def lone_erf(out):
+    nodes = [helper.make_node("Erf", ["x"], ["y"], name="/e/Erf")]
+    return model(nodes, [value("x", 2)], [value("y", 2)], []), None, None
+
+
 def old_opset(out):
     """The MLP of opset 11: converted to 17 by ONNX's version converter."""
     m, inputs, outputs = mlp(out)
@@ -273,7 +310,7 @@ def shortdata(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, old_opset, unsupported, dynamic, opset18,
+          [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
            external, badattr, zerostride, shortdata]}
 
 
