@@ -24,6 +24,10 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 using namespace mlir;
 using namespace mix;
 
@@ -139,6 +143,12 @@ int main(int argc, char **argv) {
   auto imported = importOnnxFile(options->modelPath, context, importOptions);
   if (!imported)
     return fail(llvm::toString(imported.takeError()));
+#ifdef __GLIBC__
+  // The ModelProto's weights were freed in many blocks below glibc's mmap
+  // threshold: give them back before the weights file is serialized, so the
+  // peak stays near twice the weights.
+  malloc_trim(0);
+#endif
 
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -151,6 +161,9 @@ int main(int argc, char **argv) {
     if (!weights)
       return fail(llvm::toString(weights.takeError()));
     outputs.add(options->weightsPath, std::move(*weights));
+    // Serialized: the tensors themselves are not needed any more.
+    imported->weights.clear();
+    imported->weights.shrink_to_fit();
   }
   if (options->outputPath == "-") {
     if (llvm::Error error = outputs.commit())
