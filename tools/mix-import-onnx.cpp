@@ -21,6 +21,7 @@
 #include "support/OutputFiles.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -42,6 +43,7 @@ struct ImportOptions {
   std::string planPath;
   int64_t batch = 0;
   int64_t inlineLimit = 1024;
+  bool nodeLocations = false;
   bool help = false, version = false;
 
   void bindOptions(OptionsBinder &b) {
@@ -58,6 +60,10 @@ struct ImportOptions {
     b.opt("inline-limit", inlineLimit, {}, cl::value_desc("BYTES"),
           cl::desc("with --weights-out, initializers of at most\n"
                    "this many bytes stay inline (default: 1024)"));
+    b.flag("node-locations", nodeLocations, true,
+           cl::desc("keep every op's ONNX location (node number and\n"
+                    "name) in the written model, so diagnostics and\n"
+                    "--explain of it name the ONNX nodes"));
     b.flag("help", help, true, cl::desc("print this help"));
     b.alias("h", "help");
     b.flag("version", version, true, cl::desc("print the versions"));
@@ -152,7 +158,10 @@ int main(int argc, char **argv) {
 
   std::string text;
   llvm::raw_string_ostream os(text);
-  imported->module->print(os);
+  OpPrintingFlags flags;
+  if (options->nodeLocations)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  imported->module->print(os, flags);
   // All or nothing: the model and its weights are committed together.
   OutputFiles outputs;
   if (!options->weightsPath.empty()) {
