@@ -14,6 +14,7 @@
 #include "support/InputLimits.h"
 #ifdef MIXC_HAVE_ONNX
 #include "compiler/onnx/OnnxImport.h"
+#include "compiler/onnx/PrecisionPlan.h"
 #endif
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -56,13 +57,23 @@ FirstErrorCollector::~FirstErrorCollector() {
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModel(StringRef path, MLIRContext &context,
-               llvm::SourceMgr *callerSourceMgr) {
+               llvm::SourceMgr *callerSourceMgr,
+               const ModelLoadOptions &loadOptions) {
 #ifdef MIXC_HAVE_ONNX
   // An ONNX model is imported in process, every initializer inline
   // (docs/onnx.md); its errors are one line that starts with the path.
   if (isOnnxPath(path)) {
+    std::optional<PrecisionPlan> plan;
+    if (!loadOptions.precisionPlanPath.empty()) {
+      llvm::Expected<PrecisionPlan> loaded =
+          loadPrecisionPlan(loadOptions.precisionPlanPath, context);
+      if (!loaded)
+        return loaded.takeError();
+      plan = std::move(*loaded);
+    }
     OnnxImportOptions options;
     options.inlineAll = true;
+    options.plan = plan ? &*plan : nullptr;
     llvm::Expected<ImportedOnnxModel> imported =
         importOnnxFile(path, context, options);
     if (!imported)
@@ -70,6 +81,11 @@ mix::loadModel(StringRef path, MLIRContext &context,
     return std::move(imported->module);
   }
 #endif
+  if (!loadOptions.precisionPlanPath.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--precision-plan applies to ONNX models (MODEL.onnx), not to '" +
+            path + "'");
   // Bounded, regular files only (a FIFO or /dev/zero is an error, not a
   // hang).
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
