@@ -7,8 +7,9 @@
 // Internal to MixOnnxImport. One Importer translates one checked,
 // shape-inferred ModelProto:
 //   OnnxImport.cpp  the walk over the graph, the network, the result;
-//   OnnxOps.cpp     one handler per ONNX op (layers) and the folding of
-//                   shape subgraphs (Shape, Gather, Concat, ... of constants);
+//   OnnxOps.cpp     one handler per ONNX op (layers);
+//   OnnxFold.cpp    the folding of shape subgraphs (Shape, Gather, Concat,
+//                   ... of constants) and the GELU written out;
 //   OnnxTensors.cpp initializer data: integers, raw bytes, mix.weight ops;
 //   OnnxBlocks.cpp  module paths of node names -> nested mix.block ops.
 //
