@@ -57,8 +57,9 @@ bool Importer::fold(const onnx::NodeProto &node) {
       c.shape.assign(a->t().dims().begin(), a->t().dims().end());
       c.dtype = a->t().data_type();
       c.name = out;
+      bool integer = isIntegerType(c.dtype);
       defineConstant(out, std::move(c));
-      if (isIntegerType(c.dtype))
+      if (integer)
         if (auto ints = constantInts(out))
           constants[out].ints = std::move(ints);
       return true;
@@ -74,7 +75,8 @@ bool Importer::fold(const onnx::NodeProto &node) {
     Type type;
     if (Value v = value(input(node, 0)))
       type = v.getType();
-    else if (const Constant *c = constant(input(node, 0)))
+    else if (const Constant *c = constant(input(node, 0));
+             c && c->numElements() >= 0)
       type = RankedTensorType::get(c->shape, builder.getF32Type());
     auto ranked = dyn_cast_or_null<RankedTensorType>(type);
     if (!ranked)
