@@ -360,8 +360,10 @@ llvm::Error Compilation::load() {
       std::make_unique<DiagnosticPrinter>(*context, sourceMgr, err, "mixc");
   if (progress)
     diagnostics->setBeforePrint([this] { progress->clearLine(); });
+  ModelLoadOptions loadOptions;
+  loadOptions.precisionPlanPath = options.precisionPlanPath;
   llvm::Expected<OwningOpRef<ModuleOp>> loaded =
-      loadModel(options.modelPath, *context, &sourceMgr);
+      loadModel(options.modelPath, *context, &sourceMgr, loadOptions);
   if (!loaded) {
     if (diagnostics->getNumErrors()) {
       llvm::consumeError(loaded.takeError());

@@ -56,6 +56,8 @@ struct CompileOptions {
   MixPipelineOptions pipeline;
   /// Safetensors file binding the model's external weights.
   std::string weightsPath;
+  /// A precision plan for an ONNX model (docs/onnx.md).
+  std::string precisionPlanPath;
   /// Empty: the host (triple, CPU name and CPU features).
   std::string targetTriple;
   std::string targetCPU;

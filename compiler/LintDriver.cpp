@@ -219,7 +219,9 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
   loadMixDialects(context);
   llvm::SourceMgr sourceMgr;
   DiagnosticPrinter diagnostics(context, sourceMgr, err, "mix-lint");
-  auto module = loadModel(options.modelPath, context, &sourceMgr);
+  ModelLoadOptions loadOptions;
+  loadOptions.precisionPlanPath = options.precisionPlanPath;
+  auto module = loadModel(options.modelPath, context, &sourceMgr, loadOptions);
   if (!module) {
     if (diagnostics.getNumErrors()) {
       llvm::consumeError(module.takeError());

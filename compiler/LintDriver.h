@@ -30,6 +30,8 @@ struct LintOptions {
   std::string modelPath;
   /// A JSON policy file; empty uses the built-in default policy.
   std::string policyPath;
+  /// A precision plan for an ONNX model (docs/onnx.md).
+  std::string precisionPlanPath;
   LintFormat format = LintFormat::text;
   /// Also print every layer's resolved precisions and their provenance.
   bool explain = false;

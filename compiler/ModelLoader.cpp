@@ -12,6 +12,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "support/InputLimits.h"
+#ifdef MIXC_HAVE_ONNX
+#include "compiler/onnx/OnnxImport.h"
+#include "compiler/onnx/PrecisionPlan.h"
+#endif
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -28,8 +32,13 @@ std::string mix::formatLocation(Location loc) {
   SourcePosition pos = getSourcePosition(loc);
   if (pos.line == 0)
     return "unknown location";
-  return pos.file + ":" + std::to_string(pos.line) + ":" +
-         std::to_string(pos.column);
+  std::string text = pos.file + ":" + std::to_string(pos.line) + ":" +
+                     std::to_string(pos.column);
+  // Imported ONNX models name each layer after its node (line = node
+  // number): "model.onnx:3:1 (/fc1/Gemm)".
+  if (auto name = dyn_cast<NameLoc>(loc))
+    text += " (" + name.getName().str() + ")";
+  return text;
 }
 
 FirstErrorCollector::FirstErrorCollector(MLIRContext &context)
@@ -48,7 +57,35 @@ FirstErrorCollector::~FirstErrorCollector() {
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModel(StringRef path, MLIRContext &context,
-               llvm::SourceMgr *callerSourceMgr) {
+               llvm::SourceMgr *callerSourceMgr,
+               const ModelLoadOptions &loadOptions) {
+#ifdef MIXC_HAVE_ONNX
+  // An ONNX model is imported in process, every initializer inline
+  // (docs/onnx.md); its errors are one line that starts with the path.
+  if (isOnnxPath(path)) {
+    std::optional<PrecisionPlan> plan;
+    if (!loadOptions.precisionPlanPath.empty()) {
+      llvm::Expected<PrecisionPlan> loaded =
+          loadPrecisionPlan(loadOptions.precisionPlanPath, context);
+      if (!loaded)
+        return loaded.takeError();
+      plan = std::move(*loaded);
+    }
+    OnnxImportOptions options;
+    options.inlineAll = true;
+    options.plan = plan ? &*plan : nullptr;
+    llvm::Expected<ImportedOnnxModel> imported =
+        importOnnxFile(path, context, options);
+    if (!imported)
+      return imported.takeError();
+    return std::move(imported->module);
+  }
+#endif
+  if (!loadOptions.precisionPlanPath.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--precision-plan applies to ONNX models (MODEL.onnx), not to '" +
+            path + "'");
   // Bounded, regular files only (a FIFO or /dev/zero is an error, not a
   // hang).
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =

@@ -15,6 +15,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <memory>
+#include <string>
 
 namespace mix {
 
@@ -42,7 +43,16 @@ private:
   std::string first;
 };
 
-/// Reads, parses and verifies a model file (`-` is standard input). Fails
+/// How ONNX models are imported (docs/onnx.md); ignored for `.mlir` models.
+struct ModelLoadOptions {
+  /// A precision plan (JSON) to write into an imported ONNX model; it is an
+  /// error to give one with a model that is not ONNX.
+  std::string precisionPlanPath;
+};
+
+/// Reads, parses and verifies a model file (`-` is standard input). A path
+/// ending in `.onnx` is imported in process (every weight inline) when
+/// mixc is built with the ONNX importer. Fails
 /// with a one-line message naming the file and the location of the problem;
 /// a file without any `mix.network` is an error too.
 ///
@@ -52,7 +62,8 @@ private:
 /// says that the model is invalid.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadModel(llvm::StringRef path, mlir::MLIRContext &context,
-          llvm::SourceMgr *sourceMgr = nullptr);
+          llvm::SourceMgr *sourceMgr = nullptr,
+          const ModelLoadOptions &loadOptions = {});
 
 /// What loadModel does after reading the file: the model text is `buffer`
 /// (non-null and NUL-terminated, as MemoryBuffer::getMemBufferCopy makes

@@ -70,6 +70,9 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
   b.heading("Model");
   b.opt("weights", weightsPath, {"a file name"}, cl::value_desc("FILE"),
         cl::desc("bind external weights from a safetensors file"));
+  b.opt("precision-plan", precisionPlanPath, {"a file name"},
+        cl::value_desc("FILE"),
+        cl::desc("precisions for an ONNX model (docs/onnx.md)"));
   b.list("entry", entries, {"a network name"}, cl::value_desc("NAME"),
          cl::desc("compile only network @NAME (repeatable)"));
   b.opt("policy", pipeline.policyPath.getValue(), {"a file name"},
@@ -185,6 +188,9 @@ static const char kLintOverview[] =
 void LintOptions::bindOptions(OptionsBinder &b) {
   b.opt("policy", policyPath, {"a file name"}, cl::value_desc("FILE"),
         cl::desc("precision policy (JSON; default: built-in)"));
+  b.opt("precision-plan", precisionPlanPath, {"a file name"},
+        cl::value_desc("FILE"),
+        cl::desc("precisions for an ONNX model (docs/onnx.md)"));
   OptionText formatText;
   formatText.badValue = [](llvm::StringRef v) {
     return ("unknown format '" + v + "' (expected text, json or sarif)").str();

@@ -133,6 +133,14 @@ TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
 TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
                          llvm::ArrayRef<int8_t> values);
 
+/// The bytes of the safetensors file writeSafetensors writes (`path` only
+/// names it in errors): for callers that commit several files together
+/// (mix::OutputFiles).
+llvm::Expected<std::string>
+serializeSafetensors(const std::string &path,
+                     llvm::ArrayRef<TensorToWrite> tensors,
+                     const std::map<std::string, std::string> &metadata = {});
+
 /// Writes a safetensors file: header padded with spaces to a multiple of 8
 /// bytes, tensors stored contiguously in sorted-name order. Rejects duplicate
 /// or reserved names, negative dimensions, byte counts that do not match the

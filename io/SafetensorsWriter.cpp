@@ -87,9 +87,10 @@ TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
   return makeTensorImpl(std::move(name), std::move(shape), values, DType::I8);
 }
 
-llvm::Error
-writeSafetensors(const std::string &path, llvm::ArrayRef<TensorToWrite> tensors,
-                 const std::map<std::string, std::string> &metadata) {
+llvm::Expected<std::string>
+serializeSafetensors(const std::string &path,
+                     llvm::ArrayRef<TensorToWrite> tensors,
+                     const std::map<std::string, std::string> &metadata) {
   std::vector<const TensorToWrite *> sorted;
   for (const TensorToWrite &t : tensors)
     sorted.push_back(&t);
@@ -139,7 +140,17 @@ writeSafetensors(const std::string &path, llvm::ArrayRef<TensorToWrite> tensors,
   contents += headerText;
   for (const TensorToWrite *t : sorted)
     contents.append(t->bytes.begin(), t->bytes.end());
-  return detail::writeFileAtomically(path, std::move(contents));
+  return contents;
+}
+
+llvm::Error
+writeSafetensors(const std::string &path, llvm::ArrayRef<TensorToWrite> tensors,
+                 const std::map<std::string, std::string> &metadata) {
+  llvm::Expected<std::string> contents =
+      serializeSafetensors(path, tensors, metadata);
+  if (!contents)
+    return contents.takeError();
+  return detail::writeFileAtomically(path, std::move(*contents));
 }
 
 } // namespace mix::io

@@ -142,3 +142,31 @@ if _cross_toolchain_works():
     config.available_features.add("cross-toolchain")
     config.substitutions.append(("%cross_cc", _cross_cc))
     config.substitutions.append(("%ld_lld", _ld_lld))
+
+# ONNX import (tests/lit/Import): the test models are built at test time
+# with Debian's python3-onnx (tests/onnx/make_models.py). %onnx_python is
+# the first Python that imports onnx (lit may run under another Python, e.g.
+# pyenv's); the `onnx` feature says that there is one and that the build has
+# the importer (MIXC_ENABLE_ONNX).
+def _onnx_python():
+    for candidate in [sys.executable, "/usr/bin/python3"]:
+        try:
+            ok = subprocess.run([candidate, "-c", "import onnx, numpy"],
+                                capture_output=True, timeout=120).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        if ok:
+            return candidate
+    return None
+
+
+_onnx_py = _onnx_python() if getattr(config, "mixc_onnx", False) else None
+if _onnx_py:
+    config.available_features.add("onnx")
+elif getattr(config, "mixc_onnx", False):
+    lit_config.warning("the ONNX importer is built but no Python imports onnx "
+                       "(apt-get install python3-onnx): tests/lit/Import "
+                       "is skipped")
+config.substitutions.append(("%onnx_python", _onnx_py or "false"))
+config.substitutions.append(
+    ("%onnx_models", os.path.join(config.mixc_src_root, "tests", "onnx", "make_models.py")))

@@ -1,0 +1,156 @@
+//===- Importer.h - the state of one ONNX import (internal) --------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to MixOnnxImport. One Importer translates one checked,
+// shape-inferred ModelProto:
+//   OnnxImport.cpp  the walk over the graph, the network, the result;
+//   OnnxOps.cpp     one handler per ONNX op (layers);
+//   OnnxFold.cpp    the folding of shape subgraphs (Shape, Gather, Concat,
+//                   ... of constants) and the GELU written out;
+//   OnnxTensors.cpp initializer data: integers, raw bytes, mix.weight ops;
+//   OnnxBlocks.cpp  module paths of node names -> nested mix.block ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MIXC_COMPILER_ONNX_IMPORTER_H
+#define MIXC_COMPILER_ONNX_IMPORTER_H
+
+#include "compiler/onnx/OnnxImport.h"
+#include "dialect/MixOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+class NodeProto;
+class TensorProto;
+class TypeProto;
+} // namespace onnx
+
+namespace mix::onnx_import {
+
+/// In a folded integer tensor (a shape), the size of the dynamic batch.
+constexpr int64_t kBatchDim = INT64_MIN;
+
+/// A value known at import time: an initializer, the tensor of a Constant
+/// node, or a folded shape computation.
+struct Constant {
+  std::vector<int64_t> shape;
+  /// onnx::TensorProto::DataType.
+  int32_t dtype = 0;
+  /// The data, when it comes from a TensorProto (initializers, Constant).
+  const onnx::TensorProto *proto = nullptr;
+  /// Integer data (folded, or read from an integer `proto`); may hold
+  /// kBatchDim.
+  std::optional<std::vector<int64_t>> ints;
+  /// The name of the ONNX value (the weight's name when it is external).
+  std::string name;
+
+  /// The number of elements; -1 if a dimension is negative or the count
+  /// (or its size in bytes, 8 per element at most) overflows int64.
+  int64_t numElements() const;
+};
+
+/// Module paths of nodes: `/encoder/layer.0/attn/MatMul` -> {encoder,
+/// layer.0, attn}; names without a leading '/' have none.
+std::vector<std::string> modulePath(llvm::StringRef nodeName);
+
+/// Nests the ops of `network` into mix.block ops along `paths` (the module
+/// path of each op; ops without an entry belong to the network itself).
+void outlineBlocks(NetworkOp network,
+                   const llvm::DenseMap<mlir::Operation *, unsigned> &pathOf,
+                   const std::vector<std::vector<std::string>> &paths);
+
+class Importer {
+public:
+  Importer(const onnx::ModelProto &model, mlir::MLIRContext &context,
+           llvm::StringRef path, const OnnxImportOptions &options);
+  llvm::Expected<ImportedOnnxModel> run();
+
+  //===--- used by the op handlers ---------------------------------------===//
+
+  /// Records that `node` cannot be imported (all are reported together).
+  void problem(const onnx::NodeProto &node, const llvm::Twine &why);
+  /// The activation `name` (null if it has none: a constant, or the output
+  /// of a node that failed).
+  mlir::Value value(llvm::StringRef name) const;
+  /// The constant `name`, or null.
+  const Constant *constant(llvm::StringRef name) const;
+  /// The MLIR type of value `name` from shape inference, or null after
+  /// recording a problem with `node`.
+  mlir::RankedTensorType typeOf(const onnx::NodeProto &node,
+                                llvm::StringRef name);
+  /// The activation or the constant (as a mix.weight) `name`; null after
+  /// recording a problem with `node`.
+  mlir::Value operand(const onnx::NodeProto &node, llvm::StringRef name);
+  /// A mix.weight holding `c` (transposed, for a 2-D `c`, if asked); null
+  /// after recording a problem with `node`.
+  mlir::Value weight(const onnx::NodeProto &node, const Constant &c,
+                     bool transpose = false);
+  /// The integers of a constant input, or std::nullopt.
+  std::optional<std::vector<int64_t>> constantInts(llvm::StringRef name) const;
+  /// Binds an ONNX output name.
+  void define(llvm::StringRef name, mlir::Value value) { values[name] = value; }
+  void defineConstant(llvm::StringRef name, Constant c);
+
+  /// Folds `node` when it computes on constants only (shape subgraphs):
+  /// true if every output became a constant.
+  bool fold(const onnx::NodeProto &node);
+  /// Translates one node into mix ops (or records problems).
+  void convert(const onnx::NodeProto &node);
+  /// The value of a constant with one floating-point element, or nullopt.
+  std::optional<double> constantScalar(llvm::StringRef name) const;
+  /// Finds the exact GELU exporters write for opsets without Gelu,
+  /// `0.5 * x * (1 + Erf(x / sqrt(2)))` (Div, Erf, Add, Mul, Mul, in either
+  /// order of the two Muls, every intermediate used once): the indices of
+  /// the nodes it absorbs go to `absorbed`, the index of its last node to
+  /// `geluInput` with the name of x.
+  void findGelus(llvm::DenseSet<int> &absorbed,
+                 llvm::DenseMap<int, std::string> &geluInput) const;
+
+  /// How many node inputs and graph outputs name each value.
+  llvm::StringMap<unsigned> uses;
+
+  mlir::MLIRContext &context;
+  mlir::OpBuilder builder;
+  mlir::Location loc;
+  llvm::StringRef path;
+  const OnnxImportOptions &options;
+
+private:
+  mlir::RankedTensorType tensorType(const onnx::TypeProto &type,
+                                    llvm::StringRef valueName,
+                                    std::string &error) const;
+
+  const onnx::ModelProto &model;
+  llvm::StringMap<mlir::Value> values;
+  llvm::StringMap<Constant> constants;
+  llvm::StringMap<const onnx::TypeProto *> types;
+  std::vector<std::string> problems;
+  /// External weights written, by name; true if stored transposed.
+  llvm::StringMap<bool> externalNames;
+  std::vector<io::TensorToWrite> externalWeights;
+
+  /// The module path of every op created, as an index into `paths`.
+  llvm::DenseMap<mlir::Operation *, unsigned> pathOf;
+  std::vector<std::vector<std::string>> paths;
+  unsigned currentPath = 0;
+  friend struct PathListener;
+};
+
+} // namespace mix::onnx_import
+
+#endif // MIXC_COMPILER_ONNX_IMPORTER_H

@@ -1,0 +1,303 @@
+//===- OnnxFold.cpp - shape subgraphs folded; GELU recognized -------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Computations on constants (the shape subgraphs exporters write: Shape ->
+// Gather -> Unsqueeze -> Concat -> Reshape, Constant, Cast of shapes) are
+// evaluated at import; the exact GELU written out of Div, Erf, Add and Mul
+// is recognized before the nodes are translated one by one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+#include "compiler/onnx/OnnxAttributes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+using namespace mix::onnx_import::attrs;
+
+//===----------------------------------------------------------------------===//
+// Folding of shape computations
+//===----------------------------------------------------------------------===//
+
+bool Importer::fold(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  if (node.output_size() < 1)
+    return false;
+  std::string out = node.output(0);
+  auto intsOf = [&](int i) { return constantInts(input(node, i)); };
+  auto shapeOf = [&](int i) -> std::vector<int64_t> {
+    const Constant *c = constant(input(node, i));
+    return c ? c->shape : std::vector<int64_t>{};
+  };
+  auto result = [&](std::vector<int64_t> shape, std::vector<int64_t> ints,
+                    int32_t dtype = onnx::TensorProto::INT64) {
+    Constant c;
+    c.shape = std::move(shape);
+    c.ints = std::move(ints);
+    c.dtype = dtype;
+    c.name = out;
+    defineConstant(out, std::move(c));
+    return true;
+  };
+
+  if (op == "Constant") {
+    if (const onnx::AttributeProto *a = findAttr(node, "value")) {
+      Constant c;
+      c.proto = &a->t();
+      c.shape.assign(a->t().dims().begin(), a->t().dims().end());
+      c.dtype = a->t().data_type();
+      c.name = out;
+      bool integer = isIntegerType(c.dtype);
+      defineConstant(out, std::move(c));
+      if (integer)
+        if (auto ints = constantInts(out))
+          constants[out].ints = std::move(ints);
+      return true;
+    }
+    if (const onnx::AttributeProto *a = findAttr(node, "value_int"))
+      return result({}, {a->i()});
+    if (const onnx::AttributeProto *a = findAttr(node, "value_ints"))
+      return result({a->ints_size()},
+                    std::vector<int64_t>(a->ints().begin(), a->ints().end()));
+    return false;
+  }
+  if (op == "Shape") {
+    Type type;
+    if (Value v = value(input(node, 0)))
+      type = v.getType();
+    else if (const Constant *c = constant(input(node, 0));
+             c && c->numElements() >= 0)
+      type = RankedTensorType::get(c->shape, builder.getF32Type());
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if (!ranked)
+      return false;
+    std::vector<int64_t> dims;
+    for (int64_t d : ranked.getShape())
+      dims.push_back(ShapedType::isDynamic(d) ? kBatchDim : d);
+    int64_t rank = int64_t(dims.size());
+    int64_t start = attrInt(node, "start", 0), end = attrInt(node, "end", rank);
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, start, rank);
+    std::vector<int64_t> slice(dims.begin() + start, dims.begin() + end);
+    return result({int64_t(slice.size())}, slice);
+  }
+  // The rest computes on integer constants only.
+  for (const std::string &name : node.input())
+    if (!name.empty() && !constant(name))
+      return false;
+  if (op == "Identity") {
+    Constant c = *constant(input(node, 0));
+    c.name = out;
+    defineConstant(out, std::move(c));
+    return true;
+  }
+  auto data = intsOf(0);
+  if (!data)
+    return false;
+  std::vector<int64_t> shape = shapeOf(0);
+  if (op == "Cast") {
+    int64_t to = attrInt(node, "to", 0);
+    if (!isIntegerType(int32_t(to)))
+      return false;
+    return result(shape, *data, int32_t(to));
+  }
+  if (op == "Gather") {
+    auto indices = intsOf(1);
+    if (!indices || shape.size() != 1 || attrInt(node, "axis", 0) != 0)
+      return false;
+    std::vector<int64_t> values;
+    for (int64_t i : *indices) {
+      if (i < 0)
+        i += int64_t(data->size());
+      if (i < 0 || i >= int64_t(data->size()))
+        return false;
+      values.push_back((*data)[i]);
+    }
+    return result(shapeOf(1), values);
+  }
+  if (op == "Concat") {
+    std::vector<int64_t> values;
+    for (int i = 0; i < node.input_size(); ++i) {
+      auto part = intsOf(i);
+      if (!part || shapeOf(i).size() != 1)
+        return false;
+      values.insert(values.end(), part->begin(), part->end());
+    }
+    return result({int64_t(values.size())}, values);
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    auto axes = intsOf(1);
+    std::vector<int64_t> newShape = shape;
+    if (op == "Unsqueeze") {
+      if (!axes)
+        return false;
+      int64_t rank = int64_t(shape.size() + axes->size());
+      std::vector<int64_t> sorted;
+      for (int64_t a : *axes)
+        sorted.push_back(a < 0 ? a + rank : a);
+      llvm::sort(sorted);
+      for (int64_t a : sorted) {
+        if (a < 0 || a > int64_t(newShape.size()))
+          return false;
+        newShape.insert(newShape.begin() + a, 1);
+      }
+    } else {
+      newShape.clear();
+      for (auto [i, d] : llvm::enumerate(shape)) {
+        bool squeezed =
+            axes ? llvm::any_of(*axes,
+                                [&](int64_t a) {
+                                  return (a < 0 ? a + int64_t(shape.size())
+                                                : a) == int64_t(i);
+                                })
+                 : d == 1;
+        if (!squeezed)
+          newShape.push_back(d);
+      }
+    }
+    return result(newShape, *data);
+  }
+  if (op == "Slice") {
+    auto starts = intsOf(1), ends = intsOf(2);
+    if (!starts || !ends || shape.size() != 1 || starts->size() != 1 ||
+        ends->size() != 1)
+      return false;
+    auto steps =
+        input(node, 4).empty()
+            ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{1})
+            : intsOf(4);
+    if (!steps || steps->size() != 1 || (*steps)[0] <= 0)
+      return false;
+    int64_t n = int64_t(data->size());
+    int64_t s = (*starts)[0], e = (*ends)[0];
+    if (s < 0)
+      s += n;
+    if (e < 0)
+      e += n;
+    s = std::clamp<int64_t>(s, 0, n);
+    e = std::clamp<int64_t>(e, 0, n);
+    std::vector<int64_t> values;
+    for (int64_t i = s; i < e; i += (*steps)[0])
+      values.push_back((*data)[i]);
+    return result({int64_t(values.size())}, values);
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    auto rhs = intsOf(1);
+    if (!rhs)
+      return false;
+    size_t n = std::max(data->size(), rhs->size());
+    if ((data->size() != n && data->size() != 1) ||
+        (rhs->size() != n && rhs->size() != 1))
+      return false;
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t a = (*data)[data->size() == 1 ? 0 : i];
+      int64_t b = (*rhs)[rhs->size() == 1 ? 0 : i];
+      if (a == kBatchDim || b == kBatchDim || (op == "Div" && b == 0))
+        return false;
+      values.push_back(op == "Add"   ? a + b
+                       : op == "Sub" ? a - b
+                       : op == "Mul" ? a * b
+                                     : a / b);
+    }
+    return result(data->size() >= rhs->size() ? shape : shapeOf(1), values);
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// GELU written out (Erf form)
+//===----------------------------------------------------------------------===//
+
+void Importer::findGelus(llvm::DenseSet<int> &absorbed,
+                         llvm::DenseMap<int, std::string> &geluInput) const {
+  const auto &nodes = model.graph().node();
+  // The node consuming each value, when exactly one does.
+  llvm::StringMap<int> consumer;
+  for (auto [i, node] : llvm::enumerate(nodes))
+    for (const std::string &in : node.input())
+      consumer[in] = uses.lookup(in) == 1 ? int(i) : -1;
+  auto only = [&](llvm::StringRef value, llvm::StringRef opType) -> int {
+    auto it = consumer.find(value);
+    if (it == consumer.end() || it->second < 0 ||
+        nodes[it->second].op_type() != opType)
+      return -1;
+    return it->second;
+  };
+  auto near = [](std::optional<double> v, double want) {
+    return v && std::abs(*v - want) <= 1e-6 * want;
+  };
+  // The other input of a binary node than `value`, or "".
+  auto other = [](const onnx::NodeProto &n, llvm::StringRef value) {
+    if (n.input_size() != 2)
+      return llvm::StringRef();
+    if (n.input(0) == value)
+      return llvm::StringRef(n.input(1));
+    if (n.input(1) == value)
+      return llvm::StringRef(n.input(0));
+    return llvm::StringRef();
+  };
+  for (auto [i, erf] : llvm::enumerate(nodes)) {
+    if (erf.op_type() != "Erf" || erf.input_size() != 1 ||
+        erf.output_size() != 1)
+      continue;
+    // x / sqrt(2): the Div that feeds the Erf.
+    int div = -1;
+    for (auto [j, n] : llvm::enumerate(nodes))
+      if (n.output_size() == 1 && n.output(0) == erf.input(0))
+        div = int(j);
+    if (div < 0 || nodes[div].op_type() != "Div" ||
+        nodes[div].input_size() != 2 ||
+        !near(constantScalar(nodes[div].input(1)), std::sqrt(2.0)) ||
+        uses.lookup(erf.input(0)) != 1)
+      continue;
+    std::string x = nodes[div].input(0);
+    int add = only(erf.output(0), "Add");
+    if (add < 0 || !near(constantScalar(other(nodes[add], erf.output(0))), 1.0))
+      continue;
+    int mul1 = only(nodes[add].output(0), "Mul");
+    if (mul1 < 0)
+      continue;
+    llvm::StringRef factor = other(nodes[mul1], nodes[add].output(0));
+    int last = -1, half = -1;
+    if (factor == x) {
+      // ((1 + erf) * x) * 0.5
+      last = only(nodes[mul1].output(0), "Mul");
+      if (last < 0 ||
+          !near(constantScalar(other(nodes[last], nodes[mul1].output(0))), 0.5))
+        continue;
+    } else {
+      // (x * 0.5) * (1 + erf)
+      for (auto [j, n] : llvm::enumerate(nodes))
+        if (n.op_type() == "Mul" && n.output_size() == 1 &&
+            n.output(0) == factor)
+          half = int(j);
+      if (half < 0 || uses.lookup(factor) != 1 ||
+          !near(constantScalar(other(nodes[half], x)), 0.5))
+        continue;
+      last = mul1;
+    }
+    absorbed.insert(div);
+    absorbed.insert(int(i));
+    absorbed.insert(add);
+    if (half >= 0)
+      absorbed.insert(half);
+    if (last != mul1)
+      absorbed.insert(mul1);
+    geluInput[last] = x;
+  }
+}

@@ -1,0 +1,538 @@
+//===- OnnxOps.cpp - ONNX ops into mix layers ----------------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One handler per ONNX op of opset 17 (the model was converted to it).
+// Handlers record a problem (the node cannot be imported) instead of
+// stopping: every problem of a model is reported at once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+#include "compiler/onnx/OnnxAttributes.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+using namespace mix::onnx_import::attrs;
+
+namespace {
+
+/// Layer ops: operands, result type, attributes.
+template <typename OpTy>
+Value layer(Importer &im, Type result, ValueRange operands,
+            llvm::ArrayRef<NamedAttribute> attrs = {}) {
+  return OpTy::create(im.builder, im.loc, TypeRange{result}, operands, attrs)
+      .getResult();
+}
+
+/// Pads of a 2-D window from ONNX's auto_pad and pads attributes, as
+/// [top, left, bottom, right]; std::nullopt after a problem.
+std::optional<SmallVector<int64_t>>
+windowPadding(Importer &im, const onnx::NodeProto &node,
+              RankedTensorType inputType, llvm::ArrayRef<int64_t> kernel,
+              llvm::ArrayRef<int64_t> strides,
+              llvm::ArrayRef<int64_t> dilations) {
+  if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(kernel, [](int64_t k) { return k < 1; })) {
+    im.problem(node, "strides, dilations and kernel sizes must be positive");
+    return std::nullopt;
+  }
+  std::string autoPad = attrString(node, "auto_pad", "NOTSET");
+  if (autoPad == "NOTSET" || autoPad.empty()) {
+    auto pads = attrInts(node, "pads").value_or(std::vector<int64_t>(4, 0));
+    if (pads.size() != 4) {
+      im.problem(node, "pads must have 4 values for a 2-D window");
+      return std::nullopt;
+    }
+    return SmallVector<int64_t>(pads.begin(), pads.end());
+  }
+  if (autoPad == "VALID")
+    return SmallVector<int64_t>(4, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    im.problem(node, "unknown auto_pad '" + autoPad + "'");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> pads(4, 0);
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inputType.getDimSize(2 + i);
+    int64_t out = (in + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[2 + i] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+/// The result shape of Reshape(input, target) (allowzero = 0): 0 copies the
+/// input dimension, -1 is inferred, kBatchDim is the dynamic batch.
+std::optional<SmallVector<int64_t>>
+reshapeResult(RankedTensorType in, llvm::ArrayRef<int64_t> target,
+              std::string &error) {
+  SmallVector<int64_t> out;
+  int inferred = -1;
+  bool inDynamic = !in.hasStaticShape();
+  int64_t inStatic = 1;
+  for (int64_t d : in.getShape())
+    if (!ShapedType::isDynamic(d))
+      inStatic *= d;
+  int64_t outStatic = 1;
+  bool outDynamic = false;
+  for (auto [i, v] : llvm::enumerate(target)) {
+    int64_t d = v;
+    if (v == 0) {
+      if (int64_t(i) >= in.getRank()) {
+        error = "a 0 in the shape beyond the input's rank";
+        return std::nullopt;
+      }
+      d = in.getDimSize(i);
+    } else if (v == kBatchDim) {
+      d = ShapedType::kDynamic;
+    } else if (v == -1) {
+      if (inferred >= 0) {
+        error = "two -1 in the shape";
+        return std::nullopt;
+      }
+      inferred = int(i);
+    } else if (v < -1) {
+      error = "a negative size in the shape";
+      return std::nullopt;
+    }
+    if (ShapedType::isDynamic(d)) {
+      if (i != 0) {
+        error = "the dynamic batch would not stay the leading dimension";
+        return std::nullopt;
+      }
+      outDynamic = true;
+    } else if (v != -1) {
+      outStatic *= d;
+    }
+    out.push_back(d);
+  }
+  if (inferred >= 0) {
+    if (inDynamic && !outDynamic) {
+      if (inferred != 0 || outStatic != inStatic) {
+        error = "the dynamic batch would not stay the leading dimension";
+        return std::nullopt;
+      }
+      out[0] = ShapedType::kDynamic;
+      outDynamic = true;
+    } else {
+      if (outStatic == 0 || inStatic % outStatic != 0) {
+        error = "the element counts do not match";
+        return std::nullopt;
+      }
+      out[inferred] = inStatic / outStatic;
+      outStatic = inStatic;
+    }
+  }
+  if (inDynamic != outDynamic || outStatic != inStatic) {
+    error = inDynamic != outDynamic
+                ? "the dynamic batch would not stay the leading dimension"
+                : "the element counts do not match";
+    return std::nullopt;
+  }
+  return out;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Layers
+//===----------------------------------------------------------------------===//
+
+void Importer::convert(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  std::string out = node.output_size() ? node.output(0) : "";
+  auto operandAt = [&](int i) { return operand(node, input(node, i)); };
+  auto resultType = [&]() { return typeOf(node, out); };
+  auto i64Array = [&](llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
+    return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
+  };
+
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout" && hasOutput(node, 1)) {
+      problem(node, "the mask output of Dropout is not supported");
+      return;
+    }
+    if (const Constant *c = constant(input(node, 0))) {
+      Constant copy = *c;
+      defineConstant(out, std::move(copy));
+      return;
+    }
+    if (Value v = value(input(node, 0)))
+      define(out, v);
+    return;
+  }
+  if (op == "Relu" || op == "Softmax") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    if (op == "Relu")
+      define(out, layer<ReluOp>(*this, type, {x}));
+    else
+      define(out,
+             layer<SoftmaxOp>(*this, type, {x},
+                              {builder.getNamedAttr(
+                                  "axis", builder.getI64IntegerAttr(
+                                              attrInt(node, "axis", -1)))}));
+    return;
+  }
+  if (op == "Add" || op == "Mul") {
+    // MatMul + Add of a 1-D constant: the bias of the dense layer.
+    if (op == "Add") {
+      for (int side = 0; side < 2; ++side) {
+        const Constant *bias = constant(input(node, 1 - side));
+        Value x = value(input(node, side));
+        auto dense = x ? x.getDefiningOp<DenseOp>() : DenseOp();
+        if (!bias || !dense || dense.getBias() ||
+            uses.lookup(input(node, side)) != 1 || !x.use_empty() ||
+            bias->shape.size() != 1 ||
+            bias->shape[0] != dense.getType().getShape().back())
+          continue;
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(dense);
+        Location saved = loc;
+        loc = dense.getLoc();
+        Value b = weight(node, *bias);
+        loc = saved;
+        if (!b)
+          return;
+        SmallVector<Value> operands = {dense.getInput(), dense.getWeight(), b};
+        auto fused =
+            DenseOp::create(builder, dense.getLoc(), TypeRange{dense.getType()},
+                            operands, dense->getAttrs());
+        pathOf[fused] = pathOf.lookup(dense);
+        pathOf[b.getDefiningOp()] = pathOf.lookup(dense);
+        dense.getResult().replaceAllUsesWith(fused.getResult());
+        pathOf.erase(dense);
+        dense->erase();
+        define(out, fused.getResult());
+        return;
+      }
+    }
+    Value a = operandAt(0), b = operandAt(1);
+    RankedTensorType type = resultType();
+    if (!a || !b || !type)
+      return;
+    define(out, op == "Add" ? layer<AddOp>(*this, type, {a, b})
+                            : layer<MulOp>(*this, type, {a, b}));
+    return;
+  }
+  if (op == "MatMul" || op == "Gemm") {
+    bool gemm = op == "Gemm";
+    if (gemm) {
+      if (attrFloat(node, "alpha", 1.0) != 1.0)
+        return problem(node, "Gemm with alpha != 1 is not supported");
+      if (attrInt(node, "transA", 0) != 0)
+        return problem(node, "Gemm with transA = 1 is not supported");
+      if (!input(node, 2).empty() && attrFloat(node, "beta", 1.0) != 1.0)
+        return problem(node, "Gemm with beta != 1 is not supported");
+    }
+    bool transB = gemm && attrInt(node, "transB", 0) != 0;
+    Value a = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!a || !type)
+      return;
+    if (type.getRank() == 0 ||
+        cast<RankedTensorType>(a.getType()).getRank() == 0)
+      return problem(node, "a MatMul of vectors (a scalar result) is not "
+                           "supported");
+    Value result;
+    const Constant *bias = gemm ? constant(input(node, 2)) : nullptr;
+    if (const Constant *w = constant(input(node, 1));
+        w && w->shape.size() == 2) {
+      Value wv = weight(node, *w, transB);
+      if (!wv)
+        return;
+      SmallVector<Value> operands = {a, wv};
+      int64_t n = type.getShape().back();
+      if (bias && bias->numElements() == n &&
+          (bias->shape.size() == 1 ||
+           (bias->shape.size() == 2 && bias->shape[0] == 1))) {
+        Constant flat = *bias;
+        flat.shape = {n};
+        Value bv = weight(node, flat);
+        if (!bv)
+          return;
+        operands.push_back(bv);
+        bias = nullptr;
+      }
+      result = layer<DenseOp>(*this, type, operands);
+    } else {
+      if (transB)
+        return problem(node, "Gemm of two activations with transB = 1 is "
+                             "not supported");
+      Value b = operandAt(1);
+      if (!b)
+        return;
+      auto at = cast<RankedTensorType>(a.getType());
+      auto bt = cast<RankedTensorType>(b.getType());
+      if (at.getRank() != bt.getRank() || at.getRank() < 2 ||
+          at.getShape().drop_back(2) != bt.getShape().drop_back(2))
+        return problem(node, "MatMul of " + shapeString(at.getShape()) +
+                                 " and " + shapeString(bt.getShape()) +
+                                 ": mix.matmul needs equal ranks and equal "
+                                 "batch dimensions (no broadcasting)");
+      result = layer<MatmulOp>(*this, type, {a, b});
+    }
+    if (gemm && !input(node, 2).empty() && (bias || value(input(node, 2)))) {
+      Value c = operandAt(2);
+      if (!c)
+        return;
+      result = layer<AddOp>(*this, type, {result, c});
+    }
+    define(out, result);
+    return;
+  }
+  if (op == "Conv") {
+    Value x = operandAt(0);
+    const Constant *w = constant(input(node, 1));
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() != 4)
+      return problem(node, "only 2-D convolutions (4-D inputs) are supported");
+    if (!w)
+      return problem(node, "the weight of a Conv must be a constant");
+    SmallVector<int64_t> strides = pair(node, "strides");
+    SmallVector<int64_t> dilations = pair(node, "dilations");
+    if (strides.size() != 2 || dilations.size() != 2 || w->shape.size() != 4)
+      return problem(node, "strides, dilations and weight must be 2-D");
+    auto pads = windowPadding(*this, node, xt, {w->shape[2], w->shape[3]},
+                              strides, dilations);
+    if (!pads)
+      return;
+    Value wv = weight(node, *w);
+    if (!wv)
+      return;
+    SmallVector<Value> operands = {x, wv};
+    if (!input(node, 2).empty()) {
+      const Constant *b = constant(input(node, 2));
+      if (!b)
+        return problem(node, "the bias of a Conv must be a constant");
+      Value bv = weight(node, *b);
+      if (!bv)
+        return;
+      operands.push_back(bv);
+    }
+    define(out, layer<Conv2DOp>(
+                    *this, type, operands,
+                    {i64Array("strides", strides), i64Array("padding", *pads),
+                     i64Array("dilations", dilations),
+                     builder.getNamedAttr("groups",
+                                          builder.getI64IntegerAttr(
+                                              attrInt(node, "group", 1)))}));
+    return;
+  }
+  if (op == "BatchNormalization") {
+    if (attrInt(node, "training_mode", 0) != 0 || hasOutput(node, 1) ||
+        hasOutput(node, 2))
+      return problem(node, "only the inference form of BatchNormalization "
+                           "is supported");
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    SmallVector<Value> operands = {x};
+    for (int i = 1; i <= 4; ++i) {
+      const Constant *c = constant(input(node, i));
+      if (!c)
+        return problem(node, "the scale, bias, mean and variance of a "
+                             "BatchNormalization must be constants");
+      Value v = weight(node, *c);
+      if (!v)
+        return;
+      operands.push_back(v);
+    }
+    define(out,
+           layer<BatchNormOp>(*this, type, operands,
+                              {builder.getNamedAttr(
+                                  "epsilon", builder.getF64FloatAttr(attrFloat(
+                                                 node, "epsilon", 1e-5)))}));
+    return;
+  }
+  if (op == "LayerNormalization") {
+    if (hasOutput(node, 1) || hasOutput(node, 2))
+      return problem(node, "the Mean and InvStdDev outputs of "
+                           "LayerNormalization are not supported");
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    int64_t axis = attrInt(node, "axis", -1);
+    if (axis != -1 && axis != rank - 1)
+      return problem(node, "LayerNormalization over more than the last axis "
+                           "is not supported");
+    const Constant *scale = constant(input(node, 1));
+    if (!scale || (!input(node, 2).empty() && !constant(input(node, 2))))
+      return problem(node, "the scale and bias of a LayerNormalization must "
+                           "be constants");
+    Value g = weight(node, *scale);
+    if (!g)
+      return;
+    Value b;
+    if (!input(node, 2).empty()) {
+      b = weight(node, *constant(input(node, 2)));
+    } else {
+      auto t = cast<RankedTensorType>(g.getType());
+      b = WeightOp::create(builder, loc, t,
+                           DenseElementsAttr::get(
+                               t, builder.getZeroAttr(t.getElementType())),
+                           StringAttr())
+              .getResult();
+    }
+    if (!b)
+      return;
+    define(out,
+           layer<LayerNormOp>(*this, type, {x, g, b},
+                              {builder.getNamedAttr(
+                                  "epsilon", builder.getF64FloatAttr(attrFloat(
+                                                 node, "epsilon", 1e-5)))}));
+    return;
+  }
+  if (op == "GlobalAveragePool") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() != 4)
+      return problem(node, "only 4-D GlobalAveragePool is supported");
+    auto pooled =
+        RankedTensorType::get(xt.getShape().take_front(2), xt.getElementType());
+    Value y = layer<GlobalAvgPoolOp>(*this, pooled, {x});
+    define(out, layer<ReshapeOp>(*this, type, {y}));
+    return;
+  }
+  if (op == "MaxPool") {
+    Value x = operandAt(0);
+    RankedTensorType type = resultType();
+    if (!x || !type)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto kernel = attrInts(node, "kernel_shape");
+    if (xt.getRank() != 4 || !kernel || kernel->size() != 2)
+      return problem(node, "only 2-D max pooling is supported");
+    if (hasOutput(node, 1))
+      return problem(node, "the Indices output of MaxPool is not supported");
+    if (attrInt(node, "ceil_mode", 0) != 0)
+      return problem(node, "MaxPool with ceil_mode = 1 is not supported");
+    SmallVector<int64_t> dilations = pair(node, "dilations");
+    if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+      return problem(node, "MaxPool with dilations is not supported");
+    SmallVector<int64_t> strides = pair(node, "strides");
+    if (strides.size() != 2)
+      return problem(node, "strides must have 2 values for a 2-D window");
+    auto pads =
+        windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
+    if (!pads)
+      return;
+    define(out, layer<MaxPool2DOp>(*this, type, {x},
+                                   {i64Array("kernel", *kernel),
+                                    i64Array("strides", strides),
+                                    i64Array("padding", *pads)}));
+    return;
+  }
+  if (op == "Reshape" || op == "Flatten") {
+    Value x = operandAt(0);
+    if (!x)
+      return;
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (op == "Flatten") {
+      int64_t axis = attrInt(node, "axis", 1);
+      if (axis < 0)
+        axis += xt.getRank();
+      RankedTensorType type = resultType();
+      if (!type)
+        return;
+      if (axis == 1)
+        define(out, layer<FlattenOp>(*this, type, {x}));
+      else
+        define(out, layer<ReshapeOp>(*this, type, {x}));
+      return;
+    }
+    if (attrInt(node, "allowzero", 0) != 0)
+      return problem(node, "Reshape with allowzero = 1 is not supported");
+    auto target = constantInts(input(node, 1));
+    if (!target)
+      return problem(node, "the shape of a Reshape must be known at import "
+                           "(a constant, or a shape computation of constants)");
+    std::string error;
+    auto shape = reshapeResult(xt, *target, error);
+    if (!shape)
+      return problem(node, "cannot reshape " + shapeString(xt.getShape()) +
+                               ": " + error);
+    define(out,
+           layer<ReshapeOp>(
+               *this, RankedTensorType::get(*shape, xt.getElementType()), {x}));
+    return;
+  }
+  if (op == "Gather") {
+    const Constant *table = constant(input(node, 0));
+    Value indices = value(input(node, 1));
+    if (!table || !indices || table->shape.size() != 2 ||
+        attrInt(node, "axis", 0) != 0)
+      return problem(node, "Gather is supported on a constant 2-D table with "
+                           "indices computed at run time (an embedding) or "
+                           "on constants (folded)");
+    RankedTensorType type = resultType();
+    Value tv = weight(node, *table);
+    if (!type || !tv)
+      return;
+    define(out, layer<EmbeddingOp>(*this, type, {indices, tv}));
+    return;
+  }
+  if (op == "Erf")
+    return problem(node, "Erf is imported only as part of a GELU, "
+                         "0.5 * x * (1 + Erf(x / sqrt(2)))");
+  problem(node, "cannot be translated (only shape computations on constants "
+                "are folded)");
+}
+
+std::vector<std::string> mix::getSupportedOnnxOps() {
+  return {"Add",
+          "BatchNormalization",
+          "Cast",
+          "Concat",
+          "Erf",
+          "Constant",
+          "Conv",
+          "Div",
+          "Dropout",
+          "Flatten",
+          "Gather",
+          "Gemm",
+          "GlobalAveragePool",
+          "Identity",
+          "LayerNormalization",
+          "MatMul",
+          "MaxPool",
+          "Mul",
+          "Relu",
+          "Reshape",
+          "Shape",
+          "Slice",
+          "Softmax",
+          "Squeeze",
+          "Sub",
+          "Unsqueeze"};
+}

@@ -1,0 +1,273 @@
+//===- OnnxTensors.cpp - initializer data and mix.weight ops --------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+
+static_assert(llvm::endianness::native == llvm::endianness::little,
+              "ONNX raw_data is little-endian; MLIR's raw buffers are in host "
+              "byte order");
+
+int64_t Constant::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return -1;
+  int64_t bytes;
+  if (llvm::MulOverflow(n, int64_t(8), bytes))
+    return -1;
+  return n;
+}
+
+namespace {
+
+/// Element type and size of the ONNX data types a weight may have.
+struct ElementInfo {
+  Type type;
+  int64_t size = 0;
+  std::optional<io::DType> dtype;
+};
+
+ElementInfo elementInfo(MLIRContext &context, int32_t dtype) {
+  Builder b(&context);
+  switch (dtype) {
+  case onnx::TensorProto::FLOAT:
+    return {b.getF32Type(), 4, io::DType::F32};
+  case onnx::TensorProto::DOUBLE:
+    return {b.getF64Type(), 8, io::DType::F64};
+  case onnx::TensorProto::FLOAT16:
+    return {b.getF16Type(), 2, io::DType::F16};
+  case onnx::TensorProto::BFLOAT16:
+    return {b.getBF16Type(), 2, io::DType::BF16};
+  case onnx::TensorProto::INT64:
+    return {b.getI64Type(), 8, io::DType::I64};
+  case onnx::TensorProto::INT32:
+    return {b.getI32Type(), 4, io::DType::I32};
+  default:
+    return {};
+  }
+}
+
+/// The little-endian bytes of `t` (`n` elements of `size` bytes), from
+/// raw_data or the typed fields; an error message otherwise.
+std::optional<std::vector<char>> readBytes(const onnx::TensorProto &t,
+                                           int64_t n, int64_t size,
+                                           std::string &error) {
+  std::vector<char> bytes;
+  if (t.has_raw_data()) {
+    if (int64_t(t.raw_data().size()) != n * size) {
+      error = "has " + std::to_string(t.raw_data().size()) +
+              " bytes of data, its shape needs " + std::to_string(n * size);
+      return std::nullopt;
+    }
+    bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    return bytes;
+  }
+  auto copy = [&](const auto &field) -> bool {
+    if (int64_t(field.size()) != n) {
+      error = "has " + std::to_string(field.size()) +
+              " values, its shape needs " + std::to_string(n);
+      return false;
+    }
+    bytes.resize(n * size);
+    for (int64_t i = 0; i < n; ++i) {
+      auto v = field.Get(int(i));
+      std::memcpy(bytes.data() + i * size, &v, size);
+    }
+    return true;
+  };
+  bool ok = false;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    ok = copy(t.float_data());
+    break;
+  case onnx::TensorProto::DOUBLE:
+    ok = copy(t.double_data());
+    break;
+  case onnx::TensorProto::INT64:
+    ok = copy(t.int64_data());
+    break;
+  case onnx::TensorProto::INT32:
+    ok = copy(t.int32_data());
+    break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: {
+    // 16-bit values are stored in the low half of int32_data.
+    if (int64_t(t.int32_data().size()) != n) {
+      error = "has " + std::to_string(t.int32_data().size()) +
+              " values, its shape needs " + std::to_string(n);
+      return std::nullopt;
+    }
+    bytes.resize(n * 2);
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t v = uint16_t(t.int32_data(int(i)));
+      std::memcpy(bytes.data() + i * 2, &v, 2);
+    }
+    ok = true;
+    break;
+  }
+  default:
+    error = "has an unsupported data type";
+  }
+  if (!ok)
+    return std::nullopt;
+  return bytes;
+}
+
+} // namespace
+
+std::optional<std::vector<int64_t>>
+Importer::constantInts(llvm::StringRef name) const {
+  const Constant *c = constant(name);
+  if (!c)
+    return std::nullopt;
+  if (c->ints)
+    return c->ints;
+  if (!c->proto)
+    return std::nullopt;
+  const onnx::TensorProto &t = *c->proto;
+  int64_t n = c->numElements();
+  if (n < 0)
+    return std::nullopt;
+  std::vector<int64_t> result;
+  std::string error;
+  switch (t.data_type()) {
+  case onnx::TensorProto::INT64: {
+    auto bytes = readBytes(t, n, 8, error);
+    if (!bytes)
+      return std::nullopt;
+    result.resize(n);
+    std::memcpy(result.data(), bytes->data(), n * 8);
+    return result;
+  }
+  case onnx::TensorProto::INT32: {
+    auto bytes = readBytes(t, n, 4, error);
+    if (!bytes)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v;
+      std::memcpy(&v, bytes->data() + i * 4, 4);
+      result.push_back(v);
+    }
+    return result;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
+                       bool transpose) {
+  ElementInfo info = elementInfo(context, c.dtype);
+  if (!info.type) {
+    problem(node, "constant '" + c.name + "' has an element type (ONNX " +
+                      llvm::Twine(c.dtype) + ") that mix weights cannot hold");
+    return {};
+  }
+  std::vector<char> bytes;
+  int64_t n = c.numElements();
+  if (n < 0) {
+    problem(node, "constant '" + c.name + "' has an invalid shape");
+    return {};
+  }
+  if (c.proto) {
+    std::string error;
+    auto read = readBytes(*c.proto, n, info.size, error);
+    if (!read) {
+      problem(node, "constant '" + c.name + "' " + error);
+      return {};
+    }
+    bytes = std::move(*read);
+  } else if (c.ints && info.size == 8) {
+    if (llvm::is_contained(*c.ints, kBatchDim)) {
+      problem(node, "'" + c.name + "' depends on the dynamic batch size");
+      return {};
+    }
+    bytes.resize(n * 8);
+    std::memcpy(bytes.data(), c.ints->data(), n * 8);
+  } else {
+    problem(node, "constant '" + c.name + "' has no data");
+    return {};
+  }
+  std::vector<int64_t> shape = c.shape;
+  if (transpose) {
+    if (shape.size() != 2) {
+      problem(node, "cannot transpose the " + llvm::Twine(shape.size()) +
+                        "-D constant '" + c.name + "'");
+      return {};
+    }
+    int64_t rows = shape[0], cols = shape[1];
+    std::vector<char> t(bytes.size());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(t.data() + (j * rows + i) * info.size,
+                    bytes.data() + (i * cols + j) * info.size, info.size);
+    bytes = std::move(t);
+    std::swap(shape[0], shape[1]);
+  }
+  auto type = RankedTensorType::get(shape, info.type);
+  int64_t byteCount = int64_t(bytes.size());
+  if (options.inlineAll || byteCount <= options.inlineLimitBytes) {
+    DenseElementsAttr data = DenseElementsAttr::getFromRawBuffer(
+        type, llvm::ArrayRef<char>(bytes.data(), bytes.size()));
+    return WeightOp::create(builder, loc, type, data, StringAttr()).getResult();
+  }
+  // External: written once per (name, layout).
+  std::string name = c.name.empty() ? "weight" : c.name;
+  auto it = externalNames.find(name);
+  if (it != externalNames.end() && it->second != transpose)
+    name += ".transposed";
+  auto [entry, inserted] = externalNames.try_emplace(name, transpose);
+  if (inserted) {
+    io::TensorToWrite tensor;
+    tensor.name = name;
+    tensor.dtype = *info.dtype;
+    tensor.shape = shape;
+    tensor.bytes.assign(bytes.begin(), bytes.end());
+    externalWeights.push_back(std::move(tensor));
+  }
+  return WeightOp::create(builder, loc, type, ElementsAttr(),
+                          builder.getStringAttr(name))
+      .getResult();
+}
+
+std::optional<double> Importer::constantScalar(llvm::StringRef name) const {
+  const Constant *c = constant(name);
+  if (!c || !c->proto || c->numElements() != 1)
+    return std::nullopt;
+  std::string error;
+  switch (c->dtype) {
+  case onnx::TensorProto::FLOAT: {
+    auto bytes = readBytes(*c->proto, 1, 4, error);
+    if (!bytes)
+      return std::nullopt;
+    float f;
+    std::memcpy(&f, bytes->data(), 4);
+    return double(f);
+  }
+  case onnx::TensorProto::DOUBLE: {
+    auto bytes = readBytes(*c->proto, 1, 8, error);
+    if (!bytes)
+      return std::nullopt;
+    double d;
+    std::memcpy(&d, bytes->data(), 8);
+    return d;
+  }
+  default:
+    return std::nullopt;
+  }
+}

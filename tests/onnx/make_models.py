@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Builds the ONNX models of the importer's tests with Debian's python3-onnx.
+
+    make_models.py NAME OUT_DIR
+
+writes OUT_DIR/NAME.onnx and, for the models that are run,
+OUT_DIR/NAME.inputs.safetensors (tensor `input0`, as mix-run reads it) and
+OUT_DIR/NAME.expected.txt: the outputs computed here with numpy (float64
+from the same float32 weights), one line `output I [shape]: values...`,
+which compare_outputs.py compares with mix-run's (tolerance stated there).
+The weights are fixed pseudo-random numbers (seeded), so runs are
+reproducible.
+"""
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+rng = np.random.default_rng(1234)
+
+
+def weight(name, *shape, scale=0.5):
+    return numpy_helper.from_array(
+        (rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def model(nodes, inputs, outputs, initializers, opset=OPSET, name="graph"):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="mixc-tests")
+    m.ir_version = 8
+    return m
+
+
+def value(name, *shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
+
+
+def write_expected(path, outputs):
+    with open(path, "w") as f:
+        for i, out in enumerate(outputs):
+            shape = ", ".join(str(d) for d in out.shape)
+            values = " ".join("%.9g" % v for v in out.reshape(-1))
+            f.write(f"output {i} [{shape}]: {values}\n")
+
+
+def arr(init):
+    return numpy_helper.to_array(init).astype(np.float64)
+
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+# --------------------------------------------------------------------------
+# Models that are run
+# --------------------------------------------------------------------------
+
+def mlp(out):
+    """Gemm (transB) + Relu + MatMul + Add + Softmax, dynamic batch."""
+    w1, b1 = weight("fc1.weight", 16, 8), weight("fc1.bias", 16)
+    w2, b2 = weight("fc2.weight", 16, 4), weight("fc2.bias", 4)
+    nodes = [
+        helper.make_node("Gemm", ["x", "fc1.weight", "fc1.bias"], ["h"],
+                         name="/fc1/Gemm", transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="/act/Relu"),
+        helper.make_node("MatMul", ["r", "fc2.weight"], ["m"],
+                         name="/fc2/MatMul"),
+        helper.make_node("Add", ["m", "fc2.bias"], ["z"], name="/fc2/Add"),
+        helper.make_node("Softmax", ["z"], ["y"], name="/head/Softmax",
+                         axis=-1),
+    ]
+    m = model(nodes, [value("x", "batch", 8)], [value("y", "batch", 4)],
+              [w1, b1, w2, b2])
+    x = rng.standard_normal((3, 8)).astype(np.float32)
+    h = np.maximum(x.astype(np.float64) @ arr(w1).T + arr(b1), 0)
+    y = softmax(h @ arr(w2) + arr(b2))
+    return m, {"input0": x}, [y]
+
+
+def cnn(out):
+    """Conv + BatchNormalization + Relu + MaxPool + GlobalAveragePool +
+    Flatten + Gemm, blocks from module paths."""
+    cw, cb = weight("conv1.weight", 8, 3, 3, 3), weight("conv1.bias", 8)
+    scale = numpy_helper.from_array(
+        (1 + 0.1 * rng.standard_normal(8)).astype(np.float32), "bn1.weight")
+    bias = weight("bn1.bias", 8, scale=0.1)
+    mean = weight("bn1.running_mean", 8, scale=0.1)
+    var = numpy_helper.from_array(
+        (1 + 0.2 * rng.random(8)).astype(np.float32), "bn1.running_var")
+    fw, fb = weight("fc.weight", 10, 8), weight("fc.bias", 10)
+    nodes = [
+        helper.make_node("Conv", ["x", "conv1.weight", "conv1.bias"], ["c"],
+                         name="/features/conv1/Conv", pads=[1, 1, 1, 1],
+                         kernel_shape=[3, 3]),
+        helper.make_node("BatchNormalization",
+                         ["c", "bn1.weight", "bn1.bias", "bn1.running_mean",
+                          "bn1.running_var"], ["n"],
+                         name="/features/bn1/BatchNormalization", epsilon=1e-5),
+        helper.make_node("Relu", ["n"], ["r"], name="/features/relu/Relu"),
+        helper.make_node("MaxPool", ["r"], ["p"], name="/features/pool/MaxPool",
+                         kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p"], ["g"],
+                         name="/classifier/GlobalAveragePool"),
+        helper.make_node("Flatten", ["g"], ["f"], name="/classifier/Flatten",
+                         axis=1),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["y"],
+                         name="/classifier/fc/Gemm", transB=1),
+    ]
+    m = model(nodes, [value("x", 1, 3, 8, 8)], [value("y", 1, 10)],
+              [cw, cb, scale, bias, mean, var, fw, fb])
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
+    xd = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    w = arr(cw)
+    c = np.zeros((1, 8, 8, 8))
+    for f in range(8):
+        for i in range(8):
+            for j in range(8):
+                c[0, f, i, j] = (xd[0, :, i:i + 3, j:j + 3] * w[f]).sum()
+    c += arr(cb)[None, :, None, None]
+    n = (arr(scale)[None, :, None, None] * (c - arr(mean)[None, :, None, None])
+         / np.sqrt(arr(var)[None, :, None, None] + 1e-5)
+         + arr(bias)[None, :, None, None])
+    r = np.maximum(n, 0)
+    p = r.reshape(1, 8, 4, 2, 4, 2).max(axis=(3, 5))
+    g = p.mean(axis=(2, 3))
+    y = g @ arr(fw).T + arr(fb)
+    return m, {"input0": x}, [y]
+
+
+def encoder(out):
+    """A transformer-style block exported with module paths: an embedding
+    (Gather of a table), LayerNormalization, a projection, MatMuls of two
+    activations, Softmax, a residual Add, Dropout, and a Reshape whose shape
+    is computed by a Shape -> Gather -> Unsqueeze -> Concat subgraph."""
+    table = weight("embed.weight", 20, 8)
+    g, b = weight("ln.weight", 8), weight("ln.bias", 8)
+    wq = weight("q.weight", 8, 8)
+    wo = weight("out.weight", 8, 8)
+    idx0 = numpy_helper.from_array(np.array(0, dtype=np.int64), "zero")
+    axes = numpy_helper.from_array(np.array([0], dtype=np.int64), "axes0")
+    rest = numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus1")
+    path = "/encoder/layer.0"
+    nodes = [
+        helper.make_node("Gather", ["embed.weight", "ids"], ["e"],
+                         name="/embed/Gather"),
+        helper.make_node("Add", ["e", "e"], ["e2"], name="/embed/Add"),
+        helper.make_node("LayerNormalization", ["e2", "ln.weight", "ln.bias"],
+                         ["n"], name=path + "/ln/LayerNormalization",
+                         epsilon=1e-5, axis=-1),
+        helper.make_node("MatMul", ["n", "q.weight"], ["q"],
+                         name=path + "/attn/q/MatMul"),
+        # Scores of two activations: q [1, 6, 8] x nT [1, 8, 6].
+        helper.make_node("MatMul", ["q", "nT"], ["s"],
+                         name=path + "/attn/MatMul"),
+        helper.make_node("Softmax", ["s"], ["p"], name=path + "/attn/Softmax",
+                         axis=-1),
+        helper.make_node("MatMul", ["p", "n"], ["a"],
+                         name=path + "/attn/MatMul_1"),
+        helper.make_node("MatMul", ["a", "out.weight"], ["o"],
+                         name=path + "/attn/out/MatMul"),
+        helper.make_node("Add", ["o", "n"], ["res"], name=path + "/Add"),
+        helper.make_node("Dropout", ["res"], ["d"], name=path + "/Dropout"),
+        helper.make_node("Shape", ["d"], ["shape"], name="/head/Shape"),
+        helper.make_node("Gather", ["shape", "zero"], ["d0"],
+                         name="/head/Gather"),
+        helper.make_node("Unsqueeze", ["d0", "axes0"], ["d0u"],
+                         name="/head/Unsqueeze"),
+        helper.make_node("Concat", ["d0u", "minus1"], ["newshape"],
+                         name="/head/Concat", axis=0),
+        helper.make_node("Reshape", ["d", "newshape"], ["y"],
+                         name="/head/Reshape"),
+    ]
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 6])
+    nt = value("nT", 1, 8, 6)
+    m = model(nodes, [ids, nt], [value("y", 1, 48)],
+              [table, g, b, wq, wo, idx0, axes, rest])
+    ids_v = np.array([[1, 5, 7, 0, 19, 3]], dtype=np.int64)
+    nT = rng.standard_normal((1, 8, 6)).astype(np.float32)
+    t = arr(table)
+    e = t[ids_v] * 2
+    mu = e.mean(-1, keepdims=True)
+    var = ((e - mu) ** 2).mean(-1, keepdims=True)
+    n = (e - mu) / np.sqrt(var + 1e-5) * arr(g) + arr(b)
+    q = n @ arr(wq)
+    s = q @ nT.astype(np.float64)
+    p = softmax(s)
+    a = p @ n
+    o = a @ arr(wo) + n
+    return m, {"input0": ids_v, "input1": nT}, [o.reshape(1, 48)]
+
+
+def flat(out):
+    """The MLP with the node names of older exporters (`Gemm_0`): no module
+    paths, so no blocks."""
+    m, inputs, outputs = mlp(out)
+    for i, node in enumerate(m.graph.node):
+        node.name = f"{node.op_type}_{i}"
+    return m, inputs, outputs
+
+
+def gelu(out):
+    """GELU as exporters write it below opset 20, in both orders of the two
+    Muls: 0.5 * x * (1 + Erf(x / sqrt(2))); and a lone Erf (an error)."""
+    w1, w2 = weight("fc1.weight", 8, 8), weight("fc2.weight", 8, 4)
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    consts = [c("sqrt2", 1.4142135381698608), c("one", 1.0), c("half", 0.5)]
+    nodes = [
+        helper.make_node("MatMul", ["x", "fc1.weight"], ["h"], name="/fc1/MatMul"),
+        # ((1 + erf(h / sqrt 2)) * h) * 0.5
+        helper.make_node("Div", ["h", "sqrt2"], ["d"], name="/act1/Div"),
+        helper.make_node("Erf", ["d"], ["e"], name="/act1/Erf"),
+        helper.make_node("Add", ["e", "one"], ["a"], name="/act1/Add"),
+        helper.make_node("Mul", ["h", "a"], ["m"], name="/act1/Mul"),
+        helper.make_node("Mul", ["m", "half"], ["g"], name="/act1/Mul_1"),
+        # (g * 0.5) * (1 + erf(g / sqrt 2))
+        helper.make_node("Mul", ["g", "half"], ["gh"], name="/act2/Mul"),
+        helper.make_node("Div", ["g", "sqrt2"], ["d2"], name="/act2/Div"),
+        helper.make_node("Erf", ["d2"], ["e2"], name="/act2/Erf"),
+        helper.make_node("Add", ["one", "e2"], ["a2"], name="/act2/Add"),
+        helper.make_node("Mul", ["gh", "a2"], ["g2"], name="/act2/Mul_1"),
+        helper.make_node("MatMul", ["g2", "fc2.weight"], ["y"], name="/fc2/MatMul"),
+    ]
+    m = model(nodes, [value("x", "batch", 8)], [value("y", "batch", 4)],
+              [w1, w2] + consts)
+    x = rng.standard_normal((2, 8)).astype(np.float32)
+    erf = np.vectorize(math.erf)
+    g = lambda v: 0.5 * v * (1 + erf(v / math.sqrt(2)))
+    y = g(g(x.astype(np.float64) @ arr(w1))) @ arr(w2)
+    return m, {"input0": x}, [y]
+
+
+def lone_erf(out):
+    nodes = [helper.make_node("Erf", ["x"], ["y"], name="/e/Erf")]
+    return model(nodes, [value("x", 2)], [value("y", 2)], []), None, None
+
+
+def old_opset(out):
+    """The MLP of opset 11: converted to 17 by ONNX's version converter."""
+    m, inputs, outputs = mlp(out)
+    m.opset_import[0].version = 11
+    return m, inputs, outputs
+
+
+# --------------------------------------------------------------------------
+# Models for the diagnostics
+# --------------------------------------------------------------------------
+
+def unsupported(out):
+    nodes = [
+        helper.make_node("Sigmoid", ["x"], ["a"], name="/act/Sigmoid"),
+        helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
+        helper.make_node("Transpose", ["b"], ["c"], name="/t/Transpose",
+                         perm=[1, 0]),
+        helper.make_node("Tanh", ["c"], ["y"]),
+    ]
+    return model(nodes, [value("x", 2, 3)], [value("y", 3, 2)], []), None, None
+
+
+def dynamic(out):
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="/Relu")]
+    return model(nodes, [value("x", "batch", "seq", 4)],
+                 [value("y", "batch", "seq", 4)], []), None, None
+
+
+def opset18(out):
+    m, _, _ = mlp(out)
+    m.opset_import[0].version = 18
+    return m, None, None
+
+
+def external(out):
+    """The MLP with its weights in external data; the data file is removed
+    afterwards by the test."""
+    m, _, _ = mlp(out)
+    return m, None, None
+
+
+def badattr(out):
+    w = weight("w", 4, 3)
+    nodes = [helper.make_node("Gemm", ["x", "w"], ["y"], name="/fc/Gemm",
+                              alpha=2.0)]
+    return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [w]), None, None
+
+
+def zerostride(out):
+    """A stride of 0: libonnx's shape inference would divide by it."""
+    w = weight("w", 2, 1, 3, 3)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="/c/Conv",
+                              strides=[0, 0], auto_pad="SAME_UPPER")]
+    return (model(nodes, [value("x", 1, 1, 4, 4)], [value("y", 1, 2, 4, 4)],
+                  [w]), None, None)
+
+
+def shortdata(out):
+    """An initializer with fewer bytes than its shape needs."""
+    t = TensorProto()
+    t.name, t.data_type = "w", TensorProto.FLOAT
+    t.dims.extend([4, 3])
+    t.raw_data = b"\0" * 5
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="/m/MatMul")]
+    return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [t]), None, None
+
+
+MODELS = {f.__name__: f for f in
+          [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
+           external, badattr, zerostride, shortdata]}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in MODELS:
+        sys.exit("usage: make_models.py {%s} OUT_DIR" % ",".join(MODELS))
+    name, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    m, inputs, outputs = MODELS[name](out)
+    path = os.path.join(out, name + ".onnx")
+    if name == "external":
+        onnx.save_model(m, path, save_as_external_data=True,
+                        all_tensors_to_one_file=True, location="external.bin",
+                        size_threshold=0)
+    else:
+        onnx.save_model(m, path)
+    if inputs is not None:
+        write_safetensors_mixed(os.path.join(out, name + ".inputs.safetensors"),
+                                inputs)
+        write_expected(os.path.join(out, name + ".expected.txt"), outputs)
+        # The first input as raw f32, for the compiled model (run_model.c).
+        first = inputs["input0"]
+        if first.dtype == np.float32:
+            first.astype("<f4").tofile(os.path.join(out, name + ".input0.f32"))
+
+
+def write_safetensors_mixed(path, tensors):
+    header, data, offset = {}, b"", 0
+    for name, array in tensors.items():
+        if array.dtype == np.int64:
+            raw, dtype = np.ascontiguousarray(array, dtype="<i8").tobytes(), "I64"
+        else:
+            raw, dtype = np.ascontiguousarray(array, dtype="<f4").tobytes(), "F32"
+        header[name] = {"dtype": dtype, "shape": list(array.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        data += raw
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+if __name__ == "__main__":
+    main()
