@@ -111,7 +111,7 @@ mix::describeLayers(mlir::ModuleOp module) {
         op->getDialect()->getNamespace() != "mix" ||
         !llvm::isa<mix::LayerOpInterface>(op))
       return;
-    std::string where = lowering::formatSourceLocation(op->getLoc());
+    std::string where = lowering::layerLabel(op->getLoc());
     if (where.empty())
       return;
     layers.try_emplace(

@@ -6,10 +6,11 @@
 //
 // Code compiled with the pipeline option `profile-layers`
 // (mix-profile-layers) calls mixc_profile_begin(where) before each layer and
-// mixc_profile_end(where) after it, `where` being the layer's "file:line:col"
-// string. This file defines both for code loaded into the process
-// (CompiledNetwork registers them) and collects the times: a steady clock
-// read at each call, summed per layer. One network runs at a time, on the
+// mixc_profile_end(where) after it, `where` being the layer's label
+// ("file:line:col", and " (name)" for a named location such as an ONNX
+// node's: lowering::layerLabel). This file defines both for code loaded into
+// the process (CompiledNetwork registers them) and collects the times: a steady
+// clock read at each call, summed per layer. One network runs at a time, on the
 // calling thread (the microkernels' helper threads never call these).
 //
 //===----------------------------------------------------------------------===//
@@ -34,7 +35,7 @@ namespace mix {
 
 /// The time of one layer since the last reset.
 struct LayerTime {
-  /// "file:line:col" of the layer.
+  /// The layer's label: "file:line:col", and " (name)" if it has one.
   std::string where;
   /// Completed begin/end pairs.
   uint64_t calls = 0;
@@ -55,7 +56,8 @@ struct LayerInfo {
   std::optional<double> ops;
 };
 
-/// The layers of `module` (a mix model as loaded) by "file:line:col".
+/// The layers of `module` (a mix model as loaded) by their label
+/// (lowering::layerLabel, as mix-profile-layers writes it).
 std::map<std::string, LayerInfo> describeLayers(mlir::ModuleOp module);
 
 } // namespace mix

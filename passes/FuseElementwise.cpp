@@ -88,11 +88,11 @@ struct MixFuseElementwisePass
           if (failed(fused))
             continue;
           for (auto [original, replacement] : fused->replacements)
-            rewriter.replaceUsesWithIf(
-                original, replacement, [&](OpOperand &use) {
-                  return use.getOwner() != producer &&
-                         use.getOwner() != consumer;
-                });
+            rewriter.replaceUsesWithIf(original, replacement,
+                                       [&](OpOperand &use) {
+                                         return use.getOwner() != producer &&
+                                                use.getOwner() != consumer;
+                                       });
           rewriter.eraseOp(consumer);
           if (producer->use_empty())
             rewriter.eraseOp(producer);

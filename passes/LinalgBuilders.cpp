@@ -315,6 +315,26 @@ std::string formatSourceLocation(Location loc) {
   return "";
 }
 
+/// The first name in `loc`, or "".
+static std::string firstName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return firstName(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string s = firstName(inner); !s.empty())
+        return s;
+  return "";
+}
+
+std::string layerLabel(Location loc) {
+  std::string label = formatSourceLocation(loc);
+  if (std::string name = firstName(loc); !name.empty())
+    label += (label.empty() ? "(" : " (") + name + ")";
+  return label;
+}
+
 Value stringAddress(OpBuilder &b, Location loc, ModuleOp module,
                     StringRef value) {
   std::string name =

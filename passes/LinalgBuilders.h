@@ -122,6 +122,10 @@ ConvMaps convMaps(llvm::ArrayRef<int64_t> strides,
 /// "file:line:col" of the first file location in `loc`, or "".
 std::string formatSourceLocation(mlir::Location loc);
 
+/// A layer as profiles name it: formatSourceLocation(loc), followed by
+/// " (name)" when `loc` carries a name (a NameLoc, e.g. an ONNX node's).
+std::string layerLabel(mlir::Location loc);
+
 /// The address (`!llvm.ptr`) of a NUL-terminated string constant, one
 /// global per distinct string in `module`.
 mlir::Value stringAddress(mlir::OpBuilder &b, mlir::Location loc,

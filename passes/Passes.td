@@ -500,7 +500,8 @@ def MixProfileLayersPass : Pass<"mix-profile-layers", "mlir::ModuleOp"> {
     top-level operations from one source position (one layer: its outlined
     function, its microkernel calls, its quantize) by
     `mixc_profile_begin(where)` and `mixc_profile_end(where)`, where `where`
-    is the NUL-terminated string "file:line:col" of the layer. Operations
+    is the NUL-terminated string "file:line:col" of the layer, followed by
+    " (name)" when its location has a name (an imported ONNX node's). Operations
     that only name a value (constants, views, globals) neither start nor end
     a layer. The two functions are not part of mixrt: the process that runs
     the code provides them (mix-bench's are in compiler/LayerProfile.h).

@@ -71,7 +71,7 @@ struct MixProfileLayersPass
     for (Operation &op : func.getBody().front().without_terminator()) {
       if (isBookkeeping(op))
         continue;
-      std::string where = lowering::formatSourceLocation(op.getLoc());
+      std::string where = lowering::layerLabel(op.getLoc());
       if (where.empty())
         where = "<unknown location>";
       if (!layers.empty() && layers.back().where == where)

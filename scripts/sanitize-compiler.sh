@@ -18,8 +18,15 @@ BUILD=build-fuzz
 
 bash scripts/configure-build-fuzz.sh ON
 targets=(mix-opt mix-lint mixc mix-run mix-calibrate mix-bench mixrt mixrt_core)
+# The ONNX importer (MIXC_ENABLE_ONNX, on by default) and its tests.
+onnx=0
+if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^mix-import-onnx:'; then
+  onnx=1
+  targets+=(mix-import-onnx)
+fi
 if [ "$UNIT" = "1" ]; then
   targets+=(mix_compiler_tests mix_io_tests mix_support_tests)
+  if [ "$onnx" = "1" ]; then targets+=(mix_onnx_tests); fi
 fi
 start=$SECONDS
 ninja -C "$BUILD" -j"$JOBS" "${targets[@]}"

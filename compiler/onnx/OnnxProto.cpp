@@ -6,7 +6,9 @@
 //
 // Compiled with exceptions: libonnx throws (onnx::checker::ValidationError,
 // onnx::InferenceError, std::runtime_error from the version converter).
-// Nothing escapes readOnnxModel but llvm::Error values.
+// Nothing escapes readOnnxModel but llvm::Error values. libonnx's checker,
+// version converter and shape inference run in a child process
+// (checkConvertInfer): they crash on some malformed models.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +29,18 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cerrno>
 #include <climits>
+#include <csignal>
+#include <cstdio>
 #include <exception>
+#include <optional>
+#include <string>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace mix;
 using namespace mix::onnx_import;
@@ -173,6 +184,149 @@ void setBatch(onnx::ModelProto &model, int64_t batch) {
 
 } // namespace
 
+namespace {
+
+/// What the libonnx steps report: the errc and the message of a failure.
+struct StepFailure {
+  std::errc code;
+  std::string message;
+};
+
+/// ONNX's checker, the version converter (to kOnnxOpset) and shape
+/// inference with data propagation, in this process.
+std::optional<StepFailure> runLibonnx(onnx::ModelProto &model, int64_t opset) {
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return StepFailure{std::errc::invalid_argument,
+                       "invalid ONNX model: " + describe(e)};
+  }
+  if (opset != kOnnxOpset) {
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, int(kOnnxOpset));
+    } catch (const std::exception &e) {
+      return StepFailure{std::errc::not_supported,
+                         "cannot convert the model from opset " +
+                             std::to_string(opset) + " to opset " +
+                             std::to_string(kOnnxOpset) + ": " + describe(e)};
+    }
+  }
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
+                                          /*strict_mode=*/1,
+                                          /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception &e) {
+    return StepFailure{std::errc::invalid_argument,
+                       "ONNX shape inference failed: " + describe(e)};
+  } catch (...) {
+    return StepFailure{std::errc::invalid_argument,
+                       "ONNX shape inference failed: unknown error"};
+  }
+  return std::nullopt;
+}
+
+bool writeAll(int fd, const char *data, size_t size) {
+  while (size) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    data += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+} // namespace
+
+/// Runs runLibonnx in a child process and takes the checked, converted and
+/// shape-inferred model back through a pipe. libonnx 1.12 dereferences null
+/// pointers in shape inference on some malformed models (found by fuzzing,
+/// fuzz/compiler/mix_onnx_fuzzer.cpp); in a child such a crash is one error
+/// line about the model, and the tool goes on to exit 2 as for any other
+/// bad input. The child reports "0" + the serialized model, or "1" + the
+/// errc + its message.
+static llvm::Error checkConvertInfer(onnx::ModelProto &model, int64_t opset,
+                                     llvm::StringRef path) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return fail(std::errc::io_error, path,
+                "cannot check the ONNX model: pipe failed");
+  std::fflush(nullptr);
+  pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return fail(std::errc::io_error, path,
+                "cannot check the ONNX model: fork failed");
+  }
+  if (child == 0) {
+    // A crash ends the child by its signal, silently (not through the
+    // tool's crash handler, which would report an internal error).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+      std::signal(sig, SIG_DFL);
+    int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      ::dup2(null, STDERR_FILENO);
+    ::close(fds[0]);
+    // A model that makes libonnx loop forever fails after two minutes.
+    ::alarm(120);
+    std::string out;
+    if (std::optional<StepFailure> failure = runLibonnx(model, opset)) {
+      out = "1";
+      out += std::to_string(static_cast<int>(failure->code)) + " ";
+      out += failure->message;
+    } else {
+      out = "0";
+      if (!model.AppendToString(&out))
+        ::_exit(3);
+    }
+    ::_exit(writeAll(fds[1], out.data(), out.size()) ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string in;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fds[0], chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    in.append(chunk, size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    return fail(
+        std::errc::invalid_argument, path,
+        "invalid ONNX model: libonnx crashed checking it (signal " +
+            llvm::Twine(WTERMSIG(status)) +
+            (WTERMSIG(status) == SIGALRM ? ", no result in 120 s" : "") + ")");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.empty())
+    return fail(std::errc::io_error, path,
+                "cannot check the ONNX model: its checking process failed");
+  if (in[0] == '1') {
+    llvm::StringRef rest = llvm::StringRef(in).drop_front();
+    auto [codeText, message] = rest.split(' ');
+    int code = 0;
+    if (codeText.getAsInteger(10, code))
+      code = static_cast<int>(std::errc::invalid_argument);
+    return fail(static_cast<std::errc>(code), path, message);
+  }
+  // The parent's copy is not needed any more (peak memory: the model and
+  // its serialized form, not three copies).
+  model.Clear();
+  if (!model.ParseFromArray(in.data() + 1, int(in.size() - 1)))
+    return fail(std::errc::io_error, path,
+                "cannot check the ONNX model: its checked form does not parse");
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<onnx::ModelProto>>
 mix::onnx_import::readOnnxModel(llvm::StringRef path,
                                 const ReadOptions &options) {
@@ -236,33 +390,8 @@ mix::onnx_import::readOnnxModel(llvm::StringRef path,
       setBatch(*model, *options.batch);
     if (llvm::Error error = checkWindowAttributes(*model, path))
       return std::move(error);
-    try {
-      onnx::checker::check_model(*model);
-    } catch (const std::exception &e) {
-      return fail(std::errc::invalid_argument, path,
-                  "invalid ONNX model: " + describe(e));
-    }
-    if (opset != kOnnxOpset) {
-      try {
-        *model =
-            onnx::version_conversion::ConvertVersion(*model, int(kOnnxOpset));
-      } catch (const std::exception &e) {
-        return fail(std::errc::not_supported, path,
-                    "cannot convert the model from opset " +
-                        llvm::Twine(opset) + " to opset " +
-                        llvm::Twine(kOnnxOpset) + ": " + describe(e));
-      }
-    }
-    try {
-      onnx::ShapeInferenceOptions inference(/*check_type=*/true,
-                                            /*strict_mode=*/1,
-                                            /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          *model, onnx::OpSchemaRegistry::Instance(), inference);
-    } catch (const std::exception &e) {
-      return fail(std::errc::invalid_argument, path,
-                  "ONNX shape inference failed: " + describe(e));
-    }
+    if (llvm::Error error = checkConvertInfer(*model, opset, path))
+      return std::move(error);
   } catch (const std::exception &e) {
     return fail(std::errc::invalid_argument, path,
                 "cannot read the ONNX model: " + describe(e));
