@@ -35,9 +35,8 @@ using mix::fuzz::invariantViolated;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = fuzzContext(FuzzDialects::model);
   // Diagnostics of a rejected model are expected: keep them quiet.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
   const std::string &path = mix::fuzz::writeInputFile(data, size);
   mix::OnnxImportOptions options;
   options.inlineAll = true;

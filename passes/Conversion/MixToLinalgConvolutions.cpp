@@ -64,6 +64,23 @@ DenseElementsAttr mix::lowering::transposedWeight(Value weight) {
   return DenseElementsAttr::getFromRawBuffer(result, out);
 }
 
+Im2colConv mix::lowering::Im2colConv::of(Value input, ArrayRef<int64_t> strides,
+                                         ArrayRef<int64_t> dilations,
+                                         ShapedType weightType,
+                                         ShapedType resultType, Type accElem) {
+  Im2colConv conv;
+  conv.input = input;
+  conv.strides = strides;
+  conv.dilations = dilations;
+  conv.kh = weightType.getDimSize(2);
+  conv.kw = weightType.getDimSize(3);
+  conv.f = resultType.getDimSize(1);
+  conv.oh = resultType.getDimSize(2);
+  conv.ow = resultType.getDimSize(3);
+  conv.accElem = accElem;
+  return conv;
+}
+
 Value mix::lowering::im2colGemm(
     OpBuilder &b, Location loc, const Im2colConv &conv,
     function_ref<Value(OpBuilder &, Location, Value, Value)> gemm) {
@@ -182,17 +199,10 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
       return {};
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Im2colConv conv;
-    conv.input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                            zeroConstant(rewriter, loc, f32));
-    conv.strides = op.getStrides();
-    conv.dilations = op.getDilations();
-    conv.kh = wType.getDimSize(2);
-    conv.kw = wType.getDimSize(3);
-    conv.f = out[1];
-    conv.oh = out[2];
-    conv.ow = out[3];
-    conv.accElem = f32;
+    Im2colConv conv = Im2colConv::of(
+        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+                   zeroConstant(rewriter, loc, f32)),
+        op.getStrides(), op.getDilations(), wType, types.result, f32);
     Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
     Value sum = im2colGemm(
         rewriter, loc, conv,

@@ -103,6 +103,13 @@ struct Im2colConv {
   int64_t kh = 1, kw = 1, f = 1, oh = 1, ow = 1;
   mlir::Type accElem;
   int64_t maxTileBytes = int64_t{512} << 10;
+
+  /// The im2col of a convolution with the padded `input`, a weight of
+  /// `weightType` [F, C, KH, KW] and a result of `resultType` [N, F, OH, OW].
+  static Im2colConv of(mlir::Value input, llvm::ArrayRef<int64_t> strides,
+                       llvm::ArrayRef<int64_t> dilations,
+                       mlir::ShapedType weightType, mlir::ShapedType resultType,
+                       mlir::Type accElem);
 };
 mlir::Value
 im2colGemm(mlir::OpBuilder &b, mlir::Location loc, const Im2colConv &conv,

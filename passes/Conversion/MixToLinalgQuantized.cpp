@@ -517,16 +517,9 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto wType = cast<ShapedType>(adaptor.getWeight().getType());
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
-    Im2colConv conv;
-    conv.input = input;
-    conv.strides = op.getStrides();
-    conv.dilations = op.getDilations();
-    conv.kh = wType.getDimSize(2);
-    conv.kw = wType.getDimSize(3);
-    conv.f = out[1];
-    conv.oh = out[2];
-    conv.ow = out[3];
-    conv.accElem = rewriter.getI32Type();
+    Im2colConv conv =
+        Im2colConv::of(input, op.getStrides(), op.getDilations(), wType,
+                       types.result, rewriter.getI32Type());
     Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
     ContractionMaps cmaps = contractionMaps(2, 2, /*rhsBatched=*/false, ctx);
     SmallVector<AffineMap> maps = {
