@@ -16,6 +16,7 @@
 
 #include "compiler/InterpreterImpl.h"
 #include "compiler/ModelLoader.h"
+#include "dialect/MixOpsVerify.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -253,6 +254,31 @@ llvm::Error executeLayer(const OpValues &v) {
       .Case([&](MaxPool2DOp m) {
         return bind(evalMaxPool2D(m, in(m.getInput())));
       })
+      .Case([&](AvgPool2DOp a) {
+        return bind(evalAvgPool2D(a, in(a.getInput())));
+      })
+      .Case([&](TransposeOp t) {
+        return bind(evalTranspose(t, in(t.getInput())));
+      })
+      .Case([&](ConcatOp c) {
+        SmallVector<const RefTensor *> inputs;
+        for (Value x : c.getInputs())
+          inputs.push_back(&in(x));
+        return bind(evalConcat(c, inputs));
+      })
+      .Case([&](SliceOp s) { return bind(evalSlice(s, in(s.getInput()))); })
+      .Case([&](PadOp p) { return bind(evalPad(p, in(p.getInput()))); })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceMaxOp, ReduceMinOp>(
+          [&](Operation *r) {
+            Value x = r->getOperand(0);
+            ArrayRef<int64_t> listed =
+                llvm::TypeSwitch<Operation *, ArrayRef<int64_t>>(r)
+                    .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceMaxOp,
+                          ReduceMinOp>([](auto o) { return o.getAxes(); });
+            auto axes =
+                checks::reducedAxes(r, listed, int64_t(in(x).shape.size()));
+            return bind(evalReduce(r, *axes, in(x)));
+          })
       .Case<ReshapeOp, FlattenOp>([&](Operation *r) {
         return bind(evalReshape(r, in(r->getOperand(0))));
       })

@@ -133,6 +133,14 @@ std::optional<RefTensor> evalBinaryMath(mlir::Operation *op, const RefTensor &a,
                                         const RefTensor &b);
 RefTensor evalGlobalAvgPool(GlobalAvgPoolOp op, const RefTensor &x);
 RefTensor evalMaxPool2D(MaxPool2DOp op, const RefTensor &x);
+RefTensor evalAvgPool2D(AvgPool2DOp op, const RefTensor &x);
+RefTensor evalTranspose(TransposeOp op, const RefTensor &x);
+RefTensor evalConcat(ConcatOp op, llvm::ArrayRef<const RefTensor *> inputs);
+RefTensor evalSlice(SliceOp op, const RefTensor &x);
+RefTensor evalPad(PadOp op, const RefTensor &x);
+/// reduce_sum/mean/l2/max/min of `x` over the normalized, sorted `axes`.
+RefTensor evalReduce(mlir::Operation *op, llvm::ArrayRef<int64_t> axes,
+                     const RefTensor &x);
 /// The same data under `op`'s result shape (reshape, flatten).
 RefTensor evalReshape(mlir::Operation *op, const RefTensor &x);
 RefTensor evalAttention(AttentionOp op, const RefTensor &x, const RefTensor &wq,

@@ -371,6 +371,184 @@ RefTensor interp::evalMaxPool2D(MaxPool2DOp op, const RefTensor &x) {
   return y;
 }
 
+RefTensor interp::evalAvgPool2D(AvgPool2DOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
+                    p = op.getPadding();
+  for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double sum = 0;
+        int64_t cells = 0;
+        for (int64_t u = 0; u < k[0]; ++u)
+          for (int64_t v = 0; v < k[1]; ++v) {
+            int64_t row = i * s[0] - p[0] + u, col = j * s[1] - p[1] + v;
+            if (row < 0 || row >= h || col < 0 || col >= w)
+              continue;
+            sum += x.data[(nc * h + row) * w + col];
+            ++cells;
+          }
+        int64_t count = op.getCountIncludePad() ? k[0] * k[1] : cells;
+        y.data[(nc * oh + i) * ow + j] = sum / static_cast<double>(count);
+      }
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and reductions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Calls `fn(resultFlat, index)` for every element of `shape`, `index`
+/// being its multi-dimensional index (row-major order).
+template <typename Fn> void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    fn(flat, ArrayRef<int64_t>(index));
+    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+int64_t flatIndex(ArrayRef<int64_t> shape, ArrayRef<int64_t> index) {
+  int64_t flat = 0;
+  for (auto [d, i] : llvm::zip_equal(shape, index))
+    flat = flat * d + i;
+  return flat;
+}
+
+} // namespace
+
+RefTensor interp::evalTranspose(TransposeOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  ArrayRef<int64_t> perm = op.getPermutation();
+  SmallVector<int64_t> source(perm.size());
+  forEachIndex(y.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    for (auto [i, p] : llvm::enumerate(perm))
+      source[p] = index[i];
+    y.data[flat] = x.data[flatIndex(x.shape, source)];
+  });
+  return y;
+}
+
+RefTensor interp::evalConcat(ConcatOp op, ArrayRef<const RefTensor *> inputs) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t rank = y.shape.size();
+  int64_t axis = static_cast<int64_t>(op.getAxis()); // I64Attr: uint64_t
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> source;
+  forEachIndex(y.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    // The input holding position index[axis] along the axis.
+    int64_t along = index[axis];
+    for (const RefTensor *in : inputs) {
+      if (along < in->shape[axis]) {
+        source.assign(index.begin(), index.end());
+        source[axis] = along;
+        y.data[flat] = in->data[flatIndex(in->shape, source)];
+        return;
+      }
+      along -= in->shape[axis];
+    }
+  });
+  return y;
+}
+
+RefTensor interp::evalSlice(SliceOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t rank = y.shape.size();
+  SmallVector<int64_t> start(rank, 0), step(rank, 1), source(rank);
+  for (auto [axis, s, st] :
+       llvm::zip_equal(op.getAxes(), op.getStarts(), op.getSteps())) {
+    int64_t a = axis < 0 ? axis + rank : axis;
+    start[a] = s;
+    step[a] = st;
+  }
+  forEachIndex(y.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    for (int64_t d = 0; d < rank; ++d)
+      source[d] = start[d] + index[d] * step[d];
+    y.data[flat] = x.data[flatIndex(x.shape, source)];
+  });
+  return y;
+}
+
+RefTensor interp::evalPad(PadOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t rank = y.shape.size();
+  ArrayRef<int64_t> pads = op.getPads();
+  StringRef mode = op.getMode();
+  SmallVector<int64_t> source(rank);
+  forEachIndex(y.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t s = index[d] - pads[d], n = x.shape[d];
+      if (s < 0 || s >= n) {
+        if (mode == "constant") {
+          y.data[flat] = op.getValue().convertToDouble();
+          return;
+        }
+        if (mode == "edge")
+          s = s < 0 ? 0 : n - 1;
+        else // reflect, mirrored around the edge element
+          s = s < 0 ? -s : 2 * (n - 1) - s;
+      }
+      source[d] = s;
+    }
+    y.data[flat] = x.data[flatIndex(x.shape, source)];
+  });
+  return y;
+}
+
+RefTensor interp::evalReduce(Operation *op, ArrayRef<int64_t> axes,
+                             const RefTensor &x) {
+  RefTensor y = zerosLike(op->getResult(0));
+  StringRef kind = op->getName().stripDialect();
+  bool isMax = kind == "reduce_max", isMin = kind == "reduce_min";
+  double init = isMax   ? -std::numeric_limits<double>::infinity()
+                : isMin ? std::numeric_limits<double>::infinity()
+                        : 0.0;
+  std::fill(y.data.begin(), y.data.end(), init);
+  // Result positions: the input index without (or with 0 at) the reduced
+  // axes; the input is visited in index order.
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= x.shape[a];
+  SmallVector<int64_t> target;
+  forEachIndex(x.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    target.clear();
+    for (auto [d, i] : llvm::enumerate(index)) {
+      if (!llvm::is_contained(axes, int64_t(d)))
+        target.push_back(i);
+      else if (y.shape.size() == x.shape.size())
+        target.push_back(0);
+    }
+    double &acc = y.data[flatIndex(y.shape, target)];
+    double v = x.data[flat];
+    if (isMax || isMin) {
+      if (std::isnan(v) || std::isnan(acc))
+        acc = std::nan("");
+      else
+        acc = isMax ? std::max(acc, v) : std::min(acc, v);
+    } else {
+      acc += kind == "reduce_l2" ? v * v : v;
+    }
+  });
+  for (double &v : y.data) {
+    if (kind == "reduce_mean")
+      v /= static_cast<double>(count);
+    else if (kind == "reduce_l2")
+      v = std::sqrt(v);
+  }
+  return y;
+}
+
 RefTensor interp::evalReshape(Operation *op, const RefTensor &x) {
   RefTensor y = zerosLike(op->getResult(0));
   y.data = x.data;

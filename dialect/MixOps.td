@@ -450,6 +450,148 @@ def Mix_PowOp : Mix_BinaryOp<"pow", "pow(lhs, rhs)", [Mix_UsesPow]>;
 def Mix_MaximumOp : Mix_BinaryOp<"maximum", "max(lhs, rhs) (NaN if either is NaN)">;
 def Mix_MinimumOp : Mix_BinaryOp<"minimum", "min(lhs, rhs) (NaN if either is NaN)">;
 
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Mix_TransposeOp : Mix_LayerOp<"transpose"> {
+  let summary = "Permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`. A dynamic batch
+    must stay the leading dimension.
+
+    ```mlir
+    %y = mix.transpose %x {permutation = array<i64: 0, 2, 1>}
+        : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DenseI64ArrayAttr:$permutation),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ConcatOp : Mix_LayerOp<"concat"> {
+  let summary = "Joins tensors along an axis";
+  let description = [{
+    The inputs have one rank and equal dimensions except along `axis`
+    (negative: counted from the end); the result's `axis` dimension is their
+    sum. A dynamic batch cannot be the axis.
+
+    ```mlir
+    %y = mix.concat %a, %b {axis = 1 : i64}
+        : (tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x24x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Variadic<Mix_FloatTensor>:$inputs, I64Attr:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_SliceOp : Mix_LayerOp<"slice"> {
+  let summary = "Strided slice along some axes";
+  let description = [{
+    Along each axis `axes[i]`, keeps the elements `starts[i]`,
+    `starts[i] + steps[i]`, ... while before `ends[i]` (after it for a
+    negative step), as Python's `x[start:end:step]` with the bounds already
+    clamped: `0 <= start < dim` when any element is kept, `-1 <= end <= dim`.
+    Other axes are kept whole; the dynamic batch cannot be sliced.
+
+    ```mlir
+    %y = mix.slice %x {axes = array<i64: 1>, starts = array<i64: 1>,
+                       ends = array<i64: 7>, steps = array<i64: 2>}
+        : (tensor<2x8xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                            DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$ends,
+                            DenseI64ArrayAttr:$steps),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_PadOp : Mix_LayerOp<"pad"> {
+  let summary = "Pads a tensor: constant, reflect or edge";
+  let description = [{
+    `pads` holds the elements added before each dimension, then after each
+    (ONNX's order: `[b0, b1, ..., e0, e1, ...]`), all non-negative. `mode` is
+    `constant` (the new elements are `value`), `reflect` (mirrored without
+    the edge: each pad smaller than its dimension) or `edge` (the edge
+    element repeated). The dynamic batch cannot be padded.
+
+    ```mlir
+    %y = mix.pad %x {pads = array<i64: 0, 0, 1, 2, 0, 0, 1, 2>, mode = "reflect"}
+        : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, DenseI64ArrayAttr:$pads,
+                            DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                            DefaultValuedAttr<F64Attr, "0.0">:$value),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+// A reduction over `axes` (all axes when empty); `keepdims` keeps them as 1.
+class Mix_ReduceOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Mix_LayerOp<mnemonic, traits> {
+  let summary = "Reduces over axes: " # formula;
+  let description = !strconcat([{
+    Computes }], formula, [{ over the dimensions `axes` (negative: counted
+    from the end; none listed: all of them), in index order. With `keepdims`
+    the reduced dimensions stay as 1, otherwise they are removed. The dynamic
+    batch cannot be reduced.
+
+    ```mlir
+    %y = mix.}], mnemonic, [{ %x {axes = array<i64: 2, 3>, keepdims = true}
+        : (tensor<1x16x8x8xf32>) -> tensor<1x16x1x1xf32>
+    ```
+  }]);
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                            DefaultValuedAttr<BoolAttr, "true">:$keepdims),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ReduceSumOp : Mix_ReduceOp<"reduce_sum",
+    "the sum (at accumulator precision)", [Mix_Reduction]>;
+def Mix_ReduceMeanOp : Mix_ReduceOp<"reduce_mean",
+    "the mean (the sum at accumulator precision, divided once)",
+    [Mix_Reduction]>;
+def Mix_ReduceL2Op : Mix_ReduceOp<"reduce_l2",
+    "sqrt of the sum of squares (at accumulator precision)", [Mix_Reduction]>;
+def Mix_ReduceMaxOp : Mix_ReduceOp<"reduce_max",
+    "the maximum (NaN if any element is NaN)">;
+def Mix_ReduceMinOp : Mix_ReduceOp<"reduce_min",
+    "the minimum (NaN if any element is NaN)">;
+
+def Mix_AvgPool2DOp : Mix_LayerOp<"avg_pool2d", [Mix_Reduction]> {
+  let summary = "2-D average pooling (NCHW)";
+  let description = [{
+    `kernel` and `strides` are `[h, w]`, `padding` is
+    `[top, left, bottom, right]`. Each window sums at accumulator precision
+    and divides by the kernel size when `count_include_pad`, else by the
+    number of its cells inside the input.
+
+    ```mlir
+    %y = mix.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DenseI64ArrayAttr:$kernel,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                            DefaultValuedAttr<BoolAttr, "false">:$count_include_pad),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
 def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
   let summary = "Table lookup: rows of `table` selected by integer `indices`";
   let description = [{

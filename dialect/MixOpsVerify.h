@@ -55,6 +55,12 @@ mlir::FailureOr<int64_t> windowOutput(mlir::Operation *op,
 mlir::LogicalResult checkSameShape(mlir::Operation *op, mlir::Value value,
                                    llvm::StringRef what);
 
+/// The axes a reduction (reduce_*) reduces: `axes` normalized into
+/// [0, rank) and sorted, or every axis when `axes` is empty; an error at
+/// `op` for an axis out of range or listed twice.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+reducedAxes(mlir::Operation *op, llvm::ArrayRef<int64_t> axes, int64_t rank);
+
 //===----------------------------------------------------------------------===//
 // Shapes shared by a float layer and its quantized form
 //===----------------------------------------------------------------------===//

@@ -203,6 +203,220 @@ MIX_BINARY_VERIFIER(MaximumOp)
 MIX_BINARY_VERIFIER(MinimumOp)
 #undef MIX_BINARY_VERIFIER
 
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+/// `axis` normalized into [0, rank), or an error naming `name`.
+static FailureOr<int64_t> normalizeAxis(Operation *op, StringRef name,
+                                        int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError()
+           << name << " " << axis << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), perm = getPermutation();
+  int64_t rank = in.size();
+  SmallVector<bool> seen(rank, false);
+  if (int64_t(perm.size()) != rank)
+    return emitOpError() << "permutation " << formatShape(perm) << " has "
+                         << perm.size() << " entries for rank " << rank;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOpError() << "permutation " << formatShape(perm)
+                           << " is not a permutation of 0.." << rank - 1;
+    seen[p] = true;
+  }
+  if (rank > 0 && perm[0] != 0 &&
+      failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                 "the permutation moves dimension 0")))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm)
+    expected.push_back(in[p]);
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  ArrayRef<int64_t> first = shapeOf(getInputs()[0]);
+  int64_t rank = first.size();
+  FailureOr<int64_t> axis = normalizeAxis(*this, "axis", getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> expected(first);
+  for (auto [i, v] : llvm::enumerate(getInputs().drop_front())) {
+    ArrayRef<int64_t> shape = shapeOf(v);
+    bool compatible = int64_t(shape.size()) == rank;
+    for (int64_t d = 0; compatible && d < rank; ++d)
+      compatible = d == *axis || shape[d] == first[d];
+    if (!compatible)
+      return emitOpError() << "input " << i + 1 << " " << formatShape(shape)
+                           << " does not match input 0 " << formatShape(first)
+                           << " outside axis " << *axis;
+    expected[*axis] += shape[*axis];
+  }
+  if (*axis == 0)
+    for (Value v : getInputs())
+      if (failed(checkNoDynamicBatch(*this, v, "input",
+                                     "it concatenates along axis 0")))
+        return failure();
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t rank = in.size();
+  ArrayRef<int64_t> axes = getAxes(), starts = getStarts(), ends = getEnds(),
+                    steps = getSteps();
+  if (starts.size() != axes.size() || ends.size() != axes.size() ||
+      steps.size() != axes.size())
+    return emitOpError() << "axes, starts, ends and steps must have one "
+                            "entry per sliced axis";
+  SmallVector<int64_t> expected(in);
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    FailureOr<int64_t> axis = normalizeAxis(*this, "axis", axes[i], rank);
+    if (failed(axis))
+      return failure();
+    if (seen[*axis])
+      return emitOpError() << "axis " << *axis << " is sliced twice";
+    seen[*axis] = true;
+    if (*axis == 0 && failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                                 "it slices axis 0")))
+      return failure();
+    int64_t dim = in[*axis], start = starts[i], end = ends[i], step = steps[i];
+    if (step == 0)
+      return emitOpError() << "step of axis " << *axis << " is 0";
+    int64_t count = step > 0 ? (end - start + step - 1) / step
+                             : (start - end + (-step) - 1) / (-step);
+    count = std::max<int64_t>(count, 0);
+    bool inBounds =
+        end >= -1 && end <= dim && (count == 0 || (start >= 0 && start < dim));
+    if (!inBounds)
+      return emitOpError() << "slice " << start << ":" << end << ":" << step
+                           << " of axis " << *axis << " (size " << dim
+                           << ") is not clamped: 0 <= start < size and -1 <= "
+                              "end <= size";
+    expected[*axis] = count;
+  }
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult PadOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), pads = getPads();
+  int64_t rank = in.size();
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return emitOpError() << "mode '" << mode
+                         << "' is not one of constant, reflect, edge";
+  if (int64_t(pads.size()) != 2 * rank)
+    return emitOpError() << "pads " << formatShape(pads) << " must have "
+                         << 2 * rank << " values (before and after each of "
+                         << rank << " dimensions)";
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOpError() << "pads " << formatShape(pads)
+                         << " must not be negative";
+  if (std::isnan(getValue().convertToDouble()))
+    return emitOpError() << "value must not be NaN";
+  SmallVector<int64_t> expected(in);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t before = pads[d], after = pads[rank + d];
+    if (before == 0 && after == 0)
+      continue;
+    if (d == 0 && failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                             "it pads dimension 0")))
+      return failure();
+    if (mode == "reflect" && (before >= in[d] || after >= in[d]))
+      return emitOpError() << "reflect pads of dimension " << d << " ("
+                           << before << ", " << after
+                           << ") must be smaller than its size " << in[d];
+    if (in[d] == 0)
+      return emitOpError() << "cannot pad dimension " << d
+                           << ", which is empty";
+    expected[d] += before + after;
+  }
+  return checkResultShape(*this, expected);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and pooling
+//===----------------------------------------------------------------------===//
+
+/// The reduced axes of a reduction, normalized and sorted: all axes when
+/// none are listed.
+FailureOr<SmallVector<int64_t>>
+mix::checks::reducedAxes(Operation *op, ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> result;
+  if (axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      result.push_back(d);
+    return result;
+  }
+  for (int64_t a : axes) {
+    FailureOr<int64_t> axis = normalizeAxis(op, "axis", a, rank);
+    if (failed(axis))
+      return failure();
+    if (llvm::is_contained(result, *axis))
+      return op->emitOpError() << "axis " << *axis << " is reduced twice";
+    result.push_back(*axis);
+  }
+  llvm::sort(result);
+  return result;
+}
+
+template <typename OpTy> static LogicalResult verifyReduction(OpTy op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  FailureOr<SmallVector<int64_t>> axes =
+      reducedAxes(op, op.getAxes(), int64_t(in.size()));
+  if (failed(axes))
+    return failure();
+  if (llvm::is_contained(*axes, 0) &&
+      failed(
+          checkNoDynamicBatch(op, op.getInput(), "input", "it reduces axis 0")))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < int64_t(in.size()); ++d) {
+    if (!llvm::is_contained(*axes, d))
+      expected.push_back(in[d]);
+    else if (op.getKeepdims())
+      expected.push_back(1);
+  }
+  return checkResultShape(op, expected);
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduction(*this); }
+LogicalResult ReduceMeanOp::verify() { return verifyReduction(*this); }
+LogicalResult ReduceL2Op::verify() { return verifyReduction(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this); }
+LogicalResult ReduceMinOp::verify() { return verifyReduction(*this); }
+
+LogicalResult AvgPool2DOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)) ||
+      failed(checkArraySize(*this, "kernel", getKernel(), 2, 1)) ||
+      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
+      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
+                    p = getPadding();
+  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
+    return emitOpError() << "padding " << formatShape(p)
+                         << " must be smaller than the kernel "
+                         << formatShape(k);
+  FailureOr<int64_t> oh =
+      windowOutput(*this, "height", in[2], p[0], p[2], k[0], s[0], 1);
+  if (failed(oh))
+    return failure();
+  FailureOr<int64_t> ow =
+      windowOutput(*this, "width", in[3], p[1], p[3], k[1], s[1], 1);
+  if (failed(ow))
+    return failure();
+  return checkResultShape(*this, {in[0], in[1], *oh, *ow});
+}
+
 LogicalResult EmbeddingOp::verify() {
   if (failed(checkRank(*this, getTable(), "table", 2)))
     return failure();

@@ -82,6 +82,8 @@ void mix::populateMixToLinalgConversionPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
   lowering::populateElementwisePatterns(patterns, options);
   lowering::populateMathPatterns(patterns, options);
+  lowering::populateDataMovementPatterns(patterns, options);
+  lowering::populateReductionPatterns(patterns, options);
   lowering::populateContractionPatterns(patterns, options);
   lowering::populateConvolutionPatterns(patterns, options);
   lowering::populateNormalizationPatterns(patterns, options);

@@ -113,6 +113,9 @@ public:
   void convert(const onnx::NodeProto &node);
   /// Elementwise math nodes (Sigmoid, Sub, Max, ...): false for other ops.
   bool convertMath(const onnx::NodeProto &node);
+  /// Transpose, Concat, Slice, Pad of activations, the reductions and
+  /// AveragePool (OnnxDataOps.cpp): false for other ops.
+  bool convertDataOp(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.
   std::optional<double> constantScalar(llvm::StringRef name) const;
   /// Finds the exact GELU exporters write for opsets without Gelu,
@@ -152,6 +155,15 @@ private:
   unsigned currentPath = 0;
   friend struct PathListener;
 };
+
+/// Pads of a 2-D window (Conv, MaxPool, AveragePool) from ONNX's auto_pad
+/// and pads attributes, as [top, left, bottom, right]; std::nullopt after
+/// recording a problem with `node`.
+std::optional<llvm::SmallVector<int64_t>>
+windowPadding(Importer &im, const onnx::NodeProto &node,
+              mlir::RankedTensorType inputType, llvm::ArrayRef<int64_t> kernel,
+              llvm::ArrayRef<int64_t> strides,
+              llvm::ArrayRef<int64_t> dilations);
 
 } // namespace mix::onnx_import
 

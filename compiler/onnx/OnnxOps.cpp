@@ -53,13 +53,12 @@ bool broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
   return true;
 }
 
-/// Pads of a 2-D window from ONNX's auto_pad and pads attributes, as
-/// [top, left, bottom, right]; std::nullopt after a problem.
-std::optional<SmallVector<int64_t>>
-windowPadding(Importer &im, const onnx::NodeProto &node,
-              RankedTensorType inputType, llvm::ArrayRef<int64_t> kernel,
-              llvm::ArrayRef<int64_t> strides,
-              llvm::ArrayRef<int64_t> dilations) {
+} // namespace
+
+std::optional<SmallVector<int64_t>> mix::onnx_import::windowPadding(
+    Importer &im, const onnx::NodeProto &node, RankedTensorType inputType,
+    llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
+    llvm::ArrayRef<int64_t> dilations) {
   if (llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
       llvm::any_of(dilations, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(kernel, [](int64_t k) { return k < 1; })) {
@@ -93,6 +92,8 @@ windowPadding(Importer &im, const onnx::NodeProto &node,
   }
   return pads;
 }
+
+namespace {
 
 /// The result shape of Reshape(input, target) (allowzero = 0): 0 copies the
 /// input dimension, -1 is inferred, kBatchDim is the dynamic batch.
@@ -625,53 +626,36 @@ void Importer::convert(const onnx::NodeProto &node) {
     define(out, layer<EmbeddingOp>(*this, type, {indices, tv}));
     return;
   }
-  if (convertMath(node))
+  if (convertMath(node) || convertDataOp(node))
     return;
   problem(node, "cannot be translated (only shape computations on constants "
                 "are folded)");
 }
 
 std::vector<std::string> mix::getSupportedOnnxOps() {
-  return {"Abs",
-          "Add",
-          "BatchNormalization",
-          "Cast",
-          "Clip",
-          "Concat",
-          "Constant",
-          "Conv",
-          "Div",
-          "Dropout",
-          "Elu",
-          "Erf",
-          "Exp",
-          "Flatten",
-          "Gather",
-          "Gemm",
-          "GlobalAveragePool",
-          "HardSigmoid",
-          "HardSwish",
-          "Identity",
-          "LayerNormalization",
-          "LeakyRelu",
-          "Log",
-          "MatMul",
-          "Max",
-          "MaxPool",
-          "Min",
-          "Mul",
-          "Neg",
-          "Pow",
-          "Reciprocal",
-          "Relu",
-          "Reshape",
-          "Shape",
-          "Sigmoid",
-          "Slice",
-          "Softmax",
-          "Sqrt",
-          "Squeeze",
-          "Sub",
-          "Tanh",
-          "Unsqueeze"};
+  return {"Abs",         "Add",
+          "AveragePool", "BatchNormalization",
+          "Cast",        "Clip",
+          "Concat",      "Constant",
+          "Conv",        "Div",
+          "Dropout",     "Elu",
+          "Erf",         "Exp",
+          "Flatten",     "Gather",
+          "Gemm",        "GlobalAveragePool",
+          "HardSigmoid", "HardSwish",
+          "Identity",    "LayerNormalization",
+          "LeakyRelu",   "Log",
+          "MatMul",      "Max",
+          "MaxPool",     "Min",
+          "Mul",         "Neg",
+          "Pad",         "Pow",
+          "Reciprocal",  "ReduceL2",
+          "ReduceMax",   "ReduceMean",
+          "ReduceMin",   "ReduceSum",
+          "Relu",        "Reshape",
+          "Shape",       "Sigmoid",
+          "Slice",       "Softmax",
+          "Sqrt",        "Squeeze",
+          "Sub",         "Tanh",
+          "Transpose",   "Unsqueeze"};
 }

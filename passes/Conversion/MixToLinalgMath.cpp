@@ -83,12 +83,10 @@ struct Scalar {
 };
 
 /// How each op computes, from its operands converted to the compute type.
-template <typename OpTy>
-Value compute(OpTy op, const Scalar &s, ValueRange x);
+template <typename OpTy> Value compute(OpTy op, const Scalar &s, ValueRange x);
 
 #define MIX_MATH(OP, BODY)                                                     \
-  template <>                                                                  \
-  Value compute(OP op, const Scalar &s, ValueRange x) {                        \
+  template <> Value compute(OP op, const Scalar &s, ValueRange x) {            \
     (void)op;                                                                  \
     BODY                                                                       \
   }
@@ -98,7 +96,8 @@ MIX_MATH(HardSigmoidOp, {
   return s.hardSigmoid(x[0], op.getAlpha().convertToDouble(),
                        op.getBeta().convertToDouble());
 })
-MIX_MATH(HardSwishOp, { return s.mul(x[0], s.hardSigmoid(x[0], 1.0 / 6, 0.5)); })
+MIX_MATH(HardSwishOp,
+         { return s.mul(x[0], s.hardSigmoid(x[0], 1.0 / 6, 0.5)); })
 MIX_MATH(SiluOp, { return s.mul(x[0], s.sigmoid(x[0])); })
 MIX_MATH(LeakyReluOp, {
   Value scaled = s.mul(s.c(op.getAlpha().convertToDouble()), x[0]);
@@ -163,12 +162,12 @@ template <typename OpTy> struct MathLowering : MixLoweringPattern<OpTy> {
     auto type = cast<ShapedType>(op.getType());
     Type to = type.getElementType();
     Type wide = computeType(rewriter, adaptor.getOperands());
-    bool check = !kBounded<OpTy> && this->options.checks &&
-                 cast<FloatType>(to).getWidth() <
-                     cast<FloatType>(wide).getWidth();
+    bool check =
+        !kBounded<OpTy> && this->options.checks &&
+        cast<FloatType>(to).getWidth() < cast<FloatType>(wide).getWidth();
     std::string what;
-    llvm::raw_string_ostream(what) << op->getName().stripDialect() << " in "
-                                   << to << " overflows";
+    llvm::raw_string_ostream(what)
+        << op->getName().stripDialect() << " in " << to << " overflows";
     Value result = elementwise(
         rewriter, op.getLoc(), adaptor.getOperands(), type,
         [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -208,15 +207,14 @@ template <typename OpTy> struct MathLowering : MixLoweringPattern<OpTy> {
 
 void mix::lowering::populateMathPatterns(RewritePatternSet &patterns,
                                          const MixToLinalgOptions &options) {
-  patterns.add<MathLowering<SigmoidOp>, MathLowering<TanhOp>,
-               MathLowering<HardSigmoidOp>, MathLowering<HardSwishOp>,
-               MathLowering<SiluOp>, MathLowering<LeakyReluOp>,
-               MathLowering<EluOp>, MathLowering<ClipOp>, MathLowering<ExpOp>,
-               MathLowering<LogOp>, MathLowering<SqrtOp>,
-               MathLowering<RsqrtOp>, MathLowering<AbsOp>,
-               MathLowering<NegOp>, MathLowering<ErfOp>,
-               MathLowering<ReciprocalOp>, MathLowering<SubOp>,
-               MathLowering<DivOp>, MathLowering<PowOp>,
-               MathLowering<MaximumOp>, MathLowering<MinimumOp>>(
-      patterns.getContext(), options);
+  patterns
+      .add<MathLowering<SigmoidOp>, MathLowering<TanhOp>,
+           MathLowering<HardSigmoidOp>, MathLowering<HardSwishOp>,
+           MathLowering<SiluOp>, MathLowering<LeakyReluOp>, MathLowering<EluOp>,
+           MathLowering<ClipOp>, MathLowering<ExpOp>, MathLowering<LogOp>,
+           MathLowering<SqrtOp>, MathLowering<RsqrtOp>, MathLowering<AbsOp>,
+           MathLowering<NegOp>, MathLowering<ErfOp>, MathLowering<ReciprocalOp>,
+           MathLowering<SubOp>, MathLowering<DivOp>, MathLowering<PowOp>,
+           MathLowering<MaximumOp>, MathLowering<MinimumOp>>(
+          patterns.getContext(), options);
 }

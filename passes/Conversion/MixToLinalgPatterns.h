@@ -49,6 +49,14 @@ void populateElementwisePatterns(mlir::RewritePatternSet &patterns,
 void populateMathPatterns(mlir::RewritePatternSet &patterns,
                           const MixToLinalgOptions &options);
 
+/// transpose, concat, slice, pad.
+void populateDataMovementPatterns(mlir::RewritePatternSet &patterns,
+                                  const MixToLinalgOptions &options);
+
+/// reduce_sum, reduce_mean, reduce_l2, reduce_max, reduce_min, avg_pool2d.
+void populateReductionPatterns(mlir::RewritePatternSet &patterns,
+                               const MixToLinalgOptions &options);
+
 /// Float dense and matmul.
 void populateContractionPatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);

@@ -302,6 +302,165 @@ def math_ops(out):
     return m, {"input0": x}, [ref[o] for o in outs]
 
 
+def conv2d(x, w, b=None, stride=1, pad=0, groups=1):
+    """NCHW convolution in float64 (the reference of the conv models)."""
+    n, c, h, wd = x.shape
+    f, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - kh) // stride + 1
+    ow = (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, f, oh, ow))
+    fg = f // groups
+    for o in range(f):
+        g = o // fg
+        xs = xp[:, g * cg:(g + 1) * cg]
+        for i in range(oh):
+            for j in range(ow):
+                patch = xs[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+                y[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
+    if b is not None:
+        y += b[None, :, None, None]
+    return y
+
+
+def hard_sigmoid(v, alpha=0.2, beta=0.5):
+    return np.clip(alpha * v + beta, 0, 1)
+
+
+def data_ops(out):
+    """Transpose, Concat, Slice, Pad (three modes), the five reductions and
+    AveragePool on activations, one output each."""
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    consts = [c("starts", [1, 0]), c("ends", [5, 2**62]), c("axes", [2, 3]),
+              c("steps", [2, 1]), c("pads", [0, 0, 1, 2, 0, 0, 2, 1]),
+              c("sum_axes", [1]),
+              numpy_helper.from_array(np.array(0.5, np.float32), "padv")]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/data/" + o, **kw)
+    nodes = [
+        n("Transpose", ["x"], "transpose", perm=[0, 2, 3, 1]),
+        n("Concat", ["x", "transpose_back"], "concat", axis=1),
+        n("Transpose", ["transpose"], "transpose_back", perm=[0, 3, 1, 2]),
+        n("Slice", ["x", "starts", "ends", "axes", "steps"], "slice"),
+        n("Pad", ["x", "pads", "padv"], "pad_constant", mode="constant"),
+        n("Pad", ["x", "pads"], "pad_reflect", mode="reflect"),
+        n("Pad", ["x", "pads"], "pad_edge", mode="edge"),
+        n("ReduceMean", ["x"], "mean", axes=[2, 3], keepdims=1),
+        n("ReduceSum", ["x", "sum_axes"], "sum", keepdims=0),
+        n("ReduceMax", ["x"], "max", axes=[-1], keepdims=0),
+        n("ReduceMin", ["x"], "min", axes=[1, 3], keepdims=1),
+        n("ReduceL2", ["x"], "l2", axes=[2], keepdims=1),
+        n("AveragePool", ["x"], "avg", kernel_shape=[3, 3], strides=[2, 2],
+          pads=[1, 1, 1, 1], count_include_pad=0),
+        n("AveragePool", ["x"], "avg_incl", kernel_shape=[2, 3], strides=[1, 2],
+          pads=[1, 0, 0, 1], count_include_pad=1),
+    ]
+    # Topological order: transpose_back before concat.
+    nodes[1], nodes[2] = nodes[2], nodes[1]
+    outs = ["transpose", "concat", "slice", "pad_constant", "pad_reflect",
+            "pad_edge", "mean", "sum", "max", "min", "l2", "avg", "avg_incl"]
+    shapes = {"transpose": ["batch", 6, 6, 4], "concat": ["batch", 8, 6, 6],
+              "slice": ["batch", 4, 2, 6], "pad_constant": ["batch", 4, 9, 9],
+              "pad_reflect": ["batch", 4, 9, 9], "pad_edge": ["batch", 4, 9, 9],
+              "mean": ["batch", 4, 1, 1], "sum": ["batch", 6, 6],
+              "max": ["batch", 4, 6], "min": ["batch", 1, 6, 1],
+              "l2": ["batch", 4, 1, 6], "avg": ["batch", 4, 3, 3],
+              "avg_incl": ["batch", 4, 6, 3]}
+    m = model(nodes, [value("x", "batch", 4, 6, 6)],
+              [value(o, *shapes[o]) for o in outs], consts)
+    x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    v = x.astype(np.float64)
+    pads = ((0, 0), (0, 0), (1, 2), (2, 1))
+
+    def avg(v, k, s, p, include):
+        (t, l, b, r) = p
+        vp = np.pad(v, ((0, 0), (0, 0), (t, b), (l, r)))
+        ones = np.pad(np.ones_like(v), ((0, 0), (0, 0), (t, b), (l, r)))
+        oh = (vp.shape[2] - k[0]) // s[0] + 1
+        ow = (vp.shape[3] - k[1]) // s[1] + 1
+        y = np.zeros(v.shape[:2] + (oh, ow))
+        for i in range(oh):
+            for j in range(ow):
+                win = (slice(None), slice(None), slice(i * s[0], i * s[0] + k[0]),
+                       slice(j * s[1], j * s[1] + k[1]))
+                cnt = k[0] * k[1] if include else ones[win].sum(axis=(2, 3))
+                y[:, :, i, j] = vp[win].sum(axis=(2, 3)) / cnt
+        return y
+
+    ref = {
+        "transpose": v.transpose(0, 2, 3, 1),
+        "concat": np.concatenate([v, v], axis=1),
+        "slice": v[:, :, 1:5:2, :],
+        "pad_constant": np.pad(v, pads, constant_values=0.5),
+        "pad_reflect": np.pad(v, pads, mode="reflect"),
+        "pad_edge": np.pad(v, pads, mode="edge"),
+        "mean": v.mean(axis=(2, 3), keepdims=True),
+        "sum": v.sum(axis=1),
+        "max": v.max(axis=-1),
+        "min": v.min(axis=(1, 3), keepdims=True),
+        "l2": np.sqrt((v * v).sum(axis=2, keepdims=True)),
+        "avg": avg(v, (3, 3), (2, 2), (1, 1, 1, 1), False),
+        "avg_incl": avg(v, (2, 3), (1, 2), (1, 0, 0, 1), True),
+    }
+    return m, {"input0": x}, [ref[o] for o in outs]
+
+
+def mobilenet(out):
+    """A MobileNetV3-style inverted residual block: 1x1 expansion + batch
+    norm + HardSwish, 3x3 depthwise conv + HardSwish, squeeze-excite
+    (GlobalAveragePool, 1x1 convs, Relu, HardSigmoid, Mul), 1x1 projection
+    and the residual Add; module paths give the blocks."""
+    c_in, c_mid, c_se = 8, 16, 4
+    ew, eb = weight("expand.weight", c_mid, c_in, 1, 1), weight("expand.bias", c_mid)
+    scale = numpy_helper.from_array(
+        (1 + 0.1 * rng.standard_normal(c_mid)).astype(np.float32), "bn.weight")
+    bias = weight("bn.bias", c_mid, scale=0.1)
+    mean = weight("bn.running_mean", c_mid, scale=0.1)
+    var = numpy_helper.from_array(
+        (1 + 0.2 * rng.random(c_mid)).astype(np.float32), "bn.running_var")
+    dw, db = weight("dw.weight", c_mid, 1, 3, 3), weight("dw.bias", c_mid)
+    s1w, s1b = weight("se.fc1.weight", c_se, c_mid, 1, 1), weight("se.fc1.bias", c_se)
+    s2w, s2b = weight("se.fc2.weight", c_mid, c_se, 1, 1), weight("se.fc2.bias", c_mid)
+    pw = weight("project.weight", c_in, c_mid, 1, 1)
+    n = lambda op, ins, o, path, **kw: helper.make_node(op, ins, [o], name=path, **kw)
+    nodes = [
+        n("Conv", ["x", "expand.weight", "expand.bias"], "e", "/block/expand/Conv",
+          kernel_shape=[1, 1]),
+        n("BatchNormalization", ["e", "bn.weight", "bn.bias", "bn.running_mean",
+                                 "bn.running_var"], "eb",
+          "/block/expand/bn/BatchNormalization", epsilon=1e-5),
+        n("HardSwish", ["eb"], "ea", "/block/expand/act/HardSwish"),
+        n("Conv", ["ea", "dw.weight", "dw.bias"], "d", "/block/dw/Conv",
+          kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=c_mid),
+        n("HardSwish", ["d"], "da", "/block/dw/act/HardSwish"),
+        n("GlobalAveragePool", ["da"], "sq", "/block/se/GlobalAveragePool"),
+        n("Conv", ["sq", "se.fc1.weight", "se.fc1.bias"], "s1", "/block/se/fc1/Conv",
+          kernel_shape=[1, 1]),
+        n("Relu", ["s1"], "s1r", "/block/se/Relu"),
+        n("Conv", ["s1r", "se.fc2.weight", "se.fc2.bias"], "s2", "/block/se/fc2/Conv",
+          kernel_shape=[1, 1]),
+        n("HardSigmoid", ["s2"], "gate", "/block/se/HardSigmoid", alpha=1 / 6,
+          beta=0.5),
+        n("Mul", ["da", "gate"], "se", "/block/se/Mul"),
+        n("Conv", ["se", "project.weight"], "p", "/block/project/Conv",
+          kernel_shape=[1, 1]),
+        n("Add", ["x", "p"], "y", "/block/Add"),
+    ]
+    m = model(nodes, [value("x", 1, c_in, 8, 8)], [value("y", 1, c_in, 8, 8)],
+              [ew, eb, scale, bias, mean, var, dw, db, s1w, s1b, s2w, s2b, pw])
+    x = rng.standard_normal((1, c_in, 8, 8)).astype(np.float32)
+    v = x.astype(np.float64)
+    hswish = lambda t: t * hard_sigmoid(t, 1 / 6, 0.5)
+    col = lambda a: arr(a)[None, :, None, None]
+    e = conv2d(v, arr(ew), arr(eb))
+    e = col(scale) * (e - col(mean)) / np.sqrt(col(var) + 1e-5) + col(bias)
+    d = hswish(conv2d(hswish(e), arr(dw), arr(db), pad=1, groups=c_mid))
+    sq = d.mean(axis=(2, 3), keepdims=True)
+    s1 = np.maximum(conv2d(sq, arr(s1w), arr(s1b)), 0)
+    gate = hard_sigmoid(conv2d(s1, arr(s2w), arr(s2b)), 1 / 6, 0.5)
+    y = v + conv2d(d * gate, arr(pw))
+    return m, {"input0": x}, [y]
+
+
 def old_opset(out):
     """The MLP of opset 11: converted to 17 by ONNX's version converter."""
     m, inputs, outputs = mlp(out)
@@ -317,11 +476,10 @@ def unsupported(out):
     nodes = [
         helper.make_node("Sin", ["x"], ["a"], name="/act/Sin"),
         helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
-        helper.make_node("Transpose", ["b"], ["c"], name="/t/Transpose",
-                         perm=[1, 0]),
+        helper.make_node("Round", ["b"], ["c"], name="/t/Round"),
         helper.make_node("Cos", ["c"], ["y"]),
     ]
-    return model(nodes, [value("x", 2, 3)], [value("y", 3, 2)], []), None, None
+    return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], []), None, None
 
 
 def dynamic(out):
@@ -370,7 +528,7 @@ def shortdata(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, old_opset, unsupported, dynamic, opset18,
+          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, old_opset, unsupported, dynamic, opset18,
            external, badattr, zerostride, shortdata]}
 
 

@@ -70,3 +70,195 @@ mix.network @n precision(f32) (%x: tensor<4x3xf32>, %y: tensor<3xf32>) -> tensor
   %0 = mix.sub %x, %y : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<3xf32>
   mix.return %x : tensor<4x3xf32>
 }
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.transpose' op permutation [0, 0] is not a permutation of 0..1}}
+  %0 = mix.transpose %x {permutation = array<i64: 0, 0>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.transpose' op permutation [1, 0, 2] has 3 entries for rank 2}}
+  %0 = mix.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'mix.transpose' op cannot take the dynamic batch of its input [?, 3]: the permutation moves dimension 0}}
+  %0 = mix.transpose %x {permutation = array<i64: 1, 0>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  mix.return %x : tensor<?x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>, %y: tensor<3x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.concat' op input 1 [3, 3] does not match input 0 [2, 3] outside axis 1}}
+  %0 = mix.concat %x, %y {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x6xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.concat' op axis 2 is out of range for rank 2}}
+  %0 = mix.concat %x, %x {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.concat' op needs at least one input}}
+  %0 = mix.concat {axis = 0 : i64} : () -> tensor<2x3xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'mix.concat' op cannot take the dynamic batch of its input [?, 3]: it concatenates along axis 0}}
+  %0 = mix.concat %x, %x {axis = 0 : i64} : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  mix.return %x : tensor<?x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op axes, starts, ends and steps must have one entry per sliced axis}}
+  %0 = mix.slice %x {axes = array<i64: 1>, starts = array<i64: 0, 1>, ends = array<i64: 4>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op axis 1 is sliced twice}}
+  %0 = mix.slice %x {axes = array<i64: 1, -1>, starts = array<i64: 0, 0>, ends = array<i64: 4, 4>, steps = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op axis 2 is out of range for rank 2}}
+  %0 = mix.slice %x {axes = array<i64: 2>, starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op step of axis 1 is 0}}
+  %0 = mix.slice %x {axes = array<i64: 1>, starts = array<i64: 0>, ends = array<i64: 4>, steps = array<i64: 0>} : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op slice 0:9:1 of axis 1 (size 8) is not clamped: 0 <= start < size and -1 <= end <= size}}
+  %0 = mix.slice %x {axes = array<i64: 1>, starts = array<i64: 0>, ends = array<i64: 9>, steps = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2x9xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{'mix.slice' op cannot take the dynamic batch of its input [?, 8]: it slices axis 0}}
+  %0 = mix.slice %x {axes = array<i64: 0>, starts = array<i64: 0>, ends = array<i64: 1>, steps = array<i64: 1>} : (tensor<?x8xf32>) -> tensor<1x8xf32>
+  mix.return %x : tensor<?x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.pad' op mode 'wrap' is not one of constant, reflect, edge}}
+  %0 = mix.pad %x {pads = array<i64: 0, 1, 0, 1>, mode = "wrap"} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.pad' op pads [0, 1] must have 4 values (before and after each of 2 dimensions)}}
+  %0 = mix.pad %x {pads = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.pad' op pads [0, -1, 0, 1] must not be negative}}
+  %0 = mix.pad %x {pads = array<i64: 0, -1, 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.pad' op value must not be NaN}}
+  %0 = mix.pad %x {pads = array<i64: 0, 1, 0, 1>, value = 0x7FF8000000000000 : f64} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.pad' op reflect pads of dimension 1 (3, 0) must be smaller than its size 3}}
+  %0 = mix.pad %x {pads = array<i64: 0, 3, 0, 0>, mode = "reflect"} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  // expected-error @+1 {{'mix.pad' op cannot pad dimension 1, which is empty}}
+  %0 = mix.pad %x {pads = array<i64: 0, 1, 0, 0>} : (tensor<2x0xf32>) -> tensor<2x1xf32>
+  mix.return %x : tensor<2x0xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'mix.pad' op cannot take the dynamic batch of its input [?, 3]: it pads dimension 0}}
+  %0 = mix.pad %x {pads = array<i64: 1, 0, 0, 0>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  mix.return %x : tensor<?x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.reduce_sum' op axis 1 is reduced twice}}
+  %0 = mix.reduce_sum %x {axes = array<i64: 1, -1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.reduce_l2' op axis -3 is out of range for rank 2}}
+  %0 = mix.reduce_l2 %x {axes = array<i64: -3>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'mix.reduce_max' op cannot take the dynamic batch of its input [?, 3]: it reduces axis 0}}
+  %0 = mix.reduce_max %x : (tensor<?x3xf32>) -> tensor<1x1xf32>
+  mix.return %x : tensor<?x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{'mix.avg_pool2d' op padding [2, 0, 0, 0] must be smaller than the kernel [2, 2]}}
+  %0 = mix.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x5x3xf32>
+  mix.return %x : tensor<1x2x4x4xf32>
+}

@@ -53,3 +53,25 @@ mix.network @math precision(f32) (%x: tensor<4x10xf32>, %b: tensor<10xf32>) -> t
   %22 = mix.minimum %x, %x : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
   mix.return %22 : tensor<4x10xf32>
 }
+
+// Data movement, reductions and average pooling.
+// CHECK-LABEL: mix.network @layout
+// CHECK: mix.transpose %{{.*}} {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+// CHECK: mix.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+// CHECK: mix.slice %{{.*}} {axes = array<i64: 2>, ends = array<i64: -1>, starts = array<i64: 3>, steps = array<i64: -2>} : (tensor<2x3x4xf32>) -> tensor<2x3x2xf32>
+// CHECK: mix.pad %{{.*}} {mode = "edge", pads = array<i64: 0, 1, 0, 0, 2, 0>} : (tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+// CHECK: mix.pad %{{.*}} {pads = array<i64: 0, 0, 1, 0, 0, 1>, value = -1.000000e+00 : f64} : (tensor<2x3x4xf32>) -> tensor<2x3x6xf32>
+// CHECK: mix.reduce_mean %{{.*}} {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+// CHECK: mix.reduce_max %{{.*}} {keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+// CHECK: mix.avg_pool2d %{{.*}} {count_include_pad = true, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+mix.network @layout precision(f32) (%x: tensor<2x3x4xf32>, %i: tensor<1x2x4x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = mix.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+  %1 = mix.concat %x, %x {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  %2 = mix.slice %x {axes = array<i64: 2>, starts = array<i64: 3>, ends = array<i64: -1>, steps = array<i64: -2>} : (tensor<2x3x4xf32>) -> tensor<2x3x2xf32>
+  %3 = mix.pad %x {pads = array<i64: 0, 1, 0, 0, 2, 0>, mode = "edge"} : (tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  %4 = mix.pad %x {pads = array<i64: 0, 0, 1, 0, 0, 1>, value = -1.0 : f64} : (tensor<2x3x4xf32>) -> tensor<2x3x6xf32>
+  %5 = mix.reduce_mean %x {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  %6 = mix.reduce_max %x {keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
+  %7 = mix.avg_pool2d %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  mix.return %x : tensor<2x3x4xf32>
+}

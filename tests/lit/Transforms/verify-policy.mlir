@@ -290,3 +290,16 @@ mix.network @n precision(f32) (%t: tensor<4xf32>) {
   %0 = mix.sigmoid %t precision(int8) : (tensor<4xf32>) -> tensor<4xf32>
   mix.return
 }
+
+// -----
+
+// The summing reductions are reductions for the policy; max and min are not.
+mix.network @n precision(f32) (%t: tensor<4x8xf32>) {
+  // expected-error @+4 {{[accumulator-precision] 'mix.reduce_sum' accumulates in f16; floating-point accumulation must be f32 or wider}}
+  // expected-warning @+3 {{[reduced-precision-reduction] 'mix.reduce_sum' sums in f16 (accumulator); long reductions lose precision and overflow in reduced formats}}
+  // One expected-note matches the notes of both findings.
+  // expected-note @+1 {{f16 set by a property override}}
+  %0 = mix.reduce_sum %t precision(accumulator = f16) {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %1 = mix.reduce_max %t precision(f16) {axes = array<i64: 1>} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  mix.return
+}

@@ -103,11 +103,10 @@ double ulp(double x, const llvm::fltSemantics &sem) {
 }
 
 std::vector<float> adversarialInputs(bool f16) {
-  std::vector<float> v = {0.0f,   -0.0f,  1.0f,    -1.0f,   0.5f,  2.0f,
-                          3.0f,   -3.0f,  6.0f,    -6.0f,   1e-3f, -1e-3f,
-                          6e-8f,  10.0f,  11.0f,   12.0f,   -12.0f, 0.1f,
-                          -0.7f,  4.5f,   -2.5f,   65504.0f, INFINITY,
-                          -INFINITY, NAN};
+  std::vector<float> v = {
+      0.0f,  -0.0f, 1.0f,   -1.0f,    0.5f,     2.0f,      3.0f,  -3.0f,  6.0f,
+      -6.0f, 1e-3f, -1e-3f, 6e-8f,    10.0f,    11.0f,     12.0f, -12.0f, 0.1f,
+      -0.7f, 4.5f,  -2.5f,  65504.0f, INFINITY, -INFINITY, NAN};
   if (!f16) {
     for (float x : {88.0f, -88.0f, 100.0f, -100.0f, 1e30f, -1e30f, 1e-40f})
       v.push_back(x);
@@ -155,7 +154,7 @@ std::vector<float> runCompiled(const std::string &source, int arity,
     reinterpret_cast<void (*)(Memref *, Memref *)>(*fn)(&in0, &out);
   else
     reinterpret_cast<void (*)(Memref *, Memref *, Memref *)>(*fn)(&in0, &in1,
-                                                                 &out);
+                                                                  &out);
   status = mixrt_check_status();
   return y;
 }
@@ -193,9 +192,9 @@ void compare(const MathCase &c, bool f16) {
   for (int64_t i = 0; i < n; ++i) {
     double want = expected[i];
     double r = roundTo(want, sem);
-    INFO(c.op << (f16 ? " f16" : " f32") << " element " << i << ": a = "
-              << a[i] << ", b = " << b[i] << ", got " << got[i]
-              << ", reference " << want);
+    INFO(c.op << (f16 ? " f16" : " f32") << " element " << i << ": a = " << a[i]
+              << ", b = " << b[i] << ", got " << got[i] << ", reference "
+              << want);
     if (std::isnan(want)) {
       CHECK(std::isnan(got[i]));
       continue;
@@ -208,9 +207,9 @@ void compare(const MathCase &c, bool f16) {
         CHECK(std::signbit(got[i]) == std::signbit(r));
       continue;
     }
-    double tolerance = f16 ? ulp(want, sem)
-                           : std::ldexp(std::fabs(want), -20) +
-                                 std::ldexp(1.0, -22);
+    double tolerance =
+        f16 ? ulp(want, sem)
+            : std::ldexp(std::fabs(want), -20) + std::ldexp(1.0, -22);
     CHECK(std::fabs(double(got[i]) - want) <= tolerance);
   }
 }

@@ -1,0 +1,294 @@
+//===- OnnxDataOps.cpp - ONNX data movement, reductions, pooling ----------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Transpose, Concat, Slice and Pad of activations (the same ops on
+// constants are folded, OnnxFold.cpp), ReduceSum/Mean/L2/Max/Min and
+// AveragePool. Index attributes and inputs are normalized here the way ONNX
+// defines them (negative axes, clamped slice bounds), so the mix ops carry
+// only checked, normalized values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+#include "compiler/onnx/OnnxAttributes.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+using namespace mix::onnx_import::attrs;
+
+namespace {
+
+template <typename OpTy>
+Value layer(Importer &im, Type result, ValueRange operands,
+            llvm::ArrayRef<NamedAttribute> attrs = {}) {
+  return OpTy::create(im.builder, im.loc, TypeRange{result}, operands, attrs)
+      .getResult();
+}
+
+/// `axis` in [0, rank), or std::nullopt.
+std::optional<int64_t> normalize(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Slice bounds clamped as ONNX defines them (start in [0, dim] for a
+/// positive step, [0, dim - 1] for a negative one; end in [0, dim] or
+/// [-1, dim - 1]).
+void clampSlice(int64_t dim, int64_t step, int64_t &start, int64_t &end) {
+  if (start < 0)
+    start = std::max<int64_t>(start, std::numeric_limits<int64_t>::min() +
+                                         dim) +
+            dim;
+  if (end < 0)
+    end = std::max<int64_t>(end, std::numeric_limits<int64_t>::min() + dim) +
+          dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+  }
+}
+
+} // namespace
+
+bool Importer::convertDataOp(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  std::string out = node.output_size() ? node.output(0) : "";
+  auto i64Array = [&](llvm::StringRef name, llvm::ArrayRef<int64_t> values) {
+    return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
+  };
+  auto rankOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank();
+  };
+
+  if (op == "Transpose") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    int64_t rank = rankOf(x);
+    std::vector<int64_t> perm;
+    if (auto given = attrInts(node, "perm"))
+      perm = *given;
+    else
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    define(out, layer<TransposeOp>(*this, type, {x},
+                                   {i64Array("permutation", perm)}));
+    return true;
+  }
+
+  if (op == "Concat") {
+    SmallVector<Value> inputs;
+    for (int i = 0; i < node.input_size(); ++i) {
+      Value v = operand(node, input(node, i));
+      if (!v)
+        return true;
+      inputs.push_back(v);
+    }
+    RankedTensorType type = typeOf(node, out);
+    if (inputs.empty() || !type)
+      return true;
+    define(out, layer<ConcatOp>(*this, type, inputs,
+                                {builder.getNamedAttr(
+                                    "axis", builder.getI64IntegerAttr(attrInt(
+                                                node, "axis", 0)))}));
+    return true;
+  }
+
+  if (op == "Slice") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    auto xt = cast<RankedTensorType>(x.getType());
+    int64_t rank = xt.getRank();
+    auto starts = constantInts(input(node, 1));
+    auto ends = constantInts(input(node, 2));
+    std::optional<std::vector<int64_t>> axes, steps;
+    if (!input(node, 3).empty())
+      axes = constantInts(input(node, 3));
+    if (!input(node, 4).empty())
+      steps = constantInts(input(node, 4));
+    if (!starts || !ends || (!input(node, 3).empty() && !axes) ||
+        (!input(node, 4).empty() && !steps)) {
+      problem(node, "the starts, ends, axes and steps of a Slice of an "
+                    "activation must be constants");
+      return true;
+    }
+    size_t n = starts->size();
+    if (!axes) {
+      axes.emplace();
+      for (size_t i = 0; i < n; ++i)
+        axes->push_back(int64_t(i));
+    }
+    if (!steps)
+      steps = std::vector<int64_t>(n, 1);
+    if (ends->size() != n || axes->size() != n || steps->size() != n) {
+      problem(node, "starts, ends, axes and steps have different lengths");
+      return true;
+    }
+    SmallVector<int64_t> outAxes, outStarts, outEnds, outSteps;
+    for (size_t i = 0; i < n; ++i) {
+      std::optional<int64_t> axis = normalize((*axes)[i], rank);
+      if (!axis) {
+        problem(node, "axis " + llvm::Twine((*axes)[i]) +
+                          " is out of range for rank " + llvm::Twine(rank));
+        return true;
+      }
+      int64_t start = (*starts)[i], end = (*ends)[i], step = (*steps)[i];
+      if (step == 0) {
+        problem(node, "a Slice step is 0");
+        return true;
+      }
+      int64_t dim = xt.getDimSize(*axis);
+      if (ShapedType::isDynamic(dim)) {
+        // The batch may only be kept whole.
+        if (start == 0 && step == 1 &&
+            end >= std::numeric_limits<int32_t>::max())
+          continue;
+        problem(node, "cannot slice the dynamic batch (axis " +
+                          llvm::Twine(*axis) + ")");
+        return true;
+      }
+      clampSlice(dim, step, start, end);
+      outAxes.push_back(*axis);
+      outStarts.push_back(start);
+      outEnds.push_back(end);
+      outSteps.push_back(step);
+    }
+    define(out, layer<SliceOp>(*this, type, {x},
+                               {i64Array("axes", outAxes),
+                                i64Array("starts", outStarts),
+                                i64Array("ends", outEnds),
+                                i64Array("steps", outSteps)}));
+    return true;
+  }
+
+  if (op == "Pad") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    auto pads = constantInts(input(node, 1));
+    if (!pads) {
+      problem(node, "the pads of a Pad must be constants");
+      return true;
+    }
+    if (llvm::any_of(*pads, [](int64_t p) { return p < 0; })) {
+      problem(node, "negative pads (cropping) are not supported");
+      return true;
+    }
+    if (node.input_size() > 3 && !input(node, 3).empty()) {
+      problem(node, "Pad with axes is not supported");
+      return true;
+    }
+    double value = 0.0;
+    if (!input(node, 2).empty()) {
+      std::optional<double> v = constantScalar(input(node, 2));
+      if (!v) {
+        problem(node, "the constant_value of a Pad must be a constant scalar");
+        return true;
+      }
+      value = *v;
+    }
+    std::string mode = attrString(node, "mode", "constant");
+    define(out,
+           layer<PadOp>(*this, type, {x},
+                        {i64Array("pads", *pads),
+                         builder.getNamedAttr("mode",
+                                              builder.getStringAttr(mode)),
+                         builder.getNamedAttr(
+                             "value", builder.getF64FloatAttr(value))}));
+    return true;
+  }
+
+  using Build = Value (*)(Importer &, Type, ValueRange,
+                          llvm::ArrayRef<NamedAttribute>);
+  Build reduce = llvm::StringSwitch<Build>(op)
+                     .Case("ReduceSum", layer<ReduceSumOp>)
+                     .Case("ReduceMean", layer<ReduceMeanOp>)
+                     .Case("ReduceL2", layer<ReduceL2Op>)
+                     .Case("ReduceMax", layer<ReduceMaxOp>)
+                     .Case("ReduceMin", layer<ReduceMinOp>)
+                     .Default(nullptr);
+  if (reduce) {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    // ReduceSum takes its axes as an input (opset 13), the others as an
+    // attribute (until opset 18).
+    std::vector<int64_t> axes;
+    if (op == "ReduceSum") {
+      if (!input(node, 1).empty()) {
+        auto given = constantInts(input(node, 1));
+        if (!given) {
+          problem(node, "the axes of a ReduceSum must be constants");
+          return true;
+        }
+        axes = *given;
+      }
+      if (axes.empty() && attrInt(node, "noop_with_empty_axes", 0) != 0) {
+        define(out, x);
+        return true;
+      }
+    } else if (auto given = attrInts(node, "axes")) {
+      axes = *given;
+    }
+    define(out, reduce(*this, type, {x},
+                       {i64Array("axes", axes),
+                        builder.getNamedAttr(
+                            "keepdims", builder.getBoolAttr(
+                                            attrInt(node, "keepdims", 1)))}));
+    return true;
+  }
+
+  if (op == "AveragePool") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto kernel = attrInts(node, "kernel_shape");
+    if (xt.getRank() != 4 || !kernel || kernel->size() != 2) {
+      problem(node, "only 2-D average pooling is supported");
+      return true;
+    }
+    if (attrInt(node, "ceil_mode", 0) != 0) {
+      problem(node, "AveragePool with ceil_mode = 1 is not supported");
+      return true;
+    }
+    SmallVector<int64_t> strides = pair(node, "strides");
+    if (strides.size() != 2) {
+      problem(node, "strides must have 2 values for a 2-D window");
+      return true;
+    }
+    auto pads =
+        windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
+    if (!pads)
+      return true;
+    define(out, layer<AvgPool2DOp>(
+                    *this, type, {x},
+                    {i64Array("kernel", *kernel), i64Array("strides", strides),
+                     i64Array("padding", *pads),
+                     builder.getNamedAttr(
+                         "count_include_pad",
+                         builder.getBoolAttr(
+                             attrInt(node, "count_include_pad", 0) != 0))}));
+    return true;
+  }
+  return false;
+}

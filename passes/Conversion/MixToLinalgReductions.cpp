@@ -1,0 +1,184 @@
+//===- MixToLinalgReductions.cpp - reduce_* and avg_pool2d to linalg ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// reduce_sum, reduce_mean and reduce_l2 sum in the layer's accumulator
+// type, in index order (one linalg.generic whose reduced loops keep their
+// positions), then finish once: the mean divides by the count, l2 takes the
+// square root, and the result is converted once to the output type.
+// reduce_max and reduce_min compare in the activations type (exact) with
+// NaN propagating. avg_pool2d sums each window like max_pool2d and divides
+// by the kernel size or by the window's cells inside the input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/LayerLowering.h"
+
+#include "dialect/MixOpsVerify.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::lowering;
+
+namespace {
+
+enum class ReduceKind { sum, mean, l2, max, min };
+
+template <typename OpTy> constexpr ReduceKind kReduceKind = ReduceKind::sum;
+template <> constexpr ReduceKind kReduceKind<ReduceMeanOp> = ReduceKind::mean;
+template <> constexpr ReduceKind kReduceKind<ReduceL2Op> = ReduceKind::l2;
+template <> constexpr ReduceKind kReduceKind<ReduceMaxOp> = ReduceKind::max;
+template <> constexpr ReduceKind kReduceKind<ReduceMinOp> = ReduceKind::min;
+
+template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
+  using LayerLoweringBase<OpTy>::LayerLoweringBase;
+  using OpAdaptor = typename LayerLoweringBase<OpTy>::OpAdaptor;
+
+  Value lower(OpTy op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    constexpr ReduceKind kind = kReduceKind<OpTy>;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto inType = cast<ShapedType>(input.getType());
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> axes =
+        *checks::reducedAxes(op, op.getAxes(), rank); // verified
+    bool extremum = kind == ReduceKind::max || kind == ReduceKind::min;
+    // Sums accumulate; extrema compare exactly in the activations type.
+    Type acc = extremum ? inType.getElementType() : types.acc;
+
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    int64_t count = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(axes, d);
+      iterators.push_back(reduced ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+      if (reduced)
+        count *= inType.getDimSize(d);
+      if (!reduced)
+        outExprs.push_back(getAffineDimExpr(d, ctx));
+      else if (op.getKeepdims())
+        outExprs.push_back(getAffineConstantExpr(0, ctx));
+    }
+    double init = kind == ReduceKind::max
+                      ? -std::numeric_limits<double>::infinity()
+                  : kind == ReduceKind::min
+                      ? std::numeric_limits<double>::infinity()
+                      : 0.0;
+    Value reduced = generic(
+        rewriter, loc, input, types.result.getShape(), acc, init,
+        {AffineMap::getMultiDimIdentityMap(rank, ctx),
+         AffineMap::get(rank, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value x = convertScalar(b, l, a[0], acc);
+          switch (kind) {
+          case ReduceKind::max:
+            return arith::MaximumFOp::create(b, l, a[1], x);
+          case ReduceKind::min:
+            return arith::MinimumFOp::create(b, l, a[1], x);
+          case ReduceKind::l2: {
+            Value square = arith::MulFOp::create(b, l, x, x);
+            return arith::AddFOp::create(b, l, a[1], square);
+          }
+          default:
+            return arith::AddFOp::create(b, l, a[1], x);
+          }
+        });
+    if (kind == ReduceKind::mean)
+      return divideByCount(rewriter, loc, reduced, double(count),
+                           types.result);
+    if (kind == ReduceKind::l2)
+      return elementwise(rewriter, loc, reduced, types.result,
+                         [&](OpBuilder &b, Location l, ValueRange a) {
+                           Value root = math::SqrtOp::create(b, l, a[0]);
+                           return convertScalar(b, l, root, types.out());
+                         });
+    return convertTensor(rewriter, loc, reduced, types.result);
+  }
+};
+
+struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(AvgPool2DOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type acc = types.acc;
+    auto inType = cast<ShapedType>(adaptor.getInput().getType());
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(inType.getElementType(), 0.0));
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(),
+                             op.getPadding(), zero);
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
+                      p = op.getPadding();
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Loops: n, c, oh, ow (parallel), kh, kw (reduction), as max_pool2d.
+    Value window = tensor::EmptyOp::create(rewriter, loc, k, acc);
+    Value sum = generic(
+        rewriter, loc, ValueRange{input, window}, types.result.getShape(), acc,
+        0.0,
+        {AffineMap::get(
+             6, 0,
+             {dim(0), dim(1), dim(2) * s[0] + dim(4), dim(3) * s[1] + dim(5)},
+             ctx),
+         AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
+         AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::parallel, utils::IteratorType::parallel,
+         utils::IteratorType::reduction, utils::IteratorType::reduction},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return Value(arith::AddFOp::create(b, l, a[2],
+                                             convertScalar(b, l, a[0], acc)));
+        });
+    if (op.getCountIncludePad())
+      return divideByCount(rewriter, loc, sum, double(k[0] * k[1]),
+                           types.result);
+    // The cells of window (oh, ow) inside the input, per dimension:
+    // min(o * s + k, pad + size) - max(o * s, pad), in padded coordinates.
+    int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
+    return elementwise(
+        rewriter, loc, sum, types.result,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          auto index = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(b, l, v).getResult();
+          };
+          auto inside = [&](unsigned d, int64_t stride, int64_t kernel,
+                            int64_t pad, int64_t size) {
+            Value o = linalg::IndexOp::create(b, l, d);
+            Value first = arith::MulIOp::create(b, l, o, index(stride));
+            Value end = arith::AddIOp::create(b, l, first, index(kernel));
+            Value lo = arith::MaxSIOp::create(b, l, first, index(pad));
+            Value hi = arith::MinSIOp::create(b, l, end, index(pad + size));
+            return arith::SubIOp::create(b, l, hi, lo).getResult();
+          };
+          Value rows = inside(2, s[0], k[0], p[0], h);
+          Value cols = inside(3, s[1], k[1], p[1], w);
+          Value cells = arith::MulIOp::create(b, l, rows, cols);
+          Value asInt =
+              arith::IndexCastOp::create(b, l, b.getI64Type(), cells);
+          Value n = arith::SIToFPOp::create(b, l, acc, asInt);
+          Value mean = arith::DivFOp::create(b, l, a[0], n);
+          return convertScalar(b, l, mean, types.out());
+        });
+  }
+};
+
+} // namespace
+
+void mix::lowering::populateReductionPatterns(
+    RewritePatternSet &patterns, const MixToLinalgOptions &options) {
+  patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
+               ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceMaxOp>,
+               ReduceLowering<ReduceMinOp>, AvgPool2DLowering>(
+      patterns.getContext(), options);
+}

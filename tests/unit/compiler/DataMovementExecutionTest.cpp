@@ -1,0 +1,240 @@
+//===- DataMovementExecutionTest.cpp - compiled layout ops vs reference ---===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles transpose, concat, slice, pad, the reductions and avg_pool2d with
+// mixc (the object mixc emits, loaded by CompiledNetwork) and compares every
+// output with the f64 interpreter, bit for bit: the inputs are multiples of
+// 1/8 in [-4, 4], so every sum of these layers is exact in f32 and f16's
+// range, and the one division (mean, average) or square root (l2) rounds
+// once in the compiled code, like the f64 reference rounded to f32 (f64
+// then f32 rounding of one division or square root of f32 values is
+// innocuous: 53 >= 2 * 24 + 2). NaN must propagate through reduce_max and
+// reduce_min like in the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterTestUtil.h"
+
+#include "compiler/CompiledNetwork.h"
+#include "mixrt/mixrt.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::test;
+
+namespace {
+
+/// Multiples of 1/8 in [-4, 4].
+std::vector<float> eighths(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> k(-32, 32);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = float(k(rng)) / 8.0f;
+  return v;
+}
+
+int64_t count(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Compiles `source` with mixc, runs it on `inputs` (f32 buffers) and
+/// compares every output with the interpreter's rounded to f32.
+/// With `f16`, the layer's output is f16: the reference is rounded to f16.
+void compareWithReference(const std::string &source,
+                          const std::vector<std::vector<float>> &inputs,
+                          bool f16 = false) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("layout", "mlir", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    REQUIRE(!ec);
+    os << source;
+  }
+  CompileOptions options;
+  options.modelPath = std::string(path);
+  std::string diagnostics;
+  llvm::raw_string_ostream diag(diagnostics);
+  auto compiled = CompiledNetwork::compile(options, "", diag);
+  llvm::sys::fs::remove(path);
+  INFO(diagnostics);
+  if (!compiled)
+    FAIL(llvm::toString(compiled.takeError()));
+  const NetworkSignature &sig = (*compiled)->signature();
+  REQUIRE(sig.inputs.size() == inputs.size());
+
+  std::vector<std::vector<float>> buffers = inputs;
+  for (const HeaderTensor &t : sig.outputs)
+    buffers.emplace_back(count(t.shape), -99.0f);
+  std::vector<void *> pointers;
+  for (auto &b : buffers)
+    pointers.push_back(b.data());
+  void *workspace = nullptr;
+  if (uint64_t bytes = (*compiled)->workspaceBytes())
+    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
+  mixrt_check_reset();
+  (*compiled)->prepare(pointers, 1, workspace)();
+  std::free(workspace);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+
+  Model reference(source);
+  std::vector<RefTensor> refInputs;
+  for (auto [t, data] : llvm::zip_equal(sig.inputs, inputs)) {
+    RefTensor r;
+    r.shape.assign(t.shape.begin(), t.shape.end());
+    r.data.assign(data.begin(), data.end());
+    refInputs.push_back(std::move(r));
+  }
+  std::vector<RefTensor> expected = reference.ok(refInputs);
+  for (size_t o = 0; o < expected.size(); ++o) {
+    const std::vector<float> &got = buffers[inputs.size() + o];
+    REQUIRE(got.size() == expected[o].data.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      double want = expected[o].data[i];
+      INFO("output " << o << " element " << i << ": got " << got[i]
+                     << ", reference " << want);
+      if (std::isnan(want)) {
+        CHECK(std::isnan(got[i]));
+        continue;
+      }
+      llvm::APFloat rounded(want);
+      bool lost;
+      rounded.convert(f16 ? llvm::APFloat::IEEEhalf()
+                          : llvm::APFloat::IEEEsingle(),
+                      llvm::APFloat::rmNearestTiesToEven, &lost);
+      CHECK(double(got[i]) == rounded.convertToDouble());
+    }
+  }
+}
+
+std::string network(const char *precision, const std::string &args,
+                    const std::string &body, const std::string &result) {
+  return std::string("mix.network @n precision(") + precision + ") (" + args +
+         ") -> " + result + " {\n" + body + "\n  mix.return %y : " + result +
+         "\n}\n";
+}
+
+} // namespace
+
+TEST_CASE("compiled transpose, concat, slice and pad equal the reference",
+          "[exec][layout]") {
+  for (const char *precision : {"f32", "f16"}) {
+    SECTION(precision) {
+      bool f16 = std::string(precision) == "f16";
+      compareWithReference(
+          network(precision, "%x: tensor<2x3x4xf32>",
+                  "  %y = mix.transpose %x {permutation = array<i64: 2, 0, "
+                  "1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>",
+                  "tensor<4x2x3xf32>"),
+          {eighths(24, 1)}, f16);
+      compareWithReference(
+          network(precision,
+                  "%a: tensor<2x1x3xf32>, %b: tensor<2x4x3xf32>, %c: "
+                  "tensor<2x2x3xf32>",
+                  "  %y = mix.concat %a, %b, %c {axis = -2 : i64} : "
+                  "(tensor<2x1x3xf32>, tensor<2x4x3xf32>, tensor<2x2x3xf32>) "
+                  "-> tensor<2x7x3xf32>",
+                  "tensor<2x7x3xf32>"),
+          {eighths(6, 2), eighths(24, 3), eighths(12, 4)}, f16);
+      // Step 2 on axis 1, a reversed axis 2 (step -3, from the end).
+      compareWithReference(
+          network(precision, "%x: tensor<2x8x7xf32>",
+                  "  %y = mix.slice %x {axes = array<i64: 1, -1>, starts = "
+                  "array<i64: 1, 6>, ends = array<i64: 8, -1>, steps = "
+                  "array<i64: 2, -3>} : (tensor<2x8x7xf32>) -> "
+                  "tensor<2x4x3xf32>",
+                  "tensor<2x4x3xf32>"),
+          {eighths(112, 5)}, f16);
+      for (const char *mode : {"constant", "reflect", "edge"}) {
+        INFO(mode);
+        compareWithReference(
+            network(precision, "%x: tensor<1x2x3x4xf32>",
+                    std::string("  %y = mix.pad %x {pads = array<i64: 0, 0, "
+                                "2, 1, 0, 0, 1, 3>, mode = \"") +
+                        mode +
+                        "\", value = 1.5 : f64} : (tensor<1x2x3x4xf32>) -> "
+                        "tensor<1x2x6x8xf32>",
+                    "tensor<1x2x6x8xf32>"),
+            {eighths(24, 6)}, f16);
+      }
+    }
+  }
+}
+
+TEST_CASE("compiled reductions and avg_pool2d equal the reference",
+          "[exec][layout]") {
+  std::vector<float> x = eighths(2 * 3 * 4 * 5, 7);
+  for (const char *op : {"reduce_sum", "reduce_mean", "reduce_l2",
+                         "reduce_max", "reduce_min"}) {
+    SECTION(op) {
+      std::string o = op;
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  "  %y = mix." + o +
+                      " %x {axes = array<i64: 1, -1>, keepdims = true} : "
+                      "(tensor<2x3x4x5xf32>) -> tensor<2x1x4x1xf32>",
+                  "tensor<2x1x4x1xf32>"),
+          {x});
+      compareWithReference(
+          network("f16", "%x: tensor<2x3x4x5xf32>",
+                  "  %y = mix." + o +
+                      " %x {axes = array<i64: 2>, keepdims = false} : "
+                      "(tensor<2x3x4x5xf32>) -> tensor<2x3x5xf32>",
+                  "tensor<2x3x5xf32>"),
+          {x}, /*f16=*/true);
+      // No axes: everything, into a scalar-shaped [1, 1, 1, 1].
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  "  %y = mix." + o +
+                      " %x : (tensor<2x3x4x5xf32>) -> tensor<1x1x1x1xf32>",
+                  "tensor<1x1x1x1xf32>"),
+          {x});
+    }
+  }
+  SECTION("NaN propagates through reduce_max and reduce_min") {
+    std::vector<float> withNaN = x;
+    withNaN[7] = NAN;
+    for (const char *op : {"reduce_max", "reduce_min"})
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  std::string("  %y = mix.") + op +
+                      " %x {axes = array<i64: 3>, keepdims = false} : "
+                      "(tensor<2x3x4x5xf32>) -> tensor<2x3x4xf32>",
+                  "tensor<2x3x4xf32>"),
+          {withNaN});
+  }
+  SECTION("avg_pool2d") {
+    for (const char *include : {"false", "true"})
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  std::string("  %y = mix.avg_pool2d %x {kernel = array<i64: "
+                              "3, 2>, strides = array<i64: 2, 2>, padding = "
+                              "array<i64: 1, 0, 2, 1>, count_include_pad = ") +
+                      include +
+                      "} : (tensor<2x3x4x5xf32>) -> tensor<2x3x3x3xf32>",
+                  "tensor<2x3x3x3xf32>"),
+          {x});
+  }
+}
