@@ -309,9 +309,63 @@ def shortdata(out):
     return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [t]), None, None
 
 
+# --------------------------------------------------------------------------
+# Cases for mix-onnx-conformance, laid out as ONNX's backend node tests
+# --------------------------------------------------------------------------
+
+def write_case(root, name, m, inputs, outputs):
+    """ROOT/NAME/model.onnx and ROOT/NAME/test_data_set_I/{input,output}_J.pb
+    for each (inputs, outputs) pair of lists of numpy arrays."""
+    case = os.path.join(root, name)
+    os.makedirs(case, exist_ok=True)
+    onnx.save_model(m, os.path.join(case, "model.onnx"))
+    for i, (ins, outs) in enumerate(zip(inputs, outputs)):
+        data = os.path.join(case, "test_data_set_%d" % i)
+        os.makedirs(data, exist_ok=True)
+        for kind, arrays in (("input", ins), ("output", outs)):
+            for j, a in enumerate(arrays):
+                with open(os.path.join(data, "%s_%d.pb" % (kind, j)), "wb") as f:
+                    f.write(numpy_helper.from_array(a).SerializeToString())
+
+
+def conformance(out):
+    """OUT_DIR/cases: Relu cases whose expected outputs are right, within
+    ONNX's tolerance (rtol 1e-3, atol 1e-7), deliberately wrong, of the
+    wrong shape or NaN where the result is a number, and a case of an op the
+    importer does not claim (Sigmoid)."""
+    root = os.path.join(out, "cases")
+    relu = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", 3, 4)],
+                 [value("y", 3, 4)], [])
+    xs = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
+    ys = [np.maximum(x, 0) for x in xs]
+    x, y = xs[0], ys[0]
+    # Element 5 is positive (so Relu passes it through) in every variant.
+    x[1, 1] = 1.5
+    y[1, 1] = 1.5
+    write_case(root, "test_relu_good", relu, [[x], [xs[1]]], [[y], [ys[1]]])
+    inside = y.copy()
+    inside[1, 1] = 1.5 * (1 + 0.9e-3)
+    write_case(root, "test_relu_within_tolerance", relu, [[x]], [[inside]])
+    outside = y.copy()
+    outside[1, 1] = 1.5 * (1 + 1.1e-3)
+    write_case(root, "test_relu_wrong", relu, [[x]], [[outside]])
+    # The second data set is the wrong one.
+    write_case(root, "test_relu_wrong_second_set", relu, [[x], [xs[1]]],
+               [[y], [ys[1] + 1]])
+    write_case(root, "test_relu_wrong_shape", relu, [[x]], [[y.reshape(4, 3)]])
+    nan = y.copy()
+    nan[1, 1] = np.nan
+    write_case(root, "test_relu_nan_expected", relu, [[x]], [[nan]])
+    sigmoid = model([helper.make_node("Sigmoid", ["x"], ["y"])],
+                    [value("x", 3, 4)], [value("y", 3, 4)], [])
+    write_case(root, "test_sigmoid", sigmoid, [[x]],
+               [[(1 / (1 + np.exp(-x))).astype(np.float32)]])
+    return None, None, None
+
+
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
-           external, badattr, zerostride, shortdata]}
+           external, badattr, zerostride, shortdata, conformance]}
 
 
 def main():
@@ -320,6 +374,8 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     m, inputs, outputs = MODELS[name](out)
+    if m is None:  # the generator wrote its own files
+        return
     path = os.path.join(out, name + ".onnx")
     if name == "external":
         onnx.save_model(m, path, save_as_external_data=True,
