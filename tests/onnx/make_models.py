@@ -309,6 +309,38 @@ def shortdata(out):
     return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [t]), None, None
 
 
+def dropouts(training_ratio):
+    """x -> Dropout(ratio 0.3, training_mode false) -> Relu -> Dropout(ratio 0,
+    training_mode true) -> Dropout(ratio `training_ratio`, training_mode
+    true) -> y: only the last one drops at random (unless its ratio is 0)."""
+    inits = [
+        numpy_helper.from_array(np.array(0.3, dtype=np.float32), "r_infer"),
+        numpy_helper.from_array(np.array(False), "t_false"),
+        numpy_helper.from_array(np.array(0.0, dtype=np.float32), "r_zero"),
+        numpy_helper.from_array(np.array(True), "t_true"),
+        numpy_helper.from_array(np.array(training_ratio, dtype=np.float32),
+                                "r_train"),
+    ]
+    nodes = [
+        helper.make_node("Dropout", ["x", "r_infer", "t_false"], ["a"],
+                         name="/d/infer"),
+        helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
+        helper.make_node("Dropout", ["b", "r_zero", "t_true"], ["c"],
+                         name="/d/zero"),
+        helper.make_node("Dropout", ["c", "r_train", "t_true"], ["y"],
+                         name="/d/train"),
+    ]
+    return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], inits)
+
+
+def dropout_training(out):
+    return dropouts(0.5), None, None
+
+
+def dropout_ratio_zero(out):
+    return dropouts(0.0), None, None
+
+
 # --------------------------------------------------------------------------
 # Cases for mix-onnx-conformance, laid out as ONNX's backend node tests
 # --------------------------------------------------------------------------
@@ -365,7 +397,8 @@ def conformance(out):
 
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
-           external, badattr, zerostride, shortdata, conformance]}
+           external, badattr, zerostride, shortdata, dropout_training,
+           dropout_ratio_zero, conformance]}
 
 
 def main():
