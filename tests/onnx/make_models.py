@@ -364,7 +364,7 @@ def conformance(out):
     """OUT_DIR/cases: Relu cases whose expected outputs are right, within
     ONNX's tolerance (rtol 1e-3, atol 1e-7), deliberately wrong, of the
     wrong shape or NaN where the result is a number, and a case of an op the
-    importer does not claim (Sigmoid)."""
+    importer does not claim (Sigmoid), and an Add of two inputs."""
     root = os.path.join(out, "cases")
     relu = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", 3, 4)],
                  [value("y", 3, 4)], [])
@@ -388,6 +388,13 @@ def conformance(out):
     nan = y.copy()
     nan[1, 1] = np.nan
     write_case(root, "test_relu_nan_expected", relu, [[x]], [[nan]])
+    # Two inputs: the case and its constant-input variant (test_add+const,
+    # b an initializer) pass; both are mismatches with a wrong output.
+    add = model([helper.make_node("Add", ["x", "b"], ["y"])],
+                [value("x", 3, 4), value("b", 4)], [value("y", 3, 4)], [])
+    b = rng.standard_normal(4).astype(np.float32)
+    write_case(root, "test_add", add, [[x, b]], [[x + b]])
+    write_case(root, "test_add_wrong", add, [[x, b]], [[x - b]])
     sigmoid = model([helper.make_node("Sigmoid", ["x"], ["y"])],
                     [value("x", 3, 4)], [value("y", 3, 4)], [])
     write_case(root, "test_sigmoid", sigmoid, [[x]],

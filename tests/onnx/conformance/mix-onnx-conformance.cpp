@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -83,6 +84,7 @@ struct RunnerOptions {
   unsigned timeoutSeconds = 60;
   unsigned jobs = 1;
   unsigned optLevel = 2;
+  bool variants = true;
   bool verbose = false;
   bool help = false;
 
@@ -103,6 +105,8 @@ struct RunnerOptions {
     b.opt("O", optLevel, optimizationLevelText(), cl::Prefix,
           cl::value_desc("N"),
           cl::desc("LLVM optimization level -O0 to -O3 (default: -O2)"));
+    b.flag("no-variants", variants, false,
+           cl::desc("do not run the constant-input variants (CASE+const)"));
     b.flag("verbose", verbose, true,
            cl::desc("print every case with its result and details"));
     b.alias("v", "verbose");
@@ -185,6 +189,14 @@ struct Case {
   /// The names of the graph inputs that are not initializers, in order:
   /// the network's inputs.
   std::vector<std::string> inputs;
+  /// The variant `NAME+const` of a claimed case with several inputs: every
+  /// input but the first is a constant (an initializer holding the first
+  /// data set's tensor), so the importer's paths for constant weights,
+  /// shapes and parameters (Conv, Gemm, BatchNormalization, Reshape, ...)
+  /// meet ONNX's expected outputs too.
+  bool constantInputs = false;
+  /// For variants: the directory the runner gives it for its model.
+  std::string workDir;
   CaseResult result;
 };
 
@@ -369,11 +381,13 @@ std::vector<std::string> dataSets(const std::string &dir) {
   return sets;
 }
 
-/// `prefix_0.pb`, `prefix_1.pb`, ... of a data set, in order.
+/// `prefix_0.pb`, `prefix_1.pb`, ... of a data set, in order (at most
+/// `limit` of them).
 llvm::Expected<std::vector<Tensor>> readNumbered(const std::string &set,
-                                                 llvm::StringRef prefix) {
+                                                 llvm::StringRef prefix,
+                                                 size_t limit = SIZE_MAX) {
   std::vector<Tensor> tensors;
-  for (unsigned i = 0;; ++i) {
+  for (unsigned i = 0; i < limit; ++i) {
     std::string path =
         (set + "/" + prefix + "_" + llvm::Twine(i) + ".pb").str();
     if (!llvm::sys::fs::exists(path))
@@ -383,11 +397,62 @@ llvm::Expected<std::vector<Tensor>> readNumbered(const std::string &set,
       return t.takeError();
     tensors.push_back(std::move(*t));
   }
+  return tensors;
 }
 
-/// Imports, compiles and runs a claimed case on every data set.
+/// Writes the model of a constant-input variant to `c.workDir`: the case's
+/// model with every graph input but the first turned into an initializer
+/// holding the first data set's tensor. Returns its path.
+llvm::Expected<std::string> writeConstantInputModel(const Case &c) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), why.str());
+  };
+  onnx::ModelProto model;
+  std::ifstream in(c.dir + "/model.onnx", std::ios::binary);
+  if (!in || !model.ParseFromIstream(&in))
+    return fail("model.onnx is not an ONNX model");
+  std::vector<std::string> sets = dataSets(c.dir);
+  if (sets.empty())
+    return fail("no test_data_set_* directory");
+  onnx::GraphProto &graph = *model.mutable_graph();
+  llvm::StringSet<> frozen;
+  for (size_t i = 1; i < c.inputs.size(); ++i) {
+    std::string path =
+        (sets.front() + "/input_" + llvm::Twine(i) + ".pb").str();
+    std::ifstream data(path, std::ios::binary);
+    onnx::TensorProto *t = graph.add_initializer();
+    if (!data || !t->ParseFromIstream(&data))
+      return fail(path + ": not a serialized onnx.TensorProto");
+    t->set_name(c.inputs[i]);
+    frozen.insert(c.inputs[i]);
+  }
+  std::vector<onnx::ValueInfoProto> kept;
+  for (const onnx::ValueInfoProto &v : graph.input())
+    if (!frozen.contains(v.name()))
+      kept.push_back(v);
+  graph.clear_input();
+  for (onnx::ValueInfoProto &v : kept)
+    *graph.add_input() = std::move(v);
+  if (std::error_code ec = llvm::sys::fs::create_directories(c.workDir))
+    return fail("cannot create '" + c.workDir + "': " + ec.message());
+  std::string path = c.workDir + "/model.onnx";
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !model.SerializeToOstream(&out))
+    return fail("cannot write '" + path + "'");
+  return path;
+}
+
+/// Imports, compiles and runs a claimed case on every data set (a
+/// constant-input variant on the first one, with its first input).
 CaseResult runClaimed(const Case &c, const RunnerOptions &options) {
   std::string modelPath = c.dir + "/model.onnx";
+  if (c.constantInputs) {
+    llvm::Expected<std::string> written = writeConstantInputModel(c);
+    if (!written)
+      return {Outcome::badCase, llvm::toString(written.takeError())};
+    modelPath = *written;
+  }
+  size_t numInputs = c.constantInputs ? 1 : c.inputs.size();
   {
     mlir::MLIRContext context;
     context.disableMultithreading();
@@ -417,21 +482,24 @@ CaseResult runClaimed(const Case &c, const RunnerOptions &options) {
             firstLine(diagnostics.empty() ? error : diagnostics, modelPath)};
   }
   const NetworkSignature &sig = (*compiled)->signature();
-  if (sig.inputs.size() != c.inputs.size())
+  if (sig.inputs.size() != numInputs)
     return {Outcome::mismatch,
             llvm::formatv("the network has {0} inputs, the graph {1}",
-                          sig.inputs.size(), c.inputs.size())};
+                          sig.inputs.size(), numInputs)};
 
   std::vector<std::string> sets = dataSets(c.dir);
   if (sets.empty())
     return {Outcome::badCase, "no test_data_set_* directory"};
+  if (c.constantInputs)
+    sets.resize(1);
   std::vector<uint8_t> workspaceStorage((*compiled)->workspaceBytes() + 64);
   void *workspace =
       workspaceStorage.data() +
       (64 - reinterpret_cast<uintptr_t>(workspaceStorage.data()) % 64) % 64;
   for (const std::string &set : sets) {
     std::string setName = llvm::sys::path::filename(set).str();
-    auto inputs = readNumbered(set, "input");
+    // A variant's other inputs are in its model.
+    auto inputs = readNumbered(set, "input", c.constantInputs ? 1 : SIZE_MAX);
     auto outputs =
         inputs ? readNumbered(set, "output")
                : llvm::Expected<std::vector<Tensor>>(std::vector<Tensor>());
@@ -719,10 +787,14 @@ llvm::Error runAll(std::vector<Case> &cases, const RunnerOptions &options,
 // The cases, the table, the expectations
 //===----------------------------------------------------------------------===//
 
-/// Every directory of `root` with a model.onnx whose name contains `filter`,
-/// sorted, with its ops read from the model.
-llvm::Expected<std::vector<Case>> findCases(const std::string &root,
-                                            llvm::StringRef filter) {
+/// The suffix of the name of a constant-input variant.
+const char kVariantSuffix[] = "+const";
+
+/// Every directory of `root` with a model.onnx, with its ops read from the
+/// model, and (if `variants`) the constant-input variant of each claimed
+/// case with several inputs; those whose name contains `filter`, sorted.
+llvm::Expected<std::vector<Case>>
+findCases(const std::string &root, llvm::StringRef filter, bool variants) {
   if (!llvm::sys::fs::is_directory(root))
     return llvm::createStringError("'" + root + "' is not a directory");
   llvm::StringSet<> supported;
@@ -734,7 +806,9 @@ llvm::Expected<std::vector<Case>> findCases(const std::string &root,
        it.increment(ec)) {
     std::string name = llvm::sys::path::filename(it->path()).str();
     std::string model = it->path() + "/model.onnx";
-    if (!llvm::StringRef(name).contains(filter) ||
+    if (!(llvm::StringRef(name).contains(filter) ||
+          (variants &&
+           llvm::StringRef(name + kVariantSuffix).contains(filter))) ||
         !llvm::sys::fs::exists(model))
       continue;
     Case c;
@@ -762,11 +836,20 @@ llvm::Expected<std::vector<Case>> findCases(const std::string &root,
     for (const onnx::ValueInfoProto &v : proto.graph().input())
       if (!initializers.contains(v.name()))
         c.inputs.push_back(v.name());
+    if (variants && c.claimed && c.inputs.size() > 1) {
+      Case variant = c;
+      variant.name += kVariantSuffix;
+      variant.constantInputs = true;
+      cases.push_back(std::move(variant));
+    }
     cases.push_back(std::move(c));
   }
   if (ec)
     return llvm::createStringError("cannot list '" + root +
                                    "': " + ec.message());
+  llvm::erase_if(cases, [&](const Case &c) {
+    return !llvm::StringRef(c.name).contains(filter);
+  });
   llvm::sort(cases,
              [](const Case &a, const Case &b) { return a.name < b.name; });
   return cases;
@@ -805,11 +888,14 @@ struct Row {
 /// The table: one row per claimed op (a case counts in the row of each of
 /// its ops), one for the cases with ops the importer does not claim, the
 /// total.
-std::vector<std::pair<std::string, Row>>
-makeTable(const std::vector<Case> &cases) {
+using Table = std::vector<std::pair<std::string, Row>>;
+
+Table makeTable(const std::vector<Case> &cases, bool constantInputs) {
   std::map<std::string, Row> perOp;
   Row unclaimed, total;
   for (const Case &c : cases) {
+    if (c.constantInputs != constantInputs)
+      continue;
     total.add(c.result.outcome);
     if (!c.claimed) {
       unclaimed.add(c.result.outcome);
@@ -818,14 +904,14 @@ makeTable(const std::vector<Case> &cases) {
     for (const std::string &op : c.ops)
       perOp[op].add(c.result.outcome);
   }
-  std::vector<std::pair<std::string, Row>> rows(perOp.begin(), perOp.end());
-  rows.emplace_back("(other ops)", unclaimed);
+  Table rows(perOp.begin(), perOp.end());
+  if (!constantInputs)
+    rows.emplace_back("(other ops)", unclaimed);
   rows.emplace_back("total", total);
   return rows;
 }
 
-void printTable(llvm::raw_ostream &os,
-                const std::vector<std::pair<std::string, Row>> &rows) {
+void printTable(llvm::raw_ostream &os, const Table &rows) {
   os << llvm::formatv("{0,-20} {1,6} {2,7} {3,8} {4,7}\n", "op", "cases",
                       "passed", "refused", "failed");
   for (const auto &[op, r] : rows)
@@ -833,12 +919,7 @@ void printTable(llvm::raw_ostream &os,
                         r.passed, r.refused, r.failed);
 }
 
-std::string markdownTable(const std::vector<std::pair<std::string, Row>> &rows,
-                          llvm::StringRef root) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "<!-- generated by mix-onnx-conformance --markdown from " << root
-     << " -->\n";
+void markdownTable(llvm::raw_ostream &os, const Table &rows) {
   os << "| op | cases | passed | refused | failed |\n";
   os << "|----|------:|-------:|--------:|-------:|\n";
   for (const auto &[op, r] : rows) {
@@ -846,7 +927,6 @@ std::string markdownTable(const std::vector<std::pair<std::string, Row>> &rows,
     os << "| " << name << " | " << r.cases << " | " << r.passed << " | "
        << r.refused << " | " << r.failed << " |\n";
   }
-  return text;
 }
 
 llvm::Expected<RunnerOptions>
@@ -901,7 +981,7 @@ int main(int argc, char **argv) {
     expected = std::move(*names);
   }
   llvm::Expected<std::vector<Case>> found =
-      findCases(options.root, options.filter);
+      findCases(options.root, options.filter, options.variants);
   if (!found)
     return fail(llvm::toString(found.takeError()));
   std::vector<Case> &cases = *found;
@@ -911,18 +991,40 @@ int main(int argc, char **argv) {
                      ? std::string()
                      : " matches --filter '" + options.filter + "'"));
 
+  // The models of the variants go to a directory of their own, removed at
+  // the end.
+  llvm::SmallString<128> workRoot;
+  if (llvm::any_of(cases, [](const Case &c) { return c.constantInputs; })) {
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
+            "mix-onnx-conformance", workRoot))
+      return fail("cannot create a temporary directory: " + ec.message());
+    for (Case &c : cases)
+      if (c.constantInputs)
+        c.workDir = (workRoot + "/" + c.name).str();
+  }
+  struct RemoveWorkRoot {
+    std::string path;
+    ~RemoveWorkRoot() {
+      if (!path.empty())
+        llvm::sys::fs::remove_directories(path);
+    }
+  } removeWorkRoot{workRoot.str().str()};
+
   // Cases whose model cannot be read already have their result.
   std::vector<Case> toRun, unreadable;
   for (Case &c : cases)
     (c.result.outcome == Outcome::badCase ? unreadable : toRun)
         .push_back(std::move(c));
   auto start = std::chrono::steady_clock::now();
+  auto variants =
+      llvm::count_if(toRun, [](const Case &c) { return c.constantInputs; });
   llvm::outs() << llvm::formatv(
-      "mix-onnx-conformance: {0} case(s) under {1}, {2} claimed; -O{3}, "
-      "{4} job(s), {5} s per case\n",
-      toRun.size() + unreadable.size(), options.root,
-      llvm::count_if(toRun, [](const Case &c) { return c.claimed; }),
-      options.optLevel, options.jobs, options.timeoutSeconds);
+      "mix-onnx-conformance: {0} case(s) under {1}, {2} claimed, {3} "
+      "constant-input variant(s); -O{4}, {5} job(s), {6} s per case\n",
+      toRun.size() + unreadable.size() - variants, options.root,
+      llvm::count_if(
+          toRun, [](const Case &c) { return c.claimed && !c.constantInputs; }),
+      variants, options.optLevel, options.jobs, options.timeoutSeconds);
   auto report = [&](const Case &c) {
     if (!options.verbose && !isFailure(c.result.outcome))
       return;
@@ -947,9 +1049,18 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  std::vector<std::pair<std::string, Row>> rows = makeTable(cases);
-  llvm::outs() << "\n";
-  printTable(llvm::outs(), rows);
+  Table onnxTable = makeTable(cases, /*constantInputs=*/false);
+  Table variantTable = makeTable(cases, /*constantInputs=*/true);
+  const char kOnnxHeading[] = "ONNX's cases:";
+  const char kVariantHeading[] =
+      "Constant-input variants (CASE+const: every input but the first is a "
+      "constant):";
+  llvm::outs() << "\n" << kOnnxHeading << "\n";
+  printTable(llvm::outs(), onnxTable);
+  if (variants) {
+    llvm::outs() << "\n" << kVariantHeading << "\n";
+    printTable(llvm::outs(), variantTable);
+  }
 
   // Expectations: every listed case (that --filter selects) must pass;
   // passing cases not listed are to be added.
@@ -964,7 +1075,9 @@ int main(int argc, char **argv) {
     llvm::StringSet<> listed;
     for (const std::string &name : expected) {
       listed.insert(name);
-      if (!llvm::StringRef(name).contains(options.filter))
+      if (!llvm::StringRef(name).contains(options.filter) ||
+          (!options.variants &&
+           llvm::StringRef(name).ends_with(kVariantSuffix)))
         continue;
       const Case *c = byName.lookup(name);
       if (!c) {
@@ -990,15 +1103,26 @@ int main(int argc, char **argv) {
     if (ec)
       return fail("cannot write '" + options.markdownPath +
                   "': " + ec.message());
-    md << markdownTable(rows, options.root);
+    md << "<!-- generated by mix-onnx-conformance --markdown from "
+       << options.root << " -->\n\n"
+       << kOnnxHeading << "\n\n";
+    markdownTable(md, onnxTable);
+    if (variants) {
+      md << "\n" << kVariantHeading << "\n\n";
+      markdownTable(md, variantTable);
+    }
   }
 
+  auto count = [&](Outcome o) {
+    return llvm::count_if(cases,
+                          [&](const Case &c) { return c.result.outcome == o; });
+  };
   llvm::outs() << llvm::formatv(
-      "\nmix-onnx-conformance: {0} case(s) in {1:f1} s: {2} passed, {3} "
-      "refused, {4} failed (crash, timeout, mismatch, compile or run "
-      "error){5}\n",
-      cases.size(), seconds, rows.back().second.passed,
-      rows.back().second.refused, defects,
+      "\nmix-onnx-conformance: {0} case(s) and {1} variant(s) in {2:f1} s: "
+      "{3} passed, {4} refused, {5} failed (crash, timeout, mismatch, compile "
+      "or run error){6}\n",
+      cases.size() - variants, variants, seconds, count(Outcome::pass),
+      count(Outcome::refused), defects,
       options.expectedPath.empty()
           ? std::string()
           : llvm::formatv(", {0} expected pass(es) missing", regressions)
