@@ -213,6 +213,15 @@ std::string firstLine(llvm::StringRef text, llvm::StringRef path) {
   return line.str();
 }
 
+/// The result of an import that failed: refused with its first line, which
+/// must say something.
+CaseResult refusal(llvm::Error error, llvm::StringRef modelPath) {
+  std::string line = firstLine(llvm::toString(std::move(error)), modelPath);
+  if (line.empty())
+    return {Outcome::badCase, "the import failed without a message"};
+  return {Outcome::refused, line};
+}
+
 //===----------------------------------------------------------------------===//
 // Tensors of the test data
 //===----------------------------------------------------------------------===//
@@ -461,8 +470,7 @@ CaseResult runClaimed(const Case &c, const RunnerOptions &options) {
     llvm::Expected<ImportedOnnxModel> imported =
         importOnnxFile(modelPath, context, importOptions);
     if (!imported)
-      return {Outcome::refused,
-              firstLine(llvm::toString(imported.takeError()), modelPath)};
+      return refusal(imported.takeError(), modelPath);
   }
 
   // What mixc does with the model, every precision f32 (the importer's
@@ -607,8 +615,7 @@ CaseResult runUnclaimed(const Case &c) {
   llvm::Expected<ImportedOnnxModel> imported =
       importOnnxFile(modelPath, context, importOptions);
   if (!imported)
-    return {Outcome::refused,
-            firstLine(llvm::toString(imported.takeError()), modelPath)};
+    return refusal(imported.takeError(), modelPath);
   return {Outcome::badCase,
           "imported although it has ops the importer does not claim"};
 }
