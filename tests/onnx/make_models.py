@@ -341,6 +341,37 @@ def dropout_ratio_zero(out):
     return dropouts(0.0), None, None
 
 
+def fold_int32(out):
+    """Shape computations on int32 constants keep int32 (they became int64):
+    a Squeeze, a Mul, a Concat and a Cast of a Shape, all network outputs."""
+    c = numpy_helper.from_array(np.array([[1, 2, 3]], dtype=np.int32), "c")
+    d = numpy_helper.from_array(np.array([4, 5, 6], dtype=np.int32), "d")
+    axes = numpy_helper.from_array(np.array([0], dtype=np.int64), "axes")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("Squeeze", ["c", "axes"], ["s"]),
+        helper.make_node("Mul", ["s", "d"], ["m"]),
+        helper.make_node("Concat", ["s", "d"], ["j"], axis=0),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Cast", ["shape"], ["k"], to=TensorProto.INT32),
+    ]
+    i32 = lambda name, n: helper.make_tensor_value_info(name, TensorProto.INT32, [n])
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3), i32("s", 3), i32("m", 3), i32("j", 6),
+                   i32("k", 2)], [c, d, axes]), None, None)
+
+
+def fold_int32_overflow(out):
+    """65536 * 65536 does not fit int32: not folded (and not imported)."""
+    c = numpy_helper.from_array(np.array([65536], dtype=np.int32), "c")
+    nodes = [helper.make_node("Relu", ["x"], ["y"]),
+             helper.make_node("Mul", ["c", "c"], ["m"], name="/m/Mul")]
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3),
+                   helper.make_tensor_value_info("m", TensorProto.INT32, [1])],
+                  [c]), None, None)
+
+
 # --------------------------------------------------------------------------
 # Cases for mix-onnx-conformance, laid out as ONNX's backend node tests
 # --------------------------------------------------------------------------
@@ -405,7 +436,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
            external, badattr, zerostride, shortdata, dropout_training,
-           dropout_ratio_zero, conformance]}
+           dropout_ratio_zero, fold_int32, fold_int32_overflow, conformance]}
 
 
 def main():
