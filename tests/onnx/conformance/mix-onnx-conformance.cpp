@@ -22,7 +22,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/CompiledNetwork.h"
-#include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
 #include "compiler/onnx/OnnxImport.h"
 #include "mixrt/mixrt.h"
@@ -143,7 +142,8 @@ enum class Outcome : int {
   runError,     ///< a run-time check of the compiled code failed
   crash,        ///< the child died by a signal or without a result
   timeout,      ///< the child ran past --timeout
-  badCase,      ///< the test data cannot be read, or a refusal was expected
+  badCase,      ///< unreadable test data, a refusal without a message, or
+                ///< an unclaimed case that imports
 };
 
 const char *outcomeName(Outcome o) {
