@@ -267,6 +267,13 @@ llvm::Error executeLayer(const OpValues &v) {
         return bind(evalMseLoss(in(m.getPrediction()), in(m.getTarget())));
       })
       .Default([&](Operation *other) {
+        if (other->getNumOperands() == 1)
+          if (auto y = evalUnaryMath(other, in(other->getOperand(0))))
+            return bind(std::move(*y));
+        if (other->getNumOperands() == 2)
+          if (auto y = evalBinaryMath(other, in(other->getOperand(0)),
+                                      in(other->getOperand(1))))
+            return bind(std::move(*y));
         return errorAt(other->getLoc(), "the interpreter does not support '" +
                                             other->getName().getStringRef() +
                                             "'");

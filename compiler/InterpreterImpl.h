@@ -125,6 +125,12 @@ RefTensor evalGelu(GeluOp op, const RefTensor &x);
 /// `lhs + rhs` and `lhs * rhs` with numpy broadcasting.
 RefTensor evalAdd(AddOp op, const RefTensor &a, const RefTensor &b);
 RefTensor evalMul(MulOp op, const RefTensor &a, const RefTensor &b);
+/// The elementwise math layers of one operand (sigmoid ... reciprocal) and
+/// of two with numpy broadcasting (sub, div, pow, maximum, minimum); null
+/// for any other op.
+std::optional<RefTensor> evalUnaryMath(mlir::Operation *op, const RefTensor &x);
+std::optional<RefTensor> evalBinaryMath(mlir::Operation *op, const RefTensor &a,
+                                        const RefTensor &b);
 RefTensor evalGlobalAvgPool(GlobalAvgPoolOp op, const RefTensor &x);
 RefTensor evalMaxPool2D(MaxPool2DOp op, const RefTensor &x);
 /// The same data under `op`'s result shape (reshape, flatten).

@@ -10,10 +10,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/InterpreterImpl.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -224,6 +226,102 @@ RefTensor interp::evalAdd(AddOp op, const RefTensor &a, const RefTensor &b) {
 RefTensor interp::evalMul(MulOp op, const RefTensor &a, const RefTensor &b) {
   return evalBroadcast(op.getResult(), a, b,
                        [](double x, double y) { return x * y; });
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise math
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double hardSigmoid(double x, double alpha, double beta) {
+  double y = alpha * x + beta;
+  return std::isnan(y) ? y : std::max(0.0, std::min(1.0, y));
+}
+/// IEEE 754-2019 maximum and minimum, like the compiled arith.maximumf and
+/// minimumf: NaN if either is NaN, and -0 < +0.
+double maximum(double x, double y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::nan("");
+  if (x == y)
+    return std::signbit(x) ? y : x;
+  return std::max(x, y);
+}
+double minimum(double x, double y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::nan("");
+  if (x == y)
+    return std::signbit(x) ? x : y;
+  return std::min(x, y);
+}
+
+} // namespace
+
+std::optional<RefTensor> interp::evalUnaryMath(Operation *op,
+                                               const RefTensor &x) {
+  std::function<double(double)> fn =
+      llvm::TypeSwitch<Operation *, std::function<double(double)>>(op)
+          .Case([](SigmoidOp) { return sigmoid; })
+          .Case([](TanhOp) { return [](double v) { return std::tanh(v); }; })
+          .Case([](HardSigmoidOp h) {
+            double alpha = h.getAlpha().convertToDouble();
+            double beta = h.getBeta().convertToDouble();
+            return [=](double v) { return hardSigmoid(v, alpha, beta); };
+          })
+          .Case([](HardSwishOp) {
+            return [](double v) { return v * hardSigmoid(v, 1.0 / 6, 0.5); };
+          })
+          .Case([](SiluOp) { return [](double v) { return v * sigmoid(v); }; })
+          .Case([](LeakyReluOp l) {
+            double alpha = l.getAlpha().convertToDouble();
+            return [=](double v) { return v >= 0 ? v : alpha * v; };
+          })
+          .Case([](EluOp e) {
+            double alpha = e.getAlpha().convertToDouble();
+            return [=](double v) {
+              return v > 0 ? v : alpha * (std::exp(v) - 1.0);
+            };
+          })
+          .Case([](ClipOp c) {
+            double lo = c.getMin().convertToDouble();
+            double hi = c.getMax().convertToDouble();
+            return [=](double v) { return minimum(maximum(v, lo), hi); };
+          })
+          .Case([](ExpOp) { return [](double v) { return std::exp(v); }; })
+          .Case([](LogOp) { return [](double v) { return std::log(v); }; })
+          .Case([](SqrtOp) { return [](double v) { return std::sqrt(v); }; })
+          .Case([](RsqrtOp) {
+            return [](double v) { return 1.0 / std::sqrt(v); };
+          })
+          .Case([](AbsOp) { return [](double v) { return std::fabs(v); }; })
+          .Case([](NegOp) { return [](double v) { return -v; }; })
+          .Case([](ErfOp) { return [](double v) { return std::erf(v); }; })
+          .Case([](ReciprocalOp) { return [](double v) { return 1.0 / v; }; })
+          .Default([](Operation *) { return nullptr; });
+  if (!fn)
+    return std::nullopt;
+  RefTensor y = zerosLike(op->getResult(0));
+  for (auto [out, in] : llvm::zip_equal(y.data, x.data))
+    out = fn(in);
+  return y;
+}
+
+std::optional<RefTensor>
+interp::evalBinaryMath(Operation *op, const RefTensor &a, const RefTensor &b) {
+  std::function<double(double, double)> fn =
+      llvm::TypeSwitch<Operation *, std::function<double(double, double)>>(op)
+          .Case([](SubOp) { return [](double x, double y) { return x - y; }; })
+          .Case([](DivOp) { return [](double x, double y) { return x / y; }; })
+          .Case([](PowOp) {
+            return [](double x, double y) { return std::pow(x, y); };
+          })
+          .Case([](MaximumOp) { return maximum; })
+          .Case([](MinimumOp) { return minimum; })
+          .Default([](Operation *) { return nullptr; });
+  if (!fn)
+    return std::nullopt;
+  return evalBroadcast(op->getResult(0), a, b, fn);
 }
 
 //===----------------------------------------------------------------------===//

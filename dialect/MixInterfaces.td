@@ -32,6 +32,10 @@ def Mix_Loss : Mix_LayerTrait<"Loss">;
 def Mix_Reduction : Mix_LayerTrait<"Reduction">;
 /// The layer evaluates exp (at activations precision).
 def Mix_UsesExp : Mix_LayerTrait<"UsesExp">;
+/// The layer evaluates log (at activations precision).
+def Mix_UsesLog : Mix_LayerTrait<"UsesLog">;
+/// The layer evaluates pow (at activations precision).
+def Mix_UsesPow : Mix_LayerTrait<"UsesPow">;
 
 //===----------------------------------------------------------------------===//
 // LayerOpInterface
@@ -104,6 +108,18 @@ def Mix_LayerOpInterface : OpInterface<"LayerOpInterface"> {
       return $_op->template hasTrait<::mix::OpTrait::Reduction>();
     }
     bool usesExp() { return $_op->template hasTrait<::mix::OpTrait::UsesExp>(); }
+    /// The function whose range or precision suffers in reduced formats
+    /// that the layer evaluates ("exp", "log", "pow"), or "" (the policy's
+    /// reduced-precision-reduction rule).
+    ::llvm::StringRef rangeSensitiveFunction() {
+      if (usesExp())
+        return "exp";
+      if ($_op->template hasTrait<::mix::OpTrait::UsesLog>())
+        return "log";
+      if ($_op->template hasTrait<::mix::OpTrait::UsesPow>())
+        return "pow";
+      return "";
+    }
   }];
 }
 

@@ -20,6 +20,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "support/Format.h" // formatShape, for diagnostics
 
+#include <limits> // the default bounds of mix.clip
+
 #define GET_OP_CLASSES
 #include "dialect/MixOps.h.inc"
 

@@ -372,6 +372,84 @@ def Mix_MulOp : Mix_LayerOp<"mul"> {
   let results = (outs Mix_FloatTensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Elementwise math
+//===----------------------------------------------------------------------===//
+
+// An elementwise function of one tensor; the result has the input's shape.
+// `formula` is the function of `x` (docs), `attrs` its attributes.
+class Mix_UnaryOp<string mnemonic, string formula, list<Trait> traits = [],
+                  dag attrs = (ins), string attrExample = "">
+    : Mix_LayerOp<mnemonic, traits> {
+  let summary = "Elementwise " # formula;
+  let description = !strconcat([{
+    Computes }], formula, [{ for every element, at the layer's activations
+    precision (docs/precision.md, "Elementwise math").
+
+    ```mlir
+    %y = mix.}], mnemonic, [{ %x}], attrExample,
+    [{ : (tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }]);
+  let arguments = !con((ins Mix_FloatTensor:$input), attrs,
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_SigmoidOp : Mix_UnaryOp<"sigmoid", "1 / (1 + exp(-x))", [Mix_UsesExp]>;
+def Mix_TanhOp : Mix_UnaryOp<"tanh", "tanh(x)">;
+def Mix_HardSigmoidOp : Mix_UnaryOp<"hard_sigmoid",
+    "max(0, min(1, alpha * x + beta))", [],
+    (ins DefaultValuedAttr<F64Attr, "0.2">:$alpha,
+         DefaultValuedAttr<F64Attr, "0.5">:$beta),
+    " {alpha = 0.2 : f64, beta = 0.5 : f64}">;
+def Mix_HardSwishOp : Mix_UnaryOp<"hard_swish",
+    "x * max(0, min(1, x / 6 + 1 / 2))">;
+def Mix_SiluOp : Mix_UnaryOp<"silu", "x * sigmoid(x) (swish)", [Mix_UsesExp]>;
+def Mix_LeakyReluOp : Mix_UnaryOp<"leaky_relu",
+    "x if x >= 0, else alpha * x", [],
+    (ins DefaultValuedAttr<F64Attr, "0.01">:$alpha),
+    " {alpha = 0.1 : f64}">;
+def Mix_EluOp : Mix_UnaryOp<"elu", "x if x > 0, else alpha * (exp(x) - 1)",
+    [Mix_UsesExp], (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha),
+    " {alpha = 1.0 : f64}">;
+def Mix_ClipOp : Mix_UnaryOp<"clip", "min(max(x, min), max) (relu6: min 0, max 6)",
+    [], (ins DefaultValuedAttr<F64Attr, "-std::numeric_limits<double>::infinity()">:$min,
+             DefaultValuedAttr<F64Attr, "std::numeric_limits<double>::infinity()">:$max),
+    " {min = 0.0 : f64, max = 6.0 : f64}">;
+def Mix_ExpOp : Mix_UnaryOp<"exp", "exp(x)", [Mix_UsesExp]>;
+def Mix_LogOp : Mix_UnaryOp<"log", "log(x) (natural logarithm)", [Mix_UsesLog]>;
+def Mix_SqrtOp : Mix_UnaryOp<"sqrt", "sqrt(x)">;
+def Mix_RsqrtOp : Mix_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Mix_AbsOp : Mix_UnaryOp<"abs", "|x|">;
+def Mix_NegOp : Mix_UnaryOp<"neg", "-x">;
+def Mix_ErfOp : Mix_UnaryOp<"erf", "erf(x)">;
+def Mix_ReciprocalOp : Mix_UnaryOp<"reciprocal", "1 / x">;
+
+// An elementwise function of two tensors with numpy-style broadcasting.
+class Mix_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Mix_LayerOp<mnemonic, traits> {
+  let summary = "Elementwise " # formula # " with numpy-style broadcasting";
+  let description = !strconcat([{
+    Computes }], formula, [{ for every element of the broadcast shape, at
+    the layer's activations precision (docs/precision.md, "Elementwise
+    math").
+
+    ```mlir
+    %y = mix.}], mnemonic, [{ %a, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+    ```
+  }]);
+  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_SubOp : Mix_BinaryOp<"sub", "lhs - rhs">;
+def Mix_DivOp : Mix_BinaryOp<"div", "lhs / rhs">;
+def Mix_PowOp : Mix_BinaryOp<"pow", "pow(lhs, rhs)", [Mix_UsesPow]>;
+def Mix_MaximumOp : Mix_BinaryOp<"maximum", "max(lhs, rhs) (NaN if either is NaN)">;
+def Mix_MinimumOp : Mix_BinaryOp<"minimum", "min(lhs, rhs) (NaN if either is NaN)">;
+
 def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
   let summary = "Table lookup: rows of `table` selected by integer `indices`";
   let description = [{

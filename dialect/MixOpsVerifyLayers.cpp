@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mix;
@@ -117,6 +118,90 @@ LogicalResult AddOp::verify() {
 LogicalResult MulOp::verify() {
   return checkBroadcast(*this, getLhs(), getRhs());
 }
+
+//===----------------------------------------------------------------------===//
+// Elementwise math
+//===----------------------------------------------------------------------===//
+
+/// A number as diagnostics print it: 6, 0.2, -inf, nan.
+static std::string formatNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+/// An attribute of an elementwise function must be a finite number: NaN or
+/// infinity would make every result NaN or infinite.
+static LogicalResult checkFinite(Operation *op, StringRef name, double value) {
+  if (std::isfinite(value))
+    return success();
+  return op->emitOpError() << name << " must be finite, but is "
+                           << formatNumber(value);
+}
+
+#define MIX_UNARY_VERIFIER(OP)                                                 \
+  LogicalResult OP::verify() {                                                 \
+    return checkSameShape(*this, getInput(), "input");                         \
+  }
+MIX_UNARY_VERIFIER(SigmoidOp)
+MIX_UNARY_VERIFIER(TanhOp)
+MIX_UNARY_VERIFIER(HardSwishOp)
+MIX_UNARY_VERIFIER(SiluOp)
+MIX_UNARY_VERIFIER(ExpOp)
+MIX_UNARY_VERIFIER(LogOp)
+MIX_UNARY_VERIFIER(SqrtOp)
+MIX_UNARY_VERIFIER(RsqrtOp)
+MIX_UNARY_VERIFIER(AbsOp)
+MIX_UNARY_VERIFIER(NegOp)
+MIX_UNARY_VERIFIER(ErfOp)
+MIX_UNARY_VERIFIER(ReciprocalOp)
+#undef MIX_UNARY_VERIFIER
+
+LogicalResult HardSigmoidOp::verify() {
+  if (failed(checkFinite(*this, "alpha", getAlpha().convertToDouble())) ||
+      failed(checkFinite(*this, "beta", getBeta().convertToDouble())))
+    return failure();
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult LeakyReluOp::verify() {
+  if (failed(checkFinite(*this, "alpha", getAlpha().convertToDouble())))
+    return failure();
+  return checkSameShape(*this, getInput(), "input");
+}
+
+LogicalResult EluOp::verify() {
+  if (failed(checkFinite(*this, "alpha", getAlpha().convertToDouble())))
+    return failure();
+  return checkSameShape(*this, getInput(), "input");
+}
+
+/// Bounds may be infinite (no bound on that side) but not NaN, and min must
+/// not exceed max (ONNX leaves that case undefined).
+LogicalResult ClipOp::verify() {
+  double lo = getMin().convertToDouble(), hi = getMax().convertToDouble();
+  if (std::isnan(lo) || std::isnan(hi))
+    return emitOpError() << "bounds must not be NaN";
+  if (lo > hi)
+    return emitOpError() << "min " << formatNumber(lo)
+                         << " is greater than max " << formatNumber(hi);
+  return checkSameShape(*this, getInput(), "input");
+}
+
+#define MIX_BINARY_VERIFIER(OP)                                                \
+  LogicalResult OP::verify() {                                                 \
+    return checkBroadcast(*this, getLhs(), getRhs());                          \
+  }
+MIX_BINARY_VERIFIER(SubOp)
+MIX_BINARY_VERIFIER(DivOp)
+MIX_BINARY_VERIFIER(PowOp)
+MIX_BINARY_VERIFIER(MaximumOp)
+MIX_BINARY_VERIFIER(MinimumOp)
+#undef MIX_BINARY_VERIFIER
 
 LogicalResult EmbeddingOp::verify() {
   if (failed(checkRank(*this, getTable(), "table", 2)))

@@ -23,6 +23,8 @@ MIX_MARKER_TRAIT(Normalization)
 MIX_MARKER_TRAIT(Loss)
 MIX_MARKER_TRAIT(Reduction)
 MIX_MARKER_TRAIT(UsesExp)
+MIX_MARKER_TRAIT(UsesLog)
+MIX_MARKER_TRAIT(UsesPow)
 #undef MIX_MARKER_TRAIT
 
 } // namespace OpTrait

@@ -81,6 +81,7 @@ struct ConvertMixToLinalgPass
 void mix::populateMixToLinalgConversionPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
   lowering::populateElementwisePatterns(patterns, options);
+  lowering::populateMathPatterns(patterns, options);
   lowering::populateContractionPatterns(patterns, options);
   lowering::populateConvolutionPatterns(patterns, options);
   lowering::populateNormalizationPatterns(patterns, options);

@@ -193,12 +193,18 @@ void Checker::checkReductions(LayerOpInterface layer,
                 opName(layer) + " sums in " + r.accumulator.precision.str() +
                     " (accumulator); long reductions lose precision and "
                     "overflow in reduced formats");
-  if (layer.usesExp() && flagged(r.activations.precision))
+  StringRef fn = layer.rangeSensitiveFunction();
+  if (!fn.empty() && flagged(r.activations.precision)) {
+    StringRef why = fn == "log" ? "log's results lose relative precision "
+                                  "and its small inputs underflow in reduced "
+                                  "formats"
+                                : " overflows reduced formats quickly";
     addWithNote(Rule::ReducedPrecisionReduction, layer,
                 PrecisionProperty::activations, r.activations,
-                opName(layer) + " evaluates exp in " +
-                    r.activations.precision.str() +
-                    " (activations); exp overflows reduced formats quickly");
+                opName(layer) + " evaluates " + fn.str() + " in " +
+                    r.activations.precision.str() + " (activations); " +
+                    (fn == "log" ? why.str() : fn.str() + why.str()));
+  }
 }
 
 void Checker::checkRedundantLayer(LayerOpInterface layer,

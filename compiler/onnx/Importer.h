@@ -111,6 +111,8 @@ public:
   bool fold(const onnx::NodeProto &node);
   /// Translates one node into mix ops (or records problems).
   void convert(const onnx::NodeProto &node);
+  /// Elementwise math nodes (Sigmoid, Sub, Max, ...): false for other ops.
+  bool convertMath(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.
   std::optional<double> constantScalar(llvm::StringRef name) const;
   /// Finds the exact GELU exporters write for opsets without Gelu,

@@ -38,6 +38,21 @@ Value layer(Importer &im, Type result, ValueRange operands,
       .getResult();
 }
 
+/// The numpy broadcast of two shapes, or false.
+bool broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                    SmallVector<int64_t> &out) {
+  size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
 /// Pads of a 2-D window from ONNX's auto_pad and pads attributes, as
 /// [top, left, bottom, right]; std::nullopt after a problem.
 std::optional<SmallVector<int64_t>>
@@ -165,6 +180,115 @@ bool isConstantFalse(const Constant *c) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise math
+//===----------------------------------------------------------------------===//
+
+bool Importer::convertMath(const onnx::NodeProto &node) {
+  llvm::StringRef op = node.op_type();
+  std::string out = node.output_size() ? node.output(0) : "";
+  auto f64 = [&](llvm::StringRef name, double v) {
+    return builder.getNamedAttr(name, builder.getF64FloatAttr(v));
+  };
+  using Build =
+      Value (*)(Importer &, Type, ValueRange, llvm::ArrayRef<NamedAttribute>);
+  Build unary = llvm::StringSwitch<Build>(op)
+                    .Case("Sigmoid", layer<SigmoidOp>)
+                    .Case("Tanh", layer<TanhOp>)
+                    .Case("HardSigmoid", layer<HardSigmoidOp>)
+                    .Case("HardSwish", layer<HardSwishOp>)
+                    .Case("LeakyRelu", layer<LeakyReluOp>)
+                    .Case("Elu", layer<EluOp>)
+                    .Case("Clip", layer<ClipOp>)
+                    .Case("Exp", layer<ExpOp>)
+                    .Case("Log", layer<LogOp>)
+                    .Case("Sqrt", layer<SqrtOp>)
+                    .Case("Abs", layer<AbsOp>)
+                    .Case("Neg", layer<NegOp>)
+                    .Case("Erf", layer<ErfOp>)
+                    .Case("Reciprocal", layer<ReciprocalOp>)
+                    .Default(nullptr);
+  Build binary = llvm::StringSwitch<Build>(op)
+                     .Case("Sub", layer<SubOp>)
+                     .Case("Div", layer<DivOp>)
+                     .Case("Pow", layer<PowOp>)
+                     .Case("Max", layer<MaximumOp>)
+                     .Case("Min", layer<MinimumOp>)
+                     .Default(nullptr);
+  if (!unary && !binary)
+    return false;
+
+  SmallVector<NamedAttribute> attrs;
+  if (op == "HardSigmoid")
+    attrs = {f64("alpha", attrFloat(node, "alpha", 0.2)),
+             f64("beta", attrFloat(node, "beta", 0.5))};
+  else if (op == "LeakyRelu")
+    attrs = {f64("alpha", attrFloat(node, "alpha", 0.01))};
+  else if (op == "Elu")
+    attrs = {f64("alpha", attrFloat(node, "alpha", 1.0))};
+  if (op == "Clip") {
+    // min and max are optional inputs; they must be known at import.
+    static const char *const names[] = {"min", "max"};
+    for (int i = 0; i < 2; ++i) {
+      const char *name = names[i];
+      if (input(node, i + 1).empty())
+        continue;
+      std::optional<double> bound = constantScalar(input(node, i + 1));
+      if (!bound) {
+        problem(node, llvm::Twine("the ") + name +
+                          " of a Clip must be a constant scalar");
+        return true;
+      }
+      attrs.push_back(f64(name, *bound));
+    }
+  }
+
+  RankedTensorType type = typeOf(node, out);
+  if (binary) {
+    // Max and Min take one or more operands: a chain of binary layers.
+    int n = node.input_size();
+    if ((op == "Max" || op == "Min") ? n < 1 : n != 2) {
+      problem(node,
+              "expects " +
+                  llvm::Twine(op == "Max" || op == "Min" ? "at least 1" : "2") +
+                  " inputs");
+      return true;
+    }
+    Value acc = operand(node, input(node, 0));
+    if (!acc || !type)
+      return true;
+    if (n == 1) {
+      define(out, acc);
+      return true;
+    }
+    for (int i = 1; i < n; ++i) {
+      Value next = operand(node, input(node, i));
+      if (!next)
+        return true;
+      // Intermediate results broadcast only the operands seen so far.
+      RankedTensorType step = type;
+      if (i + 1 < n) {
+        SmallVector<int64_t> shape;
+        if (!broadcastShape(cast<RankedTensorType>(acc.getType()).getShape(),
+                            cast<RankedTensorType>(next.getType()).getShape(),
+                            shape)) {
+          problem(node, "operand shapes are not broadcastable");
+          return true;
+        }
+        step = RankedTensorType::get(shape, type.getElementType());
+      }
+      acc = binary(*this, step, {acc, next}, {});
+    }
+    define(out, acc);
+    return true;
+  }
+  Value x = operand(node, input(node, 0));
+  if (!x || !type)
+    return true;
+  define(out, unary(*this, type, {x}, attrs));
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // Layers
@@ -528,38 +652,53 @@ void Importer::convert(const onnx::NodeProto &node) {
     define(out, layer<EmbeddingOp>(*this, type, {indices, tv}));
     return;
   }
-  if (op == "Erf")
-    return problem(node, "Erf is imported only as part of a GELU, "
-                         "0.5 * x * (1 + Erf(x / sqrt(2)))");
+  if (convertMath(node))
+    return;
   problem(node, "cannot be translated (only shape computations on constants "
                 "are folded)");
 }
 
 std::vector<std::string> mix::getSupportedOnnxOps() {
-  return {"Add",
+  return {"Abs",
+          "Add",
           "BatchNormalization",
           "Cast",
+          "Clip",
           "Concat",
-          "Erf",
           "Constant",
           "Conv",
           "Div",
           "Dropout",
+          "Elu",
+          "Erf",
+          "Exp",
           "Flatten",
           "Gather",
           "Gemm",
           "GlobalAveragePool",
+          "HardSigmoid",
+          "HardSwish",
           "Identity",
           "LayerNormalization",
+          "LeakyRelu",
+          "Log",
           "MatMul",
+          "Max",
           "MaxPool",
+          "Min",
           "Mul",
+          "Neg",
+          "Pow",
+          "Reciprocal",
           "Relu",
           "Reshape",
           "Shape",
+          "Sigmoid",
           "Slice",
           "Softmax",
+          "Sqrt",
           "Squeeze",
           "Sub",
+          "Tanh",
           "Unsqueeze"};
 }

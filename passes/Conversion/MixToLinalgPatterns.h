@@ -44,6 +44,11 @@ namespace mix::lowering {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);
 
+/// The elementwise math layers: sigmoid ... reciprocal, sub, div, pow,
+/// maximum, minimum.
+void populateMathPatterns(mlir::RewritePatternSet &patterns,
+                          const MixToLinalgOptions &options);
+
 /// Float dense and matmul.
 void populateContractionPatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);

@@ -238,8 +238,68 @@ def gelu(out):
 
 
 def lone_erf(out):
+    """An Erf that is not part of a GELU: a mix.erf of its own."""
     nodes = [helper.make_node("Erf", ["x"], ["y"], name="/e/Erf")]
-    return model(nodes, [value("x", 2)], [value("y", 2)], []), None, None
+    x = np.array([-1.5, 0.25], np.float32)
+    y = np.vectorize(math.erf)(x.astype(np.float64))
+    return model(nodes, [value("x", 2)], [value("y", 2)], []), {"input0": x}, [y]
+
+
+def math_ops(out):
+    """Every elementwise math op the importer translates, one output each,
+    on inputs spread over [-4, 4] (Log, Sqrt and Pow read |x| + 0.5)."""
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    w = weight("w", 6, scale=1.0)
+    consts = [w, c("lo", -0.5), c("hi", 0.5), c("six", 6.0), c("half", 0.5),
+              c("e", 2.5)]
+    n = lambda op, ins, out, **kw: helper.make_node(
+        op, ins, [out], name="/math/" + out, **kw)
+    nodes = [
+        n("Abs", ["x"], "abs"),
+        n("Add", ["abs", "half"], "pos"),
+        n("Sigmoid", ["x"], "sigmoid"),
+        n("Tanh", ["x"], "tanh"),
+        n("HardSigmoid", ["x"], "hard_sigmoid", alpha=0.3, beta=0.4),
+        n("HardSwish", ["x"], "hard_swish"),
+        n("LeakyRelu", ["x"], "leaky_relu", alpha=0.2),
+        n("Elu", ["x"], "elu", alpha=0.7),
+        n("Clip", ["x", "lo", "hi"], "clip"),
+        n("Clip", ["x", "", "six"], "clip_max"),
+        n("Exp", ["x"], "exp"),
+        n("Log", ["pos"], "log"),
+        n("Sqrt", ["pos"], "sqrt"),
+        n("Neg", ["x"], "neg"),
+        n("Erf", ["x"], "erf"),
+        n("Reciprocal", ["x"], "reciprocal"),
+        n("Sub", ["x", "w"], "sub"),
+        n("Div", ["x", "w"], "div"),
+        n("Pow", ["pos", "e"], "pow"),
+        n("Max", ["x", "tanh", "sigmoid"], "max"),
+        n("Min", ["x", "w"], "min"),
+    ]
+    outs = [nd.output[0] for nd in nodes if nd.output[0] not in ("pos",)]
+    m = model(nodes, [value("x", "batch", 6)],
+              [value(o, "batch", 6) for o in outs], consts)
+    # No zeros: Reciprocal(0) = inf would not compare with a tolerance.
+    x = (rng.uniform(-4, 4, (2, 6))).astype(np.float32)
+    v, wv = x.astype(np.float64), arr(w)
+    pos = np.abs(v) + 0.5
+    sig = 1 / (1 + np.exp(-v))
+    erf = np.vectorize(math.erf)
+    ref = {
+        "abs": np.abs(v), "sigmoid": sig, "tanh": np.tanh(v),
+        "hard_sigmoid": np.clip(0.3 * v + 0.4, 0, 1),
+        "hard_swish": v * np.clip(v / 6 + 0.5, 0, 1),
+        "leaky_relu": np.where(v >= 0, v, 0.2 * v),
+        "elu": np.where(v > 0, v, 0.7 * (np.exp(v) - 1)),
+        "clip": np.clip(v, -0.5, 0.5), "clip_max": np.minimum(v, 6.0),
+        "exp": np.exp(v), "log": np.log(pos), "sqrt": np.sqrt(pos),
+        "neg": -v, "erf": erf(v), "reciprocal": 1 / v, "sub": v - wv,
+        "div": v / wv, "pow": pos ** 2.5,
+        "max": np.maximum(np.maximum(v, np.tanh(v)), sig),
+        "min": np.minimum(v, wv),
+    }
+    return m, {"input0": x}, [ref[o] for o in outs]
 
 
 def old_opset(out):
@@ -255,11 +315,11 @@ def old_opset(out):
 
 def unsupported(out):
     nodes = [
-        helper.make_node("Sigmoid", ["x"], ["a"], name="/act/Sigmoid"),
+        helper.make_node("Sin", ["x"], ["a"], name="/act/Sin"),
         helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
         helper.make_node("Transpose", ["b"], ["c"], name="/t/Transpose",
                          perm=[1, 0]),
-        helper.make_node("Tanh", ["c"], ["y"]),
+        helper.make_node("Cos", ["c"], ["y"]),
     ]
     return model(nodes, [value("x", 2, 3)], [value("y", 3, 2)], []), None, None
 
@@ -395,7 +455,7 @@ def conformance(out):
     """OUT_DIR/cases: Relu cases whose expected outputs are right, within
     ONNX's tolerance (rtol 1e-3, atol 1e-7), deliberately wrong, of the
     wrong shape or NaN where the result is a number, and a case of an op the
-    importer does not claim (Sigmoid), and an Add of two inputs."""
+    importer does not claim (Det), and an Add of two inputs."""
     root = os.path.join(out, "cases")
     relu = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", 3, 4)],
                  [value("y", 3, 4)], [])
@@ -426,15 +486,16 @@ def conformance(out):
     b = rng.standard_normal(4).astype(np.float32)
     write_case(root, "test_add", add, [[x, b]], [[x + b]])
     write_case(root, "test_add_wrong", add, [[x, b]], [[x - b]])
-    sigmoid = model([helper.make_node("Sigmoid", ["x"], ["y"])],
-                    [value("x", 3, 4)], [value("y", 3, 4)], [])
-    write_case(root, "test_sigmoid", sigmoid, [[x]],
-               [[(1 / (1 + np.exp(-x))).astype(np.float32)]])
+    det = model([helper.make_node("Det", ["m"], ["d"])], [value("m", 3, 3)],
+                [value("d")], [])
+    m = rng.standard_normal((3, 3)).astype(np.float32)
+    write_case(root, "test_det", det, [[m]],
+               [[np.array(np.linalg.det(m), dtype=np.float32)]])
     return None, None, None
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, lone_erf, old_opset, unsupported, dynamic, opset18,
+          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, old_opset, unsupported, dynamic, opset18,
            external, badattr, zerostride, shortdata, dropout_training,
            dropout_ratio_zero, fold_int32, fold_int32_overflow, conformance]}
 

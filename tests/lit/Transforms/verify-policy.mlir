@@ -260,3 +260,33 @@ mix.network @n precision(f16) (%x: tensor<2x8xf32>) {
   %6 = mix.dense %x, %w precision(bf16, weights = f16, accumulator = f64, output = f32) : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   mix.return
 }
+
+// -----
+
+// The elementwise math layers whose function overflows or loses precision
+// in f16: exp (also inside sigmoid, silu, elu), log, pow. tanh and sqrt are
+// not flagged.
+// expected-note @+1 {{f16 inherited from network @n}}
+mix.network @n precision(f16) (%t: tensor<4xf32>) {
+  // expected-warning @+1 {{[reduced-precision-reduction] 'mix.exp' evaluates exp in f16 (activations); exp overflows reduced formats quickly}}
+  %0 = mix.exp %t : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @+1 {{[reduced-precision-reduction] 'mix.sigmoid' evaluates exp in f16 (activations); exp overflows reduced formats quickly}}
+  %1 = mix.sigmoid %t : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @+1 {{[reduced-precision-reduction] 'mix.log' evaluates log in f16 (activations); log's results lose relative precision and its small inputs underflow in reduced formats}}
+  %2 = mix.log %t : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @+1 {{[reduced-precision-reduction] 'mix.pow' evaluates pow in f16 (activations); pow overflows reduced formats quickly}}
+  %3 = mix.pow %t, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %4 = mix.tanh %t : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = mix.sqrt %t : (tensor<4xf32>) -> tensor<4xf32>
+  mix.return
+}
+
+// -----
+
+// int8 is for GEMM-like layers only, math included.
+mix.network @n precision(f32) (%t: tensor<4xf32>) {
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.sigmoid' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-note @+1 {{int8 set by the layer's own precision}}
+  %0 = mix.sigmoid %t precision(int8) : (tensor<4xf32>) -> tensor<4xf32>
+  mix.return
+}

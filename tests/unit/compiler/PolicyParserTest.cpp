@@ -4,7 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/ModelLoader.h"
+#include "dialect/MixOps.h"
 #include "passes/Policy.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <catch2/catch.hpp>
 
@@ -186,4 +189,22 @@ TEST_CASE("a missing policy file is an error naming it", "[policy][errors]") {
   CHECK(llvm::toString(p.takeError()) ==
         "cannot read policy file '/nonexistent/policy.json': No such file or "
         "directory");
+}
+
+TEST_CASE("every layer op of the dialect is a kind policies can name",
+          "[policy]") {
+  // The `ops` lists of a policy are checked against getLayerKinds(): a layer
+  // op missing there could not be allowed or denied by name.
+  mlir::MLIRContext context;
+  mix::loadMixDialects(context);
+  int layers = 0;
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
+    if (name.getDialectNamespace() != "mix" ||
+        !name.hasInterface<mix::LayerOpInterface>())
+      continue;
+    ++layers;
+    INFO(name.getStringRef().str());
+    CHECK(llvm::is_contained(mix::getLayerKinds(), name.stripDialect()));
+  }
+  CHECK(layers == int(mix::getLayerKinds().size()));
 }

@@ -1,0 +1,222 @@
+//===- MixToLinalgMath.cpp - elementwise math ops to linalg ---------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The elementwise math layers (sigmoid, tanh, hard_sigmoid, hard_swish,
+// silu, leaky_relu, elu, clip, exp, log, sqrt, rsqrt, abs, neg, erf,
+// reciprocal; sub, div, pow, maximum, minimum with numpy broadcasting): one
+// elementwise linalg.generic each.
+//
+// Every op evaluates in f32, or f64 when an operand is f64, and rounds once
+// to its result type: libm has no f16/bf16 functions, and an f16 or bf16
+// division or square root computed in f32 and rounded once equals the one
+// computed in the narrow format (f32 keeps more than twice their
+// significand bits plus two). With checks on, a finite value that rounds to
+// infinity in the result type is reported like a checked cast's overflow
+// (docs/precision.md, "Elementwise math"); ops whose results lie in [-1, 1]
+// cannot overflow and carry no check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/LayerLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::lowering;
+
+namespace {
+
+/// Builds scalar arithmetic in one float type, one op per statement (the IR
+/// must not depend on the order the host compiler evaluates arguments in).
+struct Scalar {
+  OpBuilder &b;
+  Location loc;
+  Type type;
+
+  Value c(double v) const {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+  }
+  Value add(Value x, Value y) const {
+    return arith::AddFOp::create(b, loc, x, y);
+  }
+  Value sub(Value x, Value y) const {
+    return arith::SubFOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, Value y) const {
+    return arith::MulFOp::create(b, loc, x, y);
+  }
+  Value div(Value x, Value y) const {
+    return arith::DivFOp::create(b, loc, x, y);
+  }
+  /// NaN-propagating max and min (IEEE 754-2019 maximum/minimum).
+  Value max(Value x, Value y) const {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
+  Value min(Value x, Value y) const {
+    return arith::MinimumFOp::create(b, loc, x, y);
+  }
+  Value exp(Value x) const { return math::ExpOp::create(b, loc, x); }
+  /// x `pred` 0 ? x : otherwise.
+  Value selectIf(arith::CmpFPredicate pred, Value x, Value otherwise) const {
+    Value cond = arith::CmpFOp::create(b, loc, pred, x, c(0.0));
+    return arith::SelectOp::create(b, loc, cond, x, otherwise);
+  }
+  /// max(0, min(1, alpha * x + beta)), ONNX's HardSigmoid.
+  Value hardSigmoid(Value x, double alpha, double beta) const {
+    Value scaled = mul(c(alpha), x);
+    Value shifted = add(scaled, c(beta));
+    Value upper = min(shifted, c(1.0));
+    return max(upper, c(0.0));
+  }
+  /// 1 / (1 + exp(-x)): exp(-x) = inf gives 0, NaN stays NaN.
+  Value sigmoid(Value x) const {
+    Value negated = arith::NegFOp::create(b, loc, x);
+    Value e = exp(negated);
+    Value denominator = add(c(1.0), e);
+    return div(c(1.0), denominator);
+  }
+};
+
+/// How each op computes, from its operands converted to the compute type.
+template <typename OpTy>
+Value compute(OpTy op, const Scalar &s, ValueRange x);
+
+#define MIX_MATH(OP, BODY)                                                     \
+  template <>                                                                  \
+  Value compute(OP op, const Scalar &s, ValueRange x) {                        \
+    (void)op;                                                                  \
+    BODY                                                                       \
+  }
+MIX_MATH(SigmoidOp, { return s.sigmoid(x[0]); })
+MIX_MATH(TanhOp, { return math::TanhOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(HardSigmoidOp, {
+  return s.hardSigmoid(x[0], op.getAlpha().convertToDouble(),
+                       op.getBeta().convertToDouble());
+})
+MIX_MATH(HardSwishOp, { return s.mul(x[0], s.hardSigmoid(x[0], 1.0 / 6, 0.5)); })
+MIX_MATH(SiluOp, { return s.mul(x[0], s.sigmoid(x[0])); })
+MIX_MATH(LeakyReluOp, {
+  Value scaled = s.mul(s.c(op.getAlpha().convertToDouble()), x[0]);
+  return s.selectIf(arith::CmpFPredicate::OGE, x[0], scaled);
+})
+MIX_MATH(EluOp, {
+  Value e = s.exp(x[0]);
+  Value minusOne = s.sub(e, s.c(1.0));
+  Value scaled = s.mul(s.c(op.getAlpha().convertToDouble()), minusOne);
+  return s.selectIf(arith::CmpFPredicate::OGT, x[0], scaled);
+})
+MIX_MATH(ClipOp, {
+  double lo = op.getMin().convertToDouble();
+  double hi = op.getMax().convertToDouble();
+  Value y = x[0];
+  if (lo != -std::numeric_limits<double>::infinity())
+    y = s.max(y, s.c(lo));
+  if (hi != std::numeric_limits<double>::infinity())
+    y = s.min(y, s.c(hi));
+  return y;
+})
+MIX_MATH(ExpOp, { return s.exp(x[0]); })
+MIX_MATH(LogOp, { return math::LogOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(SqrtOp, { return math::SqrtOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(RsqrtOp, {
+  Value root = math::SqrtOp::create(s.b, s.loc, x[0]);
+  return s.div(s.c(1.0), root);
+})
+MIX_MATH(AbsOp, { return math::AbsFOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(NegOp, { return arith::NegFOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(ErfOp, { return math::ErfOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(ReciprocalOp, { return s.div(s.c(1.0), x[0]); })
+MIX_MATH(SubOp, { return s.sub(x[0], x[1]); })
+MIX_MATH(DivOp, { return s.div(x[0], x[1]); })
+MIX_MATH(PowOp, { return math::PowFOp::create(s.b, s.loc, x[0], x[1]); })
+MIX_MATH(MaximumOp, { return s.max(x[0], x[1]); })
+MIX_MATH(MinimumOp, { return s.min(x[0], x[1]); })
+#undef MIX_MATH
+
+/// Ops whose every result lies in [-1, 1]: rounding cannot overflow.
+template <typename OpTy> constexpr bool kBounded = false;
+template <> constexpr bool kBounded<SigmoidOp> = true;
+template <> constexpr bool kBounded<TanhOp> = true;
+template <> constexpr bool kBounded<HardSigmoidOp> = true;
+template <> constexpr bool kBounded<ErfOp> = true;
+
+/// f32, or f64 when some operand is f64.
+Type computeType(OpBuilder &b, ValueRange operands) {
+  for (Value v : operands)
+    if (getElementTypeOrSelf(v.getType()).isF64())
+      return b.getF64Type();
+  return b.getF32Type();
+}
+
+template <typename OpTy> struct MathLowering : MixLoweringPattern<OpTy> {
+  using MixLoweringPattern<OpTy>::MixLoweringPattern;
+  using OpAdaptor = typename MixLoweringPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Type to = type.getElementType();
+    Type wide = computeType(rewriter, adaptor.getOperands());
+    bool check = !kBounded<OpTy> && this->options.checks &&
+                 cast<FloatType>(to).getWidth() <
+                     cast<FloatType>(wide).getWidth();
+    std::string what;
+    llvm::raw_string_ostream(what) << op->getName().stripDialect() << " in "
+                                   << to << " overflows";
+    Value result = elementwise(
+        rewriter, op.getLoc(), adaptor.getOperands(), type,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<Value> wideArgs;
+          for (Value a : args)
+            wideArgs.push_back(convertScalar(b, loc, a, wide));
+          Value y = compute(op, Scalar{b, loc, wide}, wideArgs);
+          Value r = convertScalar(b, loc, y, to);
+          if (!check)
+            return r;
+          // A finite y that rounds to +-inf (the test of a checked cast).
+          Value inf = arith::ConstantOp::create(
+              b, loc,
+              b.getFloatAttr(
+                  wide,
+                  APFloat::getInf(cast<FloatType>(wide).getFloatSemantics())));
+          Value magnitude = math::AbsFOp::create(b, loc, y);
+          Value back = convertScalar(b, loc, r, wide);
+          Value backMagnitude = math::AbsFOp::create(b, loc, back);
+          Value finite = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OLT, magnitude, inf);
+          Value overflowed = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, backMagnitude, inf);
+          Value failed = arith::AndIOp::create(b, loc, finite, overflowed);
+          Value reported = convertScalar(b, loc, y, b.getF64Type());
+          Value index = linearIndex(b, loc, type.getShape());
+          emitCheck(b, loc, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
+                    reported);
+          return r;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mix::lowering::populateMathPatterns(RewritePatternSet &patterns,
+                                         const MixToLinalgOptions &options) {
+  patterns.add<MathLowering<SigmoidOp>, MathLowering<TanhOp>,
+               MathLowering<HardSigmoidOp>, MathLowering<HardSwishOp>,
+               MathLowering<SiluOp>, MathLowering<LeakyReluOp>,
+               MathLowering<EluOp>, MathLowering<ClipOp>, MathLowering<ExpOp>,
+               MathLowering<LogOp>, MathLowering<SqrtOp>,
+               MathLowering<RsqrtOp>, MathLowering<AbsOp>,
+               MathLowering<NegOp>, MathLowering<ErfOp>,
+               MathLowering<ReciprocalOp>, MathLowering<SubOp>,
+               MathLowering<DivOp>, MathLowering<PowOp>,
+               MathLowering<MaximumOp>, MathLowering<MinimumOp>>(
+      patterns.getContext(), options);
+}

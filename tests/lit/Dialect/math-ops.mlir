@@ -1,0 +1,55 @@
+// Round trip of the elementwise math layers: attributes at their defaults
+// are not printed, others are; every op takes the layer precision syntax.
+// RUN: mix-opt %s | mix-opt | FileCheck %s
+// RUN: mix-opt %s --mlir-print-op-generic | mix-opt | FileCheck %s
+
+// CHECK-LABEL: mix.network @math
+// CHECK: mix.sigmoid %[[X:.*]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.tanh %[[X]] precision(f16) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.hard_sigmoid %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.hard_sigmoid %[[X]] {alpha = 0.16666666666666666 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.hard_swish %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.silu %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.leaky_relu %[[X]] {alpha = 1.000000e-01 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.elu %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.clip %[[X]] {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.clip %[[X]] {max = 1.000000e+00 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.exp %[[X]] precision(output = f32) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.log %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.sqrt %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.rsqrt %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.abs %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.neg %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.erf %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.reciprocal %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.sub %[[X]], %[[B:.*]] : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.div %[[X]], %[[B]] precision(bf16) : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.pow %[[X]], %[[B]] : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.maximum %[[B]], %[[X]] : (tensor<10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.minimum %[[X]], %[[X]] : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+mix.network @math precision(f32) (%x: tensor<4x10xf32>, %b: tensor<10xf32>) -> tensor<4x10xf32> {
+  %0 = mix.sigmoid %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %1 = mix.tanh %x precision(f16) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %2 = mix.hard_sigmoid %x {alpha = 0.2 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %3 = mix.hard_sigmoid %x {alpha = 0.16666666666666666 : f64, beta = 0.5 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %4 = mix.hard_swish %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %5 = mix.silu %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %6 = mix.leaky_relu %x {alpha = 0.1 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %7 = mix.elu %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %8 = mix.clip %x {min = 0.0 : f64, max = 6.0 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %9 = mix.clip %x {max = 1.0 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %10 = mix.exp %x precision(output = f32) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %11 = mix.log %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %12 = mix.sqrt %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %13 = mix.rsqrt %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %14 = mix.abs %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %15 = mix.neg %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %16 = mix.erf %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %17 = mix.reciprocal %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %18 = mix.sub %x, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+  %19 = mix.div %x, %b precision(bf16) : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+  %20 = mix.pow %x, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
+  %21 = mix.maximum %b, %x : (tensor<10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  %22 = mix.minimum %x, %x : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  mix.return %22 : tensor<4x10xf32>
+}

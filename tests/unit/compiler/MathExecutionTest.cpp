@@ -1,0 +1,260 @@
+//===- MathExecutionTest.cpp - compiled elementwise math vs the reference -===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Compiles every elementwise math layer (sigmoid ... reciprocal, sub, div,
+// pow, maximum, minimum) through the whole pipeline in an f32 and in an f16
+// network, runs it on adversarial inputs (signed zeros, tiny and huge
+// values, the f16 overflow threshold of exp, infinities, NaN) and compares
+// it with the f64 interpreter on the same (f16-rounded) inputs:
+//
+// - ops whose f32 result is one correctly rounded IEEE operation (abs, neg,
+//   maximum, minimum, clip, sub, div, sqrt, reciprocal) must match the
+//   reference rounded to the result type bit for bit (f64 then f32 rounding
+//   of these is innocuous: 53 >= 2 * 24 + 2);
+// - the others call libm (expf, logf, tanhf, erff, powf) or chain a few
+//   roundings: in f32 they must agree within 2^-20 relative plus 2^-22
+//   absolute (a few f32 ulps; the absolute part covers exp(x) - 1 of elu
+//   near 0, whose f32 cancellation error is one ulp of 1 as in ONNX's own
+//   float32 reference); in f16 within one f16 ulp of the rounded reference
+//   (the f32 result is within a few f32 ulps, and one rounding to f16 can
+//   move it across at most one f16 rounding boundary);
+// - NaN must come out where the reference has NaN, and nowhere else.
+//
+// The f16 runs also check the one check these ops add: a finite result
+// that rounds to infinity in f16 is reported (exp(12) = 162755 > 65504),
+// and nothing is reported without checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InterpreterTestUtil.h"
+#include "JitUtil.h"
+
+#include "mixrt/mixrt.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::test;
+
+namespace {
+
+struct MathCase {
+  const char *op;
+  int arity;
+  const char *attrs; // "" or " {alpha = ...}"
+  bool exact;        // one correctly rounded operation in f32
+};
+
+const MathCase kCases[] = {
+    {"sigmoid", 1, "", false},
+    {"tanh", 1, "", false},
+    {"hard_sigmoid", 1, " {alpha = 0.25 : f64, beta = 0.375 : f64}", false},
+    {"hard_swish", 1, "", false},
+    {"silu", 1, "", false},
+    {"leaky_relu", 1, " {alpha = 0.125 : f64}", true},
+    {"elu", 1, " {alpha = 1.5 : f64}", false},
+    {"clip", 1, " {min = -2.5 : f64, max = 6.0 : f64}", true},
+    {"exp", 1, "", false},
+    {"log", 1, "", false},
+    {"sqrt", 1, "", true},
+    {"rsqrt", 1, "", false},
+    {"abs", 1, "", true},
+    {"neg", 1, "", true},
+    {"erf", 1, "", false},
+    {"reciprocal", 1, "", true},
+    {"sub", 2, "", true},
+    {"div", 2, "", true},
+    {"pow", 2, "", false},
+    {"maximum", 2, "", true},
+    {"minimum", 2, "", true},
+};
+
+double roundTo(double x, const llvm::fltSemantics &sem) {
+  llvm::APFloat v(x);
+  bool lost;
+  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  return v.convertToDouble();
+}
+
+/// One ulp of `x` in the format `sem` (of its binade; the smallest
+/// subnormal step below the normal range).
+double ulp(double x, const llvm::fltSemantics &sem) {
+  llvm::APFloat v(std::fabs(roundTo(x, sem)));
+  bool lost;
+  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+  llvm::APFloat next = v;
+  next.next(false);
+  if (next.isInfinity()) {
+    next = v;
+    next.next(true);
+    return std::fabs(v.convertToDouble() - next.convertToDouble());
+  }
+  return next.convertToDouble() - v.convertToDouble();
+}
+
+std::vector<float> adversarialInputs(bool f16) {
+  std::vector<float> v = {0.0f,   -0.0f,  1.0f,    -1.0f,   0.5f,  2.0f,
+                          3.0f,   -3.0f,  6.0f,    -6.0f,   1e-3f, -1e-3f,
+                          6e-8f,  10.0f,  11.0f,   12.0f,   -12.0f, 0.1f,
+                          -0.7f,  4.5f,   -2.5f,   65504.0f, INFINITY,
+                          -INFINITY, NAN};
+  if (!f16) {
+    for (float x : {88.0f, -88.0f, 100.0f, -100.0f, 1e30f, -1e30f, 1e-40f})
+      v.push_back(x);
+  }
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 4.0f);
+  while (v.size() < 64)
+    v.push_back(normal(rng));
+  return v;
+}
+
+std::string model(const MathCase &c, const char *precision, int64_t n) {
+  std::string t = "tensor<" + std::to_string(n) + "xf32>";
+  std::string args = "%a: " + t, operands = "%a", types = t;
+  if (c.arity == 2) {
+    args += ", %b: " + t;
+    operands += ", %b";
+    types += ", " + t;
+  }
+  return std::string("mix.network @m precision(") + precision + ") (" + args +
+         ") -> " + t + " {\n  %y = mix." + c.op + " " + operands + c.attrs +
+         " : (" + types + ") -> " + t + "\n  mix.return %y : " + t + "\n}\n";
+}
+
+using Memref = StridedMemRefType<float, 1>;
+
+/// Runs the compiled network once; returns the output and the check status.
+std::vector<float> runCompiled(const std::string &source, int arity,
+                               std::vector<float> a, std::vector<float> b,
+                               bool checks, int32_t &status) {
+  Jit jit;
+  MixPipelineOptions options;
+  options.checkedCasts = checks;
+  auto engine = compile(jit.context, source, options);
+  REQUIRE(engine);
+  auto fn = engine->lookup("_mlir_ciface_m");
+  REQUIRE(bool(fn));
+  int64_t n = int64_t(a.size());
+  std::vector<float> y(n, -7.0f);
+  Memref in0 = view<float, 1>(a.data(), {n});
+  Memref in1 = view<float, 1>(b.data(), {n});
+  Memref out = view<float, 1>(y.data(), {n});
+  mixrt_check_reset();
+  if (arity == 1)
+    reinterpret_cast<void (*)(Memref *, Memref *)>(*fn)(&in0, &out);
+  else
+    reinterpret_cast<void (*)(Memref *, Memref *, Memref *)>(*fn)(&in0, &in1,
+                                                                 &out);
+  status = mixrt_check_status();
+  return y;
+}
+
+void compare(const MathCase &c, bool f16) {
+  const llvm::fltSemantics &sem =
+      f16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::IEEEsingle();
+  std::vector<float> a = adversarialInputs(f16);
+  // The second operand: the inputs in another order (every pair of
+  // special values meets somewhere), pow gets small exponents.
+  std::vector<float> b(a.rbegin(), a.rend());
+  if (std::string(c.op) == "pow")
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = std::isfinite(b[i]) ? std::fmod(std::round(b[i] * 2) / 2, 4.0f)
+                                 : b[i];
+  int64_t n = int64_t(a.size());
+
+  // The reference: the interpreter (f64) on inputs rounded as the f16
+  // network rounds them, rounded once to the result type.
+  std::vector<double> ra, rb;
+  for (float x : a)
+    ra.push_back(roundTo(x, sem));
+  for (float x : b)
+    rb.push_back(roundTo(x, sem));
+  Model reference(model(c, "f32", n));
+  std::vector<RefTensor> inputs = {tensor({n}, ra)};
+  if (c.arity == 2)
+    inputs.push_back(tensor({n}, rb));
+  std::vector<double> expected = reference.ok(inputs)[0].data;
+
+  int32_t status = 0;
+  std::vector<float> got = runCompiled(model(c, f16 ? "f16" : "f32", n),
+                                       c.arity, a, b, /*checks=*/false, status);
+  CHECK(status == MIXRT_STATUS_OK);
+  for (int64_t i = 0; i < n; ++i) {
+    double want = expected[i];
+    double r = roundTo(want, sem);
+    INFO(c.op << (f16 ? " f16" : " f32") << " element " << i << ": a = "
+              << a[i] << ", b = " << b[i] << ", got " << got[i]
+              << ", reference " << want);
+    if (std::isnan(want)) {
+      CHECK(std::isnan(got[i]));
+      continue;
+    }
+    REQUIRE_FALSE(std::isnan(got[i]));
+    // Exact ops, and results beyond the format's range, bit for bit.
+    if (c.exact || std::isinf(r)) {
+      CHECK(double(got[i]) == r);
+      if (r == 0)
+        CHECK(std::signbit(got[i]) == std::signbit(r));
+      continue;
+    }
+    double tolerance = f16 ? ulp(want, sem)
+                           : std::ldexp(std::fabs(want), -20) +
+                                 std::ldexp(1.0, -22);
+    CHECK(std::fabs(double(got[i]) - want) <= tolerance);
+  }
+}
+
+} // namespace
+
+TEST_CASE("compiled elementwise math matches the f64 reference in f32",
+          "[exec][math]") {
+  for (const MathCase &c : kCases) {
+    SECTION(c.op) { compare(c, /*f16=*/false); }
+  }
+}
+
+TEST_CASE("compiled elementwise math matches the f64 reference in f16",
+          "[exec][math]") {
+  for (const MathCase &c : kCases) {
+    SECTION(c.op) { compare(c, /*f16=*/true); }
+  }
+}
+
+TEST_CASE("a finite math result that overflows f16 is reported",
+          "[exec][math]") {
+  const MathCase exp = {"exp", 1, "", false};
+  std::string source = model(exp, "f16", 4);
+  std::vector<float> x = {1.0f, 12.0f, 13.0f, INFINITY};
+  int32_t status = 0;
+  std::vector<float> y = runCompiled(source, 1, x, x, /*checks=*/true, status);
+  // IEEE results either way; the first overflow (element 1) is reported.
+  CHECK(std::isinf(y[1]));
+  CHECK(status == MIXRT_STATUS_OUT_OF_RANGE);
+  std::string message = mixrt_last_error_message();
+  INFO(message);
+  CHECK(message.find("exp in f16 overflows at element 1 (value 162755)") !=
+        std::string::npos);
+
+  // exp(inf) = inf is not an overflow; without checks nothing is reported.
+  std::vector<float> inf = {1.0f, 2.0f, 3.0f, INFINITY};
+  runCompiled(source, 1, inf, inf, /*checks=*/true, status);
+  CHECK(status == MIXRT_STATUS_OK);
+  runCompiled(source, 1, x, x, /*checks=*/false, status);
+  CHECK(status == MIXRT_STATUS_OK);
+
+  // sigmoid's results lie in [0, 1]: no check is compiled at all.
+  const MathCase sigmoid = {"sigmoid", 1, "", false};
+  runCompiled(model(sigmoid, "f16", 4), 1, x, x, /*checks=*/true, status);
+  CHECK(status == MIXRT_STATUS_OK);
+}
