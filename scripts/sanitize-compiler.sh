@@ -22,7 +22,7 @@ targets=(mix-opt mix-lint mixc mix-run mix-calibrate mix-bench mixrt mixrt_core)
 onnx=0
 if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^mix-import-onnx:'; then
   onnx=1
-  targets+=(mix-import-onnx)
+  targets+=(mix-import-onnx mix-onnx-conformance)
 fi
 if [ "$UNIT" = "1" ]; then
   targets+=(mix_compiler_tests mix_io_tests mix_support_tests)

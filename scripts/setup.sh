@@ -9,7 +9,7 @@ PACKAGES=(
   ninja-build cmake g++ gcc pkg-config python3 clang-format-22
   clang-22 libclang-rt-22-dev libfuzzer-22-dev lld-22
   libopenblas-dev libdnnl-dev
-  libonnx-dev libprotobuf-dev python3-onnx
+  libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx
 )
 
 missing=()

@@ -16,9 +16,11 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 using namespace mlir;
 using namespace mix;
@@ -109,6 +111,8 @@ bool Importer::fold(const onnx::NodeProto &node) {
   if (!data)
     return false;
   std::vector<int64_t> shape = shapeOf(0);
+  // Results keep the element type of the data (int32 or int64).
+  int32_t dtype = constant(input(node, 0))->dtype;
   if (op == "Cast") {
     int64_t to = attrInt(node, "to", 0);
     if (!isIntegerType(int32_t(to)))
@@ -127,7 +131,7 @@ bool Importer::fold(const onnx::NodeProto &node) {
         return false;
       values.push_back((*data)[i]);
     }
-    return result(shapeOf(1), values);
+    return result(shapeOf(1), values, dtype);
   }
   if (op == "Concat") {
     std::vector<int64_t> values;
@@ -137,7 +141,7 @@ bool Importer::fold(const onnx::NodeProto &node) {
         return false;
       values.insert(values.end(), part->begin(), part->end());
     }
-    return result({int64_t(values.size())}, values);
+    return result({int64_t(values.size())}, values, dtype);
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
     auto axes = intsOf(1);
@@ -169,7 +173,7 @@ bool Importer::fold(const onnx::NodeProto &node) {
           newShape.push_back(d);
       }
     }
-    return result(newShape, *data);
+    return result(newShape, *data, dtype);
   }
   if (op == "Slice") {
     auto starts = intsOf(1), ends = intsOf(2);
@@ -193,7 +197,7 @@ bool Importer::fold(const onnx::NodeProto &node) {
     std::vector<int64_t> values;
     for (int64_t i = s; i < e; i += (*steps)[0])
       values.push_back((*data)[i]);
-    return result({int64_t(values.size())}, values);
+    return result({int64_t(values.size())}, values, dtype);
   }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     auto rhs = intsOf(1);
@@ -209,12 +213,25 @@ bool Importer::fold(const onnx::NodeProto &node) {
       int64_t b = (*rhs)[rhs->size() == 1 ? 0 : i];
       if (a == kBatchDim || b == kBatchDim || (op == "Div" && b == 0))
         return false;
-      values.push_back(op == "Add"   ? a + b
-                       : op == "Sub" ? a - b
-                       : op == "Mul" ? a * b
-                                     : a / b);
+      int64_t v = 0;
+      bool overflow;
+      if (op == "Add")
+        overflow = llvm::AddOverflow(a, b, v);
+      else if (op == "Sub")
+        overflow = llvm::SubOverflow(a, b, v);
+      else if (op == "Mul")
+        overflow = llvm::MulOverflow(a, b, v);
+      else if (!(overflow = a == INT64_MIN && b == -1))
+        v = a / b;
+      // A value the element type cannot hold is left to the layers (and
+      // refused there) rather than folded wrongly.
+      if (overflow ||
+          (dtype == onnx::TensorProto::INT32 && int64_t(int32_t(v)) != v))
+        return false;
+      values.push_back(v);
     }
-    return result(data->size() >= rhs->size() ? shape : shapeOf(1), values);
+    return result(data->size() >= rhs->size() ? shape : shapeOf(1), values,
+                  dtype);
   }
   return false;
 }

@@ -166,6 +166,20 @@ reshapeResult(RankedTensorType in, llvm::ArrayRef<int64_t> target,
   return out;
 }
 
+/// True if `c` is a constant boolean tensor of falses (from raw_data or
+/// int32_data, as ONNX stores booleans).
+bool isConstantFalse(const Constant *c) {
+  if (!c || !c->proto || c->dtype != onnx::TensorProto::BOOL ||
+      c->numElements() < 1)
+    return false;
+  const onnx::TensorProto &t = *c->proto;
+  if (t.has_raw_data())
+    return int64_t(t.raw_data().size()) == c->numElements() &&
+           llvm::all_of(t.raw_data(), [](char b) { return b == 0; });
+  return t.int32_data_size() == c->numElements() &&
+         llvm::all_of(t.int32_data(), [](int32_t v) { return v == 0; });
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -294,6 +308,19 @@ void Importer::convert(const onnx::NodeProto &node) {
     if (op == "Dropout" && hasOutput(node, 1)) {
       problem(node, "the mask output of Dropout is not supported");
       return;
+    }
+    // Dropout is the identity in inference; with a training_mode (input 2)
+    // that is not a constant false it drops at random, unless its ratio
+    // (input 1, default 0.5) is a constant 0.
+    if (op == "Dropout" && !input(node, 2).empty()) {
+      std::optional<double> ratio =
+          input(node, 1).empty() ? 0.5 : constantScalar(input(node, 1));
+      if (!isConstantFalse(constant(input(node, 2))) && ratio != 0.0) {
+        problem(node, "Dropout in training mode is not supported "
+                      "(training_mode must be a constant false, or the ratio "
+                      "a constant 0)");
+        return;
+      }
     }
     if (const Constant *c = constant(input(node, 0))) {
       Constant copy = *c;

@@ -192,13 +192,21 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
       return {};
     }
     bytes = std::move(*read);
-  } else if (c.ints && info.size == 8) {
+  } else if (c.ints && (info.size == 8 || info.size == 4)) {
     if (llvm::is_contained(*c.ints, kBatchDim)) {
       problem(node, "'" + c.name + "' depends on the dynamic batch size");
       return {};
     }
-    bytes.resize(n * 8);
-    std::memcpy(bytes.data(), c.ints->data(), n * 8);
+    // Folded integers (int64, or int32 narrowed as Cast does).
+    bytes.resize(n * info.size);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t wide = (*c.ints)[i];
+      int32_t narrow = int32_t(wide);
+      std::memcpy(bytes.data() + i * info.size,
+                  info.size == 8 ? static_cast<const void *>(&wide)
+                                 : static_cast<const void *>(&narrow),
+                  info.size);
+    }
   } else {
     problem(node, "constant '" + c.name + "' has no data");
     return {};

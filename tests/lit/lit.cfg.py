@@ -85,6 +85,10 @@ _mixrt_deps = _mixrt_link_deps()
 # leaks of LLVM/MLIR globals would be suppressed one by one (fuzz/lsan.supp).
 # Options already in the environment come last and win.
 if getattr(config, "mixc_sanitize", False):
+    # Tests that cannot run under the sanitizers (LD_PRELOAD) say
+    # `UNSUPPORTED: sanitize`.
+    config.available_features.add("sanitize")
+
     def _prepend_options(var, options):
         given = config.environment.get(var, "")
         config.environment[var] = ":".join(o for o in (options, given) if o)

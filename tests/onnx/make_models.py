@@ -527,9 +527,136 @@ def shortdata(out):
     return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [t]), None, None
 
 
+def dropouts(training_ratio):
+    """x -> Dropout(ratio 0.3, training_mode false) -> Relu -> Dropout(ratio 0,
+    training_mode true) -> Dropout(ratio `training_ratio`, training_mode
+    true) -> y: only the last one drops at random (unless its ratio is 0)."""
+    inits = [
+        numpy_helper.from_array(np.array(0.3, dtype=np.float32), "r_infer"),
+        numpy_helper.from_array(np.array(False), "t_false"),
+        numpy_helper.from_array(np.array(0.0, dtype=np.float32), "r_zero"),
+        numpy_helper.from_array(np.array(True), "t_true"),
+        numpy_helper.from_array(np.array(training_ratio, dtype=np.float32),
+                                "r_train"),
+    ]
+    nodes = [
+        helper.make_node("Dropout", ["x", "r_infer", "t_false"], ["a"],
+                         name="/d/infer"),
+        helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
+        helper.make_node("Dropout", ["b", "r_zero", "t_true"], ["c"],
+                         name="/d/zero"),
+        helper.make_node("Dropout", ["c", "r_train", "t_true"], ["y"],
+                         name="/d/train"),
+    ]
+    return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], inits)
+
+
+def dropout_training(out):
+    return dropouts(0.5), None, None
+
+
+def dropout_ratio_zero(out):
+    return dropouts(0.0), None, None
+
+
+def fold_int32(out):
+    """Shape computations on int32 constants keep int32 (they became int64):
+    a Squeeze, a Mul, a Concat and a Cast of a Shape, all network outputs."""
+    c = numpy_helper.from_array(np.array([[1, 2, 3]], dtype=np.int32), "c")
+    d = numpy_helper.from_array(np.array([4, 5, 6], dtype=np.int32), "d")
+    axes = numpy_helper.from_array(np.array([0], dtype=np.int64), "axes")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("Squeeze", ["c", "axes"], ["s"]),
+        helper.make_node("Mul", ["s", "d"], ["m"]),
+        helper.make_node("Concat", ["s", "d"], ["j"], axis=0),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Cast", ["shape"], ["k"], to=TensorProto.INT32),
+    ]
+    i32 = lambda name, n: helper.make_tensor_value_info(name, TensorProto.INT32, [n])
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3), i32("s", 3), i32("m", 3), i32("j", 6),
+                   i32("k", 2)], [c, d, axes]), None, None)
+
+
+def fold_int32_overflow(out):
+    """65536 * 65536 does not fit int32: not folded (and not imported)."""
+    c = numpy_helper.from_array(np.array([65536], dtype=np.int32), "c")
+    nodes = [helper.make_node("Relu", ["x"], ["y"]),
+             helper.make_node("Mul", ["c", "c"], ["m"], name="/m/Mul")]
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3),
+                   helper.make_tensor_value_info("m", TensorProto.INT32, [1])],
+                  [c]), None, None)
+
+
+# --------------------------------------------------------------------------
+# Cases for mix-onnx-conformance, laid out as ONNX's backend node tests
+# --------------------------------------------------------------------------
+
+def write_case(root, name, m, inputs, outputs):
+    """ROOT/NAME/model.onnx and ROOT/NAME/test_data_set_I/{input,output}_J.pb
+    for each (inputs, outputs) pair of lists of numpy arrays."""
+    case = os.path.join(root, name)
+    os.makedirs(case, exist_ok=True)
+    onnx.save_model(m, os.path.join(case, "model.onnx"))
+    for i, (ins, outs) in enumerate(zip(inputs, outputs)):
+        data = os.path.join(case, "test_data_set_%d" % i)
+        os.makedirs(data, exist_ok=True)
+        for kind, arrays in (("input", ins), ("output", outs)):
+            for j, a in enumerate(arrays):
+                with open(os.path.join(data, "%s_%d.pb" % (kind, j)), "wb") as f:
+                    f.write(numpy_helper.from_array(a).SerializeToString())
+
+
+def conformance(out):
+    """OUT_DIR/cases: Relu cases whose expected outputs are right, within
+    ONNX's tolerance (rtol 1e-3, atol 1e-7), deliberately wrong, of the
+    wrong shape or NaN where the result is a number, and a case of an op the
+    importer does not claim (Det), and an Add of two inputs."""
+    root = os.path.join(out, "cases")
+    relu = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", 3, 4)],
+                 [value("y", 3, 4)], [])
+    xs = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2)]
+    ys = [np.maximum(x, 0) for x in xs]
+    x, y = xs[0], ys[0]
+    # Element 5 is positive (so Relu passes it through) in every variant.
+    x[1, 1] = 1.5
+    y[1, 1] = 1.5
+    write_case(root, "test_relu_good", relu, [[x], [xs[1]]], [[y], [ys[1]]])
+    inside = y.copy()
+    inside[1, 1] = 1.5 * (1 + 0.9e-3)
+    write_case(root, "test_relu_within_tolerance", relu, [[x]], [[inside]])
+    outside = y.copy()
+    outside[1, 1] = 1.5 * (1 + 1.1e-3)
+    write_case(root, "test_relu_wrong", relu, [[x]], [[outside]])
+    # The second data set is the wrong one.
+    write_case(root, "test_relu_wrong_second_set", relu, [[x], [xs[1]]],
+               [[y], [ys[1] + 1]])
+    write_case(root, "test_relu_wrong_shape", relu, [[x]], [[y.reshape(4, 3)]])
+    nan = y.copy()
+    nan[1, 1] = np.nan
+    write_case(root, "test_relu_nan_expected", relu, [[x]], [[nan]])
+    # Two inputs: the case and its constant-input variant (test_add+const,
+    # b an initializer) pass; both are mismatches with a wrong output.
+    add = model([helper.make_node("Add", ["x", "b"], ["y"])],
+                [value("x", 3, 4), value("b", 4)], [value("y", 3, 4)], [])
+    b = rng.standard_normal(4).astype(np.float32)
+    write_case(root, "test_add", add, [[x, b]], [[x + b]])
+    write_case(root, "test_add_wrong", add, [[x, b]], [[x - b]])
+    det = model([helper.make_node("Det", ["m"], ["d"])], [value("m", 3, 3)],
+                [value("d")], [])
+    m = rng.standard_normal((3, 3)).astype(np.float32)
+    write_case(root, "test_det", det, [[m]],
+               [[np.array(np.linalg.det(m), dtype=np.float32)]])
+    return None, None, None
+
+
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, old_opset, unsupported, dynamic, opset18,
-           external, badattr, zerostride, shortdata]}
+          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, old_opset,
+           unsupported, dynamic, opset18, external, badattr, zerostride, shortdata,
+           dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
+           conformance]}
 
 
 def main():
@@ -538,6 +665,8 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     m, inputs, outputs = MODELS[name](out)
+    if m is None:  # the generator wrote its own files
+        return
     path = os.path.join(out, name + ".onnx")
     if name == "external":
         onnx.save_model(m, path, save_as_external_data=True,
