@@ -8,10 +8,11 @@
 // is one element of an input (or pad's constant), converted once from the
 // activations type to the result's (exact when both are the same).
 //
-// transpose and slice are one linalg.generic reading the input through an
-// affine map; concat reads each element from the input holding it in the
-// result (see ConcatLowering); pad computes each result element's source
-// index (reflected or clamped at the edges) and reads it with tensor.extract.
+// transpose is one linalg.generic reading the input through a permutation
+// map. slice, concat and pad compute each result element's source index
+// and read it with tensor.extract: slice at start + step * i, concat from
+// the input whose slot holds the element, pad reflected or clamped at the
+// edges.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,25 +67,46 @@ struct TransposeLowering : MixLoweringPattern<TransposeOp> {
   }
 };
 
+/// An output-only generic reading input[start + step * i] with
+/// tensor.extract: a map `d * step + start` in a generic would let linalg
+/// take the loop bound from the (larger) input whenever step is 1 and start
+/// 0 (the map is then the identity).
 struct SliceLowering : MixLoweringPattern<SliceOp> {
   using MixLoweringPattern::MixLoweringPattern;
   LogicalResult
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<ShapedType>(op.getType());
+    Type out = type.getElementType();
     int64_t rank = type.getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d = 0; d < rank; ++d)
-      exprs.push_back(rewriter.getAffineDimExpr(d));
+    SmallVector<int64_t> start(rank, 0), step(rank, 1);
     // The verifier normalized nothing in place: axes may be negative.
-    for (auto [axis, start, step] :
+    for (auto [axis, s, st] :
          llvm::zip_equal(op.getAxes(), op.getStarts(), op.getSteps())) {
       int64_t a = axis < 0 ? axis + rank : axis;
-      exprs[a] = exprs[a] * step + start;
+      start[a] = s;
+      step[a] = st;
     }
-    AffineMap map = AffineMap::get(rank, 0, exprs, getContext());
-    rewriter.replaceOp(
-        op, gather(rewriter, op.getLoc(), adaptor.getInput(), map, type));
+    Value input = adaptor.getInput();
+    Value result = generic(
+        rewriter, op.getLoc(), ValueRange{}, type.getShape(), out,
+        std::nullopt, {AffineMap::getMultiDimIdentityMap(rank, getContext())},
+        allParallel(rank), [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> source;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(b, l, d);
+            if (start[d] != 0 || step[d] != 1) {
+              Value scaled = arith::MulIOp::create(
+                  b, l, i, arith::ConstantIndexOp::create(b, l, step[d]));
+              i = arith::AddIOp::create(
+                  b, l, scaled, arith::ConstantIndexOp::create(b, l, start[d]));
+            }
+            source.push_back(i);
+          }
+          Value x = tensor::ExtractOp::create(b, l, input, source);
+          return convertScalar(b, l, x, out);
+        });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

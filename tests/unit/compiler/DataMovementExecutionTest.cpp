@@ -167,6 +167,14 @@ TEST_CASE("compiled transpose, concat, slice and pad equal the reference",
                   "tensor<2x4x3xf32>",
                   "tensor<2x4x3xf32>"),
           {eighths(112, 5)}, f16);
+      // start 0, step 1: the loop bound is the result's, not the input's.
+      compareWithReference(
+          network(precision, "%x: tensor<2x8x7xf32>",
+                  "  %y = mix.slice %x {axes = array<i64: 1>, starts = "
+                  "array<i64: 0>, ends = array<i64: 5>, steps = array<i64: "
+                  "1>} : (tensor<2x8x7xf32>) -> tensor<2x5x7xf32>",
+                  "tensor<2x5x7xf32>"),
+          {eighths(112, 8)}, f16);
       for (const char *mode : {"constant", "reflect", "edge"}) {
         INFO(mode);
         compareWithReference(
