@@ -93,6 +93,10 @@ public:
   /// recording a problem with `node`.
   mlir::RankedTensorType typeOf(const onnx::NodeProto &node,
                                 llvm::StringRef name);
+  /// typeOf(), also recording a problem (and returning null) when the
+  /// element type is not a float type: the layers' results.
+  mlir::RankedTensorType floatTypeOf(const onnx::NodeProto &node,
+                                     llvm::StringRef name);
   /// The activation or the constant (as a mix.weight) `name`; null after
   /// recording a problem with `node`.
   mlir::Value operand(const onnx::NodeProto &node, llvm::StringRef name);

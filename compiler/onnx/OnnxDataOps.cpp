@@ -46,12 +46,12 @@ std::optional<int64_t> normalize(int64_t axis, int64_t rank) {
 /// [-1, dim - 1]).
 void clampSlice(int64_t dim, int64_t step, int64_t &start, int64_t &end) {
   if (start < 0)
-    start = std::max<int64_t>(start, std::numeric_limits<int64_t>::min() +
-                                         dim) +
-            dim;
+    start =
+        std::max<int64_t>(start, std::numeric_limits<int64_t>::min() + dim) +
+        dim;
   if (end < 0)
-    end = std::max<int64_t>(end, std::numeric_limits<int64_t>::min() + dim) +
-          dim;
+    end =
+        std::max<int64_t>(end, std::numeric_limits<int64_t>::min() + dim) + dim;
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
@@ -75,7 +75,7 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
 
   if (op == "Transpose") {
     Value x = operand(node, input(node, 0));
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
     int64_t rank = rankOf(x);
@@ -98,19 +98,19 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
         return true;
       inputs.push_back(v);
     }
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (inputs.empty() || !type)
       return true;
     define(out, layer<ConcatOp>(*this, type, inputs,
                                 {builder.getNamedAttr(
-                                    "axis", builder.getI64IntegerAttr(attrInt(
-                                                node, "axis", 0)))}));
+                                    "axis", builder.getI64IntegerAttr(
+                                                attrInt(node, "axis", 0)))}));
     return true;
   }
 
   if (op == "Slice") {
     Value x = operand(node, input(node, 0));
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
     auto xt = cast<RankedTensorType>(x.getType());
@@ -169,17 +169,16 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
       outEnds.push_back(end);
       outSteps.push_back(step);
     }
-    define(out, layer<SliceOp>(*this, type, {x},
-                               {i64Array("axes", outAxes),
-                                i64Array("starts", outStarts),
-                                i64Array("ends", outEnds),
-                                i64Array("steps", outSteps)}));
+    define(out, layer<SliceOp>(
+                    *this, type, {x},
+                    {i64Array("axes", outAxes), i64Array("starts", outStarts),
+                     i64Array("ends", outEnds), i64Array("steps", outSteps)}));
     return true;
   }
 
   if (op == "Pad") {
     Value x = operand(node, input(node, 0));
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
     auto pads = constantInts(input(node, 1));
@@ -205,18 +204,17 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
       value = *v;
     }
     std::string mode = attrString(node, "mode", "constant");
-    define(out,
-           layer<PadOp>(*this, type, {x},
-                        {i64Array("pads", *pads),
-                         builder.getNamedAttr("mode",
-                                              builder.getStringAttr(mode)),
-                         builder.getNamedAttr(
-                             "value", builder.getF64FloatAttr(value))}));
+    define(out, layer<PadOp>(
+                    *this, type, {x},
+                    {i64Array("pads", *pads),
+                     builder.getNamedAttr("mode", builder.getStringAttr(mode)),
+                     builder.getNamedAttr("value",
+                                          builder.getF64FloatAttr(value))}));
     return true;
   }
 
-  using Build = Value (*)(Importer &, Type, ValueRange,
-                          llvm::ArrayRef<NamedAttribute>);
+  using Build =
+      Value (*)(Importer &, Type, ValueRange, llvm::ArrayRef<NamedAttribute>);
   Build reduce = llvm::StringSwitch<Build>(op)
                      .Case("ReduceSum", layer<ReduceSumOp>)
                      .Case("ReduceMean", layer<ReduceMeanOp>)
@@ -226,7 +224,7 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
                      .Default(nullptr);
   if (reduce) {
     Value x = operand(node, input(node, 0));
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
     // ReduceSum takes its axes as an input (opset 13), the others as an
@@ -258,7 +256,7 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
 
   if (op == "AveragePool") {
     Value x = operand(node, input(node, 0));
-    RankedTensorType type = typeOf(node, out);
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
     auto xt = cast<RankedTensorType>(x.getType());

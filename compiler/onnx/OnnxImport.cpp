@@ -152,6 +152,20 @@ RankedTensorType Importer::typeOf(const onnx::NodeProto &node,
   return t;
 }
 
+RankedTensorType Importer::floatTypeOf(const onnx::NodeProto &node,
+                                       llvm::StringRef name) {
+  RankedTensorType t = typeOf(node, name);
+  if (t && !isa<FloatType>(t.getElementType())) {
+    std::string elem;
+    llvm::raw_string_ostream(elem) << t.getElementType();
+    problem(node, node.op_type() + " of " + elem +
+                      " tensors is not supported (mix layers compute on "
+                      "floating-point tensors)");
+    return {};
+  }
+  return t;
+}
+
 Value Importer::operand(const onnx::NodeProto &node, llvm::StringRef name) {
   if (Value v = value(name))
     return v;

@@ -245,7 +245,7 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
     }
   }
 
-  RankedTensorType type = typeOf(node, out);
+  RankedTensorType type = floatTypeOf(node, out);
   if (binary) {
     // Max and Min take one or more operands: a chain of binary layers.
     int n = node.input_size();
@@ -333,7 +333,7 @@ void Importer::convert(const onnx::NodeProto &node) {
   }
   if (op == "Relu" || op == "Softmax") {
     Value x = operandAt(0);
-    RankedTensorType type = resultType();
+    RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return;
     if (op == "Relu")

@@ -89,8 +89,8 @@ struct SliceLowering : MixLoweringPattern<SliceOp> {
     }
     Value input = adaptor.getInput();
     Value result = generic(
-        rewriter, op.getLoc(), ValueRange{}, type.getShape(), out,
-        std::nullopt, {AffineMap::getMultiDimIdentityMap(rank, getContext())},
+        rewriter, op.getLoc(), ValueRange{}, type.getShape(), out, std::nullopt,
+        {AffineMap::getMultiDimIdentityMap(rank, getContext())},
         allParallel(rank), [&](OpBuilder &b, Location l, ValueRange) {
           SmallVector<Value> source;
           for (int64_t d = 0; d < rank; ++d) {
@@ -217,9 +217,9 @@ struct PadLowering : MixLoweringPattern<PadOp> {
                 Value in = arith::XOrIOp::create(
                     b, l, out,
                     arith::ConstantIntOp::create(b, l, b.getI1Type(), 1));
-                inside = inside ? arith::AndIOp::create(b, l, inside, in)
-                                      .getResult()
-                                : in;
+                inside =
+                    inside ? arith::AndIOp::create(b, l, inside, in).getResult()
+                           : in;
               }
               // Edge, and a safe read for constant mode's outside cells.
               s = arith::MaxSIOp::create(b, l, s, index(0));

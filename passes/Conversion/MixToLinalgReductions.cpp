@@ -70,11 +70,10 @@ template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
       else if (op.getKeepdims())
         outExprs.push_back(getAffineConstantExpr(0, ctx));
     }
-    double init = kind == ReduceKind::max
-                      ? -std::numeric_limits<double>::infinity()
-                  : kind == ReduceKind::min
-                      ? std::numeric_limits<double>::infinity()
-                      : 0.0;
+    double init =
+        kind == ReduceKind::max   ? -std::numeric_limits<double>::infinity()
+        : kind == ReduceKind::min ? std::numeric_limits<double>::infinity()
+                                  : 0.0;
     Value reduced = generic(
         rewriter, loc, input, types.result.getShape(), acc, init,
         {AffineMap::getMultiDimIdentityMap(rank, ctx),
@@ -95,8 +94,7 @@ template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
           }
         });
     if (kind == ReduceKind::mean)
-      return divideByCount(rewriter, loc, reduced, double(count),
-                           types.result);
+      return divideByCount(rewriter, loc, reduced, double(count), types.result);
     if (kind == ReduceKind::l2)
       return elementwise(rewriter, loc, reduced, types.result,
                          [&](OpBuilder &b, Location l, ValueRange a) {
@@ -117,8 +115,8 @@ struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
     auto inType = cast<ShapedType>(adaptor.getInput().getType());
     Value zero = arith::ConstantOp::create(
         rewriter, loc, rewriter.getFloatAttr(inType.getElementType(), 0.0));
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(),
-                             op.getPadding(), zero);
+    Value input =
+        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zero);
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
                       p = op.getPadding();
     auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
@@ -164,8 +162,7 @@ struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
           Value rows = inside(2, s[0], k[0], p[0], h);
           Value cols = inside(3, s[1], k[1], p[1], w);
           Value cells = arith::MulIOp::create(b, l, rows, cols);
-          Value asInt =
-              arith::IndexCastOp::create(b, l, b.getI64Type(), cells);
+          Value asInt = arith::IndexCastOp::create(b, l, b.getI64Type(), cells);
           Value n = arith::SIToFPOp::create(b, l, acc, asInt);
           Value mean = arith::DivFOp::create(b, l, a[0], n);
           return convertScalar(b, l, mean, types.out());

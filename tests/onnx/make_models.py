@@ -482,6 +482,13 @@ def unsupported(out):
     return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], []), None, None
 
 
+def int_max(out):
+    """Max of two int32 activations: mix layers compute on floats."""
+    nodes = [helper.make_node("Max", ["a", "b"], ["y"], name="/m/Max")]
+    i32 = lambda n: helper.make_tensor_value_info(n, TensorProto.INT32, [2, 3])
+    return model(nodes, [i32("a"), i32("b")], [i32("y")], []), None, None
+
+
 def dynamic(out):
     nodes = [helper.make_node("Relu", ["x"], ["y"], name="/Relu")]
     return model(nodes, [value("x", "batch", "seq", 4)],
@@ -654,7 +661,7 @@ def conformance(out):
 
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, old_opset,
-           unsupported, dynamic, opset18, external, badattr, zerostride, shortdata,
+           unsupported, int_max, dynamic, opset18, external, badattr, zerostride, shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
 

@@ -194,8 +194,8 @@ TEST_CASE("compiled transpose, concat, slice and pad equal the reference",
 TEST_CASE("compiled reductions and avg_pool2d equal the reference",
           "[exec][layout]") {
   std::vector<float> x = eighths(2 * 3 * 4 * 5, 7);
-  for (const char *op : {"reduce_sum", "reduce_mean", "reduce_l2",
-                         "reduce_max", "reduce_min"}) {
+  for (const char *op :
+       {"reduce_sum", "reduce_mean", "reduce_l2", "reduce_max", "reduce_min"}) {
     SECTION(op) {
       std::string o = op;
       compareWithReference(
