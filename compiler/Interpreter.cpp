@@ -257,6 +257,11 @@ llvm::Error executeLayer(const OpValues &v) {
       .Case([&](AvgPool2DOp a) {
         return bind(evalAvgPool2D(a, in(a.getInput())));
       })
+      .Case([&](ConvTranspose2DOp c) {
+        return bind(evalConvTranspose2D(c, in(c.getInput()), in(c.getWeight()),
+                                        v.optional(c.getBias())));
+      })
+      .Case([&](ResizeOp r) { return bind(evalResize(r, in(r.getInput()))); })
       .Case([&](TransposeOp t) {
         return bind(evalTranspose(t, in(t.getInput())));
       })

@@ -134,6 +134,9 @@ std::optional<RefTensor> evalBinaryMath(mlir::Operation *op, const RefTensor &a,
 RefTensor evalGlobalAvgPool(GlobalAvgPoolOp op, const RefTensor &x);
 RefTensor evalMaxPool2D(MaxPool2DOp op, const RefTensor &x);
 RefTensor evalAvgPool2D(AvgPool2DOp op, const RefTensor &x);
+RefTensor evalConvTranspose2D(ConvTranspose2DOp op, const RefTensor &x,
+                              const RefTensor &w, const RefTensor *bias);
+RefTensor evalResize(ResizeOp op, const RefTensor &x);
 RefTensor evalTranspose(TransposeOp op, const RefTensor &x);
 RefTensor evalConcat(ConcatOp op, llvm::ArrayRef<const RefTensor *> inputs);
 RefTensor evalSlice(SliceOp op, const RefTensor &x);

@@ -549,6 +549,98 @@ RefTensor interp::evalReduce(Operation *op, ArrayRef<int64_t> axes,
   return y;
 }
 
+RefTensor interp::evalConvTranspose2D(ConvTranspose2DOp op, const RefTensor &x,
+                                      const RefTensor &w,
+                                      const RefTensor *bias) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  int64_t fg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  int64_t f = y.shape[1], oh = y.shape[2], ow = y.shape[3];
+  int64_t cg = c / static_cast<int64_t>(op.getGroups());
+  ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(),
+                    p = op.getPadding();
+  // Scatter form: every input pixel adds input * weight to the outputs its
+  // kernel taps reach (the definition; the compiled code gathers).
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ci = 0; ci < c; ++ci)
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t j = 0; j < wd; ++j) {
+          double v = x.data[((b * c + ci) * h + i) * wd + j];
+          int64_t group = ci / cg;
+          for (int64_t fo = 0; fo < fg; ++fo)
+            for (int64_t u = 0; u < kh; ++u)
+              for (int64_t t = 0; t < kw; ++t) {
+                int64_t row = i * s[0] - p[0] + u * d[0];
+                int64_t col = j * s[1] - p[1] + t * d[1];
+                if (row < 0 || row >= oh || col < 0 || col >= ow)
+                  continue;
+                int64_t fout = group * fg + fo;
+                y.data[((b * f + fout) * oh + row) * ow + col] +=
+                    v * w.data[((ci * fg + fo) * kh + u) * kw + t];
+              }
+        }
+  if (bias)
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t fo = 0; fo < f; ++fo)
+        for (int64_t k = 0; k < oh * ow; ++k)
+          y.data[(b * f + fo) * oh * ow + k] += bias->data[fo];
+  return y;
+}
+
+RefTensor interp::evalResize(ResizeOp op, const RefTensor &x) {
+  RefTensor y = zerosLike(op.getResult());
+  int64_t h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  ArrayRef<double> scales = op.getScales();
+  StringRef coordinates = op.getCoordinateMode(), nearest = op.getNearestMode();
+  auto coordinate = [&](int64_t i, int64_t in, int64_t out, double scale) {
+    if (coordinates == "asymmetric")
+      return double(i) / scale;
+    if (coordinates == "align_corners") {
+      // ONNX divides by the unfloored output length minus one.
+      double length = double(in) * scale;
+      return length <= 1 ? 0.0 : double(i) * double(in - 1) / (length - 1);
+    }
+    if (coordinates == "pytorch_half_pixel" && out == 1)
+      return 0.0;
+    return (double(i) + 0.5) / scale - 0.5;
+  };
+  auto clampIndex = [](int64_t i, int64_t size) {
+    return std::min<int64_t>(std::max<int64_t>(i, 0), size - 1);
+  };
+  auto round = [&](double v) {
+    if (nearest == "floor")
+      return std::floor(v);
+    if (nearest == "ceil")
+      return std::ceil(v);
+    double f = std::floor(v);
+    if (v - f == 0.5)
+      return nearest == "round_prefer_floor" ? f : f + 1;
+    return std::round(v);
+  };
+  for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double cy = coordinate(i, h, oh, scales[0]);
+        double cx = coordinate(j, w, ow, scales[1]);
+        const double *plane = x.data.data() + nc * h * w;
+        double &out = y.data[(nc * oh + i) * ow + j];
+        if (op.getMode() == "nearest") {
+          out = plane[clampIndex(int64_t(round(cy)), h) * w +
+                      clampIndex(int64_t(round(cx)), w)];
+          continue;
+        }
+        cy = std::min(std::max(cy, 0.0), double(h - 1));
+        cx = std::min(std::max(cx, 0.0), double(w - 1));
+        int64_t r0 = int64_t(std::floor(cy)), c0 = int64_t(std::floor(cx));
+        int64_t r1 = clampIndex(r0 + 1, h), c1 = clampIndex(c0 + 1, w);
+        double fy = cy - double(r0), fx = cx - double(c0);
+        double top = plane[r0 * w + c0] * (1 - fx) + plane[r0 * w + c1] * fx;
+        double bottom = plane[r1 * w + c0] * (1 - fx) + plane[r1 * w + c1] * fx;
+        out = top * (1 - fy) + bottom * fy;
+      }
+  return y;
+}
+
 RefTensor interp::evalReshape(Operation *op, const RefTensor &x) {
   RefTensor y = zerosLike(op->getResult(0));
   y.data = x.data;

@@ -309,6 +309,9 @@ SmallVector<Value> DenseOp::getWeightOperands() {
 SmallVector<Value> Conv2DOp::getWeightOperands() {
   return nonNull({getWeight(), getBias()});
 }
+SmallVector<Value> ConvTranspose2DOp::getWeightOperands() {
+  return nonNull({getWeight(), getBias()});
+}
 SmallVector<Value> BatchNormOp::getWeightOperands() {
   return nonNull({getScale(), getBias(), getMean(), getVariance()});
 }

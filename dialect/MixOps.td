@@ -592,6 +592,68 @@ def Mix_AvgPool2DOp : Mix_LayerOp<"avg_pool2d", [Mix_Reduction]> {
   let results = (outs Mix_FloatTensor:$result);
 }
 
+def Mix_ConvTranspose2DOp : Mix_LayerOp<"conv_transpose2d", [], 1> {
+  let summary = "2-D transposed convolution (NCHW input, CFHW weights)";
+  let description = [{
+    The gradient of `conv2d` with respect to its input, as ONNX's
+    ConvTranspose: `input` is `[N, C, H, W]`, `weight` is
+    `[C, F / groups, KH, KW]`, the optional `bias` is `[F]`. Input pixel
+    `(i, j)` scatters `input * weight` to output
+    `(i * stride - top + kh * dilation, j * stride - left + kw * dilation)`;
+    `padding` (`[top, left, bottom, right]`) crops the full output and
+    `output_padding` (`[h, w]`, smaller than the stride or the dilation)
+    extends its bottom and right. The result is `[N, F, OH, OW]` with
+    `OH = (H - 1) * stride_h - top - bottom + dilation_h * (KH - 1) + output_padding_h + 1`.
+    Every output sums its contributions at accumulator precision in
+    `(c, kh, kw)` order.
+
+    ```mlir
+    %y = mix.conv_transpose2d %x, %w {strides = array<i64: 2, 2>,
+                                      padding = array<i64: 1, 1, 1, 1>,
+                                      output_padding = array<i64: 1, 1>}
+        : (tensor<1x16x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<1x8x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$weight,
+                            Optional<Mix_FloatTensor>:$bias,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$output_padding,
+                            DefaultValuedAttr<I64Attr, "1">:$groups),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ResizeOp : Mix_LayerOp<"resize"> {
+  let summary = "Resizes the spatial dimensions of NCHW (nearest or bilinear)";
+  let description = [{
+    Resizes `[N, C, H, W]` to `[N, C, OH, OW]` with `OH = floor(H * scales[0])`,
+    as ONNX's Resize: each output coordinate `x` maps to an input coordinate
+    by `coordinate_mode` (`half_pixel`: `(x + 0.5) / scale - 0.5`;
+    `pytorch_half_pixel`: the same, 0 when the output size is 1;
+    `asymmetric`: `x / scale`; `align_corners`: `x * (in - 1) / (in * scale - 1)`,
+    ONNX's unfloored output length).
+    `nearest` picks the input at that coordinate rounded by `nearest_mode`
+    (`round_prefer_floor`, `round_prefer_ceil`, `floor`, `ceil`), clamped into
+    the input; `linear` interpolates the two nearest rows and columns with
+    the coordinate clamped into the input (bilinear), in the activations
+    format. Coordinates are computed in f64, like ONNX's reference.
+
+    ```mlir
+    %y = mix.resize %x {mode = "linear", scales = array<f64: 2.0, 2.0>}
+        : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DenseF64ArrayAttr:$scales,
+                            DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                            DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_mode,
+                            DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
 def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
   let summary = "Table lookup: rows of `table` selected by integer `indices`";
   let description = [{

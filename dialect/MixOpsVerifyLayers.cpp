@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 using namespace mlir;
 using namespace mix;
@@ -415,6 +416,89 @@ LogicalResult AvgPool2DOp::verify() {
   if (failed(ow))
     return failure();
   return checkResultShape(*this, {in[0], in[1], *oh, *ow});
+}
+
+//===----------------------------------------------------------------------===//
+// Upsampling
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTranspose2DOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)) ||
+      failed(checkRank(*this, getWeight(), "weight", 4)) ||
+      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
+      failed(checkArraySize(*this, "dilations", getDilations(), 2, 1)) ||
+      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)) ||
+      failed(checkArraySize(*this, "output_padding", getOutputPadding(), 2, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getWeight());
+  ArrayRef<int64_t> s = getStrides(), d = getDilations(), p = getPadding(),
+                    op = getOutputPadding();
+  int64_t groups = static_cast<int64_t>(getGroups());
+  if (groups < 1)
+    return emitOpError() << "expects groups >= 1, got " << groups;
+  if (in[1] != w[0])
+    return emitOpError() << "input channels (" << in[1]
+                         << ") do not match the weight's first dimension ("
+                         << w[0] << "); the weight is [C, F / groups, KH, KW]";
+  if (in[1] % groups != 0)
+    return emitOpError() << "input channels (" << in[1]
+                         << ") are not divisible by groups (" << groups << ")";
+  for (int i = 0; i < 2; ++i)
+    if (op[i] >= s[i] && op[i] >= d[i])
+      return emitOpError() << "output_padding " << formatShape(op)
+                           << " must be smaller than the stride or the "
+                              "dilation";
+  if (getBias() && failed(checkVector(*this, getBias(), "bias", w[1] * groups,
+                                      "output channels")))
+    return failure();
+  SmallVector<int64_t> expected = {in[0], w[1] * groups};
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = (in[2 + i] - 1) * s[i] - p[i] - p[2 + i] +
+                   d[i] * (w[2 + i] - 1) + op[i] + 1;
+    if (size < 1)
+      return emitOpError() << "padding " << formatShape(p)
+                           << " leaves no output along "
+                           << (i == 0 ? "the height" : "the width");
+    expected.push_back(size);
+  }
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult ResizeOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)))
+    return failure();
+  StringRef mode = getMode(), coordinates = getCoordinateMode(),
+            nearest = getNearestMode();
+  if (mode != "nearest" && mode != "linear")
+    return emitOpError() << "mode '" << mode
+                         << "' is not one of nearest, linear";
+  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
+      coordinates != "asymmetric" && coordinates != "align_corners")
+    return emitOpError() << "coordinate_mode '" << coordinates
+                         << "' is not one of half_pixel, pytorch_half_pixel, "
+                            "asymmetric, align_corners";
+  if (nearest != "round_prefer_floor" && nearest != "round_prefer_ceil" &&
+      nearest != "floor" && nearest != "ceil")
+    return emitOpError() << "nearest_mode '" << nearest
+                         << "' is not one of round_prefer_floor, "
+                            "round_prefer_ceil, floor, ceil";
+  ArrayRef<double> scales = getScales();
+  if (scales.size() != 2)
+    return emitOpError() << "scales must have 2 values (height, width), got "
+                         << scales.size();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  SmallVector<int64_t> expected = {in[0], in[1]};
+  for (int i = 0; i < 2; ++i) {
+    if (!(scales[i] > 0) || !std::isfinite(scales[i]))
+      return emitOpError() << "scales must be positive and finite, got "
+                           << formatNumber(scales[i]);
+    double size = std::floor(double(in[2 + i]) * scales[i]);
+    if (size < 1 || size > double(std::numeric_limits<int32_t>::max()))
+      return emitOpError() << "scale " << formatNumber(scales[i])
+                           << " gives an output size of " << size;
+    expected.push_back(int64_t(size));
+  }
+  return checkResultShape(*this, expected);
 }
 
 LogicalResult EmbeddingOp::verify() {

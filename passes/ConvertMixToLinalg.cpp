@@ -84,6 +84,7 @@ void mix::populateMixToLinalgConversionPatterns(
   lowering::populateMathPatterns(patterns, options);
   lowering::populateDataMovementPatterns(patterns, options);
   lowering::populateReductionPatterns(patterns, options);
+  lowering::populateUpsamplingPatterns(patterns, options);
   lowering::populateContractionPatterns(patterns, options);
   lowering::populateConvolutionPatterns(patterns, options);
   lowering::populateNormalizationPatterns(patterns, options);

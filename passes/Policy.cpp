@@ -123,6 +123,8 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "reduce_max",
                                     "reduce_min",
                                     "avg_pool2d",
+                                    "conv_transpose2d",
+                                    "resize",
                                     "embedding",
                                     "global_avg_pool",
                                     "max_pool2d",

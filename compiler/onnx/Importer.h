@@ -122,6 +122,9 @@ public:
   bool convertDataOp(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.
   std::optional<double> constantScalar(llvm::StringRef name) const;
+  /// The values of a small (at most 4096 elements) f32/f64 constant, or
+  /// nullopt.
+  std::optional<std::vector<double>> constantFloats(llvm::StringRef name) const;
   /// Finds the exact GELU exporters write for opsets without Gelu,
   /// `0.5 * x * (1 + Erf(x / sqrt(2)))` (Div, Erf, Add, Mul, Mul, in either
   /// order of the two Muls, every intermediate used once): the indices of

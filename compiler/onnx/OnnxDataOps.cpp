@@ -18,6 +18,7 @@
 #include "onnx/onnx_pb.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -251,6 +252,213 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
                         builder.getNamedAttr(
                             "keepdims", builder.getBoolAttr(
                                             attrInt(node, "keepdims", 1)))}));
+    return true;
+  }
+
+  if (op == "Squeeze" || op == "Unsqueeze") {
+    // Of an activation (constants are folded): the same data, reshaped.
+    Value x = value(input(node, 0));
+    if (!x)
+      return false;
+    RankedTensorType type = floatTypeOf(node, out);
+    if (!type)
+      return true;
+    define(out, layer<ReshapeOp>(*this, type, {x}));
+    return true;
+  }
+
+  if (op == "Split") {
+    Value x = operand(node, input(node, 0));
+    if (!x)
+      return true;
+    auto xt = cast<RankedTensorType>(x.getType());
+    std::optional<int64_t> axis =
+        normalize(attrInt(node, "axis", 0), xt.getRank());
+    if (!axis) {
+      problem(node, "axis is out of range");
+      return true;
+    }
+    int64_t dim = xt.getDimSize(*axis);
+    if (ShapedType::isDynamic(dim)) {
+      problem(node, "cannot split the dynamic batch");
+      return true;
+    }
+    std::vector<int64_t> sizes;
+    if (!input(node, 1).empty()) {
+      auto given = constantInts(input(node, 1));
+      if (!given) {
+        problem(node, "the split sizes must be constants");
+        return true;
+      }
+      sizes = *given;
+    } else {
+      int64_t parts = node.output_size();
+      int64_t each = (dim + parts - 1) / parts; // the last part may be smaller
+      for (int64_t i = 0, left = dim; i < parts; ++i, left -= each)
+        sizes.push_back(std::min(each, std::max<int64_t>(left, 0)));
+    }
+    int64_t total = 0;
+    for (int64_t size : sizes)
+      total += size;
+    if (int64_t(sizes.size()) != node.output_size() || total != dim ||
+        llvm::any_of(sizes, [](int64_t v) { return v < 0; })) {
+      problem(node,
+              "split sizes do not add up to the axis size " + llvm::Twine(dim));
+      return true;
+    }
+    int64_t start = 0;
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      std::string name = node.output(int(i));
+      RankedTensorType type = floatTypeOf(node, name);
+      if (!type)
+        return true;
+      if (!name.empty())
+        define(name, layer<SliceOp>(*this, type, {x},
+                                    {i64Array("axes", {*axis}),
+                                     i64Array("starts", {start}),
+                                     i64Array("ends", {start + size}),
+                                     i64Array("steps", {int64_t(1)})}));
+      start += size;
+    }
+    return true;
+  }
+
+  if (op == "ConvTranspose") {
+    Value x = operand(node, input(node, 0));
+    const Constant *w = constant(input(node, 1));
+    RankedTensorType type = floatTypeOf(node, out);
+    if (!x || !type)
+      return true;
+    if (rankOf(x) != 4 || (w && w->shape.size() != 4)) {
+      problem(node, "only 2-D transposed convolutions (4-D inputs) are "
+                    "supported");
+      return true;
+    }
+    if (!w) {
+      problem(node, "the weight of a ConvTranspose must be a constant");
+      return true;
+    }
+    std::string autoPad = attrString(node, "auto_pad", "NOTSET");
+    if ((autoPad != "NOTSET" && autoPad != "VALID" && !autoPad.empty()) ||
+        attrInts(node, "output_shape")) {
+      problem(node, "ConvTranspose with output_shape or auto_pad SAME_* is "
+                    "not supported (give pads)");
+      return true;
+    }
+    SmallVector<int64_t> strides = pair(node, "strides");
+    SmallVector<int64_t> dilations = pair(node, "dilations");
+    auto pads = attrInts(node, "pads").value_or(std::vector<int64_t>(4, 0));
+    auto outputPadding =
+        attrInts(node, "output_padding").value_or(std::vector<int64_t>(2, 0));
+    if (autoPad == "VALID")
+      pads.assign(4, 0);
+    if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+        outputPadding.size() != 2) {
+      problem(node, "strides, dilations, pads and output_padding must be "
+                    "2-D");
+      return true;
+    }
+    Value wv = weight(node, *w);
+    if (!wv)
+      return true;
+    SmallVector<Value> operands = {x, wv};
+    if (!input(node, 2).empty()) {
+      const Constant *b = constant(input(node, 2));
+      if (!b) {
+        problem(node, "the bias of a ConvTranspose must be a constant");
+        return true;
+      }
+      Value bv = weight(node, *b);
+      if (!bv)
+        return true;
+      operands.push_back(bv);
+    }
+    define(out, layer<ConvTranspose2DOp>(
+                    *this, type, operands,
+                    {i64Array("strides", strides), i64Array("padding", pads),
+                     i64Array("dilations", dilations),
+                     i64Array("output_padding", outputPadding),
+                     builder.getNamedAttr("groups",
+                                          builder.getI64IntegerAttr(
+                                              attrInt(node, "group", 1)))}));
+    return true;
+  }
+
+  if (op == "Resize") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = floatTypeOf(node, out);
+    if (!x || !type)
+      return true;
+    auto xt = cast<RankedTensorType>(x.getType());
+    std::string mode = attrString(node, "mode", "nearest");
+    std::string coordinates =
+        attrString(node, "coordinate_transformation_mode", "half_pixel");
+    std::string nearestMode =
+        attrString(node, "nearest_mode", "round_prefer_floor");
+    if (xt.getRank() != 4 || !xt.hasStaticShape()) {
+      problem(node, "only Resize of static 4-D (NCHW) tensors is supported");
+      return true;
+    }
+    if (mode != "nearest" && mode != "linear") {
+      problem(node, "Resize mode '" + mode +
+                        "' is not supported (nearest, "
+                        "linear)");
+      return true;
+    }
+    if (coordinates == "tf_crop_and_resize" ||
+        coordinates == "tf_half_pixel_for_nn" ||
+        attrInt(node, "exclude_outside", 0) != 0) {
+      problem(node, "Resize with coordinate_transformation_mode '" +
+                        coordinates + "' or exclude_outside is not supported");
+      return true;
+    }
+    // Scales (input 2) or sizes (input 3), constants; N and C unchanged.
+    SmallVector<double> scales;
+    if (node.input_size() > 3 && !input(node, 3).empty()) {
+      auto sizes = constantInts(input(node, 3));
+      if (!sizes || sizes->size() != 4) {
+        problem(node, "the sizes of a Resize must be 4 constants");
+        return true;
+      }
+      if ((*sizes)[0] != xt.getDimSize(0) || (*sizes)[1] != xt.getDimSize(1)) {
+        problem(node, "Resize may only change the spatial dimensions");
+        return true;
+      }
+      for (int i = 2; i < 4; ++i) {
+        // The scale whose floor(in * scale) is the size (ONNX's scale is
+        // size / in; one step up when that rounds below the size).
+        double in = double(xt.getDimSize(i)), size = double((*sizes)[i]);
+        double scale = size / in;
+        if (std::floor(in * scale) < size)
+          scale = std::nextafter(scale, 2 * scale + 1);
+        scales.push_back(scale);
+      }
+    } else if (!input(node, 2).empty()) {
+      const Constant *c = constant(input(node, 2));
+      std::optional<std::vector<double>> given =
+          c ? constantFloats(input(node, 2)) : std::nullopt;
+      if (!given || given->size() != 4) {
+        problem(node, "the scales of a Resize must be 4 constants");
+        return true;
+      }
+      if ((*given)[0] != 1.0 || (*given)[1] != 1.0) {
+        problem(node, "Resize may only change the spatial dimensions");
+        return true;
+      }
+      scales = {(*given)[2], (*given)[3]};
+    } else {
+      problem(node, "a Resize needs scales or sizes");
+      return true;
+    }
+    auto str = [&](llvm::StringRef name, llvm::StringRef v) {
+      return builder.getNamedAttr(name, builder.getStringAttr(v));
+    };
+    define(out, layer<ResizeOp>(
+                    *this, type, {x},
+                    {builder.getNamedAttr("scales",
+                                          builder.getDenseF64ArrayAttr(scales)),
+                     str("mode", mode), str("coordinate_mode", coordinates),
+                     str("nearest_mode", nearestMode)}));
     return true;
   }
 

@@ -279,3 +279,32 @@ std::optional<double> Importer::constantScalar(llvm::StringRef name) const {
     return std::nullopt;
   }
 }
+
+std::optional<std::vector<double>>
+Importer::constantFloats(llvm::StringRef name) const {
+  const Constant *c = constant(name);
+  int64_t n = c ? c->numElements() : -1;
+  if (!c || !c->proto || n < 0 || n > 4096)
+    return std::nullopt;
+  std::string error;
+  std::vector<double> values(n);
+  if (c->dtype == onnx::TensorProto::FLOAT) {
+    auto bytes = readBytes(*c->proto, n, 4, error);
+    if (!bytes)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      float f;
+      std::memcpy(&f, bytes->data() + 4 * i, 4);
+      values[i] = f;
+    }
+    return values;
+  }
+  if (c->dtype == onnx::TensorProto::DOUBLE) {
+    auto bytes = readBytes(*c->proto, n, 8, error);
+    if (!bytes)
+      return std::nullopt;
+    std::memcpy(values.data(), bytes->data(), 8 * n);
+    return values;
+  }
+  return std::nullopt;
+}

@@ -57,6 +57,10 @@ void populateDataMovementPatterns(mlir::RewritePatternSet &patterns,
 void populateReductionPatterns(mlir::RewritePatternSet &patterns,
                                const MixToLinalgOptions &options);
 
+/// conv_transpose2d and resize.
+void populateUpsamplingPatterns(mlir::RewritePatternSet &patterns,
+                                const MixToLinalgOptions &options);
+
 /// Float dense and matmul.
 void populateContractionPatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);

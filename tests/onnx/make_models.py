@@ -461,6 +461,68 @@ def mobilenet(out):
     return m, {"input0": x}, [y]
 
 
+def conv_transpose2d(x, w, b=None, stride=1, pad=(0, 0, 0, 0), out_pad=(0, 0)):
+    """ONNX ConvTranspose (groups 1, dilation 1) in float64, scatter form."""
+    n, c, h, wd = x.shape
+    _, f, kh, kw = w.shape
+    full = np.zeros((n, f, (h - 1) * stride + kh + out_pad[0],
+                     (wd - 1) * stride + kw + out_pad[1]))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += \
+                np.einsum("nc,cfij->nfij", x[:, :, i, j], w)
+    t, l, bt, r = pad
+    y = full[:, :, t:full.shape[2] - bt, l:full.shape[3] - r]
+    if b is not None:
+        y = y + b[None, :, None, None]
+    return y
+
+
+def unet(out):
+    """A U-Net-style decoder step: the low-resolution features go up by a
+    ConvTranspose (stride 2) and, in a second path, by a bilinear Resize;
+    both are concatenated with the skip connection, then a 3x3 Conv, Relu,
+    and a nearest Resize to the output size."""
+    low, skip_c = 8, 4
+    tw, tb = weight("up.weight", low, 4, 3, 3), weight("up.bias", 4)
+    cw, cb = weight("fuse.weight", 4, 4 + low + skip_c, 3, 3), weight("fuse.bias", 4)
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    consts = [tw, tb, cw, cb, c("scales2", [1, 1, 2, 2]), c("scales15", [1, 1, 1.5, 1.5])]
+    n = lambda op, ins, o, path, **kw: helper.make_node(op, ins, [o], name=path, **kw)
+    nodes = [
+        n("ConvTranspose", ["low", "up.weight", "up.bias"], "up", "/decoder/up/ConvTranspose",
+          strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1], kernel_shape=[3, 3]),
+        n("Resize", ["low", "", "scales2"], "lin", "/decoder/resize/Resize", mode="linear"),
+        n("Concat", ["up", "lin", "skip"], "cat", "/decoder/Concat", axis=1),
+        n("Conv", ["cat", "fuse.weight", "fuse.bias"], "f", "/decoder/fuse/Conv",
+          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        n("Relu", ["f"], "r", "/decoder/fuse/Relu"),
+        n("Resize", ["r", "", "scales15"], "y", "/head/Resize", mode="nearest",
+          coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+    ]
+    m = model(nodes, [value("low", 1, low, 4, 4), value("skip", 1, skip_c, 8, 8)],
+              [value("y", 1, 4, 12, 12)], consts)
+    lo = rng.standard_normal((1, low, 4, 4)).astype(np.float32)
+    sk = rng.standard_normal((1, skip_c, 8, 8)).astype(np.float32)
+    v, s = lo.astype(np.float64), sk.astype(np.float64)
+    up = conv_transpose2d(v, arr(tw), arr(tb), stride=2, pad=(1, 1, 1, 1), out_pad=(1, 1))
+
+    def bilinear2(x):  # half_pixel, scale 2
+        h = x.shape[2]
+        coords = np.clip((np.arange(2 * h) + 0.5) / 2 - 0.5, 0, h - 1)
+        i0 = np.floor(coords).astype(int)
+        i1 = np.minimum(i0 + 1, h - 1)
+        f = coords - i0
+        rows = x[:, :, i0, :] * (1 - f)[None, None, :, None] + x[:, :, i1, :] * f[None, None, :, None]
+        return rows[:, :, :, i0] * (1 - f) + rows[:, :, :, i1] * f
+
+    cat = np.concatenate([up, bilinear2(v), s], axis=1)
+    r = np.maximum(conv2d(cat, arr(cw), arr(cb), pad=1), 0)
+    idx = np.floor(np.arange(12) / 1.5).astype(int)
+    y = r[:, :, idx, :][:, :, :, idx]
+    return m, {"input0": lo, "input1": sk}, [y]
+
+
 def old_opset(out):
     """The MLP of opset 11: converted to 17 by ONNX's version converter."""
     m, inputs, outputs = mlp(out)
@@ -660,7 +722,7 @@ def conformance(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, old_opset,
+          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
            unsupported, int_max, dynamic, opset18, external, badattr, zerostride, shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

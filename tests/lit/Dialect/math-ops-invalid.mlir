@@ -262,3 +262,99 @@ mix.network @n precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %0 = mix.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 0, 0, 0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x5x3xf32>
   mix.return %x : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op input channels (4) do not match the weight's first dimension (3); the weight is [C, F / groups, KH, KW]}}
+  %0 = mix.conv_transpose2d %x, %w : (tensor<1x4x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op input channels (4) are not divisible by groups (3)}}
+  %0 = mix.conv_transpose2d %x, %w {groups = 3 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op expects groups >= 1, got 0}}
+  %0 = mix.conv_transpose2d %x, %w {groups = 0 : i64} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op output_padding [2, 0] must be smaller than the stride or the dilation}}
+  %0 = mix.conv_transpose2d %x, %w {strides = array<i64: 2, 2>, output_padding = array<i64: 2, 0>} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x11x9xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x1x1xf32>, %w: tensor<4x2x1x1xf32>) -> tensor<1x4x1x1xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op padding [1, 0, 0, 0] leaves no output along the height}}
+  %0 = mix.conv_transpose2d %x, %w {padding = array<i64: 1, 0, 0, 0>} : (tensor<1x4x1x1xf32>, tensor<4x2x1x1xf32>) -> tensor<1x2x1x1xf32>
+  mix.return %x : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op expects bias of shape [2] (output channels), got [3]}}
+  %0 = mix.conv_transpose2d %x, %w, %b : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x6x6xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op mode 'cubic' is not one of nearest, linear}}
+  %0 = mix.resize %x {mode = "cubic", scales = array<f64: 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op coordinate_mode 'tf_crop_and_resize' is not one of half_pixel, pytorch_half_pixel, asymmetric, align_corners}}
+  %0 = mix.resize %x {coordinate_mode = "tf_crop_and_resize", scales = array<f64: 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op nearest_mode 'up' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil}}
+  %0 = mix.resize %x {nearest_mode = "up", scales = array<f64: 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op scales must have 2 values (height, width), got 4}}
+  %0 = mix.resize %x {scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op scales must be positive and finite, got -2}}
+  %0 = mix.resize %x {scales = array<f64: -2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.resize' op scale 0.1 gives an output size of 0}}
+  %0 = mix.resize %x {scales = array<f64: 0.1, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x8xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}

@@ -75,3 +75,13 @@ mix.network @layout precision(f32) (%x: tensor<2x3x4xf32>, %i: tensor<1x2x4x4xf3
   %7 = mix.avg_pool2d %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
   mix.return %x : tensor<2x3x4xf32>
 }
+
+// Upsampling.
+// CHECK-LABEL: mix.network @upsampling
+// CHECK: mix.conv_transpose2d %{{.*}}, %{{.*}}, %{{.*}} {output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>
+// CHECK: mix.resize %{{.*}} {coordinate_mode = "align_corners", mode = "linear", scales = array<f64: 2.000000e+00, 1.500000e+00>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x6xf32>
+mix.network @upsampling precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = mix.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>
+  %1 = mix.resize %x {mode = "linear", coordinate_mode = "align_corners", scales = array<f64: 2.0, 1.5>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x6xf32>
+  mix.return %0 : tensor<1x2x8x8xf32>
+}

@@ -60,9 +60,12 @@ int64_t count(const std::vector<int64_t> &shape) {
 /// Compiles `source` with mixc, runs it on `inputs` (f32 buffers) and
 /// compares every output with the interpreter's rounded to f32.
 /// With `f16`, the layer's output is f16: the reference is rounded to f16.
+/// With `tolerance`, a relative one (plus the same absolute, for results
+/// near 0) instead of bit equality: interpolation weights that are not
+/// dyadic fractions round in f32.
 void compareWithReference(const std::string &source,
                           const std::vector<std::vector<float>> &inputs,
-                          bool f16 = false) {
+                          bool f16 = false, double tolerance = 0) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::SmallString<128> path;
@@ -124,7 +127,11 @@ void compareWithReference(const std::string &source,
       rounded.convert(f16 ? llvm::APFloat::IEEEhalf()
                           : llvm::APFloat::IEEEsingle(),
                       llvm::APFloat::rmNearestTiesToEven, &lost);
-      CHECK(double(got[i]) == rounded.convertToDouble());
+      if (tolerance == 0)
+        CHECK(double(got[i]) == rounded.convertToDouble());
+      else
+        CHECK(std::fabs(double(got[i]) - want) <=
+              tolerance * (1 + std::fabs(want)));
     }
   }
 }
@@ -244,5 +251,70 @@ TEST_CASE("compiled reductions and avg_pool2d equal the reference",
                       "} : (tensor<2x3x4x5xf32>) -> tensor<2x3x3x3xf32>",
                   "tensor<2x3x3x3xf32>"),
           {x});
+  }
+}
+
+TEST_CASE("compiled conv_transpose2d and resize equal the reference",
+          "[exec][layout]") {
+  // Multiples of 1/8 times multiples of 1/8, summed: exact in f32.
+  SECTION("conv_transpose2d: stride, padding, output padding, bias") {
+    compareWithReference(
+        network("f32",
+                "%x: tensor<1x4x3x3xf32>, %w: tensor<4x2x3x3xf32>, %b: "
+                "tensor<2xf32>",
+                "  %y = mix.conv_transpose2d %x, %w, %b {strides = array<i64: "
+                "2, 2>, padding = array<i64: 1, 0, 1, 1>, output_padding = "
+                "array<i64: 1, 0>} : (tensor<1x4x3x3xf32>, "
+                "tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x6x6xf32>",
+                "tensor<1x2x6x6xf32>"),
+        {eighths(36, 9), eighths(72, 10), eighths(2, 11)});
+  }
+  SECTION("conv_transpose2d: groups and dilation") {
+    compareWithReference(
+        network("f32", "%x: tensor<2x4x3x3xf32>, %w: tensor<4x3x2x2xf32>",
+                "  %y = mix.conv_transpose2d %x, %w {dilations = array<i64: "
+                "2, 1>, groups = 2 : i64} : (tensor<2x4x3x3xf32>, "
+                "tensor<4x3x2x2xf32>) -> tensor<2x6x5x4xf32>",
+                "tensor<2x6x5x4xf32>"),
+        {eighths(72, 12), eighths(48, 13)});
+  }
+  std::vector<float> x = eighths(2 * 3 * 4 * 5, 14);
+  SECTION("resize nearest, every rounding mode") {
+    for (const char *mode :
+         {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})
+      for (const char *coordinates :
+           {"half_pixel", "asymmetric", "align_corners"}) {
+        INFO(mode << " " << coordinates);
+        compareWithReference(
+            network("f32", "%x: tensor<2x3x4x5xf32>",
+                    std::string("  %y = mix.resize %x {scales = array<f64: "
+                                "2.0, 1.5>, nearest_mode = \"") +
+                        mode + "\", coordinate_mode = \"" + coordinates +
+                        "\"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x8x7xf32>",
+                    "tensor<2x3x8x7xf32>"),
+            {x});
+      }
+  }
+  SECTION("resize linear") {
+    // Scale 2, half_pixel: weights 1/4 and 3/4, exact.
+    compareWithReference(
+        network("f32", "%x: tensor<2x3x4x5xf32>",
+                "  %y = mix.resize %x {mode = \"linear\", scales = "
+                "array<f64: 2.0, 2.0>} : (tensor<2x3x4x5xf32>) -> "
+                "tensor<2x3x8x10xf32>",
+                "tensor<2x3x8x10xf32>"),
+        {x});
+    // Other weights round in f32: within a few f32 ulps of |values| <= 4.
+    for (const char *coordinates :
+         {"pytorch_half_pixel", "asymmetric", "align_corners"})
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  std::string("  %y = mix.resize %x {mode = \"linear\", "
+                              "scales = array<f64: 1.75, 0.6>, "
+                              "coordinate_mode = \"") +
+                      coordinates +
+                      "\"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x7x3xf32>",
+                  "tensor<2x3x7x3xf32>"),
+          {x}, /*f16=*/false, /*tolerance=*/std::ldexp(1.0, -20));
   }
 }
