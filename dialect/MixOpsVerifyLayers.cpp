@@ -204,6 +204,30 @@ MIX_BINARY_VERIFIER(MaximumOp)
 MIX_BINARY_VERIFIER(MinimumOp)
 #undef MIX_BINARY_VERIFIER
 
+/// Shapes and window of max_pool2d and avg_pool2d.
+template <typename OpTy> static LogicalResult verifyPool2D(OpTy op) {
+  if (failed(checkRank(op, op.getInput(), "input", 4)) ||
+      failed(checkArraySize(op, "kernel", op.getKernel(), 2, 1)) ||
+      failed(checkArraySize(op, "strides", op.getStrides(), 2, 1)) ||
+      failed(checkArraySize(op, "padding", op.getPadding(), 4, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(op.getInput()), k = op.getKernel(),
+                    s = op.getStrides(), p = op.getPadding();
+  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
+    return op.emitOpError()
+           << "padding " << formatShape(p)
+           << " must be smaller than the kernel " << formatShape(k);
+  FailureOr<int64_t> oh =
+      windowOutput(op, "height", in[2], p[0], p[2], k[0], s[0], 1);
+  if (failed(oh))
+    return failure();
+  FailureOr<int64_t> ow =
+      windowOutput(op, "width", in[3], p[1], p[3], k[1], s[1], 1);
+  if (failed(ow))
+    return failure();
+  return checkResultShape(op, {in[0], in[1], *oh, *ow});
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
@@ -395,28 +419,7 @@ LogicalResult ReduceL2Op::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMinOp::verify() { return verifyReduction(*this); }
 
-LogicalResult AvgPool2DOp::verify() {
-  if (failed(checkRank(*this, getInput(), "input", 4)) ||
-      failed(checkArraySize(*this, "kernel", getKernel(), 2, 1)) ||
-      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
-      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
-    return failure();
-  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
-                    p = getPadding();
-  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
-    return emitOpError() << "padding " << formatShape(p)
-                         << " must be smaller than the kernel "
-                         << formatShape(k);
-  FailureOr<int64_t> oh =
-      windowOutput(*this, "height", in[2], p[0], p[2], k[0], s[0], 1);
-  if (failed(oh))
-    return failure();
-  FailureOr<int64_t> ow =
-      windowOutput(*this, "width", in[3], p[1], p[3], k[1], s[1], 1);
-  if (failed(ow))
-    return failure();
-  return checkResultShape(*this, {in[0], in[1], *oh, *ow});
-}
+LogicalResult AvgPool2DOp::verify() { return verifyPool2D(*this); }
 
 //===----------------------------------------------------------------------===//
 // Upsampling
@@ -516,28 +519,7 @@ LogicalResult GlobalAvgPoolOp::verify() {
   return checkResultShape(*this, {in[0], in[1]});
 }
 
-LogicalResult MaxPool2DOp::verify() {
-  if (failed(checkRank(*this, getInput(), "input", 4)) ||
-      failed(checkArraySize(*this, "kernel", getKernel(), 2, 1)) ||
-      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
-      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
-    return failure();
-  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
-                    p = getPadding();
-  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
-    return emitOpError() << "padding " << formatShape(p)
-                         << " must be smaller than the kernel "
-                         << formatShape(k);
-  FailureOr<int64_t> oh =
-      windowOutput(*this, "height", in[2], p[0], p[2], k[0], s[0], 1);
-  if (failed(oh))
-    return failure();
-  FailureOr<int64_t> ow =
-      windowOutput(*this, "width", in[3], p[1], p[3], k[1], s[1], 1);
-  if (failed(ow))
-    return failure();
-  return checkResultShape(*this, {in[0], in[1], *oh, *ow});
-}
+LogicalResult MaxPool2DOp::verify() { return verifyPool2D(*this); }
 
 LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());

@@ -277,6 +277,22 @@ ContractionMaps contractionMaps(int64_t lhsRank, int64_t resultRank,
   return maps;
 }
 
+PoolMaps poolMaps(ArrayRef<int64_t> s, MLIRContext *ctx) {
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  PoolMaps m;
+  m.maps = {AffineMap::get(6, 0,
+                           {dim(0), dim(1), dim(2) * s[0] + dim(4),
+                            dim(3) * s[1] + dim(5)},
+                           ctx),
+            AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
+            AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)};
+  m.iterators = {
+      utils::IteratorType::parallel,  utils::IteratorType::parallel,
+      utils::IteratorType::parallel,  utils::IteratorType::parallel,
+      utils::IteratorType::reduction, utils::IteratorType::reduction};
+  return m;
+}
+
 ConvMaps convMaps(ArrayRef<int64_t> s, ArrayRef<int64_t> d, int64_t groups,
                   ShapedType weightType, MLIRContext *ctx) {
   int64_t perGroupOut = weightType.getDimSize(0) / groups;

@@ -119,6 +119,16 @@ ConvMaps convMaps(llvm::ArrayRef<int64_t> strides,
                   llvm::ArrayRef<int64_t> dilations, int64_t groups,
                   mlir::ShapedType weightType, mlir::MLIRContext *ctx);
 
+/// Indexing maps of 2-D pooling over the loops (n, c, oh, ow, kh, kw), kh
+/// and kw reductions: the (padded) input read at (oh * sh + kh, ow * sw +
+/// kw), a shape-only [KH, KW] operand giving the window's extent, and the
+/// output [N, C, OH, OW].
+struct PoolMaps {
+  llvm::SmallVector<mlir::AffineMap> maps;
+  llvm::SmallVector<mlir::utils::IteratorType> iterators;
+};
+PoolMaps poolMaps(llvm::ArrayRef<int64_t> strides, mlir::MLIRContext *ctx);
+
 /// "file:line:col" of the first file location in `loc`, or "".
 std::string formatSourceLocation(mlir::Location loc);
 

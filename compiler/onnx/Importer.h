@@ -163,6 +163,16 @@ private:
   friend struct PathListener;
 };
 
+/// A layer op `OpTy` of `result` type on `operands` with `attrs`, at the
+/// importer's current location: what every op handler creates.
+template <typename OpTy>
+mlir::Value layer(Importer &im, mlir::Type result, mlir::ValueRange operands,
+                  llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+  return OpTy::create(im.builder, im.loc, mlir::TypeRange{result}, operands,
+                      attrs)
+      .getResult();
+}
+
 /// Pads of a 2-D window (Conv, MaxPool, AveragePool) from ONNX's auto_pad
 /// and pads attributes, as [top, left, bottom, right]; std::nullopt after
 /// recording a problem with `node`.

@@ -28,13 +28,6 @@ using namespace mix::onnx_import::attrs;
 
 namespace {
 
-template <typename OpTy>
-Value layer(Importer &im, Type result, ValueRange operands,
-            llvm::ArrayRef<NamedAttribute> attrs = {}) {
-  return OpTy::create(im.builder, im.loc, TypeRange{result}, operands, attrs)
-      .getResult();
-}
-
 /// `axis` in [0, rank), or std::nullopt.
 std::optional<int64_t> normalize(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)

@@ -31,13 +31,6 @@ using namespace mix::onnx_import::attrs;
 namespace {
 
 /// Layer ops: operands, result type, attributes.
-template <typename OpTy>
-Value layer(Importer &im, Type result, ValueRange operands,
-            llvm::ArrayRef<NamedAttribute> attrs = {}) {
-  return OpTy::create(im.builder, im.loc, TypeRange{result}, operands, attrs)
-      .getResult();
-}
-
 /// The numpy broadcast of two shapes, or false.
 bool broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                     SmallVector<int64_t> &out) {

@@ -179,26 +179,16 @@ struct MaxPool2DLowering : MixLoweringPattern<MaxPool2DOp> {
                        rewriter.getFloatAttr(
                            inElem, -std::numeric_limits<double>::infinity())));
     Type elem = cast<ShapedType>(input.getType()).getElementType();
-    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides();
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Loops: n, c, oh, ow (parallel), kh, kw (reduction). The kernel extent
-    // comes from a shape-only operand.
+    ArrayRef<int64_t> k = op.getKernel();
+    // The kernel extent comes from a shape-only operand.
     Value window = tensor::EmptyOp::create(rewriter, loc, k, elem);
-    Value max = generic(
-        rewriter, loc, ValueRange{input, window}, type.getShape(), elem,
-        -std::numeric_limits<double>::infinity(),
-        {AffineMap::get(
-             6, 0,
-             {dim(0), dim(1), dim(2) * s[0] + dim(4), dim(3) * s[1] + dim(5)},
-             ctx),
-         AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
-         AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction, utils::IteratorType::reduction},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          return Value(arith::MaximumFOp::create(b, l, a[2], a[0]));
-        });
+    PoolMaps pool = poolMaps(op.getStrides(), ctx);
+    Value max =
+        generic(rewriter, loc, ValueRange{input, window}, type.getShape(), elem,
+                -std::numeric_limits<double>::infinity(), pool.maps,
+                pool.iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(arith::MaximumFOp::create(b, l, a[2], a[0]));
+                });
     Value result = convertTensor(rewriter, loc, max, type);
     rewriter.replaceOp(op, result);
     return success();

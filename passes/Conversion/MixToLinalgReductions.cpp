@@ -119,25 +119,16 @@ struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
         padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zero);
     ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
                       p = op.getPadding();
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    // Loops: n, c, oh, ow (parallel), kh, kw (reduction), as max_pool2d.
+    // As max_pool2d: the window's extent from a shape-only operand.
     Value window = tensor::EmptyOp::create(rewriter, loc, k, acc);
-    Value sum = generic(
-        rewriter, loc, ValueRange{input, window}, types.result.getShape(), acc,
-        0.0,
-        {AffineMap::get(
-             6, 0,
-             {dim(0), dim(1), dim(2) * s[0] + dim(4), dim(3) * s[1] + dim(5)},
-             ctx),
-         AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
-         AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-        {utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::parallel, utils::IteratorType::parallel,
-         utils::IteratorType::reduction, utils::IteratorType::reduction},
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          return Value(arith::AddFOp::create(b, l, a[2],
-                                             convertScalar(b, l, a[0], acc)));
-        });
+    PoolMaps pool = poolMaps(s, ctx);
+    Value sum =
+        generic(rewriter, loc, ValueRange{input, window},
+                types.result.getShape(), acc, 0.0, pool.maps, pool.iterators,
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(arith::AddFOp::create(
+                      b, l, a[2], convertScalar(b, l, a[0], acc)));
+                });
     if (op.getCountIncludePad())
       return divideByCount(rewriter, loc, sum, double(k[0] * k[1]),
                            types.result);

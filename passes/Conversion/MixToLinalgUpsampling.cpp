@@ -57,8 +57,8 @@ struct ConvTranspose2DLowering : LayerLoweringBase<ConvTranspose2DOp> {
     Value sum = generic(
         rewriter, loc, ValueRange{adaptor.getWeight(), extent},
         types.result.getShape(), acc, 0.0,
-        {AffineMap::get(7, 0, {group * cg + dim(4), dim(1) % fg, dim(5), dim(6)},
-                        ctx),
+        {AffineMap::get(
+             7, 0, {group * cg + dim(4), dim(1) % fg, dim(5), dim(6)}, ctx),
          AffineMap::get(7, 0, {dim(4), dim(5), dim(6)}, ctx),
          AffineMap::get(7, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
         {utils::IteratorType::parallel, utils::IteratorType::parallel,
@@ -92,8 +92,8 @@ struct ConvTranspose2DLowering : LayerLoweringBase<ConvTranspose2DOp> {
                 b, l, ok,
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
                                       index(size)));
-            valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
-                          : ok;
+            valid =
+                valid ? arith::AndIOp::create(b, l, valid, ok).getResult() : ok;
             // A safe read when not valid.
             Value clamped = arith::MaxSIOp::create(b, l, pos, index(0));
             return arith::MinSIOp::create(b, l, clamped, index(size - 1))
@@ -226,8 +226,7 @@ struct ResizeLowering : MixLoweringPattern<ResizeOp> {
             Value i1 = clampIndex(
                 arith::AddIOp::create(b, l, i0, index(1)).getResult(), size);
             Value frac = arith::SubFOp::create(b, l, clamped, floor);
-            return std::make_tuple(i0, i1,
-                                   convertScalar(b, l, frac, elem));
+            return std::make_tuple(i0, i1, convertScalar(b, l, frac, elem));
           };
           auto [r0, r1, fy] = neighbours(y, h);
           auto [c0, c1, fx] = neighbours(x, w);
