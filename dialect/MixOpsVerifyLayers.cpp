@@ -11,6 +11,7 @@
 
 #include "dialect/MixOpsVerify.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,11 @@ LogicalResult MulOp::verify() {
 //===----------------------------------------------------------------------===//
 // Elementwise math
 //===----------------------------------------------------------------------===//
+
+/// The largest pad, stride or dilation the data-movement and upsampling
+/// layers take: sizes computed from them (at most 2^31 times a dimension of
+/// at most 2^31 each) then stay far from int64 overflow.
+constexpr int64_t kMaxExtent = int64_t(1) << 31;
 
 /// A number as diagnostics print it: 6, 0.2, -inf, nan.
 static std::string formatNumber(double value) {
@@ -272,6 +278,12 @@ LogicalResult ConcatOp::verify() {
   FailureOr<int64_t> axis = normalizeAxis(*this, "axis", getAxis(), rank);
   if (failed(axis))
     return failure();
+  // The batch first: its size is not a number to add.
+  if (*axis == 0)
+    for (Value v : getInputs())
+      if (failed(checkNoDynamicBatch(*this, v, "input",
+                                     "it concatenates along axis 0")))
+        return failure();
   SmallVector<int64_t> expected(first);
   for (auto [i, v] : llvm::enumerate(getInputs().drop_front())) {
     ArrayRef<int64_t> shape = shapeOf(v);
@@ -282,13 +294,10 @@ LogicalResult ConcatOp::verify() {
       return emitOpError() << "input " << i + 1 << " " << formatShape(shape)
                            << " does not match input 0 " << formatShape(first)
                            << " outside axis " << *axis;
-    expected[*axis] += shape[*axis];
+    if (llvm::AddOverflow(expected[*axis], shape[*axis], expected[*axis]))
+      return emitOpError() << "the concatenated size along axis " << *axis
+                           << " overflows";
   }
-  if (*axis == 0)
-    for (Value v : getInputs())
-      if (failed(checkNoDynamicBatch(*this, v, "input",
-                                     "it concatenates along axis 0")))
-        return failure();
   return checkResultShape(*this, expected);
 }
 
@@ -316,11 +325,17 @@ LogicalResult SliceOp::verify() {
     int64_t dim = in[*axis], start = starts[i], end = ends[i], step = steps[i];
     if (step == 0)
       return emitOpError() << "step of axis " << *axis << " is 0";
-    int64_t count = step > 0 ? (end - start + step - 1) / step
-                             : (start - end + (-step) - 1) / (-step);
-    count = std::max<int64_t>(count, 0);
-    bool inBounds =
-        end >= -1 && end <= dim && (count == 0 || (start >= 0 && start < dim));
+    // Bounds first: then every difference below is small, and the step's
+    // magnitude is taken unsigned (it may be INT64_MIN).
+    bool inBounds = end >= -1 && end <= dim && start >= 0 && start <= dim;
+    int64_t count = 0;
+    if (inBounds) {
+      uint64_t magnitude =
+          step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+      int64_t span = step > 0 ? end - start : start - end;
+      count = span > 0 ? int64_t(uint64_t(span - 1) / magnitude) + 1 : 0;
+      inBounds = count == 0 || start < dim;
+    }
     if (!inBounds)
       return emitOpError() << "slice " << start << ":" << end << ":" << step
                            << " of axis " << *axis << " (size " << dim
@@ -345,6 +360,10 @@ LogicalResult PadOp::verify() {
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return emitOpError() << "pads " << formatShape(pads)
                          << " must not be negative";
+  // Bounded, so that sizes plus pads cannot overflow.
+  if (llvm::any_of(pads, [](int64_t p) { return p > kMaxExtent; }))
+    return emitOpError() << "pads " << formatShape(pads) << " must be at most "
+                         << kMaxExtent;
   if (std::isnan(getValue().convertToDouble()))
     return emitOpError() << "value must not be NaN";
   SmallVector<int64_t> expected(in);
@@ -362,7 +381,9 @@ LogicalResult PadOp::verify() {
     if (in[d] == 0)
       return emitOpError() << "cannot pad dimension " << d
                            << ", which is empty";
-    expected[d] += before + after;
+    if (llvm::AddOverflow(expected[d], before + after, expected[d]))
+      return emitOpError() << "the padded size of dimension " << d
+                           << " overflows";
   }
   return checkResultShape(*this, expected);
 }
@@ -439,6 +460,12 @@ LogicalResult ConvTranspose2DOp::verify() {
   int64_t groups = static_cast<int64_t>(getGroups());
   if (groups < 1)
     return emitOpError() << "expects groups >= 1, got " << groups;
+  // Bounded, so that the output size below cannot overflow.
+  for (ArrayRef<int64_t> values : {s, d, p, op})
+    if (llvm::any_of(values, [](int64_t v) { return v > kMaxExtent; }))
+      return emitOpError() << "strides, dilations and paddings must be at "
+                              "most "
+                           << kMaxExtent;
   if (in[1] != w[0])
     return emitOpError() << "input channels (" << in[1]
                          << ") do not match the weight's first dimension ("
@@ -456,8 +483,17 @@ LogicalResult ConvTranspose2DOp::verify() {
     return failure();
   SmallVector<int64_t> expected = {in[0], w[1] * groups};
   for (int i = 0; i < 2; ++i) {
-    int64_t size = (in[2 + i] - 1) * s[i] - p[i] - p[2 + i] +
-                   d[i] * (w[2 + i] - 1) + op[i] + 1;
+    // (in - 1) * stride - pads + dilation * (k - 1) + output_padding + 1,
+    // checked: the dimensions themselves may be huge.
+    int64_t grown, reach, size;
+    bool overflow = llvm::MulOverflow(in[2 + i] - 1, s[i], grown) ||
+                    llvm::MulOverflow(d[i], w[2 + i] - 1, reach) ||
+                    llvm::AddOverflow(grown, reach, size) ||
+                    llvm::AddOverflow(size, op[i] + 1 - p[i] - p[2 + i], size);
+    if (overflow)
+      return emitOpError() << "the output size along "
+                           << (i == 0 ? "the height" : "the width")
+                           << " overflows";
     if (size < 1)
       return emitOpError() << "padding " << formatShape(p)
                            << " leaves no output along "

@@ -17,6 +17,8 @@
 
 #include "onnx/onnx_pb.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -291,10 +293,11 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
         sizes.push_back(std::min(each, std::max<int64_t>(left, 0)));
     }
     int64_t total = 0;
+    bool overflow = false;
     for (int64_t size : sizes)
-      total += size;
-    if (int64_t(sizes.size()) != node.output_size() || total != dim ||
-        llvm::any_of(sizes, [](int64_t v) { return v < 0; })) {
+      overflow |= llvm::AddOverflow(total, size, total);
+    if (overflow || int64_t(sizes.size()) != node.output_size() ||
+        total != dim || llvm::any_of(sizes, [](int64_t v) { return v < 0; })) {
       problem(node,
               "split sizes do not add up to the axis size " + llvm::Twine(dim));
       return true;

@@ -358,3 +358,52 @@ mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %0 = mix.resize %x {scales = array<f64: 0.1, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x1x8xf32>
   mix.return %x : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// Sizes near int64's limits are errors, never overflows.
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.slice' op result shape [2, 2] does not match the expected shape [2, 1]}}
+  %0 = mix.slice %x {axes = array<i64: 1>, starts = array<i64: 7>, ends = array<i64: -1>, steps = array<i64: -9223372036854775808>} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'mix.pad' op pads [0, 9223372036854775807, 0, 0] must be at most 2147483648}}
+  %0 = mix.pad %x {pads = array<i64: 0, 9223372036854775807, 0, 0>} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  mix.return %x : tensor<2x8xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x9223372036854775806xf32>) -> tensor<2x9223372036854775806xf32> {
+  // expected-error @+1 {{'mix.pad' op the padded size of dimension 1 overflows}}
+  %0 = mix.pad %x {pads = array<i64: 0, 4, 0, 0>} : (tensor<2x9223372036854775806xf32>) -> tensor<2x9223372036854775806xf32>
+  mix.return %x : tensor<2x9223372036854775806xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x9223372036854775806xf32>) -> tensor<2x9223372036854775806xf32> {
+  // expected-error @+1 {{'mix.concat' op the concatenated size along axis 1 overflows}}
+  %0 = mix.concat %x, %x {axis = 1 : i64} : (tensor<2x9223372036854775806xf32>, tensor<2x9223372036854775806xf32>) -> tensor<2x9223372036854775806xf32>
+  mix.return %x : tensor<2x9223372036854775806xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op strides, dilations and paddings must be at most 2147483648}}
+  %0 = mix.conv_transpose2d %x, %w {strides = array<i64: 9223372036854775807, 1>} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  mix.return %x : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x4x4611686018427387904x4xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x4611686018427387904x4xf32> {
+  // expected-error @+1 {{'mix.conv_transpose2d' op the output size along the height overflows}}
+  %0 = mix.conv_transpose2d %x, %w {strides = array<i64: 4, 1>} : (tensor<1x4x4611686018427387904x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
+  mix.return %x : tensor<1x4x4611686018427387904x4xf32>
+}
