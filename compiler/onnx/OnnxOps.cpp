@@ -382,25 +382,47 @@ void Importer::convert(const onnx::NodeProto &node) {
   }
   if (op == "MatMul" || op == "Gemm") {
     bool gemm = op == "Gemm";
-    if (gemm) {
-      if (attrFloat(node, "alpha", 1.0) != 1.0)
-        return problem(node, "Gemm with alpha != 1 is not supported");
-      if (attrInt(node, "transA", 0) != 0)
-        return problem(node, "Gemm with transA = 1 is not supported");
-      if (!input(node, 2).empty() && attrFloat(node, "beta", 1.0) != 1.0)
-        return problem(node, "Gemm with beta != 1 is not supported");
-    }
+    // Gemm: alpha * A' B' + beta * C. A transposed A is a mix.transpose;
+    // alpha and beta scale the product and C with a mix.mul each (so the
+    // bias is fused into the dense layer only when both are 1).
+    double alpha = gemm ? attrFloat(node, "alpha", 1.0) : 1.0;
+    double beta = gemm ? attrFloat(node, "beta", 1.0) : 1.0;
+    bool transA = gemm && attrInt(node, "transA", 0) != 0;
     bool transB = gemm && attrInt(node, "transB", 0) != 0;
     Value a = operandAt(0);
-    RankedTensorType type = resultType();
+    RankedTensorType type = floatTypeOf(node, out);
     if (!a || !type)
       return;
+    auto scalar = [&](double v) {
+      auto t = RankedTensorType::get({}, type.getElementType());
+      return WeightOp::create(
+                 builder, loc, t,
+                 DenseElementsAttr::get(
+                     t, builder.getFloatAttr(type.getElementType(), v)),
+                 StringAttr())
+          .getResult();
+    };
+    if (transA) {
+      auto at = cast<RankedTensorType>(a.getType());
+      if (at.getRank() != 2 || !at.hasStaticShape())
+        return problem(node, "Gemm with transA = 1 needs a static 2-D A "
+                             "(the batch would move)");
+      a = layer<TransposeOp>(
+          *this,
+          RankedTensorType::get({at.getDimSize(1), at.getDimSize(0)},
+                                at.getElementType()),
+          {a},
+          {builder.getNamedAttr("permutation",
+                                builder.getDenseI64ArrayAttr({1, 0}))});
+    }
     if (type.getRank() == 0 ||
         cast<RankedTensorType>(a.getType()).getRank() == 0)
       return problem(node, "a MatMul of vectors (a scalar result) is not "
                            "supported");
     Value result;
-    const Constant *bias = gemm ? constant(input(node, 2)) : nullptr;
+    const Constant *bias = gemm && alpha == 1.0 && beta == 1.0
+                               ? constant(input(node, 2))
+                               : nullptr;
     if (const Constant *w = constant(input(node, 1));
         w && w->shape.size() == 2) {
       Value wv = weight(node, *w, transB);
@@ -421,12 +443,21 @@ void Importer::convert(const onnx::NodeProto &node) {
       }
       result = layer<DenseOp>(*this, type, operands);
     } else {
-      if (transB)
-        return problem(node, "Gemm of two activations with transB = 1 is "
-                             "not supported");
       Value b = operandAt(1);
       if (!b)
         return;
+      if (transB) {
+        auto bt = cast<RankedTensorType>(b.getType());
+        if (bt.getRank() != 2 || !bt.hasStaticShape())
+          return problem(node, "Gemm with transB = 1 needs a static 2-D B");
+        b = layer<TransposeOp>(
+            *this,
+            RankedTensorType::get({bt.getDimSize(1), bt.getDimSize(0)},
+                                  bt.getElementType()),
+            {b},
+            {builder.getNamedAttr("permutation",
+                                  builder.getDenseI64ArrayAttr({1, 0}))});
+      }
       auto at = cast<RankedTensorType>(a.getType());
       auto bt = cast<RankedTensorType>(b.getType());
       if (at.getRank() != bt.getRank() || at.getRank() < 2 ||
@@ -437,10 +468,17 @@ void Importer::convert(const onnx::NodeProto &node) {
                                  "batch dimensions (no broadcasting)");
       result = layer<MatmulOp>(*this, type, {a, b});
     }
-    if (gemm && !input(node, 2).empty() && (bias || value(input(node, 2)))) {
+    if (alpha != 1.0)
+      result = layer<MulOp>(*this, type, {result, scalar(alpha)});
+    if (gemm && !input(node, 2).empty() &&
+        (bias || value(input(node, 2)) ||
+         (constant(input(node, 2)) && (alpha != 1.0 || beta != 1.0)))) {
       Value c = operandAt(2);
       if (!c)
         return;
+      if (beta != 1.0)
+        c = layer<MulOp>(*this, cast<RankedTensorType>(c.getType()),
+                         {c, scalar(beta)});
       result = layer<AddOp>(*this, type, {result, c});
     }
     define(out, result);

@@ -571,10 +571,23 @@ def external(out):
 
 
 def badattr(out):
-    w = weight("w", 4, 3)
-    nodes = [helper.make_node("Gemm", ["x", "w"], ["y"], name="/fc/Gemm",
-                              alpha=2.0)]
-    return model(nodes, [value("x", 2, 4)], [value("y", 2, 3)], [w]), None, None
+    """A supported op with an attribute mix cannot express."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["y"], name="/pool/MaxPool",
+                              kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)]
+    return model(nodes, [value("x", 1, 2, 5, 5)], [value("y", 1, 2, 3, 3)],
+                 []), None, None
+
+
+def gemm_attrs(out):
+    """Gemm with every attribute: alpha * A^T B^T + beta * C, A an
+    activation (transposed), B and C constants."""
+    w, c = weight("w", 3, 4), weight("c", 3)
+    nodes = [helper.make_node("Gemm", ["x", "w", "c"], ["y"], name="/fc/Gemm",
+                              alpha=0.5, beta=2.0, transA=1, transB=1)]
+    m = model(nodes, [value("x", 4, 2)], [value("y", 2, 3)], [w, c])
+    x = rng.standard_normal((4, 2)).astype(np.float32)
+    y = 0.5 * x.astype(np.float64).T @ arr(w).T + 2.0 * arr(c)
+    return m, {"input0": x}, [y]
 
 
 def zerostride(out):
@@ -723,7 +736,7 @@ def conformance(out):
 
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
-           unsupported, int_max, dynamic, opset18, external, badattr, zerostride, shortdata,
+           unsupported, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride, shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
 
