@@ -950,7 +950,7 @@ template <class T> struct TensorList {
       if (n[i] < 0 || !fits(n[i], sizeof(T)) || (n[i] > 0 && null[i]))
         invalid = true;
       else if (__builtin_add_overflow(total, n[i], &total))
-        invalid = true;
+        total = INT64_MAX; // Valid: each size fits, only the sum does not.
     }
     if (!invalid && overCap(total, sizeof(T)))
       skip = true;

@@ -10,12 +10,17 @@
 #   MIXC_FUZZ_COMPILER  1: also build the compiler (ASan + UBSan) and its
 #                       fuzzers (fuzz/compiler/, fuzz/README.md)
 #   MIXC_FUZZ_JOBS      build parallelism (default 1)
+#   MIXC_FUZZ_SEED      libFuzzer's -seed (default: random). A fixed seed
+#                       makes a run repeat the same mutations, so a crash
+#                       found in CI is found again by the same command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 BUILD="$ROOT/build-fuzz"
 SECONDS_PER_FUZZER="${MIXC_FUZZ_SECONDS:-60}"
 JOBS="${MIXC_FUZZ_JOBS:-1}"
+seed=()
+if [ -n "${MIXC_FUZZ_SEED:-}" ]; then seed=(-seed="$MIXC_FUZZ_SEED"); fi
 COMPILER=OFF
 if [ "${MIXC_FUZZ_COMPILER:-0}" = "1" ]; then COMPILER=ON; fi
 
@@ -42,9 +47,9 @@ for fuzzer in "$BUILD"/fuzz/bin/*_fuzzer; do
   if [ -f "$ROOT/fuzz/dict/$name.dict" ]; then
     dict=(-dict="$ROOT/fuzz/dict/$name.dict")
   fi
-  echo "fuzz: $name for ${SECONDS_PER_FUZZER}s"
+  echo "fuzz: $name for ${SECONDS_PER_FUZZER}s${MIXC_FUZZ_SEED:+ (seed $MIXC_FUZZ_SEED)}"
   if ! (cd "$work" && "$fuzzer" -max_total_time="$SECONDS_PER_FUZZER" \
-          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" \
+          -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" "${seed[@]}" \
           -artifact_prefix="$work/artifacts/" corpus >"$work/log" 2>&1); then
     status=1
     tail -n 40 "$work/log"

@@ -9,7 +9,10 @@
 # the run and prints its reproducer).
 #
 #   MIXC_JOBS           build and test parallelism (default 2)
-#   MIXC_FUZZ_SECONDS   run time per fuzzer (default 45; 5 fuzzers)
+#   MIXC_FUZZ_SECONDS   run time per fuzzer (default 45; 6 fuzzers)
+#   MIXC_FUZZ_SEED      libFuzzer seed (default 1, so the suite repeats the
+#                       same mutations and a failure is reproducible; run
+#                       scripts/fuzz.sh alone, seed unset, to explore)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${MIXC_JOBS:-2}"
@@ -31,5 +34,6 @@ ctest --test-dir build-asan --output-on-failure -j"${JOBS}" -LE sweep
 # build-fuzz). Each prints its own timings.
 MIXC_SANITIZE_JOBS="${JOBS}" bash scripts/sanitize-compiler.sh
 MIXC_FUZZ_COMPILER=1 MIXC_FUZZ_JOBS="${JOBS}" \
-  MIXC_FUZZ_SECONDS="${MIXC_FUZZ_SECONDS:-45}" bash scripts/fuzz.sh
+  MIXC_FUZZ_SECONDS="${MIXC_FUZZ_SECONDS:-45}" \
+  MIXC_FUZZ_SEED="${MIXC_FUZZ_SEED:-1}" bash scripts/fuzz.sh
 echo "test.sh: all suites passed"
