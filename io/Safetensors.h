@@ -112,14 +112,36 @@ private:
   std::map<std::string, std::string> metadata_;
 };
 
-/// A tensor to store: `bytes` holds product(shape) elements of `dtype`,
-/// little-endian, row-major.
+/// A tensor to store: product(shape) elements of `dtype`, little-endian,
+/// row-major, held in `bytes` or, when `borrowed` is set, in memory the
+/// caller keeps alive until the file is written (an importer's weights are
+/// written from its parsed model, not copied first).
 struct TensorToWrite {
   std::string name;
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;
+  std::optional<llvm::ArrayRef<uint8_t>> borrowed;
+
+  llvm::ArrayRef<uint8_t> data() const {
+    return borrowed ? *borrowed : llvm::ArrayRef<uint8_t>(bytes);
+  }
 };
+
+/// A safetensors file as its header (8-byte length, JSON, padding) and its
+/// tensors' bytes in file order, pointing into the TensorToWrite values it
+/// was made from: for writers that stream (mix::OutputFiles::add with
+/// borrowed pieces) rather than build the file in memory.
+struct SafetensorsPieces {
+  std::string header;
+  std::vector<llvm::ArrayRef<char>> data;
+};
+
+/// The pieces of the file serializeSafetensors returns whole.
+llvm::Expected<SafetensorsPieces>
+layOutSafetensors(const std::string &path,
+                  llvm::ArrayRef<TensorToWrite> tensors,
+                  const std::map<std::string, std::string> &metadata = {});
 
 /// Builders of TensorToWrite from host values (the host is little-endian, as
 /// all targets mixc supports). `values.size()` must equal product(shape);

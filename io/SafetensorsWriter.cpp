@@ -53,14 +53,15 @@ llvm::Error checkContents(llvm::StringRef path, const TensorToWrite &t,
   int64_t elements = 0;
   std::optional<int64_t> needed =
       detail::byteCount(t.shape, dtypeSize(t.dtype), &elements);
-  if (!needed || static_cast<uint64_t>(*needed) != t.bytes.size())
-    return bad(t.bytes.size(), " bytes given, but shape ", formatShape(t.shape),
+  llvm::ArrayRef<uint8_t> data = t.data();
+  if (!needed || static_cast<uint64_t>(*needed) != data.size())
+    return bad(data.size(), " bytes given, but shape ", formatShape(t.shape),
                " x ", dtypeName(t.dtype), " needs ",
                needed ? std::to_string(*needed) : "2^63 or more");
   if (t.dtype == DType::Bool)
-    for (size_t j = 0; j < t.bytes.size(); ++j)
-      if (t.bytes[j] > 1)
-        return bad("element ", j, " is byte ", static_cast<int>(t.bytes[j]),
+    for (size_t j = 0; j < data.size(); ++j)
+      if (data[j] > 1)
+        return bad("element ", j, " is byte ", static_cast<int>(data[j]),
                    ", not a BOOL (0 or 1)");
   *bytes = *needed;
   return llvm::Error::success();
@@ -87,10 +88,10 @@ TensorToWrite makeTensor(std::string name, std::vector<int64_t> shape,
   return makeTensorImpl(std::move(name), std::move(shape), values, DType::I8);
 }
 
-llvm::Expected<std::string>
-serializeSafetensors(const std::string &path,
-                     llvm::ArrayRef<TensorToWrite> tensors,
-                     const std::map<std::string, std::string> &metadata) {
+llvm::Expected<SafetensorsPieces>
+layOutSafetensors(const std::string &path,
+                  llvm::ArrayRef<TensorToWrite> tensors,
+                  const std::map<std::string, std::string> &metadata) {
   std::vector<const TensorToWrite *> sorted;
   for (const TensorToWrite &t : tensors)
     sorted.push_back(&t);
@@ -134,12 +135,33 @@ serializeSafetensors(const std::string &path,
   // Pad with spaces to a multiple of 8 so the data buffer starts aligned.
   headerText.append((8 - headerText.size() % 8) % 8, ' ');
 
-  std::string contents(8, '\0');
-  llvm::support::endian::write64le(contents.data(), headerText.size());
-  contents.reserve(8 + headerText.size() + offset);
-  contents += headerText;
-  for (const TensorToWrite *t : sorted)
-    contents.append(t->bytes.begin(), t->bytes.end());
+  SafetensorsPieces pieces;
+  pieces.header.assign(8, '\0');
+  llvm::support::endian::write64le(pieces.header.data(), headerText.size());
+  pieces.header += headerText;
+  for (const TensorToWrite *t : sorted) {
+    llvm::ArrayRef<uint8_t> data = t->data();
+    pieces.data.emplace_back(reinterpret_cast<const char *>(data.data()),
+                             data.size());
+  }
+  return pieces;
+}
+
+llvm::Expected<std::string>
+serializeSafetensors(const std::string &path,
+                     llvm::ArrayRef<TensorToWrite> tensors,
+                     const std::map<std::string, std::string> &metadata) {
+  llvm::Expected<SafetensorsPieces> pieces =
+      layOutSafetensors(path, tensors, metadata);
+  if (!pieces)
+    return pieces.takeError();
+  size_t size = pieces->header.size();
+  for (llvm::ArrayRef<char> data : pieces->data)
+    size += data.size();
+  std::string contents = std::move(pieces->header);
+  contents.reserve(size);
+  for (llvm::ArrayRef<char> data : pieces->data)
+    contents.append(data.begin(), data.end());
   return contents;
 }
 

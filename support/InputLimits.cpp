@@ -86,11 +86,9 @@ llvm::Error mix::requireRegularFile(llvm::StringRef path,
   return llvm::Error::success();
 }
 
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-mix::readInputFile(llvm::StringRef path, uint64_t maxBytes,
-                   llvm::StringRef what) {
-  if (path == "-")
-    return readBounded(STDIN_FILENO, maxBytes, what, "<stdin>");
+llvm::Expected<int> mix::openInputFile(llvm::StringRef path, uint64_t maxBytes,
+                                       llvm::StringRef what,
+                                       uint64_t *sizeOut) {
   llvm::SmallString<256> p(path);
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -113,8 +111,21 @@ mix::readInputFile(llvm::StringRef path, uint64_t maxBytes,
     return tooLarge(what, path, uint64_t(st.st_size), maxBytes);
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  auto buffer = readBounded(fd, maxBytes, what, path);
-  ::close(fd);
+  if (sizeOut)
+    *sizeOut = uint64_t(st.st_size);
+  return fd;
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+mix::readInputFile(llvm::StringRef path, uint64_t maxBytes,
+                   llvm::StringRef what) {
+  if (path == "-")
+    return readBounded(STDIN_FILENO, maxBytes, what, "<stdin>");
+  llvm::Expected<int> fd = openInputFile(path, maxBytes, what);
+  if (!fd)
+    return fd.takeError();
+  auto buffer = readBounded(*fd, maxBytes, what, path);
+  ::close(*fd);
   return buffer;
 }
 

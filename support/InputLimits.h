@@ -53,6 +53,15 @@ constexpr unsigned kMaxJSONNesting = 100;
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(llvm::StringRef path, uint64_t maxBytes, llvm::StringRef what);
 
+/// Opens `path` for reading under the checks of readInputFile (a regular
+/// file of at most `maxBytes` bytes; `-` is not accepted) without reading
+/// it: for parsers that stream (an ONNX model is parsed in chunks, so its
+/// file and its parsed form are never in memory together). Returns the
+/// descriptor (the caller closes it) and, in `size`, the file's size.
+llvm::Expected<int> openInputFile(llvm::StringRef path, uint64_t maxBytes,
+                                  llvm::StringRef what,
+                                  uint64_t *size = nullptr);
+
 /// Fails when `path` exists and is not a regular file: for inputs that are
 /// mapped rather than read (safetensors weights).
 llvm::Error requireRegularFile(llvm::StringRef path, llvm::StringRef what);

@@ -152,7 +152,16 @@ llvm::Error fromErrno(const llvm::Twine &what) {
 //===----------------------------------------------------------------------===//
 
 void OutputFiles::add(std::string path, std::string contents) {
-  files.push_back({std::move(path), std::move(contents)});
+  add(std::move(path), std::move(contents), {});
+}
+
+void OutputFiles::add(std::string path, std::string contents,
+                      std::vector<llvm::ArrayRef<char>> borrowed) {
+  File file;
+  file.path = std::move(path);
+  file.contents = std::move(contents);
+  file.borrowed = std::move(borrowed);
+  files.push_back(std::move(file));
 }
 
 std::vector<std::string> OutputFiles::paths() const {
@@ -253,6 +262,8 @@ llvm::Error OutputFiles::writeTemporaries() {
     llvm::sys::RemoveFileOnSignal(f.temp);
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << f.contents;
+    for (llvm::ArrayRef<char> piece : f.borrowed)
+      os.write(piece.data(), piece.size());
     os.close();
     if (os.has_error()) {
       std::error_code ec = os.error();
@@ -272,18 +283,21 @@ llvm::Error OutputFiles::writeThrough() {
     int fd = ::open(f.path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
       return fromErrno("cannot open '" + f.path + "'");
-    llvm::StringRef data = f.contents;
-    while (!data.empty()) {
-      ssize_t n = ::write(fd, data.data(), data.size());
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0) {
-        llvm::Error error = fromErrno("cannot write '" + f.path + "'");
-        ::close(fd);
-        return error;
+    std::vector<llvm::StringRef> pieces = {f.contents};
+    for (llvm::ArrayRef<char> piece : f.borrowed)
+      pieces.emplace_back(piece.data(), piece.size());
+    for (llvm::StringRef data : pieces)
+      while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0) {
+          llvm::Error error = fromErrno("cannot write '" + f.path + "'");
+          ::close(fd);
+          return error;
+        }
+        data = data.drop_front(static_cast<size_t>(n));
       }
-      data = data.drop_front(static_cast<size_t>(n));
-    }
     if (::close(fd) != 0 && errno != EINTR)
       return fromErrno("cannot write '" + f.path + "'");
   }

@@ -38,6 +38,7 @@
 #ifndef MIXC_SUPPORT_OUTPUTFILES_H
 #define MIXC_SUPPORT_OUTPUTFILES_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -79,6 +80,11 @@ public:
 
   /// Adds a file to write at commit(). Nothing touches the disk before then.
   void add(std::string path, std::string contents);
+  /// Adds a file made of `contents` followed by `borrowed` pieces, which
+  /// are written from where they are (the caller keeps them alive until
+  /// commit() returns): a large file is never assembled in memory.
+  void add(std::string path, std::string contents,
+           std::vector<llvm::ArrayRef<char>> borrowed);
   bool empty() const { return files.empty(); }
   /// The destinations, in the order they were added.
   std::vector<std::string> paths() const;
@@ -95,6 +101,8 @@ private:
   struct File {
     std::string path;
     std::string contents;
+    /// Written after `contents`, from the caller's memory.
+    std::vector<llvm::ArrayRef<char>> borrowed;
     /// Where the contents go: `path`, or the file a symlink `path` names.
     std::string target;
     std::string temp;

@@ -25,10 +25,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 using namespace mlir;
 using namespace mix;
 
@@ -149,13 +145,6 @@ int main(int argc, char **argv) {
   auto imported = importOnnxFile(options->modelPath, context, importOptions);
   if (!imported)
     return fail(llvm::toString(imported.takeError()));
-#ifdef __GLIBC__
-  // The ModelProto's weights were freed in many blocks below glibc's mmap
-  // threshold: give them back before the weights file is serialized, so the
-  // peak stays near twice the weights.
-  malloc_trim(0);
-#endif
-
   std::string text;
   llvm::raw_string_ostream os(text);
   OpPrintingFlags flags;
@@ -165,14 +154,15 @@ int main(int argc, char **argv) {
   // All or nothing: the model and its weights are committed together.
   OutputFiles outputs;
   if (!options->weightsPath.empty()) {
-    llvm::Expected<std::string> weights =
-        io::serializeSafetensors(options->weightsPath, imported->weights);
+    // Written from the imported model's memory (it stays alive until the
+    // commit), not assembled into one string: no second copy of the
+    // weights.
+    llvm::Expected<io::SafetensorsPieces> weights =
+        io::layOutSafetensors(options->weightsPath, imported->weights);
     if (!weights)
       return fail(llvm::toString(weights.takeError()));
-    outputs.add(options->weightsPath, std::move(*weights));
-    // Serialized: the tensors themselves are not needed any more.
-    imported->weights.clear();
-    imported->weights.shrink_to_fit();
+    outputs.add(options->weightsPath, std::move(weights->header),
+                std::move(weights->data));
   }
   if (options->outputPath == "-") {
     if (llvm::Error error = outputs.commit())

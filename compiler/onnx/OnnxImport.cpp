@@ -363,5 +363,9 @@ mix::importOnnxFile(llvm::StringRef path, MLIRContext &context,
   if (!model)
     return model.takeError();
   Importer importer(**model, context, path, options);
-  return importer.run();
+  llvm::Expected<ImportedOnnxModel> imported = importer.run();
+  if (imported)
+    imported->source =
+        std::shared_ptr<const onnx::ModelProto>(std::move(*model));
+  return imported;
 }

@@ -52,7 +52,10 @@ struct OnnxImportOptions {
 struct ImportedOnnxModel {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   /// Data of the external weights, by the names the model references.
+  /// Most point into the parsed ONNX model (TensorToWrite::borrowed).
   std::vector<io::TensorToWrite> weights;
+  /// The parsed ONNX model, owner of the bytes `weights` borrow.
+  std::shared_ptr<const void> source;
 };
 
 /// True if `path` names an ONNX model (ends in `.onnx`).

@@ -22,8 +22,11 @@
 #include "onnx/shape_inference/implementation.h"
 #include "onnx/version_converter/convert.h"
 
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -76,6 +79,25 @@ int64_t defaultOpset(const onnx::ModelProto &model) {
   return 0;
 }
 
+/// Reads `count` bytes at `offset` of `fd` into `out`; false on an error
+/// or a short file (errno set).
+bool readAt(int fd, char *out, uint64_t count, uint64_t offset) {
+  while (count) {
+    ssize_t n = ::pread(fd, out, count, off_t(offset));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
+    }
+    out += n;
+    count -= uint64_t(n);
+    offset += uint64_t(n);
+  }
+  return true;
+}
+
 /// Reads the data of initializers stored in external files into raw_data.
 llvm::Error loadExternalData(onnx::ModelProto &model, llvm::StringRef path) {
   llvm::SmallString<256> dir = path;
@@ -119,21 +141,42 @@ llvm::Error loadExternalData(onnx::ModelProto &model, llvm::StringRef path) {
                   "external data file '" + location + "' of initializer '" +
                       tensor.name() + "' not found (looked for '" + file +
                       "')");
-    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        readInputFile(file, uint64_t(INT_MAX), "external data");
-    if (!buffer)
+    // Only the tensor's range is read (pread into its raw_data): a model's
+    // initializers usually share one file, which is neither read once per
+    // tensor nor held in memory beside the tensors.
+    uint64_t size = 0;
+    llvm::Expected<int> fd =
+        openInputFile(file, limits::kMaxModelBytes, "external data", &size);
+    if (!fd)
       return fail(std::errc::invalid_argument, path,
                   "initializer '" + tensor.name() +
-                      "': " + llvm::toString(buffer.takeError()));
-    uint64_t size = (*buffer)->getBufferSize();
+                      "': " + llvm::toString(fd.takeError()));
     uint64_t count = length ? *length : (offset <= size ? size - offset : 0);
-    if (offset > size || count > size - offset)
+    if (offset > size || count > size - offset) {
+      ::close(*fd);
       return fail(std::errc::invalid_argument, path,
                   "initializer '" + tensor.name() + "': external data [" +
                       llvm::Twine(offset) + ", " + llvm::Twine(offset + count) +
                       ") is beyond the end of '" + location + "' (" +
                       llvm::Twine(size) + " bytes)");
-    tensor.set_raw_data((*buffer)->getBufferStart() + offset, count);
+    }
+    if (count > uint64_t(INT_MAX)) {
+      ::close(*fd);
+      return fail(std::errc::file_too_large, path,
+                  "initializer '" + tensor.name() + "' has " +
+                      llvm::Twine(count) +
+                      " bytes of external data, more than protobuf's limit "
+                      "of 2 GiB for one tensor");
+    }
+    std::string *data = tensor.mutable_raw_data();
+    data->resize(count);
+    bool ok = readAt(*fd, data->data(), count, offset);
+    ::close(*fd);
+    if (!ok)
+      return fail(std::errc::io_error, path,
+                  "initializer '" + tensor.name() +
+                      "': cannot read its external data from '" + location +
+                      "': " + std::strerror(errno));
     tensor.clear_external_data();
     tensor.set_data_location(onnx::TensorProto::DEFAULT);
   }
@@ -194,7 +237,13 @@ struct StepFailure {
 
 /// ONNX's checker, the version converter (to kOnnxOpset) and shape
 /// inference with data propagation, in this process.
-std::optional<StepFailure> runLibonnx(onnx::ModelProto &model, int64_t opset) {
+/// `model` is checked; converted into `converted` when its opset is not
+/// kOnnxOpset; `checked` then points to the model that shape inference
+/// completed (`model` or `converted`).
+std::optional<StepFailure> runLibonnx(onnx::ModelProto &model, int64_t opset,
+                                      onnx::ModelProto &converted,
+                                      onnx::ModelProto *&checked) {
+  checked = &model;
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
@@ -203,7 +252,9 @@ std::optional<StepFailure> runLibonnx(onnx::ModelProto &model, int64_t opset) {
   }
   if (opset != kOnnxOpset) {
     try {
-      model = onnx::version_conversion::ConvertVersion(model, int(kOnnxOpset));
+      converted =
+          onnx::version_conversion::ConvertVersion(model, int(kOnnxOpset));
+      checked = &converted;
     } catch (const std::exception &e) {
       return StepFailure{std::errc::not_supported,
                          "cannot convert the model from opset " +
@@ -216,7 +267,7 @@ std::optional<StepFailure> runLibonnx(onnx::ModelProto &model, int64_t opset) {
                                           /*strict_mode=*/1,
                                           /*data_prop=*/true);
     onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), inference);
+        *checked, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception &e) {
     return StepFailure{std::errc::invalid_argument,
                        "ONNX shape inference failed: " + describe(e)};
@@ -242,6 +293,26 @@ bool writeAll(int fd, const char *data, size_t size) {
 
 } // namespace
 
+/// Marks an initializer whose raw_data the checking child left out: the
+/// parent still has those bytes (see checkConvertInfer).
+constexpr llvm::StringLiteral kKeptByParent = "mixc:kept-by-parent";
+
+/// Reads up to `size` bytes (fewer at end of file); -1 on an error.
+ssize_t readUpTo(int fd, char *out, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::read(fd, out + done, size - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      break;
+    done += size_t(n);
+  }
+  return ssize_t(done);
+}
+
 /// Runs runLibonnx in a child process and takes the checked, converted and
 /// shape-inferred model back through a pipe. libonnx 1.12 dereferences null
 /// pointers in shape inference on some malformed models (found by fuzzing,
@@ -249,6 +320,13 @@ bool writeAll(int fd, const char *data, size_t size) {
 /// line about the model, and the tool goes on to exit 2 as for any other
 /// bad input. The child reports "0" + the serialized model, or "1" + the
 /// errc + its message.
+///
+/// Memory: the weights are not sent back. The child leaves out the
+/// raw_data of every initializer that checking did not change (marked
+/// kKeptByParent), the parent moves its raw_data strings aside (no copy)
+/// before it parses the child's model and moves them back after. With the
+/// streamed parse of the file, the peak of an import is about one copy of
+/// the weights (bench/import/import_scaling.py).
 static llvm::Error checkConvertInfer(onnx::ModelProto &model, int64_t opset,
                                      llvm::StringRef path) {
   int fds[2];
@@ -274,28 +352,61 @@ static llvm::Error checkConvertInfer(onnx::ModelProto &model, int64_t opset,
     ::close(fds[0]);
     // A model that makes libonnx loop forever fails after two minutes.
     ::alarm(120);
-    std::string out;
-    if (std::optional<StepFailure> failure = runLibonnx(model, opset)) {
-      out = "1";
+    onnx::ModelProto converted;
+    onnx::ModelProto *checked = nullptr;
+    if (std::optional<StepFailure> failure =
+            runLibonnx(model, opset, converted, checked)) {
+      std::string out = "1";
       out += std::to_string(static_cast<int>(failure->code)) + " ";
       out += failure->message;
-    } else {
-      out = "0";
-      if (!model.AppendToString(&out))
-        ::_exit(3);
+      ::_exit(writeAll(fds[1], out.data(), out.size()) ? 0 : 3);
     }
-    ::_exit(writeAll(fds[1], out.data(), out.size()) ? 0 : 3);
+    // The initializers whose bytes the parent has: all of them, unless
+    // the version converter made a new model (then those it kept as is).
+    llvm::StringMap<const std::string *> original;
+    if (checked != &model)
+      for (const onnx::TensorProto &t : model.graph().initializer())
+        original[t.name()] = &t.raw_data();
+    for (onnx::TensorProto &t :
+         *checked->mutable_graph()->mutable_initializer()) {
+      if (t.raw_data().empty())
+        continue;
+      if (checked != &model) {
+        auto it = original.find(t.name());
+        if (it == original.end() || *it->second != t.raw_data())
+          continue;
+      }
+      t.clear_raw_data();
+      t.set_data_location(onnx::TensorProto::EXTERNAL);
+      onnx::StringStringEntryProto *entry = t.add_external_data();
+      entry->set_key("location");
+      entry->set_value(kKeptByParent.str());
+    }
+    bool ok =
+        writeAll(fds[1], "0", 1) && checked->SerializeToFileDescriptor(fds[1]);
+    ::_exit(ok ? 0 : 3);
   }
   ::close(fds[1]);
-  std::string in;
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fds[0], chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    in.append(chunk, size_t(n));
+  // The parent's raw_data strings, moved aside (by swap: no copy, no new
+  // pages); the rest of its model is replaced by the child's.
+  llvm::StringMap<std::string> kept;
+  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer())
+    if (!t.raw_data().empty())
+      kept[t.name()].swap(*t.mutable_raw_data());
+  model.Clear();
+  char tag = 0;
+  bool tagged = readUpTo(fds[0], &tag, 1) == 1;
+  bool parsed = false;
+  std::string message;
+  if (tagged && tag == '0') {
+    google::protobuf::io::FileInputStream stream(fds[0]);
+    parsed = model.ParseFromZeroCopyStream(&stream);
+  } else if (tagged) {
+    char chunk[4096];
+    ssize_t n;
+    while ((n = readUpTo(fds[0], chunk, sizeof(chunk))) > 0 &&
+           message.size() < (1u << 20))
+      message.append(chunk, size_t(n));
   }
   ::close(fds[0]);
   int status = 0;
@@ -307,45 +418,74 @@ static llvm::Error checkConvertInfer(onnx::ModelProto &model, int64_t opset,
         "invalid ONNX model: libonnx crashed checking it (signal " +
             llvm::Twine(WTERMSIG(status)) +
             (WTERMSIG(status) == SIGALRM ? ", no result in 120 s" : "") + ")");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.empty())
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !tagged)
     return fail(std::errc::io_error, path,
                 "cannot check the ONNX model: its checking process failed");
-  if (in[0] == '1') {
-    llvm::StringRef rest = llvm::StringRef(in).drop_front();
-    auto [codeText, message] = rest.split(' ');
+  if (tag == '1') {
+    auto [codeText, text] = llvm::StringRef(message).split(' ');
     int code = 0;
     if (codeText.getAsInteger(10, code))
       code = static_cast<int>(std::errc::invalid_argument);
-    return fail(static_cast<std::errc>(code), path, message);
+    return fail(static_cast<std::errc>(code), path, text);
   }
-  // The parent's copy is not needed any more (peak memory: the model and
-  // its serialized form, not three copies).
-  model.Clear();
-  if (!model.ParseFromArray(in.data() + 1, int(in.size() - 1)))
+  if (!parsed)
     return fail(std::errc::io_error, path,
                 "cannot check the ONNX model: its checked form does not parse");
+  for (onnx::TensorProto &t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL ||
+        t.external_data_size() != 1 ||
+        t.external_data(0).value() != kKeptByParent)
+      continue;
+    auto it = kept.find(t.name());
+    if (it == kept.end())
+      return fail(std::errc::io_error, path,
+                  "cannot check the ONNX model: the data of initializer '" +
+                      t.name() + "' was lost");
+    t.mutable_raw_data()->swap(it->second);
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+  }
   return llvm::Error::success();
 }
 
 llvm::Expected<std::unique_ptr<onnx::ModelProto>>
 mix::onnx_import::readOnnxModel(llvm::StringRef path,
                                 const ReadOptions &options) {
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      readInputFile(path, limits::kMaxModelBytes, "model");
-  if (!buffer)
-    return buffer.takeError();
-  llvm::StringRef bytes = (*buffer)->getBuffer();
-  if (bytes.size() > uint64_t(INT_MAX))
+  auto tooLarge = [&](uint64_t size) {
     return fail(std::errc::file_too_large, path,
-                "is " + llvm::Twine(bytes.size()) +
+                "is " + llvm::Twine(size) +
                     " bytes, more than protobuf's limit of 2 GiB (store the "
                     "weights as external data)");
+  };
   auto model = std::make_unique<onnx::ModelProto>();
   try {
-    bool parsed = model->ParseFromArray(bytes.data(), int(bytes.size()));
-    // The file is not needed any more: the model holds its own copy of the
-    // weights (peak memory stays near twice the weights, not three times).
-    buffer->reset();
+    bool parsed = false;
+    if (path == "-") {
+      llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+          readInputFile(path, limits::kMaxModelBytes, "model");
+      if (!buffer)
+        return buffer.takeError();
+      llvm::StringRef bytes = (*buffer)->getBuffer();
+      if (bytes.size() > uint64_t(INT_MAX))
+        return tooLarge(bytes.size());
+      parsed = model->ParseFromArray(bytes.data(), int(bytes.size()));
+    } else {
+      // Parsed from the file in chunks: the file's bytes and the parsed
+      // model (which owns a copy of every weight) are never in memory
+      // together, so the peak is one copy of the weights, not two.
+      uint64_t size = 0;
+      llvm::Expected<int> fd =
+          openInputFile(path, limits::kMaxModelBytes, "model", &size);
+      if (!fd)
+        return fd.takeError();
+      if (size > uint64_t(INT_MAX)) {
+        ::close(*fd);
+        return tooLarge(size);
+      }
+      google::protobuf::io::FileInputStream stream(*fd);
+      stream.SetCloseOnDelete(true);
+      parsed = model->ParseFromZeroCopyStream(&stream);
+    }
     if (!parsed || !model->has_graph())
       return fail(std::errc::invalid_argument, path,
                   "not an ONNX model (the file is corrupt or truncated: "

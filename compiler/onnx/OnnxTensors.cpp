@@ -184,6 +184,38 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
     problem(node, "constant '" + c.name + "' has an invalid shape");
     return {};
   }
+  // External weights are written once per (name, layout); returns the name
+  // and whether it is new.
+  auto externalName = [&]() -> std::pair<std::string, bool> {
+    std::string name = c.name.empty() ? "weight" : c.name;
+    auto it = externalNames.find(name);
+    if (it != externalNames.end() && it->second != transpose)
+      name += ".transposed";
+    return {name, externalNames.try_emplace(name, transpose).second};
+  };
+  // An external weight in the model's layout is not copied: the weights
+  // file is written from the model's own bytes (ImportedOnnxModel keeps
+  // the model alive), so an import holds one copy of its weights.
+  int64_t byteCount = n * info.size;
+  bool external = !options.inlineAll && byteCount > options.inlineLimitBytes;
+  if (external && !transpose && c.proto && c.proto->has_raw_data() &&
+      int64_t(c.proto->raw_data().size()) == byteCount) {
+    auto type = RankedTensorType::get(c.shape, info.type);
+    auto [name, inserted] = externalName();
+    if (inserted) {
+      io::TensorToWrite tensor;
+      tensor.name = name;
+      tensor.dtype = *info.dtype;
+      tensor.shape = c.shape;
+      const std::string &raw = c.proto->raw_data();
+      tensor.borrowed = llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(raw.data()), raw.size());
+      externalWeights.push_back(std::move(tensor));
+    }
+    return WeightOp::create(builder, loc, type, ElementsAttr(),
+                            builder.getStringAttr(name))
+        .getResult();
+  }
   if (c.proto) {
     std::string error;
     auto read = readBytes(*c.proto, n, info.size, error);
@@ -228,18 +260,12 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
     std::swap(shape[0], shape[1]);
   }
   auto type = RankedTensorType::get(shape, info.type);
-  int64_t byteCount = int64_t(bytes.size());
-  if (options.inlineAll || byteCount <= options.inlineLimitBytes) {
+  if (!external) {
     DenseElementsAttr data = DenseElementsAttr::getFromRawBuffer(
         type, llvm::ArrayRef<char>(bytes.data(), bytes.size()));
     return WeightOp::create(builder, loc, type, data, StringAttr()).getResult();
   }
-  // External: written once per (name, layout).
-  std::string name = c.name.empty() ? "weight" : c.name;
-  auto it = externalNames.find(name);
-  if (it != externalNames.end() && it->second != transpose)
-    name += ".transposed";
-  auto [entry, inserted] = externalNames.try_emplace(name, transpose);
+  auto [name, inserted] = externalName();
   if (inserted) {
     io::TensorToWrite tensor;
     tensor.name = name;

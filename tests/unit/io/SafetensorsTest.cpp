@@ -594,6 +594,39 @@ TEST_CASE("writer rejects bad tensors and leaves nothing behind",
   CHECK(dir.list() == std::vector<std::string>{"isdir"});
 }
 
+TEST_CASE("borrowed tensors are laid out like owned ones", "[safetensors]") {
+  // The same two tensors, owned and borrowed: the pieces are the header
+  // followed by the tensors in name order, pointing into the borrowed
+  // memory, and concatenated they are the bytes serializeSafetensors gives.
+  const std::vector<float> a = {1.5f, -2.0f, 3.25f}, b = {7.0f};
+  std::vector<TensorToWrite> owned = {makeTensor("z", {3}, a),
+                                      makeTensor("a", {1}, b)};
+  std::vector<TensorToWrite> borrowed = owned;
+  for (TensorToWrite &t : borrowed)
+    t.bytes.clear();
+  borrowed[0].borrowed = llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(a.data()), a.size() * 4);
+  borrowed[1].borrowed = llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(b.data()), b.size() * 4);
+  Result<std::string> whole = serializeSafetensors("w", owned);
+  REQUIRE(whole.ok());
+  Result<SafetensorsPieces> pieces = layOutSafetensors("w", borrowed);
+  REQUIRE(pieces.ok());
+  REQUIRE(pieces->data.size() == 2);
+  CHECK(pieces->data[0].data() == reinterpret_cast<const char *>(b.data()));
+  CHECK(pieces->data[1].data() == reinterpret_cast<const char *>(a.data()));
+  std::string joined = pieces->header;
+  for (llvm::ArrayRef<char> d : pieces->data)
+    joined.append(d.begin(), d.end());
+  CHECK(joined == *whole);
+  // The checks see the borrowed bytes: a wrong size is refused.
+  borrowed[0].borrowed = borrowed[0].borrowed->drop_back(4);
+  Result<SafetensorsPieces> bad = layOutSafetensors("w", borrowed);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message() ==
+        "w: tensor 'z': 8 bytes given, but shape [3] x F32 needs 12");
+}
+
 TEST_CASE("writer replaces an existing file", "[safetensors]") {
   TempDir dir("st");
   const std::string path = dir.file("w.safetensors");

@@ -104,6 +104,20 @@ TEST_CASE("commit writes every file and creates directories", "[outputfiles]") {
   CHECK(dir.tree() == std::vector<std::string>{"a", "a/b", "a/b/m.h", "m.o"});
 }
 
+TEST_CASE("borrowed pieces are written after the contents, in order",
+          "[outputfiles]") {
+  TempDir dir;
+  const std::string big(1 << 20, 'x'), tail = std::string("t\0il", 4);
+  OutputFiles files;
+  files.add(dir.file("w.bin"), "head:",
+            {llvm::ArrayRef<char>(big.data(), big.size()),
+             llvm::ArrayRef<char>(), llvm::ArrayRef<char>(tail.data(), 4)});
+  files.add(dir.file("only.bin"), "", {llvm::ArrayRef<char>(tail.data(), 4)});
+  REQUIRE(errorText(files.commit()) == "");
+  CHECK(readText(dir.file("w.bin")) == "head:" + big + tail);
+  CHECK(readText(dir.file("only.bin")) == tail);
+}
+
 TEST_CASE("an empty set commits nothing", "[outputfiles]") {
   TempDir dir;
   OutputFiles files;
