@@ -324,6 +324,24 @@ void Importer::convert(const onnx::NodeProto &node) {
       define(out, v);
     return;
   }
+  if (op == "Cast") {
+    // Between floating-point types, of a value computed at run time:
+    // mix.cast, one round-to-nearest-even like ONNX's Cast (overflow to
+    // +-inf, unchecked). Casts of constants are folded (OnnxFold.cpp).
+    RankedTensorType type = floatTypeOf(node, out);
+    Value x = type ? operandAt(0) : Value();
+    if (!x)
+      return;
+    if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType())) {
+      problem(node, "Cast of an integer tensor computed at run time is not "
+                    "supported (mix layers compute on floating-point tensors)");
+      return;
+    }
+    define(out, x.getType() == type
+                    ? x
+                    : CastOp::create(builder, loc, type, x).getResult());
+    return;
+  }
   if (op == "Relu" || op == "Softmax") {
     Value x = operandAt(0);
     RankedTensorType type = floatTypeOf(node, out);

@@ -9,13 +9,15 @@ model's float32 weights and inputs). GOT is either mix-run's output (`sample
 S output I [shape]: values`, the samples of one output concatenated in
 order) or the same `output I ...` lines printed by a compiled model.
 
-Tolerance: |got - expected| <= atol + rtol * |expected| for every value.
+Tolerance: |got - expected| <= atol + rtol * |expected| for every finite
+expected value; an infinite one must be got exactly (same sign).
 mix-run's f64 interpreter agrees with numpy to ~1e-15 relative; the
 compiled f32 code rounds every operation to f32 (24 bits), whose error on
 these small models (sums of at most 72 products) stays far below the
 default rtol = 1e-4, atol = 1e-5.
 """
 import argparse
+import math
 import re
 import sys
 
@@ -48,6 +50,10 @@ def main():
         if len(want[i]) != len(got[i]):
             sys.exit(f"output {i}: {len(got[i])} values, expected {len(want[i])}")
         for j, (w, g) in enumerate(zip(want[i], got[i])):
+            if math.isinf(w):
+                if g != w:
+                    sys.exit(f"output {i}[{j}]: {g!r}, expected {w!r}")
+                continue
             err = abs(g - w)
             worst = max(worst, err)
             if not err <= args.atol + args.rtol * abs(w):

@@ -590,6 +590,20 @@ def gemm_attrs(out):
     return m, {"input0": x}, [y]
 
 
+def casts(out):
+    """Cast of an activation f32 -> f16 -> f32: two mix.cast ops; each
+    rounds to nearest even once, 1e5 overflows f16 to inf (unchecked, as
+    ONNX's Cast)."""
+    nodes = [helper.make_node("Cast", ["x"], ["h"], name="/c/Cast", to=TensorProto.FLOAT16),
+             helper.make_node("Relu", ["h"], ["r"], name="/c/Relu"),
+             helper.make_node("Cast", ["r"], ["y"], name="/c/Cast_1", to=TensorProto.FLOAT)]
+    m = model(nodes, [value("x", 2, 4)], [value("y", 2, 4)], [])
+    x = np.array([[1 / 3, -2.5, 1e5, 65504.0], [0.1, 2049.0, 1e-8, 3.14159]], dtype=np.float32)
+    with np.errstate(over="ignore"):
+        y = np.maximum(x.astype(np.float16), 0).astype(np.float64)
+    return m, {"input0": x}, [y]
+
+
 def zerostride(out):
     """A stride of 0: libonnx's shape inference would divide by it."""
     w = weight("w", 2, 1, 3, 3)
@@ -736,7 +750,7 @@ def conformance(out):
 
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
-           unsupported, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride, shortdata,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride, shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
 

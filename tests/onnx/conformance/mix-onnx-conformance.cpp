@@ -144,7 +144,32 @@ enum class Outcome : int {
   timeout,      ///< the child ran past --timeout
   badCase,      ///< unreadable test data, a refusal without a message, or
                 ///< an unclaimed case that imports
+  deviation,    ///< a mismatch listed in kKnownDeviations (set by the parent)
 };
+
+/// Cases where mix is right and ONNX 1.12's expected data is not (or the
+/// data set does not fit the case's own model): their mismatch is reported
+/// with the reason, not counted as a failure. A case listed here that
+/// passes, or fails otherwise, is reported as usual.
+const std::pair<llvm::StringLiteral, llvm::StringLiteral> kKnownDeviations[] = {
+    {"test_cast_FLOAT_to_BFLOAT16",
+     "the expected bfloat16 values are truncated; mix rounds to nearest "
+     "even, as ONNX specifies from opset 19"},
+    {"test_castlike_FLOAT_to_BFLOAT16_expanded",
+     "the expected bfloat16 values are truncated, and the data set's 'like' "
+     "is [1] where the model declares [3, 4]"},
+    {"test_castlike_BFLOAT16_to_FLOAT_expanded",
+     "the data set's 'like' is [1] where the model declares [3, 4]"},
+};
+
+/// The reason `name` (a case or its +const variant) deviates, or empty.
+llvm::StringRef knownDeviation(llvm::StringRef name) {
+  name.consume_back("+const");
+  for (const auto &[test, reason] : kKnownDeviations)
+    if (name == test)
+      return reason;
+  return {};
+}
 
 const char *outcomeName(Outcome o) {
   switch (o) {
@@ -164,12 +189,14 @@ const char *outcomeName(Outcome o) {
     return "timeout";
   case Outcome::badCase:
     return "bad case";
+  case Outcome::deviation:
+    return "deviation";
   }
   llvm_unreachable("every outcome is named");
 }
 
 bool isFailure(Outcome o) {
-  return o != Outcome::pass && o != Outcome::refused;
+  return o != Outcome::pass && o != Outcome::refused && o != Outcome::deviation;
 }
 
 struct CaseResult {
@@ -296,6 +323,11 @@ llvm::Expected<Tensor> readTensor(const std::string &path) {
     return fail("not a serialized onnx.TensorProto");
   Tensor t;
   t.dtype = proto.data_type();
+  // ONNX 1.12's test data stores bfloat16 tensors as UINT16 (its numpy
+  // helpers had no bfloat16). mix takes no uint16 tensor, so a claimed case
+  // never has a real one: a UINT16 tensor here holds bfloat16 bits.
+  if (t.dtype == onnx::TensorProto::UINT16)
+    t.dtype = onnx::TensorProto::BFLOAT16;
   t.dims.assign(proto.dims().begin(), proto.dims().end());
   size_t bytes = 0;
   if (!headerType(t.dtype, bytes))
@@ -435,6 +467,9 @@ llvm::Expected<std::string> writeConstantInputModel(const Case &c) {
     if (!data || !t->ParseFromIstream(&data))
       return fail(path + ": not a serialized onnx.TensorProto");
     t->set_name(c.inputs[i]);
+    // bfloat16 stored as UINT16 (see readTensor).
+    if (t->data_type() == onnx::TensorProto::UINT16)
+      t->set_data_type(onnx::TensorProto::BFLOAT16);
     frozen.insert(c.inputs[i]);
   }
   std::vector<onnx::ValueInfoProto> kept;
@@ -772,6 +807,11 @@ llvm::Error runAll(std::vector<Case> &cases, const RunnerOptions &options,
       Case &c = cases[child.caseIndex];
       if (ended == child.pid) {
         c.result = finish(child, status);
+        llvm::StringRef reason = knownDeviation(c.name);
+        if (c.result.outcome == Outcome::mismatch && !reason.empty())
+          c.result = {Outcome::deviation,
+                      (reason + " (" + c.result.message + ")").str(),
+                      c.result.seconds};
       } else if (std::chrono::steady_clock::now() - child.start > limit) {
         ::kill(-child.pid, SIGKILL);
         ::waitpid(child.pid, &status, 0);
@@ -882,13 +922,15 @@ llvm::Expected<std::vector<std::string>> readExpected(const std::string &path) {
 }
 
 struct Row {
-  unsigned cases = 0, passed = 0, refused = 0, failed = 0;
+  unsigned cases = 0, passed = 0, refused = 0, failed = 0, deviated = 0;
   void add(Outcome o) {
     ++cases;
     if (o == Outcome::pass)
       ++passed;
     else if (o == Outcome::refused)
       ++refused;
+    else if (o == Outcome::deviation)
+      ++deviated;
     else
       ++failed;
   }
@@ -921,20 +963,20 @@ Table makeTable(const std::vector<Case> &cases, bool constantInputs) {
 }
 
 void printTable(llvm::raw_ostream &os, const Table &rows) {
-  os << llvm::formatv("{0,-20} {1,6} {2,7} {3,8} {4,7}\n", "op", "cases",
-                      "passed", "refused", "failed");
+  os << llvm::formatv("{0,-20} {1,6} {2,7} {3,8} {4,7} {5,9}\n", "op", "cases",
+                      "passed", "refused", "failed", "deviates");
   for (const auto &[op, r] : rows)
-    os << llvm::formatv("{0,-20} {1,6} {2,7} {3,8} {4,7}\n", op, r.cases,
-                        r.passed, r.refused, r.failed);
+    os << llvm::formatv("{0,-20} {1,6} {2,7} {3,8} {4,7} {5,9}\n", op, r.cases,
+                        r.passed, r.refused, r.failed, r.deviated);
 }
 
 void markdownTable(llvm::raw_ostream &os, const Table &rows) {
-  os << "| op | cases | passed | refused | failed |\n";
-  os << "|----|------:|-------:|--------:|-------:|\n";
+  os << "| op | cases | passed | refused | failed | deviates |\n";
+  os << "|----|------:|-------:|--------:|-------:|---------:|\n";
   for (const auto &[op, r] : rows) {
     std::string name = op.front() == '(' || op == "total" ? op : "`" + op + "`";
     os << "| " << name << " | " << r.cases << " | " << r.passed << " | "
-       << r.refused << " | " << r.failed << " |\n";
+       << r.refused << " | " << r.failed << " | " << r.deviated << " |\n";
   }
 }
 
