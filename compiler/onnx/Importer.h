@@ -125,13 +125,21 @@ public:
   /// The values of a small (at most 4096 elements) f32/f64 constant, or
   /// nullopt.
   std::optional<std::vector<double>> constantFloats(llvm::StringRef name) const;
-  /// Finds the exact GELU exporters write for opsets without Gelu,
-  /// `0.5 * x * (1 + Erf(x / sqrt(2)))` (Div, Erf, Add, Mul, Mul, in either
-  /// order of the two Muls, every intermediate used once): the indices of
-  /// the nodes it absorbs go to `absorbed`, the index of its last node to
-  /// `geluInput` with the name of x.
+  /// A GELU written out: its input and its form.
+  struct GeluMatch {
+    std::string x;
+    /// The tanh form (mix.gelu {approximate = true}).
+    bool approximate = false;
+  };
+  /// Finds the GELUs exporters write for opsets without Gelu, in either
+  /// order of the two final Muls, every intermediate used once:
+  ///  - exact: `0.5 * x * (1 + Erf(x / sqrt(2)))`;
+  ///  - tanh: `0.5 * x * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 *
+  ///    Pow(x, 3))))` (PyTorch's approximate='tanh', GPT-2's gelu_new).
+  /// The indices of the nodes a GELU absorbs go to `absorbed`, the index
+  /// of its last node to `gelus`.
   void findGelus(llvm::DenseSet<int> &absorbed,
-                 llvm::DenseMap<int, std::string> &geluInput) const;
+                 llvm::DenseMap<int, GeluMatch> &gelus) const;
 
   /// How many node inputs and graph outputs name each value.
   llvm::StringMap<unsigned> uses;

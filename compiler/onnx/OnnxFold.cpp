@@ -237,17 +237,21 @@ bool Importer::fold(const onnx::NodeProto &node) {
 }
 
 //===----------------------------------------------------------------------===//
-// GELU written out (Erf form)
+// GELU written out (Erf and Tanh forms)
 //===----------------------------------------------------------------------===//
 
 void Importer::findGelus(llvm::DenseSet<int> &absorbed,
-                         llvm::DenseMap<int, std::string> &geluInput) const {
+                         llvm::DenseMap<int, GeluMatch> &gelus) const {
   const auto &nodes = model.graph().node();
-  // The node consuming each value, when exactly one does.
-  llvm::StringMap<int> consumer;
-  for (auto [i, node] : llvm::enumerate(nodes))
+  // The node consuming each value, when exactly one does; the node
+  // producing each value.
+  llvm::StringMap<int> consumer, producer;
+  for (auto [i, node] : llvm::enumerate(nodes)) {
     for (const std::string &in : node.input())
       consumer[in] = uses.lookup(in) == 1 ? int(i) : -1;
+    for (const std::string &out : node.output())
+      producer[out] = int(i);
+  }
   auto only = [&](llvm::StringRef value, llvm::StringRef opType) -> int {
     auto it = consumer.find(value);
     if (it == consumer.end() || it->second < 0 ||
@@ -255,8 +259,16 @@ void Importer::findGelus(llvm::DenseSet<int> &absorbed,
       return -1;
     return it->second;
   };
+  // The node of `opType` with one output producing `value`, used once.
+  auto from = [&](llvm::StringRef value, llvm::StringRef opType) -> int {
+    auto it = producer.find(value);
+    if (it == producer.end() || nodes[it->second].op_type() != opType ||
+        nodes[it->second].output_size() != 1 || uses.lookup(value) != 1)
+      return -1;
+    return it->second;
+  };
   auto near = [](std::optional<double> v, double want) {
-    return v && std::abs(*v - want) <= 1e-6 * want;
+    return v && std::abs(*v - want) <= 1e-6 * std::abs(want);
   };
   // The other input of a binary node than `value`, or "".
   auto other = [](const onnx::NodeProto &n, llvm::StringRef value) {
@@ -268,23 +280,60 @@ void Importer::findGelus(llvm::DenseSet<int> &absorbed,
       return llvm::StringRef(n.input(0));
     return llvm::StringRef();
   };
-  for (auto [i, erf] : llvm::enumerate(nodes)) {
-    if (erf.op_type() != "Erf" || erf.input_size() != 1 ||
-        erf.output_size() != 1)
+  // The input of binary node `n` other than a constant scalar close to
+  // `k`, or "".
+  auto byConstant = [&](const onnx::NodeProto &n, double k) -> llvm::StringRef {
+    if (n.input_size() != 2)
+      return {};
+    for (int side = 0; side < 2; ++side)
+      if (near(constantScalar(n.input(side)), k))
+        return n.input(1 - side);
+    return {};
+  };
+  for (auto [i, core] : llvm::enumerate(nodes)) {
+    bool erfForm = core.op_type() == "Erf";
+    if ((!erfForm && core.op_type() != "Tanh") || core.input_size() != 1 ||
+        core.output_size() != 1)
       continue;
-    // x / sqrt(2): the Div that feeds the Erf.
-    int div = -1;
-    for (auto [j, n] : llvm::enumerate(nodes))
-      if (n.output_size() == 1 && n.output(0) == erf.input(0))
-        div = int(j);
-    if (div < 0 || nodes[div].op_type() != "Div" ||
-        nodes[div].input_size() != 2 ||
-        !near(constantScalar(nodes[div].input(1)), std::sqrt(2.0)) ||
-        uses.lookup(erf.input(0)) != 1)
-      continue;
-    std::string x = nodes[div].input(0);
-    int add = only(erf.output(0), "Add");
-    if (add < 0 || !near(constantScalar(other(nodes[add], erf.output(0))), 1.0))
+    // The nodes of the core (the Erf or Tanh and what feeds it), and x.
+    llvm::SmallVector<int> inner = {int(i)};
+    std::string x;
+    if (erfForm) {
+      // erf(x / sqrt(2)).
+      int div = from(core.input(0), "Div");
+      if (div < 0 || nodes[div].input_size() != 2 ||
+          !near(constantScalar(nodes[div].input(1)), std::sqrt(2.0)))
+        continue;
+      inner.push_back(div);
+      x = nodes[div].input(0);
+    } else {
+      // tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)), each product in
+      // either order.
+      int scale = from(core.input(0), "Mul");
+      llvm::StringRef sum =
+          scale < 0 ? llvm::StringRef()
+                    : byConstant(nodes[scale], std::sqrt(2.0 / M_PI));
+      int add = sum.empty() ? -1 : from(sum, "Add");
+      if (add < 0 || nodes[add].input_size() != 2)
+        continue;
+      for (int side = 0; side < 2 && x.empty(); ++side) {
+        int cubic = from(nodes[add].input(side), "Mul");
+        llvm::StringRef cube =
+            cubic < 0 ? llvm::StringRef() : byConstant(nodes[cubic], 0.044715);
+        int pow = cube.empty() ? -1 : from(cube, "Pow");
+        if (pow < 0 || nodes[pow].input_size() != 2 ||
+            nodes[pow].input(0) != nodes[add].input(1 - side) ||
+            !near(constantScalar(nodes[pow].input(1)), 3.0))
+          continue;
+        x = nodes[pow].input(0);
+        inner.append({scale, add, cubic, pow});
+      }
+      if (x.empty())
+        continue;
+    }
+    int add = only(core.output(0), "Add");
+    if (add < 0 ||
+        !near(constantScalar(other(nodes[add], core.output(0))), 1.0))
       continue;
     int mul1 = only(nodes[add].output(0), "Mul");
     if (mul1 < 0)
@@ -292,29 +341,24 @@ void Importer::findGelus(llvm::DenseSet<int> &absorbed,
     llvm::StringRef factor = other(nodes[mul1], nodes[add].output(0));
     int last = -1, half = -1;
     if (factor == x) {
-      // ((1 + erf) * x) * 0.5
+      // ((1 + core) * x) * 0.5
       last = only(nodes[mul1].output(0), "Mul");
       if (last < 0 ||
           !near(constantScalar(other(nodes[last], nodes[mul1].output(0))), 0.5))
         continue;
     } else {
-      // (x * 0.5) * (1 + erf)
-      for (auto [j, n] : llvm::enumerate(nodes))
-        if (n.op_type() == "Mul" && n.output_size() == 1 &&
-            n.output(0) == factor)
-          half = int(j);
-      if (half < 0 || uses.lookup(factor) != 1 ||
-          !near(constantScalar(other(nodes[half], x)), 0.5))
+      // (x * 0.5) * (1 + core)
+      half = from(factor, "Mul");
+      if (half < 0 || !near(constantScalar(other(nodes[half], x)), 0.5))
         continue;
       last = mul1;
     }
-    absorbed.insert(div);
-    absorbed.insert(int(i));
+    absorbed.insert(inner.begin(), inner.end());
     absorbed.insert(add);
     if (half >= 0)
       absorbed.insert(half);
     if (last != mul1)
       absorbed.insert(mul1);
-    geluInput[last] = x;
+    gelus[last] = {x, /*approximate=*/!erfForm};
   }
 }

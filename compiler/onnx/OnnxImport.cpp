@@ -243,8 +243,8 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
   builder.setInsertionPointToEnd(body);
 
   llvm::DenseSet<int> absorbed;
-  llvm::DenseMap<int, std::string> geluInput;
-  findGelus(absorbed, geluInput);
+  llvm::DenseMap<int, GeluMatch> gelus;
+  findGelus(absorbed, gelus);
 
   PathListener listener(*this);
   builder.setListener(&listener);
@@ -263,13 +263,15 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
       paths.push_back(std::move(p));
       currentPath = unsigned(paths.size() - 1);
     }
-    if (auto gelu = geluInput.find(int(index)); gelu != geluInput.end()) {
-      Value x = value(gelu->second);
+    if (auto gelu = gelus.find(int(index)); gelu != gelus.end()) {
+      Value x = value(gelu->second.x);
       RankedTensorType type = typeOf(node, node.output(0));
-      if (x && type)
-        define(node.output(0),
-               GeluOp::create(builder, loc, TypeRange{type}, ValueRange{x})
-                   .getResult());
+      if (x && type) {
+        auto op = GeluOp::create(builder, loc, TypeRange{type}, ValueRange{x});
+        if (gelu->second.approximate)
+          op.setApproximate(true);
+        define(node.output(0), op.getResult());
+      }
       continue;
     }
     if (fold(node))

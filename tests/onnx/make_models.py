@@ -237,6 +237,46 @@ def gelu(out):
     return m, {"input0": x}, [y]
 
 
+def gelu_tanh(out):
+    """The tanh GELU as PyTorch (approximate='tanh') and GPT-2's gelu_new
+    export it below opset 20, both orders of every product:
+    0.5 * x * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * Pow(x, 3))))."""
+    w1, w2 = weight("fc1.weight", 8, 8), weight("fc2.weight", 8, 4)
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    consts = [c("three", 3.0), c("k", 0.044715), c("s", math.sqrt(2 / math.pi)),
+              c("one", 1.0), c("half", 0.5)]
+    nodes = [
+        helper.make_node("MatMul", ["x", "fc1.weight"], ["h"], name="/fc1/MatMul"),
+        # ((1 + tanh(s * (h + k * h^3))) * h) * 0.5
+        helper.make_node("Pow", ["h", "three"], ["p"], name="/act1/Pow"),
+        helper.make_node("Mul", ["p", "k"], ["a"], name="/act1/Mul"),
+        helper.make_node("Add", ["h", "a"], ["b"], name="/act1/Add"),
+        helper.make_node("Mul", ["b", "s"], ["t_in"], name="/act1/Mul_1"),
+        helper.make_node("Tanh", ["t_in"], ["t"], name="/act1/Tanh"),
+        helper.make_node("Add", ["t", "one"], ["d"], name="/act1/Add_1"),
+        helper.make_node("Mul", ["d", "h"], ["m"], name="/act1/Mul_2"),
+        helper.make_node("Mul", ["m", "half"], ["g"], name="/act1/Mul_3"),
+        # (0.5 * g) * (1 + tanh(s * (k * g^3 + g)))
+        helper.make_node("Mul", ["half", "g"], ["gh"], name="/act2/Mul"),
+        helper.make_node("Pow", ["g", "three"], ["p2"], name="/act2/Pow"),
+        helper.make_node("Mul", ["k", "p2"], ["a2"], name="/act2/Mul_1"),
+        helper.make_node("Add", ["a2", "g"], ["b2"], name="/act2/Add"),
+        helper.make_node("Mul", ["s", "b2"], ["t2_in"], name="/act2/Mul_2"),
+        helper.make_node("Tanh", ["t2_in"], ["t2"], name="/act2/Tanh"),
+        helper.make_node("Add", ["one", "t2"], ["d2"], name="/act2/Add_1"),
+        helper.make_node("Mul", ["gh", "d2"], ["g2"], name="/act2/Mul_3"),
+        # A Tanh of its own stays a mix.tanh.
+        helper.make_node("Tanh", ["g2"], ["t3"], name="/act3/Tanh"),
+        helper.make_node("MatMul", ["t3", "fc2.weight"], ["y"], name="/fc2/MatMul"),
+    ]
+    m = model(nodes, [value("x", "batch", 8)], [value("y", "batch", 4)],
+              [w1, w2] + consts)
+    x = rng.standard_normal((2, 8)).astype(np.float32)
+    g = lambda v: 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+    y = np.tanh(g(g(x.astype(np.float64) @ arr(w1)))) @ arr(w2)
+    return m, {"input0": x}, [y]
+
+
 def lone_erf(out):
     """An Erf that is not part of a GELU: a mix.erf of its own."""
     nodes = [helper.make_node("Erf", ["x"], ["y"], name="/e/Erf")]
@@ -749,7 +789,7 @@ def conformance(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
+          [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
            unsupported, casts, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride, shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
