@@ -183,9 +183,9 @@ void compareWithReference(const std::string &source,
 
 std::string network(const char *precision, const std::string &type,
                     const std::string &body) {
-  return std::string("mix.network @n precision(") + precision + ") (%x: " +
-         type + ") -> " + type + " {\n" + body + "  mix.return %y : " + type +
-         "\n}\n";
+  return std::string("mix.network @n precision(") + precision +
+         ") (%x: " + type + ") -> " + type + " {\n" + body +
+         "  mix.return %y : " + type + "\n}\n";
 }
 
 } // namespace
@@ -200,10 +200,10 @@ TEST_CASE("compiled log_softmax matches the reference on every axis",
     for (int axis : {0, 1, 2, -1, -3}) {
       SECTION(std::string(precision) + " axis " + std::to_string(axis)) {
         compareWithReference(
-            network(precision, "tensor<3x4x5xf32>",
-                    "  %y = mix.log_softmax %x {axis = " +
-                        std::to_string(axis) +
-                        " : i64} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>\n"),
+            network(
+                precision, "tensor<3x4x5xf32>",
+                "  %y = mix.log_softmax %x {axis = " + std::to_string(axis) +
+                    " : i64} : (tensor<3x4x5xf32>) -> tensor<3x4x5xf32>\n"),
             shape, x, std::string(precision) == "f16");
       }
     }
@@ -219,21 +219,19 @@ TEST_CASE("compiled layer_norm matches the reference over trailing axes",
     std::vector<int64_t> paramShape;
   };
   for (const char *precision : {"f32", "f16"}) {
-    for (const Case &c :
-         {Case{-1, {5}}, Case{3, {5}}, Case{2, {4, 5}}, Case{-3, {3, 4, 5}},
-          Case{0, {2, 3, 4, 5}}}) {
+    for (const Case &c : {Case{-1, {5}}, Case{3, {5}}, Case{2, {4, 5}},
+                          Case{-3, {3, 4, 5}}, Case{0, {2, 3, 4, 5}}}) {
       SECTION(std::string(precision) + " axis " + std::to_string(c.axis)) {
         std::string type = "tensor<";
         for (int64_t d : c.paramShape)
           type += std::to_string(d) + "x";
         type += "f32>";
         // axis 0: all 120 elements in one group.
-        std::string body = weight("g", c.paramShape, 13) +
-                           weight("b", c.paramShape, 14) +
-                           "  %y = mix.layer_norm %x, %g, %b {axis = " +
-                           std::to_string(c.axis) +
-                           " : i64} : (tensor<2x3x4x5xf32>, " + type + ", " +
-                           type + ") -> tensor<2x3x4x5xf32>\n";
+        std::string body =
+            weight("g", c.paramShape, 13) + weight("b", c.paramShape, 14) +
+            "  %y = mix.layer_norm %x, %g, %b {axis = " +
+            std::to_string(c.axis) + " : i64} : (tensor<2x3x4x5xf32>, " + type +
+            ", " + type + ") -> tensor<2x3x4x5xf32>\n";
         compareWithReference(network(precision, "tensor<2x3x4x5xf32>", body),
                              shape, x, std::string(precision) == "f16");
       }
@@ -256,8 +254,9 @@ TEST_CASE("compiled instance_norm and group_norm match the reference",
     SECTION(std::string(precision) + " instance_norm") {
       compareWithReference(
           network(precision, "tensor<2x6x3x4xf32>",
-                  params + "  %y = mix.instance_norm %x, %s, %b {epsilon = "
-                           "1.0e-3 : f64}" +
+                  params +
+                      "  %y = mix.instance_norm %x, %s, %b {epsilon = "
+                      "1.0e-3 : f64}" +
                       types),
           shape, x, f16);
     }
@@ -274,8 +273,7 @@ TEST_CASE("compiled instance_norm and group_norm match the reference",
   }
 }
 
-TEST_CASE("an f16 log_softmax beyond f16's range is reported",
-          "[exec][norm]") {
+TEST_CASE("an f16 log_softmax beyond f16's range is reported", "[exec][norm]") {
   const std::string source =
       "mix.network @m precision(f16) (%x: tensor<4xf32>) -> tensor<4xf16> {\n"
       "  %y = mix.log_softmax %x : (tensor<4xf32>) -> tensor<4xf16>\n"
@@ -314,4 +312,59 @@ TEST_CASE("an f16 log_softmax beyond f16's range is reported",
   CHECK(status == MIXRT_STATUS_OK);
   run({65504.0f, -65504.0f, 0.0f, 65504.0f}, /*checks=*/false, status);
   CHECK(status == MIXRT_STATUS_OK);
+}
+
+TEST_CASE("the interpreter's group_norm, instance_norm and log_softmax on "
+          "hand-computed values",
+          "[exec][norm]") {
+  // [1, 4, 2]: channels [2, 6], [2, 6], [2, -2], [2, -2]; scale [1, 2, 3,
+  // 4], bias [0, 1, 0, -1]. Two groups: means 4 and 0, variances 4, so with
+  // epsilon 5 the denominators are 3. Per channel the same statistics.
+  auto source = [](const std::string &op, const std::string &attrs) {
+    return "mix.network @n precision(f64) (%x: tensor<1x4x2xf64>) -> "
+           "tensor<1x4x2xf64> {\n"
+           "  %s = mix.weight dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf64>\n"
+           "  %b = mix.weight dense<[0.0, 1.0, 0.0, -1.0]> : tensor<4xf64>\n"
+           "  %y = mix." +
+           op + " %x, %s, %b " + attrs +
+           " : (tensor<1x4x2xf64>, tensor<4xf64>, tensor<4xf64>) -> "
+           "tensor<1x4x2xf64>\n  mix.return %y : tensor<1x4x2xf64>\n}\n";
+  };
+  RefTensor x = tensor({1, 4, 2}, {2, 6, 2, 6, 2, -2, 2, -2});
+  auto expectNear = [](const std::vector<double> &got,
+                       const std::vector<double> &want) {
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+      // A few f64 roundings of values below 8.
+      CHECK(std::fabs(got[i] - want[i]) <= 1e-14);
+    }
+  };
+  const std::vector<double> perGroup = {-2.0 / 3,    2.0 / 3,     -1.0 / 3,
+                                        7.0 / 3,     2.0,         -2.0,
+                                        8.0 / 3 - 1, -8.0 / 3 - 1};
+  expectNear(
+      Model(source("group_norm", "{num_groups = 2 : i64, epsilon = 5.0 : f64}"))
+          .ok({x})[0]
+          .data,
+      perGroup);
+  expectNear(
+      Model(source("instance_norm", "{epsilon = 5.0 : f64}")).ok({x})[0].data,
+      perGroup);
+  // One group: mean 2, variance 8, epsilon 1: denominator 3.
+  expectNear(
+      Model(source("group_norm", "{num_groups = 1 : i64, epsilon = 1.0 : f64}"))
+          .ok({x})[0]
+          .data,
+      {0, 4.0 / 3, 1, 11.0 / 3, 0, -4, -1, -19.0 / 3});
+
+  // log_softmax along axis 0 of [[0, 1], [2, 3]]: each column is (a, a + 2).
+  Model logSoftmax("mix.network @n precision(f64) (%x: tensor<2x2xf64>) -> "
+                   "tensor<2x2xf64> {\n"
+                   "  %y = mix.log_softmax %x {axis = 0 : i64} : "
+                   "(tensor<2x2xf64>) -> tensor<2x2xf64>\n"
+                   "  mix.return %y : tensor<2x2xf64>\n}\n");
+  double l = std::log1p(std::exp(-2.0));
+  expectNear(logSoftmax.ok({tensor({2, 2}, {0, 1, 2, 3})})[0].data,
+             {-2 - l, -2 - l, -l, -l});
 }
