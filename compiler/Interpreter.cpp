@@ -237,6 +237,17 @@ llvm::Error executeLayer(const OpValues &v) {
                                   in(l.getBeta())));
       })
       .Case([&](SoftmaxOp s) { return bind(evalSoftmax(s, in(s.getInput()))); })
+      .Case([&](LogSoftmaxOp s) {
+        return bind(evalLogSoftmax(s, in(s.getInput())));
+      })
+      .Case([&](InstanceNormOp n) {
+        return bind(evalInstanceNorm(n, in(n.getInput()), in(n.getScale()),
+                                     in(n.getBias())));
+      })
+      .Case([&](GroupNormOp n) {
+        return bind(evalGroupNorm(n, in(n.getInput()), in(n.getScale()),
+                                  in(n.getBias())));
+      })
       .Case([&](ReluOp r) { return bind(evalRelu(in(r.getInput()))); })
       .Case([&](GeluOp g) { return bind(evalGelu(g, in(g.getInput()))); })
       .Case([&](AddOp a) {

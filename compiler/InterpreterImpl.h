@@ -120,6 +120,12 @@ RefTensor evalBatchNorm(BatchNormOp op, const RefTensor &x,
 RefTensor evalLayerNorm(LayerNormOp op, const RefTensor &x,
                         const RefTensor &gamma, const RefTensor &beta);
 RefTensor evalSoftmax(SoftmaxOp op, const RefTensor &x);
+/// log_softmax, instance_norm, group_norm (InterpreterNormalization.cpp).
+RefTensor evalLogSoftmax(LogSoftmaxOp op, const RefTensor &x);
+RefTensor evalInstanceNorm(InstanceNormOp op, const RefTensor &x,
+                           const RefTensor &scale, const RefTensor &bias);
+RefTensor evalGroupNorm(GroupNormOp op, const RefTensor &x,
+                        const RefTensor &scale, const RefTensor &bias);
 RefTensor evalRelu(const RefTensor &x);
 RefTensor evalGelu(GeluOp op, const RefTensor &x);
 /// `lhs + rhs` and `lhs * rhs` with numpy broadcasting.

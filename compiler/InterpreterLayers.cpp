@@ -162,7 +162,12 @@ RefTensor interp::evalLayerNorm(LayerNormOp op, const RefTensor &x,
                                 const RefTensor &gamma, const RefTensor &beta) {
   RefTensor y = zerosLike(op.getResult());
   double eps = op.getEpsilon().convertToDouble();
-  int64_t d = x.shape.back();
+  // Rows of the trailing dimensions [axis, rank); gamma and beta have their
+  // shape, so they are read with the row's flat index.
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += static_cast<int64_t>(x.shape.size());
+  int64_t d = product(ArrayRef<int64_t>(x.shape).drop_front(axis));
   int64_t rows = d == 0 ? 0 : x.numElements() / d;
   for (int64_t r = 0; r < rows; ++r) {
     const double *in = x.data.data() + r * d;

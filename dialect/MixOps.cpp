@@ -318,6 +318,12 @@ SmallVector<Value> BatchNormOp::getWeightOperands() {
 SmallVector<Value> LayerNormOp::getWeightOperands() {
   return nonNull({getGamma(), getBeta()});
 }
+SmallVector<Value> InstanceNormOp::getWeightOperands() {
+  return nonNull({getScale(), getBias()});
+}
+SmallVector<Value> GroupNormOp::getWeightOperands() {
+  return nonNull({getScale(), getBias()});
+}
 SmallVector<Value> EmbeddingOp::getWeightOperands() {
   return nonNull({getTable()});
 }

@@ -293,20 +293,26 @@ def Mix_BatchNormOp : Mix_LayerOp<"batch_norm", [Mix_Normalization], 1> {
 }
 
 def Mix_LayerNormOp : Mix_LayerOp<"layer_norm", [Mix_Normalization, Mix_Reduction], 1> {
-  let summary = "Layer normalization over the last dimension";
+  let summary = "Layer normalization over the trailing dimensions";
   let description = [{
-    Normalizes over the last dimension `D` of `input`, then applies `gamma`
-    and `beta` (`[D]`). Mean and variance are summed at accumulator
-    precision.
+    Normalizes over the trailing dimensions `[axis, rank)` of `input`
+    (`axis` negative: counted from the end; default -1, the last dimension
+    only), then applies `gamma` and `beta`, whose shape is exactly those
+    trailing dimensions (`[D]` for the default axis). Mean and biased
+    variance are summed at accumulator precision. Normalizing over the
+    dynamic batch (axis 0) is refused.
 
     ```mlir
     %y = mix.layer_norm %x, %g, %b precision(f32)
         : (tensor<2x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x16x64xf32>
+    %z = mix.layer_norm %x, %g2, %b2 {axis = 1 : i64}
+        : (tensor<2x16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<2x16x64xf32>
     ```
   }];
   let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$gamma,
                             Mix_FloatTensor:$beta,
-                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon),
+                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_FloatTensor:$result);
 }
@@ -320,6 +326,70 @@ def Mix_SoftmaxOp : Mix_LayerOp<"softmax", [Mix_Reduction, Mix_UsesExp]> {
   }];
   let arguments = !con((ins Mix_FloatTensor:$input,
                             DefaultValuedAttr<I64Attr, "-1">:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+// Normalization over any axes (docs/precision.md, "Normalization and
+// log_softmax").
+
+def Mix_LogSoftmaxOp : Mix_LayerOp<"log_softmax",
+    [Mix_Reduction, Mix_UsesExp, Mix_UsesLog]> {
+  let summary = "Log of the softmax along an axis";
+  let description = [{
+    `y = (x - max) - log(sum(exp(x - max)))` along `axis` (negative: counted
+    from the end): the max is exact, the rest is computed at accumulator
+    precision and rounded once to the result.
+
+    ```mlir
+    %p = mix.log_softmax %x {axis = 1 : i64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_InstanceNormOp : Mix_LayerOp<"instance_norm",
+    [Mix_Normalization, Mix_Reduction], 1> {
+  let summary = "Instance normalization: per sample and channel";
+  let description = [{
+    For `input` `[N, C, D1, ...]` (rank 3 or more), normalizes each `[n, c]`
+    slice over its spatial elements, then applies `scale` and `bias` (`[C]`):
+    `y = scale[c] * (x - mean) / sqrt(variance + epsilon) + bias[c]`. Mean
+    and biased variance are summed at accumulator precision.
+
+    ```mlir
+    %y = mix.instance_norm %x, %s, %b {epsilon = 1.0e-5 : f64}
+        : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$scale,
+                            Mix_FloatTensor:$bias,
+                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_GroupNormOp : Mix_LayerOp<"group_norm",
+    [Mix_Normalization, Mix_Reduction], 1> {
+  let summary = "Group normalization: per sample and group of channels";
+  let description = [{
+    For `input` `[N, C, D1, ...]` (rank 2 or more), splits the `C` channels
+    into `num_groups` consecutive groups (`num_groups` divides `C`),
+    normalizes each `[n, group]` over its channels and spatial elements,
+    then applies the per-channel `scale` and `bias` (`[C]`, as ONNX opset 21
+    does). Mean and biased variance are summed at accumulator precision.
+
+    ```mlir
+    %y = mix.group_norm %x, %s, %b {num_groups = 4 : i64}
+        : (tensor<1x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$scale,
+                            Mix_FloatTensor:$bias, I64Attr:$num_groups,
+                            DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_FloatTensor:$result);
 }

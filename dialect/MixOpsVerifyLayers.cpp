@@ -46,18 +46,6 @@ LogicalResult BatchNormOp::verify() {
   return checkSameShape(*this, getInput(), "input");
 }
 
-LogicalResult LayerNormOp::verify() {
-  if (failed(checkMinRank(*this, getInput(), "input", 1)))
-    return failure();
-  int64_t d = shapeOf(getInput()).back();
-  if (failed(checkVector(*this, getGamma(), "gamma", d, "last dimension")) ||
-      failed(checkVector(*this, getBeta(), "beta", d, "last dimension")))
-    return failure();
-  if (!(getEpsilon().convertToDouble() > 0))
-    return emitOpError() << "expects epsilon > 0";
-  return checkSameShape(*this, getInput(), "input");
-}
-
 /// A dynamic (`?`) leading dimension: the batch of a network with a dynamic
 /// batch.
 static bool hasDynamicBatch(Value value) {
@@ -77,16 +65,110 @@ static LogicalResult checkNoDynamicBatch(Operation *op, Value value,
                               "computed on its own";
 }
 
-LogicalResult SoftmaxOp::verify() {
-  int64_t rank = shapeOf(getInput()).size();
-  int64_t axis = getAxis();
+/// softmax and log_softmax: an axis of the input, not the dynamic batch.
+template <typename OpTy> static LogicalResult verifySoftmaxLike(OpTy op) {
+  int64_t rank = shapeOf(op.getInput()).size();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < -rank || axis >= rank)
+    return op.emitOpError()
+           << "axis " << axis << " is out of range for rank " << rank;
+  if ((axis == 0 || axis == -rank) &&
+      failed(checkNoDynamicBatch(op, op.getInput(), "input",
+                                 "axis 0 normalizes across the batch")))
+    return failure();
+  return checkSameShape(op, op.getInput(), "input");
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxLike(*this); }
+
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxLike(*this); }
+
+/// The trailing dimensions a layer_norm normalizes, [axis, rank), and the
+/// shape its gamma and beta must have: exactly those dimensions (so [D] for
+/// the default axis -1, as before the axis existed).
+LogicalResult LayerNormOp::verify() {
+  if (failed(checkMinRank(*this, getInput(), "input", 1)))
+    return failure();
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t rank = shape.size();
+  // The getter is unsigned: -1 is the last axis.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  // Rule: the axis is a dimension of the input, counted from the end when
+  // negative.
   if (axis < -rank || axis >= rank)
     return emitOpError() << "axis " << axis << " is out of range for rank "
                          << rank;
-  if ((axis == 0 || axis == -rank) &&
+  if (axis < 0)
+    axis += rank;
+  // Rule: each sample of a dynamic batch is normalized on its own, so the
+  // batch cannot be among the normalized dimensions.
+  if (axis == 0 &&
       failed(checkNoDynamicBatch(*this, getInput(), "input",
                                  "axis 0 normalizes across the batch")))
     return failure();
+  // Rule: gamma and beta have the shape of the normalized dimensions (the
+  // old message for the last dimension alone).
+  ArrayRef<int64_t> normalized = shape.drop_front(axis);
+  for (auto [value, what] : {std::pair<Value, StringRef>{getGamma(), "gamma"},
+                             {getBeta(), "beta"}}) {
+    if (normalized.size() == 1) {
+      if (failed(
+              checkVector(*this, value, what, normalized[0], "last dimension")))
+        return failure();
+      continue;
+    }
+    if (shapeOf(value) == normalized)
+      continue;
+    InFlightDiagnostic diag =
+        emitOpError() << "expects " << what << " of shape "
+                      << formatShape(normalized)
+                      << " (the normalized dimensions from axis " << axis
+                      << "), got " << formatShape(shapeOf(value));
+    noteDefinition(diag, value, what);
+    return diag;
+  }
+  // Rule: epsilon keeps the denominator away from 0.
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects epsilon > 0";
+  return checkSameShape(*this, getInput(), "input");
+}
+
+/// instance_norm: [N, C, D1, ...] with per-channel scale and bias.
+LogicalResult InstanceNormOp::verify() {
+  // Rule: at least one spatial dimension to normalize over.
+  if (failed(checkMinRank(*this, getInput(), "input", 3)))
+    return failure();
+  int64_t c = shapeOf(getInput())[1];
+  // Rule: scale and bias are per channel, [C].
+  if (failed(checkVector(*this, getScale(), "scale", c, "channels")) ||
+      failed(checkVector(*this, getBias(), "bias", c, "channels")))
+    return failure();
+  // Rule: epsilon keeps the denominator away from 0.
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects epsilon > 0";
+  return checkSameShape(*this, getInput(), "input");
+}
+
+/// group_norm: [N, C, ...] split into num_groups groups of C / num_groups
+/// consecutive channels, with per-channel scale and bias.
+LogicalResult GroupNormOp::verify() {
+  // Rule: a batch and a channel dimension.
+  if (failed(checkMinRank(*this, getInput(), "input", 2)))
+    return failure();
+  int64_t c = shapeOf(getInput())[1];
+  int64_t groups = static_cast<int64_t>(getNumGroups());
+  // Rule: the groups split the channels evenly.
+  if (groups < 1 || c % groups != 0)
+    return emitOpError() << "num_groups " << groups
+                         << " must be positive and divide the " << c
+                         << " channels";
+  // Rule: scale and bias are per channel, [C] (ONNX opset 21).
+  if (failed(checkVector(*this, getScale(), "scale", c, "channels")) ||
+      failed(checkVector(*this, getBias(), "bias", c, "channels")))
+    return failure();
+  // Rule: epsilon keeps the denominator away from 0.
+  if (!(getEpsilon().convertToDouble() > 0))
+    return emitOpError() << "expects epsilon > 0";
   return checkSameShape(*this, getInput(), "input");
 }
 

@@ -117,7 +117,7 @@ LogicalResult Checker::checkBlock(BlockOp block) {
 
 void Checker::checkSensitive(LayerOpInterface layer, const LayerResolution &r) {
   bool sensitive = layer.isNormalization() || layer.isLoss() ||
-                   isa<SoftmaxOp>(layer.getOperation());
+                   isa<SoftmaxOp, LogSoftmaxOp>(layer.getOperation());
   if (!sensitive)
     return;
   StringRef category = layer.isNormalization() ? "normalization layers"

@@ -342,19 +342,21 @@ void Importer::convert(const onnx::NodeProto &node) {
                     : CastOp::create(builder, loc, type, x).getResult());
     return;
   }
-  if (op == "Relu" || op == "Softmax") {
+  if (op == "Relu" || op == "Softmax" || op == "LogSoftmax") {
     Value x = operandAt(0);
     RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return;
-    if (op == "Relu")
+    if (op == "Relu") {
       define(out, layer<ReluOp>(*this, type, {x}));
-    else
-      define(out,
-             layer<SoftmaxOp>(*this, type, {x},
-                              {builder.getNamedAttr(
-                                  "axis", builder.getI64IntegerAttr(
-                                              attrInt(node, "axis", -1)))}));
+      return;
+    }
+    // Opset 13: along one axis (default -1); the verifier checks its range.
+    NamedAttribute axis = builder.getNamedAttr(
+        "axis", builder.getI64IntegerAttr(attrInt(node, "axis", -1)));
+    define(out, op == "Softmax"
+                    ? layer<SoftmaxOp>(*this, type, {x}, {axis})
+                    : layer<LogSoftmaxOp>(*this, type, {x}, {axis}));
     return;
   }
   if (op == "Add" || op == "Mul") {
@@ -570,23 +572,41 @@ void Importer::convert(const onnx::NodeProto &node) {
                                                  node, "epsilon", 1e-5)))}));
     return;
   }
-  if (op == "LayerNormalization") {
-    if (hasOutput(node, 1) || hasOutput(node, 2))
-      return problem(node, "the Mean and InvStdDev outputs of "
-                           "LayerNormalization are not supported");
+  if (op == "LayerNormalization" || op == "InstanceNormalization") {
+    bool instance = op == "InstanceNormalization";
     Value x = operandAt(0);
     RankedTensorType type = resultType();
     if (!x || !type)
       return;
-    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-    int64_t axis = attrInt(node, "axis", -1);
-    if (axis != -1 && axis != rank - 1)
-      return problem(node, "LayerNormalization over more than the last axis "
-                           "is not supported");
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t rank = xType.getRank();
+    int64_t axis = instance ? 1 : attrInt(node, "axis", -1);
+    if (axis < -rank || axis >= rank)
+      return problem(node, "axis " + std::to_string(axis) +
+                               " is out of range for rank " +
+                               std::to_string(rank));
+    if (axis < 0)
+      axis += rank;
+    if (instance && rank < 3)
+      return problem(node, "InstanceNormalization needs an input of rank 3 "
+                           "or more");
     const Constant *scale = constant(input(node, 1));
     if (!scale || (!input(node, 2).empty() && !constant(input(node, 2))))
-      return problem(node, "the scale and bias of a LayerNormalization must "
-                           "be constants");
+      return problem(node, op.str() + ": the scale and bias must be constants");
+    // The parameters have the shape of the normalized dimensions
+    // (LayerNormalization) or of the channels (InstanceNormalization).
+    SmallVector<int64_t> paramShape =
+        instance ? SmallVector<int64_t>{xType.getDimSize(1)}
+                 : SmallVector<int64_t>(xType.getShape().drop_front(axis));
+    auto hasParamShape = [&](const Constant &c) {
+      return llvm::ArrayRef<int64_t>(c.shape) ==
+             llvm::ArrayRef<int64_t>(paramShape);
+    };
+    if (!hasParamShape(*scale) ||
+        (!input(node, 2).empty() && !hasParamShape(*constant(input(node, 2)))))
+      return problem(node, op.str() + ": the scale and bias must have the "
+                                      "shape of the normalized dimensions "
+                                      "(broadcasting them is not supported)");
     Value g = weight(node, *scale);
     if (!g)
       return;
@@ -603,11 +623,51 @@ void Importer::convert(const onnx::NodeProto &node) {
     }
     if (!b)
       return;
-    define(out,
-           layer<LayerNormOp>(*this, type, {x, g, b},
-                              {builder.getNamedAttr(
-                                  "epsilon", builder.getF64FloatAttr(attrFloat(
-                                                 node, "epsilon", 1e-5)))}));
+    double eps = attrFloat(node, "epsilon", 1e-5);
+    NamedAttribute epsilon =
+        builder.getNamedAttr("epsilon", builder.getF64FloatAttr(eps));
+    if (instance) {
+      define(out, layer<InstanceNormOp>(*this, type, {x, g, b}, {epsilon}));
+      return;
+    }
+    // The last axis alone is the default (-1), left out of the IR.
+    SmallVector<NamedAttribute> attrs = {epsilon};
+    if (axis != rank - 1)
+      attrs.push_back(
+          builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)));
+    define(out, layer<LayerNormOp>(*this, type, {x, g, b}, attrs));
+    // The optional Mean and InvStdDev outputs ([d0, ..., 1, ...]): the same
+    // statistics from reduce_mean, sub, mul, add and rsqrt layers.
+    if (!hasOutput(node, 1) && !hasOutput(node, 2))
+      return;
+    SmallVector<int64_t> axes;
+    for (int64_t i = axis; i < rank; ++i)
+      axes.push_back(i);
+    SmallVector<int64_t> statShape(xType.getShape());
+    for (int64_t i = axis; i < rank; ++i)
+      statShape[i] = 1;
+    auto statType = RankedTensorType::get(statShape, xType.getElementType());
+    NamedAttribute reduceAttrs[] = {
+        builder.getNamedAttr("axes", builder.getDenseI64ArrayAttr(axes)),
+        builder.getNamedAttr("keepdims", builder.getBoolAttr(true))};
+    Value mean = layer<ReduceMeanOp>(*this, statType, {x}, reduceAttrs);
+    if (hasOutput(node, 1))
+      define(node.output(1), mean);
+    if (!hasOutput(node, 2))
+      return;
+    Value centered = layer<SubOp>(*this, xType, {x, mean});
+    Value squares = layer<MulOp>(*this, xType, {centered, centered});
+    Value var = layer<ReduceMeanOp>(*this, statType, {squares}, reduceAttrs);
+    auto epsType = RankedTensorType::get({1}, xType.getElementType());
+    Value epsWeight =
+        WeightOp::create(
+            builder, loc, epsType,
+            DenseElementsAttr::get(
+                epsType, builder.getFloatAttr(xType.getElementType(), eps)),
+            StringAttr())
+            .getResult();
+    Value shifted = layer<AddOp>(*this, statType, {var, epsWeight});
+    define(node.output(2), layer<RsqrtOp>(*this, statType, {shifted}));
     return;
   }
   if (op == "GlobalAveragePool") {
@@ -731,9 +791,11 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "HardSigmoid",
           "HardSwish",
           "Identity",
+          "InstanceNormalization",
           "LayerNormalization",
           "LeakyRelu",
           "Log",
+          "LogSoftmax",
           "MatMul",
           "Max",
           "MaxPool",

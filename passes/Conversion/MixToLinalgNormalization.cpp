@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// batch_norm (inference: per-channel statistics), layer_norm (per-row mean
-// and biased variance in the accumulator type), global_avg_pool (sum in the
+// batch_norm (inference: per-channel statistics), layer_norm (mean and
+// biased variance over the trailing axes in the accumulator type),
+// instance_norm and group_norm (the same per sample and group of channels),
+// global_avg_pool (sum in the
 // accumulator type, then the mean epilogue) and max_pool2d (exact in any
 // format; padding reads -inf).
 //
@@ -65,76 +67,186 @@ struct BatchNormLowering : MixLoweringPattern<BatchNormOp> {
   }
 };
 
+/// Where a normalization reads its operands: the iteration space of its
+/// statistics (their shape, how x is read in it, the reduced loops) and of
+/// its result (how the statistics and the parameters are read there).
+struct NormalizationMaps {
+  /// Loops of the statistics: x is read with `xRead`; `extent` (may be
+  /// null) is a shape-only operand read with `extentMap` that gives the
+  /// extent of loops x does not read with a plain dimension.
+  AffineMap xRead;
+  Value extent;
+  AffineMap extentMap;
+  SmallVector<utils::IteratorType> iterators;
+  /// The statistics: one mean and variance per group, `statShape`, written
+  /// with `statWrite` in the statistics' loops.
+  SmallVector<int64_t> statShape;
+  AffineMap statWrite;
+  /// The number of elements of a group.
+  double count = 0;
+  /// In the result's loops (the identity over x): the statistics and the
+  /// parameters (gamma and beta, scale and bias).
+  AffineMap statRead;
+  AffineMap paramRead;
+};
+
+/// y = (x - mean) / sqrt(variance + epsilon) * gamma + beta per group: the
+/// sum, mean, centred sum of squares (fma) and the whole epilogue in the
+/// accumulator type `acc`, the biased variance (divide by the count), and
+/// one rounding to the result's element type.
+Value normalize(OpBuilder &b, Location loc, Value x, Value gamma, Value beta,
+                double eps, Type acc, ShapedType result,
+                const NormalizationMaps &m) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = result.getRank();
+  SmallVector<Value> inputs = {x};
+  SmallVector<AffineMap> maps = {m.xRead};
+  if (m.extent) {
+    inputs.push_back(m.extent);
+    maps.push_back(m.extentMap);
+  }
+  SmallVector<AffineMap> sumMaps = maps;
+  sumMaps.push_back(m.statWrite);
+  Value sum =
+      generic(b, loc, inputs, m.statShape, acc, 0.0, sumMaps, m.iterators,
+              [&](OpBuilder &nb, Location l, ValueRange a) {
+                return Value(arith::AddFOp::create(
+                    nb, l, a.back(), convertScalar(nb, l, a[0], acc)));
+              });
+  auto count = [&](OpBuilder &nb, Location l) {
+    return arith::ConstantOp::create(nb, l, nb.getFloatAttr(acc, m.count));
+  };
+  int64_t statRank = static_cast<int64_t>(m.statShape.size());
+  AffineMap statId = AffineMap::getMultiDimIdentityMap(statRank, ctx);
+  Value mean = generic(
+      b, loc, sum, m.statShape, acc, std::nullopt, {statId, statId},
+      SmallVector<utils::IteratorType>(statRank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        return Value(arith::DivFOp::create(nb, l, a[0], count(nb, l)));
+      });
+  // Biased variance (divide by the count), as PyTorch and ONNX; two passes.
+  inputs.push_back(mean);
+  maps.push_back(m.statWrite);
+  maps.push_back(m.statWrite);
+  Value sq =
+      generic(b, loc, inputs, m.statShape, acc, 0.0, maps, m.iterators,
+              [&](OpBuilder &nb, Location l, ValueRange a) {
+                Value c = arith::SubFOp::create(
+                    nb, l, convertScalar(nb, l, a[0], acc), a[a.size() - 2]);
+                return Value(math::FmaOp::create(nb, l, c, c, a.back()));
+              });
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  return generic(
+      b, loc, ValueRange{x, mean, sq, gamma, beta}, result.getShape(),
+      result.getElementType(), std::nullopt,
+      {id, m.statRead, m.statRead, m.paramRead, m.paramRead, id},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto cv = [&](Value v) { return convertScalar(nb, l, v, acc); };
+        Value var = arith::DivFOp::create(nb, l, a[2], count(nb, l));
+        Value epsilon =
+            arith::ConstantOp::create(nb, l, nb.getFloatAttr(acc, eps));
+        Value denom = math::SqrtOp::create(
+            nb, l, arith::AddFOp::create(nb, l, var, epsilon));
+        Value norm = arith::DivFOp::create(
+            nb, l, arith::SubFOp::create(nb, l, cv(a[0]), a[1]), denom);
+        // One operand op per statement (host-compiler independent IR).
+        Value shift = cv(a[4]);
+        Value scale = cv(a[3]);
+        Value y = math::FmaOp::create(nb, l, norm, scale, shift);
+        return convertScalar(nb, l, y, result.getElementType());
+      });
+}
+
 struct LayerNormLowering : LayerLoweringBase<LayerNormOp> {
   using LayerLoweringBase::LayerLoweringBase;
   Value lower(LayerNormOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     ShapedType type = types.result;
-    Type acc = types.acc;
-    Value x = adaptor.getInput();
     int64_t rank = type.getRank();
-    int64_t d = type.getShape().back();
-    SmallVector<int64_t> rowShape(type.getShape().drop_back());
-    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    SmallVector<AffineExpr> rowExprs;
-    for (int64_t i = 0; i + 1 < rank; ++i)
-      rowExprs.push_back(getAffineDimExpr(i, ctx));
-    AffineMap row = AffineMap::get(rank, 0, rowExprs, ctx);
-    AffineMap last =
-        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)}, ctx);
-    SmallVector<utils::IteratorType> reduce(rank,
-                                            utils::IteratorType::parallel);
-    reduce.back() = utils::IteratorType::reduction;
-    SmallVector<utils::IteratorType> parallel(rank,
-                                              utils::IteratorType::parallel);
-    auto count = [&](OpBuilder &b, Location l) {
-      return arith::ConstantOp::create(b, l, b.getFloatAttr(acc, double(d)));
-    };
-    Value sum = generic(rewriter, loc, x, rowShape, acc, 0.0, {id, row}, reduce,
-                        [&](OpBuilder &b, Location l, ValueRange a) {
-                          return Value(arith::AddFOp::create(
-                              b, l, a[1], convertScalar(b, l, a[0], acc)));
-                        });
-    Value mean =
-        generic(rewriter, loc, sum, rowShape, acc, std::nullopt,
-                {AffineMap::getMultiDimIdentityMap(rank - 1, ctx),
-                 AffineMap::getMultiDimIdentityMap(rank - 1, ctx)},
-                SmallVector<utils::IteratorType>(rank - 1,
-                                                 utils::IteratorType::parallel),
-                [&](OpBuilder &b, Location l, ValueRange a) {
-                  return Value(arith::DivFOp::create(b, l, a[0], count(b, l)));
-                });
-    // Biased variance (divide by D), as PyTorch's LayerNorm.
-    Value sq = generic(
-        rewriter, loc, ValueRange{x, mean}, rowShape, acc, 0.0, {id, row, row},
-        reduce, [&](OpBuilder &b, Location l, ValueRange a) {
-          Value c =
-              arith::SubFOp::create(b, l, convertScalar(b, l, a[0], acc), a[1]);
-          return Value(math::FmaOp::create(b, l, c, c, a[2]));
-        });
-    double eps = op.getEpsilon().convertToDouble();
-    return generic(
-        rewriter, loc,
-        ValueRange{x, mean, sq, adaptor.getGamma(), adaptor.getBeta()},
-        type.getShape(), type.getElementType(), std::nullopt,
-        {id, row, row, last, last, id}, parallel,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          auto cv = [&](Value v) { return convertScalar(b, l, v, acc); };
-          Value var = arith::DivFOp::create(b, l, a[2], count(b, l));
-          Value epsilon =
-              arith::ConstantOp::create(b, l, b.getFloatAttr(acc, eps));
-          Value denom = math::SqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, var, epsilon));
-          Value norm = arith::DivFOp::create(
-              b, l, arith::SubFOp::create(b, l, cv(a[0]), a[1]), denom);
-          // One operand op per statement (host-compiler independent IR).
-          Value beta = cv(a[4]);
-          Value gamma = cv(a[3]);
-          Value y = math::FmaOp::create(b, l, norm, gamma, beta);
-          return convertScalar(b, l, y, type.getElementType());
-        });
+    // The attribute getter returns an unsigned value: -1 is the last axis.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    // Statistics per leading index [0, axis), over the trailing dimensions.
+    NormalizationMaps m;
+    m.xRead = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineExpr> lead, trail;
+    for (int64_t i = 0; i < rank; ++i)
+      (i < axis ? lead : trail).push_back(getAffineDimExpr(i, ctx));
+    m.iterators.assign(rank, utils::IteratorType::parallel);
+    m.count = 1;
+    for (int64_t i = axis; i < rank; ++i) {
+      m.iterators[i] = utils::IteratorType::reduction;
+      m.count *= double(type.getDimSize(i));
+    }
+    m.statShape.assign(type.getShape().begin(), type.getShape().begin() + axis);
+    m.statWrite = AffineMap::get(rank, 0, lead, ctx);
+    m.statRead = m.statWrite;
+    m.paramRead = AffineMap::get(rank, 0, trail, ctx);
+    return normalize(rewriter, op.getLoc(), adaptor.getInput(),
+                     adaptor.getGamma(), adaptor.getBeta(),
+                     op.getEpsilon().convertToDouble(), types.acc, type, m);
+  }
+};
+
+/// The maps of a normalization per sample and group of `channels / groups`
+/// consecutive channels of an [N, C, ...] input: the statistics' loops are
+/// (n, g, j, spatial...) with the channel g * (C / groups) + j, their extent
+/// [groups, C / groups] given by a shape-only operand.
+NormalizationMaps groupMaps(OpBuilder &b, Location loc, ShapedType type,
+                            int64_t groups, Type acc) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  int64_t perGroup = type.getDimSize(1) / groups;
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  NormalizationMaps m;
+  SmallVector<AffineExpr> xExprs = {dim(0), dim(1) * perGroup + dim(2)};
+  for (int64_t i = 2; i < rank; ++i)
+    xExprs.push_back(dim(i + 1));
+  m.xRead = AffineMap::get(rank + 1, 0, xExprs, ctx);
+  m.extent =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{groups, perGroup}, acc);
+  m.extentMap = AffineMap::get(rank + 1, 0, {dim(1), dim(2)}, ctx);
+  m.iterators.assign(rank + 1, utils::IteratorType::reduction);
+  m.iterators[0] = m.iterators[1] = utils::IteratorType::parallel;
+  m.statShape = {type.getDimSize(0), groups};
+  m.statWrite = AffineMap::get(rank + 1, 0, {dim(0), dim(1)}, ctx);
+  m.count = double(perGroup);
+  for (int64_t i = 2; i < rank; ++i)
+    m.count *= double(type.getDimSize(i));
+  m.statRead =
+      AffineMap::get(rank, 0, {dim(0), dim(1).floorDiv(perGroup)}, ctx);
+  m.paramRead = AffineMap::get(rank, 0, {dim(1)}, ctx);
+  return m;
+}
+
+struct InstanceNormLowering : LayerLoweringBase<InstanceNormOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(InstanceNormOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    // One group per channel.
+    NormalizationMaps m = groupMaps(rewriter, op.getLoc(), types.result,
+                                    types.result.getDimSize(1), types.acc);
+    return normalize(rewriter, op.getLoc(), adaptor.getInput(),
+                     adaptor.getScale(), adaptor.getBias(),
+                     op.getEpsilon().convertToDouble(), types.acc, types.result,
+                     m);
+  }
+};
+
+struct GroupNormLowering : LayerLoweringBase<GroupNormOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(GroupNormOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    NormalizationMaps m =
+        groupMaps(rewriter, op.getLoc(), types.result,
+                  static_cast<int64_t>(op.getNumGroups()), types.acc);
+    return normalize(rewriter, op.getLoc(), adaptor.getInput(),
+                     adaptor.getScale(), adaptor.getBias(),
+                     op.getEpsilon().convertToDouble(), types.acc, types.result,
+                     m);
   }
 };
 
@@ -199,6 +311,7 @@ struct MaxPool2DLowering : MixLoweringPattern<MaxPool2DOp> {
 
 void mix::lowering::populateNormalizationPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
-  patterns.add<BatchNormLowering, LayerNormLowering, GlobalAvgPoolLowering,
-               MaxPool2DLowering>(patterns.getContext(), options);
+  patterns.add<BatchNormLowering, LayerNormLowering, InstanceNormLowering,
+               GroupNormLowering, GlobalAvgPoolLowering, MaxPool2DLowering>(
+      patterns.getContext(), options);
 }

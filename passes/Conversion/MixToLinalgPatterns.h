@@ -13,8 +13,10 @@
 //   MixToLinalgElementwise.cpp     cast, relu, add, mul, gelu
 //   MixToLinalgContractions.cpp    dense, matmul
 //   MixToLinalgConvolutions.cpp    conv2d
-//   MixToLinalgNormalization.cpp   batch_norm, layer_norm, pooling
-//   MixToLinalgSoftmaxAndLosses.cpp softmax, cross_entropy_loss, mse_loss
+//   MixToLinalgNormalization.cpp   batch_norm, layer_norm, instance_norm,
+//                                  group_norm, pooling
+//   MixToLinalgSoftmaxAndLosses.cpp softmax, log_softmax, cross_entropy_loss,
+//                                  mse_loss
 //   MixToLinalgAttention.cpp       attention, attention_core
 //   MixToLinalgQuantized.cpp       quantize, qdense, qmatmul, qconv2d
 //   MixToLinalgStructure.cpp       weight, reshape, flatten, embedding;
@@ -69,11 +71,12 @@ void populateContractionPatterns(mlir::RewritePatternSet &patterns,
 void populateConvolutionPatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);
 
-/// batch_norm, layer_norm, global_avg_pool, max_pool2d.
+/// batch_norm, layer_norm, instance_norm, group_norm, global_avg_pool,
+/// max_pool2d.
 void populateNormalizationPatterns(mlir::RewritePatternSet &patterns,
                                    const MixToLinalgOptions &options);
 
-/// softmax, cross_entropy_loss, mse_loss.
+/// softmax, log_softmax, cross_entropy_loss, mse_loss.
 void populateSoftmaxAndLossPatterns(mlir::RewritePatternSet &patterns,
                                     const MixToLinalgOptions &options);
 

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // softmax (max, exp in the input type, sum and division in the accumulator
-// type), cross_entropy_loss (log-sum-exp per row, mean over rows) and
-// mse_loss (sum of squared differences with fma, mean over all elements).
+// type), log_softmax (max, then log-sum-exp in the accumulator type),
+// cross_entropy_loss (log-sum-exp per row, mean over rows) and mse_loss (sum of
+// squared differences with fma, mean over all elements).
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,94 @@ struct SoftmaxLowering : LayerLoweringBase<SoftmaxOp> {
       axis += types.result.getRank();
     return softmax(rewriter, op.getLoc(), adaptor.getInput(), axis, types.acc,
                    types.out());
+  }
+};
+
+/// log_softmax: the max along the axis (exact, in the input type), then
+/// d = x - max, exp(d), their sum, log(sum) and d - log(sum) in the
+/// accumulator type, rounded once to the result. With checks on and a
+/// result narrower than the accumulator, a finite value that rounds to
+/// -inf (|x - max| beyond the format's range) is reported.
+struct LogSoftmaxLowering : LayerLoweringBase<LogSoftmaxOp> {
+  using LayerLoweringBase::LayerLoweringBase;
+  Value lower(LogSoftmaxOp op, OpAdaptor adaptor, const LayerTypes &types,
+              ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput();
+    auto type = cast<ShapedType>(x.getType());
+    Type elem = type.getElementType();
+    Type acc = types.acc;
+    Type out = types.out();
+    int64_t rank = type.getRank();
+    // The attribute getter returns an unsigned value: -1 is the last axis.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<int64_t> reducedShape;
+    SmallVector<AffineExpr> reducedExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis) {
+        reducedShape.push_back(type.getDimSize(i));
+        reducedExprs.push_back(getAffineDimExpr(i, ctx));
+      }
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap reduced = AffineMap::get(rank, 0, reducedExprs, ctx);
+    SmallVector<utils::IteratorType> reduce(rank,
+                                            utils::IteratorType::parallel);
+    reduce[axis] = utils::IteratorType::reduction;
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    Value max =
+        generic(rewriter, loc, x, reducedShape, elem,
+                -std::numeric_limits<double>::infinity(), {id, reduced}, reduce,
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  return Value(arith::MaximumFOp::create(b, l, a[0], a[1]));
+                });
+    auto shifted = [&](OpBuilder &b, Location l, Value v, Value m) {
+      return Value(arith::SubFOp::create(b, l, convertScalar(b, l, v, acc),
+                                         convertScalar(b, l, m, acc)));
+    };
+    Value sum = generic(rewriter, loc, ValueRange{x, max}, reducedShape, acc,
+                        0.0, {id, reduced, reduced}, reduce,
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value e = math::ExpOp::create(
+                              b, l, shifted(b, l, a[0], a[1]));
+                          return Value(arith::AddFOp::create(b, l, a[2], e));
+                        });
+    bool check = this->options.checks && cast<FloatType>(out).getWidth() <
+                                             cast<FloatType>(acc).getWidth();
+    std::string what;
+    llvm::raw_string_ostream(what) << "log_softmax in " << out << " overflows";
+    return generic(
+        rewriter, loc, ValueRange{x, max, sum}, type.getShape(), out,
+        std::nullopt, {id, reduced, reduced, id}, parallel,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value lse = math::LogOp::create(b, l, a[2]);
+          Value y = arith::SubFOp::create(b, l, shifted(b, l, a[0], a[1]), lse);
+          Value r = convertScalar(b, l, y, out);
+          if (!check)
+            return r;
+          // A finite y that rounds to -inf (the test of a checked cast).
+          Value inf = arith::ConstantOp::create(
+              b, l,
+              b.getFloatAttr(
+                  acc,
+                  APFloat::getInf(cast<FloatType>(acc).getFloatSemantics())));
+          Value magnitude = math::AbsFOp::create(b, l, y);
+          Value back = convertScalar(b, l, r, acc);
+          Value backMagnitude = math::AbsFOp::create(b, l, back);
+          Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                               magnitude, inf);
+          Value overflowed = arith::CmpFOp::create(
+              b, l, arith::CmpFPredicate::OEQ, backMagnitude, inf);
+          Value failed = arith::AndIOp::create(b, l, finite, overflowed);
+          Value reported = convertScalar(b, l, y, b.getF64Type());
+          Value index = linearIndex(b, l, type.getShape());
+          emitCheck(b, l, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
+                    reported);
+          return r;
+        });
   }
 };
 
@@ -170,6 +259,6 @@ struct MseLossLowering : LayerLoweringBase<MseLossOp> {
 
 void mix::lowering::populateSoftmaxAndLossPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
-  patterns.add<SoftmaxLowering, CrossEntropyLossLowering, MseLossLowering>(
-      patterns.getContext(), options);
+  patterns.add<SoftmaxLowering, LogSoftmaxLowering, CrossEntropyLossLowering,
+               MseLossLowering>(patterns.getContext(), options);
 }

@@ -444,6 +444,58 @@ def data_ops(out):
     return m, {"input0": x}, [ref[o] for o in outs]
 
 
+def norm_ops(out):
+    """LogSoftmax on two axes, LayerNormalization over two trailing axes
+    with its Mean and InvStdDev outputs, InstanceNormalization."""
+    ln_w, ln_b = weight("ln.w", 6, 6), weight("ln.b", 6, 6)
+    in_s, in_b = weight("in.s", 4), weight("in.b", 4)
+    n = lambda op, ins, outs, **kw: helper.make_node(
+        op, ins, outs, name="/norm/" + outs[0], **kw)
+    nodes = [
+        n("LogSoftmax", ["x"], ["logsm"], axis=1),
+        n("LogSoftmax", ["x"], ["logsm_last"]),
+        n("LayerNormalization", ["x", "ln.w", "ln.b"],
+          ["ln", "ln_mean", "ln_inv"], axis=2, epsilon=1e-3),
+        n("InstanceNormalization", ["x", "in.s", "in.b"], ["inorm"],
+          epsilon=1e-3),
+    ]
+    outs = {"logsm": ["batch", 4, 6, 6], "logsm_last": ["batch", 4, 6, 6],
+            "ln": ["batch", 4, 6, 6], "ln_mean": ["batch", 4, 1, 1],
+            "ln_inv": ["batch", 4, 1, 1], "inorm": ["batch", 4, 6, 6]}
+    m = model(nodes, [value("x", "batch", 4, 6, 6)],
+              [value(o, *s) for o, s in outs.items()], [ln_w, ln_b, in_s, in_b])
+    x = (rng.standard_normal((2, 4, 6, 6)) * 3).astype(np.float32)
+    v = x.astype(np.float64)
+
+    def log_softmax(v, axis):
+        d = v - v.max(axis=axis, keepdims=True)
+        return d - np.log(np.exp(d).sum(axis=axis, keepdims=True))
+
+    mean = v.mean(axis=(2, 3), keepdims=True)
+    var = ((v - mean) ** 2).mean(axis=(2, 3), keepdims=True)
+    inv = 1 / np.sqrt(var + 1e-3)
+    # Instance norm normalizes over (2, 3) too: per sample and channel.
+    s4 = arr(in_s).reshape(1, 4, 1, 1)
+    b4 = arr(in_b).reshape(1, 4, 1, 1)
+    ref = {
+        "logsm": log_softmax(v, 1),
+        "logsm_last": log_softmax(v, -1),
+        "ln": (v - mean) * inv * arr(ln_w) + arr(ln_b),
+        "ln_mean": mean,
+        "ln_inv": inv,
+        "inorm": (v - mean) * inv * s4 + b4,
+    }
+    return m, {"input0": x}, [ref[o] for o in outs]
+
+
+def norm_broadcast(out):
+    """LayerNormalization whose scale broadcasts ([6] for [6, 6]): refused."""
+    nodes = [helper.make_node("LayerNormalization", ["x", "w"], ["y"], axis=2,
+                              name="/norm/LayerNormalization")]
+    return model(nodes, [value("x", 1, 4, 6, 6)], [value("y", 1, 4, 6, 6)],
+                 [weight("w", 6)]), None, None
+
+
 def mobilenet(out):
     """A MobileNetV3-style inverted residual block: 1x1 expansion + batch
     norm + HardSwish, 3x3 depthwise conv + HardSwish, squeeze-excite
@@ -789,8 +841,10 @@ def conformance(out):
 
 
 MODELS = {f.__name__: f for f in
-          [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride, shortdata,
+          [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
+           norm_broadcast, mobilenet, unet, old_opset,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride,
+           shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
 
