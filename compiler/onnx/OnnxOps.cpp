@@ -297,6 +297,8 @@ void Importer::convert(const onnx::NodeProto &node) {
     return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
   };
 
+  if (convertMaskOp(node))
+    return;
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout" && hasOutput(node, 1)) {
       problem(node, "the mask output of Dropout is not supported");
@@ -617,22 +619,27 @@ void Importer::convert(const onnx::NodeProto &node) {
       return problem(node, "only 2-D max pooling is supported");
     if (hasOutput(node, 1))
       return problem(node, "the Indices output of MaxPool is not supported");
-    if (attrInt(node, "ceil_mode", 0) != 0)
-      return problem(node, "MaxPool with ceil_mode = 1 is not supported");
+    int64_t ceilMode = attrInt(node, "ceil_mode", 0);
+    if (ceilMode != 0 && ceilMode != 1)
+      return problem(node, "ceil_mode must be 0 or 1");
     SmallVector<int64_t> dilations = pair(node, "dilations");
-    if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
-      return problem(node, "MaxPool with dilations is not supported");
     SmallVector<int64_t> strides = pair(node, "strides");
-    if (strides.size() != 2)
-      return problem(node, "strides must have 2 values for a 2-D window");
-    auto pads =
-        windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
+    if (strides.size() != 2 || dilations.size() != 2)
+      return problem(node, "strides and dilations must have 2 values for a "
+                           "2-D window");
+    if (ceilMode && attrString(node, "auto_pad", "NOTSET") != "NOTSET")
+      return problem(node, "MaxPool with ceil_mode = 1 and auto_pad is not "
+                           "supported");
+    auto pads = windowPadding(*this, node, xt, *kernel, strides, dilations);
     if (!pads)
       return;
-    define(out, layer<MaxPool2DOp>(*this, type, {x},
-                                   {i64Array("kernel", *kernel),
-                                    i64Array("strides", strides),
-                                    i64Array("padding", *pads)}));
+    define(out,
+           layer<MaxPool2DOp>(
+               *this, type, {x},
+               {i64Array("kernel", *kernel), i64Array("strides", strides),
+                i64Array("padding", *pads), i64Array("dilations", dilations),
+                builder.getNamedAttr("ceil_mode",
+                                     builder.getBoolAttr(ceilMode))}));
     return;
   }
   if (op == "Reshape" || op == "Flatten") {
@@ -691,57 +698,18 @@ void Importer::convert(const onnx::NodeProto &node) {
 }
 
 std::vector<std::string> mix::getSupportedOnnxOps() {
-  return {"Abs",
-          "Add",
-          "AveragePool",
-          "BatchNormalization",
-          "Cast",
-          "Clip",
-          "Concat",
-          "Constant",
-          "Conv",
-          "ConvTranspose",
-          "Div",
-          "Dropout",
-          "Elu",
-          "Erf",
-          "Exp",
-          "Flatten",
-          "Gather",
-          "Gemm",
-          "GlobalAveragePool",
-          "HardSigmoid",
-          "HardSwish",
-          "Identity",
-          "LayerNormalization",
-          "LeakyRelu",
-          "Log",
-          "MatMul",
-          "Max",
-          "MaxPool",
-          "Min",
-          "Mul",
-          "Neg",
-          "Pad",
-          "Pow",
-          "Reciprocal",
-          "ReduceL2",
-          "ReduceMax",
-          "ReduceMean",
-          "ReduceMin",
-          "ReduceSum",
-          "Relu",
-          "Reshape",
-          "Resize",
-          "Shape",
-          "Sigmoid",
-          "Slice",
-          "Softmax",
-          "Split",
-          "Sqrt",
-          "Squeeze",
-          "Sub",
-          "Tanh",
-          "Transpose",
-          "Unsqueeze"};
+  return {"Abs",         "Add",           "AveragePool", "BatchNormalization",
+          "Cast",        "Clip",          "Concat",      "Constant",
+          "Conv",        "ConvTranspose", "Div",         "Dropout",
+          "Elu",         "Erf",           "Exp",         "Expand",
+          "Flatten",     "Gather",        "Gemm",        "GlobalAveragePool",
+          "HardSigmoid", "HardSwish",     "Identity",    "LayerNormalization",
+          "LeakyRelu",   "Log",           "MatMul",      "Max",
+          "MaxPool",     "Min",           "Mul",         "Neg",
+          "Pad",         "Pow",           "Reciprocal",  "ReduceL2",
+          "ReduceMax",   "ReduceMean",    "ReduceMin",   "ReduceSum",
+          "Relu",        "Reshape",       "Resize",      "Shape",
+          "Sigmoid",     "Slice",         "Softmax",     "Split",
+          "Sqrt",        "Squeeze",       "Sub",         "Tanh",
+          "Transpose",   "Unsqueeze"};
 }
