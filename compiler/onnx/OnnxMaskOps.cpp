@@ -90,8 +90,11 @@ bool Importer::convertMaskOp(const onnx::NodeProto &node) {
   llvm::StringRef op = node.op_type();
   std::string out = node.output_size() ? node.output(0) : "";
   if (op == "Gather") {
-    // A constant table is an embedding (or folded): OnnxOps.cpp.
+    // A constant table is an embedding (OnnxOps.cpp) unless the indices are
+    // constants too (integer constants are folded before).
     Value x = value(input(node, 0));
+    if (!x && constant(input(node, 0)) && constant(input(node, 1)))
+      x = operand(node, input(node, 0));
     if (!x)
       return false;
     if (isFloat(*this, node, x))
@@ -136,8 +139,8 @@ bool Importer::convertMaskOp(const onnx::NodeProto &node) {
     }
     shape[i] = a == 1 ? b : a;
   }
-  define(out, layer<ExpandOp>(
-                  *this, RankedTensorType::get(shape, xt.getElementType()),
-                  {x}));
+  define(out, layer<ExpandOp>(*this,
+                              RankedTensorType::get(shape, xt.getElementType()),
+                              {x}));
   return true;
 }

@@ -633,6 +633,15 @@ void Importer::convert(const onnx::NodeProto &node) {
     auto pads = windowPadding(*this, node, xt, *kernel, strides, dilations);
     if (!pads)
       return;
+    // ONNX 1.12's shape inference keeps a ceil_mode window that starts in
+    // the end padding; mix drops it, as PyTorch and later ONNX do.
+    for (int i = 0; ceilMode && i < 2; ++i) {
+      int64_t in = xt.getDimSize(2 + i), before = (*pads)[i];
+      int64_t size = type.getDimSize(2 + i);
+      if (size > 1 && (size - 1) * strides[i] >= in + before)
+        return problem(node, "MaxPool with ceil_mode = 1 whose last window "
+                             "starts in the end padding is not supported");
+    }
     define(out,
            layer<MaxPool2DOp>(
                *this, type, {x},

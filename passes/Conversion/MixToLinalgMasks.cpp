@@ -30,11 +30,10 @@ namespace {
 
 /// A generic over `type`'s shape without inputs whose element is
 /// `input[source(indices of the result)]`, converted to `type`'s element type.
-Value readByIndex(OpBuilder &builder, Location loc, Value input,
-                  ShapedType type,
-                  function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                  ArrayRef<Value>)>
-                      source) {
+Value readByIndex(
+    OpBuilder &builder, Location loc, Value input, ShapedType type,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)>
+        source) {
   int64_t rank = type.getRank();
   Type out = type.getElementType();
   return generic(
@@ -78,8 +77,8 @@ struct GatherLowering : MixLoweringPattern<GatherOp> {
           if (!table) {
             at = arith::ConstantIndexOp::create(b, l, scalar);
           } else {
-            Value i = tensor::ExtractOp::create(
-                b, l, table, index.slice(axis, indexRank));
+            Value i = tensor::ExtractOp::create(b, l, table,
+                                                index.slice(axis, indexRank));
             at = arith::IndexCastOp::create(b, l, b.getIndexType(), i);
           }
           source.push_back(at);

@@ -581,13 +581,16 @@ def badattr(out):
 
 def mask_ops(out):
     """Gather of an activation by constant indices (a scalar, negative
-    ones), Expand of an activation and of a constant, MaxPool with
-    dilations and with ceil_mode."""
+    ones) and of a constant, Expand of an activation and of a constant,
+    MaxPool with dilations and with ceil_mode."""
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
     table = (rng.standard_normal((6, 1)) * 0.5).astype(np.float32)
+    wide = (rng.standard_normal((6, 7)) * 0.5).astype(np.float32)
     consts = [c("i0", 0), c("i2", [-1, 2]), c("shape3", [1, 4, 6, 3]),
               c("shape66", [6, 6]), c("mean_axes", [3]),
-              numpy_helper.from_array(table, "col")]
+              c("i6", [6, 5, 4, 3, 2, -7]),
+              numpy_helper.from_array(table, "col"),
+              numpy_helper.from_array(wide, "wide")]
     n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/mask/" + o, **kw)
     nodes = [
         n("Gather", ["x", "i0"], "cls", axis=1),
@@ -596,13 +599,16 @@ def mask_ops(out):
         n("Expand", ["mean", "shape3"], "expanded"),
         n("Expand", ["col", "shape66"], "grid"),
         n("Add", ["x", "grid"], "shifted"),
+        n("Gather", ["wide", "i6"], "columns", axis=1),
+        n("Add", ["x", "columns"], "picked"),
         n("MaxPool", ["x"], "dilated", kernel_shape=[2, 2], dilations=[2, 2]),
         n("MaxPool", ["x"], "ceil", kernel_shape=[3, 3], strides=[2, 2],
           ceil_mode=1),
     ]
-    outs = ["cls", "cols", "expanded", "shifted", "dilated", "ceil"]
+    outs = ["cls", "cols", "expanded", "shifted", "picked", "dilated", "ceil"]
     shapes = {"cls": ["batch", 6, 6], "cols": ["batch", 4, 6, 2],
               "expanded": ["batch", 4, 6, 3], "shifted": ["batch", 4, 6, 6],
+              "picked": ["batch", 4, 6, 6],
               "dilated": ["batch", 4, 4, 4], "ceil": ["batch", 4, 3, 3]}
     m = model(nodes, [value("x", "batch", 4, 6, 6)],
               [value(o, *shapes[o]) for o in outs], consts)
@@ -621,6 +627,7 @@ def mask_ops(out):
         "cols": v[:, :, :, [5, 2]],
         "expanded": np.broadcast_to(v.mean(axis=3, keepdims=True), (2, 4, 6, 3)),
         "shifted": v + np.broadcast_to(table.astype(np.float64), (6, 6)),
+        "picked": v + wide.astype(np.float64)[:, [6, 5, 4, 3, 2, 0]],
         "dilated": dilated,
         "ceil": ceil,
     }
