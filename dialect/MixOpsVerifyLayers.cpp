@@ -651,6 +651,13 @@ LogicalResult ExpandOp::verify() {
                          << formatShape(out)
                          << ": a dynamic batch must stay the leading "
                             "dimension of both";
+  // A small input expands to any size: the result's bytes (8 per element at
+  // most) must be countable.
+  int64_t bytes = 8;
+  for (int64_t d : out)
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return emitOpError() << "the size of the result " << formatShape(out)
+                           << " overflows";
   size_t offset = out.size() - in.size();
   for (size_t i = 0; i < in.size(); ++i) {
     int64_t from = in[i], to = out[offset + i];

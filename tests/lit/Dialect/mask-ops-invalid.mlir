@@ -90,6 +90,14 @@ mix.network @n precision(f32) (%x: tensor<?x4xf32>) {
 
 // -----
 
+mix.network @n precision(f32) (%x: tensor<1xf32>) {
+  // expected-error @+1 {{'mix.expand' op the size of the result [4611686018427387904, 4] overflows}}
+  %0 = mix.expand %x : (tensor<1xf32>) -> tensor<4611686018427387904x4xf32>
+  mix.return
+}
+
+// -----
+
 mix.network @n precision(f32) (%x: tensor<1x1x8x8xf32>) {
   // expected-error @+1 {{'mix.max_pool2d' op expects 'dilations' to have 2 values, got 1}}
   %0 = mix.max_pool2d %x {kernel = array<i64: 2, 2>, dilations = array<i64: 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x7x7xf32>
