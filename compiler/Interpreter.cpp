@@ -273,6 +273,8 @@ llvm::Error executeLayer(const OpValues &v) {
                                         v.optional(c.getBias())));
       })
       .Case([&](ResizeOp r) { return bind(evalResize(r, in(r.getInput()))); })
+      .Case([&](GatherOp g) { return bind(evalGather(g, in(g.getInput()))); })
+      .Case([&](ExpandOp e) { return bind(evalExpand(e, in(e.getInput()))); })
       .Case([&](TransposeOp t) {
         return bind(evalTranspose(t, in(t.getInput())));
       })

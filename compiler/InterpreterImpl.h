@@ -143,6 +143,14 @@ RefTensor evalAvgPool2D(AvgPool2DOp op, const RefTensor &x);
 RefTensor evalConvTranspose2D(ConvTranspose2DOp op, const RefTensor &x,
                               const RefTensor &w, const RefTensor *bias);
 RefTensor evalResize(ResizeOp op, const RefTensor &x);
+
+//===----------------------------------------------------------------------===//
+// Indexing layers (InterpreterMasks.cpp)
+//===----------------------------------------------------------------------===//
+
+RefTensor evalGather(GatherOp op, const RefTensor &x);
+RefTensor evalExpand(ExpandOp op, const RefTensor &x);
+
 RefTensor evalTranspose(TransposeOp op, const RefTensor &x);
 RefTensor evalConcat(ConcatOp op, llvm::ArrayRef<const RefTensor *> inputs);
 RefTensor evalSlice(SliceOp op, const RefTensor &x);

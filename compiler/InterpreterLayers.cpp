@@ -349,19 +349,21 @@ RefTensor interp::evalMaxPool2D(MaxPool2DOp op, const RefTensor &x) {
   RefTensor y = zerosLike(op.getResult());
   int64_t h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
   ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
-                    p = op.getPadding();
+                    p = op.getPadding(), d = op.getDilations();
   for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j) {
-        // Padded cells are skipped, so they never win; since the padding is
-        // smaller than the kernel, every window has a real cell. NaN wins.
+        // Padded cells (and, with ceil_mode, cells past the padding) are
+        // skipped, so they never win; a window with no real cell (possible
+        // with dilations) gives -inf, as the lowering's -inf padding. NaN
+        // wins.
         double mx = -std::numeric_limits<double>::infinity();
         for (int64_t u = 0; u < k[0]; ++u) {
-          int64_t row = i * s[0] - p[0] + u;
+          int64_t row = i * s[0] - p[0] + u * d[0];
           if (row < 0 || row >= h)
             continue;
           for (int64_t v = 0; v < k[1]; ++v) {
-            int64_t col = j * s[1] - p[1] + v;
+            int64_t col = j * s[1] - p[1] + v * d[1];
             if (col < 0 || col >= w)
               continue;
             double value = x.data[(nc * h + row) * w + col];

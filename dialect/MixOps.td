@@ -724,6 +724,49 @@ def Mix_ResizeOp : Mix_LayerOp<"resize"> {
   let results = (outs Mix_FloatTensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Gather and expand (issue 13)
+//===----------------------------------------------------------------------===//
+
+def Mix_GatherOp : Mix_LayerOp<"gather"> {
+  let summary = "Selects slices of an activation by constant indices";
+  let description = [{
+    As ONNX's Gather with constant indices: along `axis` (negative: counted
+    from the end), the result holds the input slices at `indices`, in the
+    indices' shape. The result's shape is `input[:axis] + indices.shape +
+    input[axis + 1:]`, so rank-0 indices remove the axis (`x[:, 0]`). Each
+    index lies in `[0, input[axis])` (the importer normalizes ONNX's negative
+    indices). The dynamic batch cannot be the axis.
+
+    ```mlir
+    %cls = mix.gather %x {axis = 1 : i64, indices = dense<0> : tensor<i64>}
+        : (tensor<2x16x64xf32>) -> tensor<2x64xf32>
+    %y = mix.gather %x {axis = 1 : i64, indices = dense<[3, 0]> : tensor<2xi64>}
+        : (tensor<2x16x64xf32>) -> tensor<2x2x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, I64Attr:$axis,
+                            I64ElementsAttr:$indices),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+def Mix_ExpandOp : Mix_LayerOp<"expand"> {
+  let summary = "Broadcasts a tensor to the result's shape (numpy rules)";
+  let description = [{
+    As ONNX's Expand: the input is aligned to the result's trailing
+    dimensions, and each input dimension is the result's or 1 (repeated).
+    The result's rank is at least the input's. A dynamic batch stays the
+    leading dimension of both.
+
+    ```mlir
+    %y = mix.expand %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input), Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
 def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
   let summary = "Table lookup: rows of `table` selected by integer `indices`";
   let description = [{
@@ -753,18 +796,28 @@ def Mix_GlobalAvgPoolOp : Mix_LayerOp<"global_avg_pool", [Mix_Reduction]> {
 def Mix_MaxPool2DOp : Mix_LayerOp<"max_pool2d"> {
   let summary = "2-D max pooling (NCHW)";
   let description = [{
-    `kernel` and `strides` are `[h, w]`, `padding` is
-    `[top, left, bottom, right]` (padded cells never win).
+    `kernel`, `strides` and `dilations` are `[h, w]`, `padding` is
+    `[top, left, bottom, right]` (padded cells never win). A window spans
+    `dilations * (kernel - 1) + 1` cells of the padded input; the output size
+    is `floor((in + pads - span) / stride) + 1`, or with `ceil_mode` the
+    ceiling, less one when the last window would start past the input and
+    its leading padding (PyTorch's and ONNX's rule; cells of a window beyond
+    the padded input never win either).
 
     ```mlir
     %y = mix.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
+    %z = mix.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+                            dilations = array<i64: 1, 1>, ceil_mode = true}
         : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
     ```
   }];
   let arguments = !con((ins Mix_FloatTensor:$input,
                             DenseI64ArrayAttr:$kernel,
                             DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding),
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$padding,
+                            DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilations,
+                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_FloatTensor:$result);
 }

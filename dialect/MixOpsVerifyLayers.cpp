@@ -292,6 +292,28 @@ MIX_BINARY_VERIFIER(MaximumOp)
 MIX_BINARY_VERIFIER(MinimumOp)
 #undef MIX_BINARY_VERIFIER
 
+/// The output size of a ceil_mode pooling window along one dimension:
+/// ceil((in + pads - span) / stride) + 1, less one when the last window
+/// would start at or past the input's end in padded coordinates (PyTorch's
+/// rule, also ONNX's reference), so that every window starts inside the
+/// input or its leading padding.
+static FailureOr<int64_t> ceilWindowOutput(Operation *op, StringRef dimName,
+                                           int64_t in, int64_t padBefore,
+                                           int64_t padAfter, int64_t window,
+                                           int64_t stride, int64_t dilation) {
+  FailureOr<int64_t> floorSize = windowOutput(
+      op, dimName, in, padBefore, padAfter, window, stride, dilation);
+  if (failed(floorSize))
+    return failure();
+  int64_t span = dilation * (window - 1) + 1;
+  int64_t size = *floorSize;
+  if ((in + padBefore + padAfter - span) % stride != 0)
+    ++size;
+  if ((size - 1) * stride >= in + padBefore)
+    --size;
+  return size;
+}
+
 /// Shapes and window of max_pool2d and avg_pool2d.
 template <typename OpTy> static LogicalResult verifyPool2D(OpTy op) {
   if (failed(checkRank(op, op.getInput(), "input", 4)) ||
@@ -637,7 +659,99 @@ LogicalResult GlobalAvgPoolOp::verify() {
   return checkResultShape(*this, {in[0], in[1]});
 }
 
-LogicalResult MaxPool2DOp::verify() { return verifyPool2D(*this); }
+/// max_pool2d: verifyPool2D's checks, with dilations and ceil_mode.
+LogicalResult MaxPool2DOp::verify() {
+  if (failed(checkRank(*this, getInput(), "input", 4)) ||
+      failed(checkArraySize(*this, "kernel", getKernel(), 2, 1)) ||
+      failed(checkArraySize(*this, "strides", getStrides(), 2, 1)) ||
+      failed(checkArraySize(*this, "dilations", getDilations(), 2, 1)) ||
+      failed(checkArraySize(*this, "padding", getPadding(), 4, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput()), k = getKernel(), s = getStrides(),
+                    d = getDilations(), p = getPadding();
+  // Bounded, so that spans and padded sizes cannot overflow.
+  for (ArrayRef<int64_t> values : {k, s, d, p})
+    if (llvm::any_of(values, [](int64_t v) { return v > kMaxExtent; }))
+      return emitOpError() << "kernel, strides, dilations and padding must "
+                              "be at most "
+                           << kMaxExtent;
+  if (p[0] >= k[0] || p[2] >= k[0] || p[1] >= k[1] || p[3] >= k[1])
+    return emitOpError() << "padding " << formatShape(p)
+                         << " must be smaller than the kernel "
+                         << formatShape(k);
+  auto output = getCeilMode() ? ceilWindowOutput : windowOutput;
+  FailureOr<int64_t> oh =
+      output(*this, "height", in[2], p[0], p[2], k[0], s[0], d[0]);
+  if (failed(oh))
+    return failure();
+  FailureOr<int64_t> ow =
+      output(*this, "width", in[3], p[1], p[3], k[1], s[1], d[1]);
+  if (failed(ow))
+    return failure();
+  return checkResultShape(*this, {in[0], in[1], *oh, *ow});
+}
+
+//===----------------------------------------------------------------------===//
+// Gather and expand
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t rank = in.size();
+  if (rank == 0)
+    return emitOpError() << "cannot gather from a rank-0 input";
+  FailureOr<int64_t> axis =
+      normalizeAxis(*this, "axis", static_cast<int64_t>(getAxis()), rank);
+  if (failed(axis))
+    return failure();
+  if (*axis == 0 && failed(checkNoDynamicBatch(*this, getInput(), "input",
+                                               "it gathers along axis 0")))
+    return failure();
+  auto indicesType = cast<ShapedType>(getIndices().getType());
+  int64_t dim = in[*axis];
+  for (auto [i, index] : llvm::enumerate(getIndices().getValues<int64_t>()))
+    if (index < 0 || index >= dim)
+      return emitOpError() << "index " << index << " (element " << i
+                           << " of indices) is out of range [0, " << dim
+                           << ") along axis " << *axis;
+  SmallVector<int64_t> expected(in.take_front(*axis));
+  llvm::append_range(expected, indicesType.getShape());
+  llvm::append_range(expected, in.drop_front(*axis + 1));
+  return checkResultShape(*this, expected);
+}
+
+LogicalResult ExpandOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
+  if (out.size() < in.size())
+    return emitOpError() << "result " << formatShape(out)
+                         << " has a lower rank than the input "
+                         << formatShape(in);
+  bool inBatch = hasDynamicBatch(getInput()),
+       outBatch = hasDynamicBatch(getResult());
+  if (inBatch != outBatch || (inBatch && in.size() != out.size()))
+    return emitOpError() << "cannot expand " << formatShape(in) << " to "
+                         << formatShape(out)
+                         << ": a dynamic batch must stay the leading "
+                            "dimension of both";
+  // A small input expands to any size: the result's bytes (8 per element at
+  // most) must be countable.
+  int64_t bytes = 8;
+  for (int64_t d : out)
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return emitOpError() << "the size of the result " << formatShape(out)
+                           << " overflows";
+  size_t offset = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    int64_t from = in[i], to = out[offset + i];
+    if (ShapedType::isDynamic(from) && ShapedType::isDynamic(to))
+      continue;
+    if (from != to && from != 1)
+      return emitOpError() << "cannot expand " << formatShape(in) << " to "
+                           << formatShape(out) << ": input dimension " << i
+                           << " (" << from << ") is neither 1 nor " << to;
+  }
+  return success();
+}
 
 LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());

@@ -85,6 +85,7 @@ void mix::populateMixToLinalgConversionPatterns(
   lowering::populateDataMovementPatterns(patterns, options);
   lowering::populateReductionPatterns(patterns, options);
   lowering::populateUpsamplingPatterns(patterns, options);
+  lowering::populateMaskPatterns(patterns, options);
   lowering::populateContractionPatterns(patterns, options);
   lowering::populateConvolutionPatterns(patterns, options);
   lowering::populateNormalizationPatterns(patterns, options);

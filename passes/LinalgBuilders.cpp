@@ -277,12 +277,13 @@ ContractionMaps contractionMaps(int64_t lhsRank, int64_t resultRank,
   return maps;
 }
 
-PoolMaps poolMaps(ArrayRef<int64_t> s, MLIRContext *ctx) {
+PoolMaps poolMaps(ArrayRef<int64_t> s, MLIRContext *ctx, ArrayRef<int64_t> d) {
   auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  int64_t dh = d.empty() ? 1 : d[0], dw = d.empty() ? 1 : d[1];
   PoolMaps m;
   m.maps = {AffineMap::get(6, 0,
-                           {dim(0), dim(1), dim(2) * s[0] + dim(4),
-                            dim(3) * s[1] + dim(5)},
+                           {dim(0), dim(1), dim(2) * s[0] + dim(4) * dh,
+                            dim(3) * s[1] + dim(5) * dw},
                            ctx),
             AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
             AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)};

@@ -127,7 +127,10 @@ struct PoolMaps {
   llvm::SmallVector<mlir::AffineMap> maps;
   llvm::SmallVector<mlir::utils::IteratorType> iterators;
 };
-PoolMaps poolMaps(llvm::ArrayRef<int64_t> strides, mlir::MLIRContext *ctx);
+/// With `dilations` (none: 1, 1), the input is read at (oh * sh + kh * dh,
+/// ow * sw + kw * dw).
+PoolMaps poolMaps(llvm::ArrayRef<int64_t> strides, mlir::MLIRContext *ctx,
+                  llvm::ArrayRef<int64_t> dilations = {});
 
 /// "file:line:col" of the first file location in `loc`, or "".
 std::string formatSourceLocation(mlir::Location loc);

@@ -128,6 +128,8 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "avg_pool2d",
                                     "conv_transpose2d",
                                     "resize",
+                                    "gather",
+                                    "expand",
                                     "embedding",
                                     "global_avg_pool",
                                     "max_pool2d",

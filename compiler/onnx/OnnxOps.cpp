@@ -297,6 +297,8 @@ void Importer::convert(const onnx::NodeProto &node) {
     return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
   };
 
+  if (convertMaskOp(node))
+    return;
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout" && hasOutput(node, 1)) {
       problem(node, "the mask output of Dropout is not supported");
@@ -695,22 +697,36 @@ void Importer::convert(const onnx::NodeProto &node) {
       return problem(node, "only 2-D max pooling is supported");
     if (hasOutput(node, 1))
       return problem(node, "the Indices output of MaxPool is not supported");
-    if (attrInt(node, "ceil_mode", 0) != 0)
-      return problem(node, "MaxPool with ceil_mode = 1 is not supported");
+    int64_t ceilMode = attrInt(node, "ceil_mode", 0);
+    if (ceilMode != 0 && ceilMode != 1)
+      return problem(node, "ceil_mode must be 0 or 1");
     SmallVector<int64_t> dilations = pair(node, "dilations");
-    if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
-      return problem(node, "MaxPool with dilations is not supported");
     SmallVector<int64_t> strides = pair(node, "strides");
-    if (strides.size() != 2)
-      return problem(node, "strides must have 2 values for a 2-D window");
-    auto pads =
-        windowPadding(*this, node, xt, *kernel, strides, {int64_t(1), 1});
+    if (strides.size() != 2 || dilations.size() != 2)
+      return problem(node, "strides and dilations must have 2 values for a "
+                           "2-D window");
+    if (ceilMode && attrString(node, "auto_pad", "NOTSET") != "NOTSET")
+      return problem(node, "MaxPool with ceil_mode = 1 and auto_pad is not "
+                           "supported");
+    auto pads = windowPadding(*this, node, xt, *kernel, strides, dilations);
     if (!pads)
       return;
-    define(out, layer<MaxPool2DOp>(*this, type, {x},
-                                   {i64Array("kernel", *kernel),
-                                    i64Array("strides", strides),
-                                    i64Array("padding", *pads)}));
+    // ONNX 1.12's shape inference keeps a ceil_mode window that starts in
+    // the end padding; mix drops it, as PyTorch and later ONNX do.
+    for (int i = 0; ceilMode && i < 2; ++i) {
+      int64_t in = xt.getDimSize(2 + i), before = (*pads)[i];
+      int64_t size = type.getDimSize(2 + i);
+      if (size > 1 && (size - 1) * strides[i] >= in + before)
+        return problem(node, "MaxPool with ceil_mode = 1 whose last window "
+                             "starts in the end padding is not supported");
+    }
+    define(out,
+           layer<MaxPool2DOp>(
+               *this, type, {x},
+               {i64Array("kernel", *kernel), i64Array("strides", strides),
+                i64Array("padding", *pads), i64Array("dilations", dilations),
+                builder.getNamedAttr("ceil_mode",
+                                     builder.getBoolAttr(ceilMode))}));
     return;
   }
   if (op == "Reshape" || op == "Flatten") {
@@ -784,6 +800,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Elu",
           "Erf",
           "Exp",
+          "Expand",
           "Flatten",
           "Gather",
           "Gemm",

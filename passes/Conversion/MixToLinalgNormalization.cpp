@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -284,17 +285,28 @@ struct MaxPool2DLowering : MixLoweringPattern<MaxPool2DOp> {
     auto type = cast<ShapedType>(op.getType());
     Type inElem =
         cast<ShapedType>(adaptor.getInput().getType()).getElementType();
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStrides(),
+                      d = op.getDilations();
+    // With ceil_mode the last windows may reach past the bottom and right
+    // padding: they read -inf there too.
+    SmallVector<int64_t> padding(op.getPadding());
+    auto inType = cast<ShapedType>(adaptor.getInput().getType());
+    for (int i = 0; i < 2; ++i) {
+      int64_t needed =
+                  (type.getDimSize(2 + i) - 1) * s[i] + d[i] * (k[i] - 1) + 1,
+              padded = inType.getDimSize(2 + i) + padding[i] + padding[2 + i];
+      padding[2 + i] += std::max<int64_t>(0, needed - padded);
+    }
     Value input =
-        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+        padSpatial(rewriter, loc, adaptor.getInput(), padding,
                    arith::ConstantOp::create(
                        rewriter, loc,
                        rewriter.getFloatAttr(
                            inElem, -std::numeric_limits<double>::infinity())));
     Type elem = cast<ShapedType>(input.getType()).getElementType();
-    ArrayRef<int64_t> k = op.getKernel();
     // The kernel extent comes from a shape-only operand.
     Value window = tensor::EmptyOp::create(rewriter, loc, k, elem);
-    PoolMaps pool = poolMaps(op.getStrides(), ctx);
+    PoolMaps pool = poolMaps(s, ctx, d);
     Value max =
         generic(rewriter, loc, ValueRange{input, window}, type.getShape(), elem,
                 -std::numeric_limits<double>::infinity(), pool.maps,

@@ -63,6 +63,10 @@ void populateReductionPatterns(mlir::RewritePatternSet &patterns,
 void populateUpsamplingPatterns(mlir::RewritePatternSet &patterns,
                                 const MixToLinalgOptions &options);
 
+/// gather and expand (issue 13's indexing layers).
+void populateMaskPatterns(mlir::RewritePatternSet &patterns,
+                          const MixToLinalgOptions &options);
+
 /// Float dense and matmul.
 void populateContractionPatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);

@@ -663,11 +663,67 @@ def external(out):
 
 
 def badattr(out):
-    """A supported op with an attribute mix cannot express."""
-    nodes = [helper.make_node("MaxPool", ["x"], ["y"], name="/pool/MaxPool",
+    """A supported op with an output mix cannot express."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["y", "i"], name="/pool/MaxPool",
                               kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)]
-    return model(nodes, [value("x", 1, 2, 5, 5)], [value("y", 1, 2, 3, 3)],
-                 []), None, None
+    indices = helper.make_tensor_value_info("i", TensorProto.INT64, [1, 2, 3, 3])
+    return model(nodes, [value("x", 1, 2, 5, 5)],
+                 [value("y", 1, 2, 3, 3), indices], []), None, None
+
+
+def mask_ops(out):
+    """Gather of an activation by constant indices (a scalar, negative
+    ones) and of a constant, Expand of an activation and of a constant,
+    MaxPool with dilations and with ceil_mode."""
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    table = (rng.standard_normal((6, 1)) * 0.5).astype(np.float32)
+    wide = (rng.standard_normal((6, 7)) * 0.5).astype(np.float32)
+    consts = [c("i0", 0), c("i2", [-1, 2]), c("shape3", [1, 4, 6, 3]),
+              c("shape66", [6, 6]), c("mean_axes", [3]),
+              c("i6", [6, 5, 4, 3, 2, -7]),
+              numpy_helper.from_array(table, "col"),
+              numpy_helper.from_array(wide, "wide")]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/mask/" + o, **kw)
+    nodes = [
+        n("Gather", ["x", "i0"], "cls", axis=1),
+        n("Gather", ["x", "i2"], "cols", axis=-1),
+        n("ReduceMean", ["x"], "mean", axes=[3], keepdims=1),
+        n("Expand", ["mean", "shape3"], "expanded"),
+        n("Expand", ["col", "shape66"], "grid"),
+        n("Add", ["x", "grid"], "shifted"),
+        n("Gather", ["wide", "i6"], "columns", axis=1),
+        n("Add", ["x", "columns"], "picked"),
+        n("MaxPool", ["x"], "dilated", kernel_shape=[2, 2], dilations=[2, 2]),
+        n("MaxPool", ["x"], "ceil", kernel_shape=[3, 3], strides=[2, 2],
+          ceil_mode=1),
+    ]
+    outs = ["cls", "cols", "expanded", "shifted", "picked", "dilated", "ceil"]
+    shapes = {"cls": ["batch", 6, 6], "cols": ["batch", 4, 6, 2],
+              "expanded": ["batch", 4, 6, 3], "shifted": ["batch", 4, 6, 6],
+              "picked": ["batch", 4, 6, 6],
+              "dilated": ["batch", 4, 4, 4], "ceil": ["batch", 4, 3, 3]}
+    m = model(nodes, [value("x", "batch", 4, 6, 6)],
+              [value(o, *shapes[o]) for o in outs], consts)
+    x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    v = x.astype(np.float64)
+    dilated = np.zeros((2, 4, 4, 4))
+    for i in range(4):
+        for j in range(4):
+            dilated[:, :, i, j] = v[:, :, i:i + 3:2, j:j + 3:2].max(axis=(2, 3))
+    ceil = np.zeros((2, 4, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            ceil[:, :, i, j] = v[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(2, 3))
+    ref = {
+        "cls": v[:, 0],
+        "cols": v[:, :, :, [5, 2]],
+        "expanded": np.broadcast_to(v.mean(axis=3, keepdims=True), (2, 4, 6, 3)),
+        "shifted": v + np.broadcast_to(table.astype(np.float64), (6, 6)),
+        "picked": v + wide.astype(np.float64)[:, [6, 5, 4, 3, 2, 0]],
+        "dilated": dilated,
+        "ceil": ceil,
+    }
+    return m, {"input0": x}, [ref[o] for o in outs]
 
 
 def gemm_attrs(out):
@@ -843,7 +899,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

@@ -1,0 +1,122 @@
+//===- MixToLinalgMasks.cpp - gather and expand to linalg -----------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The indexing layers of issue 13: like slice and concat
+// (MixToLinalgDataMovement.cpp), each is one output-only linalg.generic over
+// the result whose body computes the source index and reads the input with
+// tensor.extract, converting the element once to the result's type.
+//
+// gather reads the input at the constant index of its position in the
+// indices (a scalar for rank-0 indices, else one read of an arith.constant
+// table of the indices); expand reads dimension d of the input at 0 where
+// the input has 1 and the result more, at the result's index elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/LayerLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::lowering;
+
+namespace {
+
+/// A generic over `type`'s shape without inputs whose element is
+/// `input[source(indices of the result)]`, converted to `type`'s element type.
+Value readByIndex(
+    OpBuilder &builder, Location loc, Value input, ShapedType type,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>)>
+        source) {
+  int64_t rank = type.getRank();
+  Type out = type.getElementType();
+  return generic(
+      builder, loc, ValueRange{}, type.getShape(), out, std::nullopt,
+      {AffineMap::getMultiDimIdentityMap(rank, builder.getContext())},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> index;
+        for (int64_t d = 0; d < rank; ++d)
+          index.push_back(linalg::IndexOp::create(b, l, d));
+        Value x = tensor::ExtractOp::create(b, l, input, source(b, l, index));
+        return convertScalar(b, l, x, out);
+      });
+}
+
+struct GatherLowering : MixLoweringPattern<GatherOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<ShapedType>(op.getType());
+    Value input = adaptor.getInput();
+    int64_t inRank = cast<ShapedType>(input.getType()).getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis()); // I64Attr: uint64_t
+    if (axis < 0)
+      axis += inRank;
+    DenseIntElementsAttr indices = op.getIndices();
+    int64_t indexRank = cast<ShapedType>(indices.getType()).getRank();
+    // Rank-0 indices: one constant; otherwise a constant table read at the
+    // result's indices axis .. axis + indexRank - 1.
+    Value table;
+    if (indexRank > 0)
+      table = arith::ConstantOp::create(rewriter, loc, indices);
+    int64_t scalar = indexRank == 0 ? *indices.getValues<int64_t>().begin() : 0;
+    Value result = readByIndex(
+        rewriter, loc, input, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> index) {
+          SmallVector<Value> source(index.take_front(axis));
+          Value at;
+          if (!table) {
+            at = arith::ConstantIndexOp::create(b, l, scalar);
+          } else {
+            Value i = tensor::ExtractOp::create(b, l, table,
+                                                index.slice(axis, indexRank));
+            at = arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+          }
+          source.push_back(at);
+          llvm::append_range(source, index.drop_front(axis + indexRank));
+          return source;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ExpandLowering : MixLoweringPattern<ExpandOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Value input = adaptor.getInput();
+    ArrayRef<int64_t> in = cast<ShapedType>(input.getType()).getShape();
+    int64_t offset = type.getRank() - int64_t(in.size());
+    Value result = readByIndex(
+        rewriter, op.getLoc(), input, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> index) {
+          SmallVector<Value> source;
+          for (int64_t d = 0; d < int64_t(in.size()); ++d)
+            source.push_back(in[d] == 1 && type.getDimSize(offset + d) != 1
+                                 ? arith::ConstantIndexOp::create(b, l, 0)
+                                 : index[offset + d]);
+          return source;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mix::lowering::populateMaskPatterns(RewritePatternSet &patterns,
+                                         const MixToLinalgOptions &options) {
+  patterns.add<GatherLowering, ExpandLowering>(patterns.getContext(), options);
+}

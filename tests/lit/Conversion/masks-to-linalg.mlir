@@ -1,0 +1,72 @@
+// gather and expand lower to one output-only linalg.generic each that reads
+// the input with tensor.extract at the computed index (never through an
+// indexing map, never tensor.insert_slice); max_pool2d reads its padded
+// input through a dilated map, the padding grown for ceil_mode's overhang.
+// RUN: mix-opt %s --mix-resolve-precision --mix-insert-casts --canonicalize --convert-mix-to-linalg | FileCheck %s
+
+// CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ID3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[DILATED:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5 * 3)>
+
+// A scalar index: a constant, the axis removed.
+// CHECK-LABEL: func.func @gather_scalar
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x5x3xf32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[ID2]]], iterator_types = ["parallel", "parallel"]} outs(
+// CHECK-NEXT:  ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:    %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT:    %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[E:.*]] = tensor.extract %[[X]][%[[I]], %[[C4]], %[[J]]] : tensor<2x5x3xf32>
+// CHECK-NEXT:    linalg.yield %[[E]] : f32
+// CHECK-NOT:   insert_slice
+mix.network @gather_scalar precision(f32) (%x: tensor<2x5x3xf32>) -> tensor<2x3xf32> {
+  %0 = mix.gather %x {axis = 1 : i64, indices = dense<4> : tensor<i64>} : (tensor<2x5x3xf32>) -> tensor<2x3xf32>
+  mix.return %0 : tensor<2x3xf32>
+}
+
+// 2-D indices: a constant table read at the result's indices along them;
+// in f16, the input is cast first and the gather copies f16 elements.
+// CHECK-LABEL: func.func @gather_table
+// CHECK:       %[[T:.*]] = arith.constant dense<{{\[}}[4, 0], [1, 1]]> : tensor<2x2xi64>
+// CHECK:       linalg.generic {indexing_maps = [#[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} outs(
+// CHECK-NEXT:  ^bb0(%{{.*}}: f16):
+// CHECK-NEXT:    %[[A:.*]] = linalg.index 0 : index
+// CHECK-NEXT:    %[[B:.*]] = linalg.index 1 : index
+// CHECK-NEXT:    %[[C:.*]] = linalg.index 2 : index
+// CHECK-NEXT:    %[[K:.*]] = tensor.extract %[[T]][%[[B]], %[[C]]] : tensor<2x2xi64>
+// CHECK-NEXT:    %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT:    %[[E:.*]] = tensor.extract %{{.*}}[%[[A]], %[[KI]]] : tensor<2x5xf16>
+// CHECK-NEXT:    linalg.yield %[[E]] : f16
+mix.network @gather_table precision(f16) (%x: tensor<2x5xf32>) -> tensor<2x2x2xf32> {
+  %0 = mix.gather %x {axis = -1 : i64, indices = dense<[[4, 0], [1, 1]]> : tensor<2x2xi64>} : (tensor<2x5xf32>) -> tensor<2x2x2xf32>
+  mix.return %0 : tensor<2x2x2xf32>
+}
+
+// The new leading dimension is not read; the broadcast 1 is read at 0.
+// CHECK-LABEL: func.func @expand
+// CHECK-SAME:    (%[[X:.*]]: tensor<3x1xf32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} outs(
+// CHECK-NEXT:  ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:    linalg.index 0 : index
+// CHECK-NEXT:    %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT:    linalg.index 2 : index
+// CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.*]] = tensor.extract %[[X]][%[[J]], %[[C0]]] : tensor<3x1xf32>
+// CHECK-NEXT:    linalg.yield %[[E]] : f32
+mix.network @expand precision(f32) (%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = mix.expand %x : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  mix.return %0 : tensor<2x3x4xf32>
+}
+
+// 7x7, kernel 2, stride 2, dilations [1, 3], ceil_mode: 4 x 3 windows, the
+// last ones reaching row and column 7: the input padded with -inf to 8x8.
+// CHECK-LABEL: func.func @pool
+// CHECK:       %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:       %[[PADDED:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x8x8xf32>)
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : f32
+// CHECK:       linalg.generic {indexing_maps = [#[[DILATED]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PADDED]], %{{.*}} : tensor<1x1x8x8xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<1x1x4x3xf32>)
+// CHECK:         arith.maximumf
+mix.network @pool precision(f32) (%x: tensor<1x1x7x7xf32>) -> tensor<1x1x4x3xf32> {
+  %0 = mix.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 3>, ceil_mode = true} : (tensor<1x1x7x7xf32>) -> tensor<1x1x4x3xf32>
+  mix.return %0 : tensor<1x1x4x3xf32>
+}

@@ -1,0 +1,39 @@
+// Round trip of the indexing layers of issue 13 (gather, expand) and of
+// max_pool2d's dilations and ceil_mode: attributes at their defaults are not
+// printed, others are; every op takes the layer precision syntax.
+// RUN: mix-opt %s | mix-opt | FileCheck %s
+// RUN: mix-opt %s --mlir-print-op-generic | mix-opt | FileCheck %s
+
+// CHECK-LABEL: mix.network @masks
+// CHECK: mix.gather %[[X:.*]] {axis = 1 : i64, indices = dense<0> : tensor<i64>} : (tensor<2x16x8xf32>) -> tensor<2x8xf32>
+// CHECK: mix.gather %[[X]] precision(f16) {axis = -1 : i64, indices = dense<{{\[}}[7, 0], [1, 1]]> : tensor<2x2xi64>} : (tensor<2x16x8xf32>) -> tensor<2x16x2x2xf32>
+// CHECK: mix.expand %[[V:.*]] : (tensor<16x1xf32>) -> tensor<2x16x8xf32>
+// CHECK: mix.expand %[[V]] precision(bf16) : (tensor<16x1xf32>) -> tensor<16x1xf32>
+mix.network @masks precision(f32) (%x: tensor<2x16x8xf32>, %v: tensor<16x1xf32>) {
+  %0 = mix.gather %x {axis = 1 : i64, indices = dense<0> : tensor<i64>} : (tensor<2x16x8xf32>) -> tensor<2x8xf32>
+  %1 = mix.gather %x precision(f16) {axis = -1 : i64, indices = dense<[[7, 0], [1, 1]]> : tensor<2x2xi64>} : (tensor<2x16x8xf32>) -> tensor<2x16x2x2xf32>
+  %2 = mix.expand %v : (tensor<16x1xf32>) -> tensor<2x16x8xf32>
+  %3 = mix.expand %v precision(bf16) : (tensor<16x1xf32>) -> tensor<16x1xf32>
+  mix.return
+}
+
+// CHECK-LABEL: mix.network @pools
+// CHECK: mix.max_pool2d %[[X:.*]] {kernel = array<i64: 3, 3>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x6x6xf32>
+// CHECK: mix.max_pool2d %[[X]] {dilations = array<i64: 2, 3>, kernel = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x6x5xf32>
+// CHECK: mix.max_pool2d %[[X]] {ceil_mode = true, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+mix.network @pools precision(f32) (%x: tensor<1x2x8x8xf32>) {
+  %0 = mix.max_pool2d %x {kernel = array<i64: 3, 3>, dilations = array<i64: 1, 1>, ceil_mode = false} : (tensor<1x2x8x8xf32>) -> tensor<1x2x6x6xf32>
+  %1 = mix.max_pool2d %x {kernel = array<i64: 2, 2>, dilations = array<i64: 2, 3>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x6x5xf32>
+  %2 = mix.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, ceil_mode = true} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  mix.return
+}
+
+// A dynamic batch is kept by gather along another axis and by expand.
+// CHECK-LABEL: mix.network @batch
+// CHECK: mix.gather %{{.*}} {axis = 1 : i64, indices = dense<[2, 0]> : tensor<2xi64>} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+// CHECK: mix.expand %{{.*}} : (tensor<?x1xf32>) -> tensor<?x4xf32>
+mix.network @batch precision(f32) (%x: tensor<?x4xf32>, %y: tensor<?x1xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+  %0 = mix.gather %x {axis = 1 : i64, indices = dense<[2, 0]> : tensor<2xi64>} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  %1 = mix.expand %y : (tensor<?x1xf32>) -> tensor<?x4xf32>
+  mix.return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
+}
