@@ -482,13 +482,45 @@ void Importer::convert(const onnx::NodeProto &node) {
       }
       auto at = cast<RankedTensorType>(a.getType());
       auto bt = cast<RankedTensorType>(b.getType());
-      if (at.getRank() != bt.getRank() || at.getRank() < 2 ||
-          at.getShape().drop_back(2) != bt.getShape().drop_back(2))
+      if (at.getRank() < 2 || bt.getRank() < 2)
         return problem(node, "MatMul of " + shapeString(at.getShape()) +
                                  " and " + shapeString(bt.getShape()) +
-                                 ": mix.matmul needs equal ranks and equal "
-                                 "batch dimensions (no broadcasting)");
-      result = layer<MatmulOp>(*this, type, {a, b});
+                                 ": a 1-D operand of a computed MatMul is "
+                                 "not supported");
+      // numpy's batch broadcasting: each operand whose batch dimensions
+      // differ from the broadcast ones is a mix.expand (a copy) first, so
+      // mix.matmul sees equal batch dimensions. The dynamic batch only
+      // meets itself.
+      ArrayRef<int64_t> ab = at.getShape().drop_back(2),
+                        bb = bt.getShape().drop_back(2);
+      size_t rank = std::max(ab.size(), bb.size());
+      SmallVector<int64_t> batch(rank);
+      for (size_t i = 0; i < rank; ++i) {
+        int64_t x = i < rank - ab.size() ? 1 : ab[i - (rank - ab.size())];
+        int64_t y = i < rank - bb.size() ? 1 : bb[i - (rank - bb.size())];
+        bool ok = x == y || (!ShapedType::isDynamic(x) &&
+                             !ShapedType::isDynamic(y) && (x == 1 || y == 1));
+        if (!ok)
+          return problem(
+              node, "MatMul of " + shapeString(at.getShape()) + " and " +
+                        shapeString(bt.getShape()) +
+                        ": the batch dimensions do not broadcast" +
+                        (ShapedType::isDynamic(x) || ShapedType::isDynamic(y)
+                             ? " (the dynamic batch only meets "
+                               "itself)"
+                             : ""));
+        batch[i] = ShapedType::isDynamic(x) || x != 1 ? x : y;
+      }
+      auto expanded = [&](Value v, RankedTensorType t) {
+        SmallVector<int64_t> shape(batch);
+        shape.append(t.getShape().take_back(2).begin(),
+                     t.getShape().take_back(2).end());
+        if (ArrayRef<int64_t>(shape) == t.getShape())
+          return v;
+        return layer<ExpandOp>(
+            *this, RankedTensorType::get(shape, t.getElementType()), {v});
+      };
+      result = layer<MatmulOp>(*this, type, {expanded(a, at), expanded(b, bt)});
     }
     if (alpha != 1.0)
       result = layer<MulOp>(*this, type, {result, scalar(alpha)});

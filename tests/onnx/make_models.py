@@ -752,6 +752,37 @@ def casts(out):
     return m, {"input0": x}, [y]
 
 
+def matmul_bcast(out):
+    """MatMul of two activations with numpy batch broadcasting: [2, 1, 4, 5]
+    x [3, 5, 6] -> [2, 3, 4, 6], each side expanded."""
+    nodes = [helper.make_node("MatMul", ["a", "b"], ["ab"], name="/m1/MatMul")]
+    m = model(nodes, [value("a", 2, 1, 4, 5), value("b", 3, 5, 6)],
+              [value("ab", 2, 3, 4, 6)], [])
+    a = rng.standard_normal((2, 1, 4, 5)).astype(np.float32)
+    b = rng.standard_normal((3, 5, 6)).astype(np.float32)
+    f = lambda v: v.astype(np.float64)
+    return m, {"input0": a, "input1": b}, [np.matmul(f(a), f(b))]
+
+
+def matmul_heads(out):
+    """Attention-style [batch, 2, 4, 6] x [batch, 1, 6, 4]: the dynamic batch
+    meets itself, the head dimension broadcasts."""
+    nodes = [helper.make_node("MatMul", ["q", "k"], ["qk"], name="/m2/MatMul")]
+    m = model(nodes, [value("q", "batch", 2, 4, 6), value("k", "batch", 1, 6, 4)],
+              [value("qk", "batch", 2, 4, 4)], [])
+    q = rng.standard_normal((3, 2, 4, 6)).astype(np.float32)
+    k = rng.standard_normal((3, 1, 6, 4)).astype(np.float32)
+    f = lambda v: v.astype(np.float64)
+    return m, {"input0": q, "input1": k}, [np.matmul(f(q), f(k))]
+
+
+def matmul_nobcast(out):
+    """Batch dimensions that do not broadcast: [2, 4, 5] x [3, 5, 6]."""
+    nodes = [helper.make_node("MatMul", ["a", "b"], ["y"], name="/m/MatMul")]
+    return (model(nodes, [value("a", 2, 4, 5), value("b", 3, 5, 6)],
+                  [value("y", 2, 4, 6)], []), None, None)
+
+
 def zerostride(out):
     """A stride of 0: libonnx's shape inference would divide by it."""
     w = weight("w", 2, 1, 3, 3)
@@ -857,7 +888,8 @@ def conformance(out):
     """OUT_DIR/cases: Relu cases whose expected outputs are right, within
     ONNX's tolerance (rtol 1e-3, atol 1e-7), deliberately wrong, of the
     wrong shape or NaN where the result is a number, and a case of an op the
-    importer does not claim (Det), and an Add of two inputs."""
+    importer does not claim (Det), an Add of two inputs, a MatMul with batch
+    broadcasting and a known deviation (Cast to bfloat16)."""
     root = os.path.join(out, "cases")
     relu = model([helper.make_node("Relu", ["x"], ["y"])], [value("x", 3, 4)],
                  [value("y", 3, 4)], [])
@@ -888,6 +920,22 @@ def conformance(out):
     b = rng.standard_normal(4).astype(np.float32)
     write_case(root, "test_add", add, [[x, b]], [[x + b]])
     write_case(root, "test_add_wrong", add, [[x, b]], [[x - b]])
+    # MatMul of two inputs with broadcast batch dimensions (and its
+    # constant-input variant): both pass.
+    mm = model([helper.make_node("MatMul", ["p", "q"], ["r"])],
+               [value("p", 2, 1, 3, 4), value("q", 3, 4, 2)], [value("r", 2, 3, 3, 2)], [])
+    p = rng.standard_normal((2, 1, 3, 4)).astype(np.float32)
+    q = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    write_case(root, "test_matmul_bcast", mm, [[p, q]], [[np.matmul(p, q)]])
+    # A case the runner lists as a known deviation, laid out as ONNX 1.12
+    # does: bfloat16 stored as UINT16, the expected values truncated where
+    # mix rounds to nearest even (1 + 2^-8 + 2^-9 rounds up, truncates down).
+    cast = model([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.BFLOAT16)],
+                 [value("x", 2)],
+                 [helper.make_tensor_value_info("y", TensorProto.BFLOAT16, [2])], [])
+    cx = np.array([1 + 2 ** -8 + 2 ** -9, -2.0], np.float32)
+    truncated = (cx.view(np.uint32) >> 16).astype(np.uint16)
+    write_case(root, "test_cast_FLOAT_to_BFLOAT16", cast, [[cx]], [[truncated]])
     det = model([helper.make_node("Det", ["m"], ["d"])], [value("m", 3, 3)],
                 [value("d")], [])
     m = rng.standard_normal((3, 3)).astype(np.float32)
@@ -899,7 +947,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
