@@ -396,6 +396,33 @@ void emitCheck(OpBuilder &b, Location loc, Operation *origin, Value failed,
   });
 }
 
+Value roundChecked(OpBuilder &b, Location loc, Value y, Type to, bool check,
+                   Operation *origin, StringRef what, ArrayRef<int64_t> shape) {
+  Value r = convertScalar(b, loc, y, to);
+  if (!check)
+    return r;
+  Type wide = y.getType();
+  Value inf = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(
+          wide, APFloat::getInf(cast<FloatType>(wide).getFloatSemantics())));
+  // One operand op per statement: the IR must not depend on the order the
+  // host compiler evaluates function arguments in.
+  Value magnitude = math::AbsFOp::create(b, loc, y);
+  Value back = convertScalar(b, loc, r, wide);
+  Value backMagnitude = math::AbsFOp::create(b, loc, back);
+  Value finite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, magnitude, inf);
+  Value overflowed = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           backMagnitude, inf);
+  Value failed = arith::AndIOp::create(b, loc, finite, overflowed);
+  Value reported = convertScalar(b, loc, y, b.getF64Type());
+  Value index = linearIndex(b, loc, shape);
+  emitCheck(b, loc, origin, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
+            reported);
+  return r;
+}
+
 Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
   Value flat = arith::ConstantIndexOp::create(b, loc, 0);
   for (int64_t d = 0, e = shape.size(); d < e; ++d) {

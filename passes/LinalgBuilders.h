@@ -153,6 +153,17 @@ void emitCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *origin,
                mlir::Value failed, mixrt_status_code code, llvm::StringRef what,
                mlir::Value index, mlir::Value value);
 
+/// `y` rounded to the float type `to`, inside a linalg.generic body whose
+/// iteration space is `shape`. `y`'s type must hold every value exactly
+/// (the wide type an op computed in). With `check`, a finite `y` that
+/// rounds to +-inf is reported at `origin` (emitCheck:
+/// MIXRT_STATUS_OUT_OF_RANGE, `what`, the element's linear index, y): the
+/// test of a checked cast, shared by the casts, the elementwise math and
+/// log_softmax.
+mlir::Value roundChecked(mlir::OpBuilder &b, mlir::Location loc, mlir::Value y,
+                         mlir::Type to, bool check, mlir::Operation *origin,
+                         llvm::StringRef what, llvm::ArrayRef<int64_t> shape);
+
 /// The row-major flat index (i64) of the current element of a linalg.generic
 /// body whose iteration space is `shape`.
 mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,

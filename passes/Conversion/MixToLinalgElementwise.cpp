@@ -51,30 +51,12 @@ struct CastLowering : MixLoweringPattern<CastOp> {
     Value result = elementwise(
         rewriter, op.getLoc(), adaptor.getInput(), type,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value r = convertScalar(b, loc, args[0], to);
           if (!check)
-            return r;
-          Value inf = arith::ConstantOp::create(
-              b, loc,
-              b.getFloatAttr(
-                  wide,
-                  APFloat::getInf(cast<FloatType>(wide).getFloatSemantics())));
-          Value x = math::AbsFOp::create(b, loc,
-                                         convertScalar(b, loc, args[0], wide));
-          Value back =
-              math::AbsFOp::create(b, loc, convertScalar(b, loc, r, wide));
-          Value finite =
-              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, inf);
-          Value overflowed = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, back, inf);
-          // One operand op per statement: the IR must not depend on the
-          // order the host compiler evaluates function arguments in.
-          Value reported = convertScalar(b, loc, args[0], b.getF64Type());
-          Value index = linearIndex(b, loc, type.getShape());
-          Value failed = arith::AndIOp::create(b, loc, finite, overflowed);
-          emitCheck(b, loc, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
-                    reported);
-          return r;
+            return convertScalar(b, loc, args[0], to);
+          // `wide` holds the input exactly: rounding it to `to` is
+          // rounding the input.
+          return roundChecked(b, loc, convertScalar(b, loc, args[0], wide), to,
+                              check, op, what, type.getShape());
         });
     rewriter.replaceOp(op, result);
     return success();

@@ -175,28 +175,7 @@ template <typename OpTy> struct MathLowering : MixLoweringPattern<OpTy> {
           for (Value a : args)
             wideArgs.push_back(convertScalar(b, loc, a, wide));
           Value y = compute(op, Scalar{b, loc, wide}, wideArgs);
-          Value r = convertScalar(b, loc, y, to);
-          if (!check)
-            return r;
-          // A finite y that rounds to +-inf (the test of a checked cast).
-          Value inf = arith::ConstantOp::create(
-              b, loc,
-              b.getFloatAttr(
-                  wide,
-                  APFloat::getInf(cast<FloatType>(wide).getFloatSemantics())));
-          Value magnitude = math::AbsFOp::create(b, loc, y);
-          Value back = convertScalar(b, loc, r, wide);
-          Value backMagnitude = math::AbsFOp::create(b, loc, back);
-          Value finite = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OLT, magnitude, inf);
-          Value overflowed = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, backMagnitude, inf);
-          Value failed = arith::AndIOp::create(b, loc, finite, overflowed);
-          Value reported = convertScalar(b, loc, y, b.getF64Type());
-          Value index = linearIndex(b, loc, type.getShape());
-          emitCheck(b, loc, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
-                    reported);
-          return r;
+          return roundChecked(b, loc, y, to, check, op, what, type.getShape());
         });
     rewriter.replaceOp(op, result);
     return success();

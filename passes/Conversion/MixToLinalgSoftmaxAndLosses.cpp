@@ -145,28 +145,7 @@ struct LogSoftmaxLowering : LayerLoweringBase<LogSoftmaxOp> {
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value lse = math::LogOp::create(b, l, a[2]);
           Value y = arith::SubFOp::create(b, l, shifted(b, l, a[0], a[1]), lse);
-          Value r = convertScalar(b, l, y, out);
-          if (!check)
-            return r;
-          // A finite y that rounds to -inf (the test of a checked cast).
-          Value inf = arith::ConstantOp::create(
-              b, l,
-              b.getFloatAttr(
-                  acc,
-                  APFloat::getInf(cast<FloatType>(acc).getFloatSemantics())));
-          Value magnitude = math::AbsFOp::create(b, l, y);
-          Value back = convertScalar(b, l, r, acc);
-          Value backMagnitude = math::AbsFOp::create(b, l, back);
-          Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
-                                               magnitude, inf);
-          Value overflowed = arith::CmpFOp::create(
-              b, l, arith::CmpFPredicate::OEQ, backMagnitude, inf);
-          Value failed = arith::AndIOp::create(b, l, finite, overflowed);
-          Value reported = convertScalar(b, l, y, b.getF64Type());
-          Value index = linearIndex(b, l, type.getShape());
-          emitCheck(b, l, op, failed, MIXRT_STATUS_OUT_OF_RANGE, what, index,
-                    reported);
-          return r;
+          return roundChecked(b, l, y, out, check, op, what, type.getShape());
         });
   }
 };
