@@ -29,7 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "ExecutionTestUtil.h"
 #include "JitUtil.h"
 
 #include "mixrt/mixrt.h"
@@ -78,29 +78,6 @@ const MathCase kCases[] = {
     {"maximum", 2, "", true},
     {"minimum", 2, "", true},
 };
-
-double roundTo(double x, const llvm::fltSemantics &sem) {
-  llvm::APFloat v(x);
-  bool lost;
-  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
-  return v.convertToDouble();
-}
-
-/// One ulp of `x` in the format `sem` (of its binade; the smallest
-/// subnormal step below the normal range).
-double ulp(double x, const llvm::fltSemantics &sem) {
-  llvm::APFloat v(std::fabs(roundTo(x, sem)));
-  bool lost;
-  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
-  llvm::APFloat next = v;
-  next.next(false);
-  if (next.isInfinity()) {
-    next = v;
-    next.next(true);
-    return std::fabs(v.convertToDouble() - next.convertToDouble());
-  }
-  return next.convertToDouble() - v.convertToDouble();
-}
 
 std::vector<float> adversarialInputs(bool f16) {
   std::vector<float> v = {

@@ -37,7 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "ExecutionTestUtil.h"
 #include "JitUtil.h"
 
 #include "compiler/CompiledNetwork.h"
@@ -60,41 +60,6 @@ using namespace mix;
 using namespace mix::test;
 
 namespace {
-
-/// Multiples of 1/8 in [-4, 4].
-std::vector<float> eighths(int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> k(-32, 32);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = float(k(rng)) / 8.0f;
-  return v;
-}
-
-int64_t count(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-double roundTo(double x, const llvm::fltSemantics &sem) {
-  llvm::APFloat v(x);
-  bool lost;
-  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
-  return v.convertToDouble();
-}
-
-/// One ulp of `x` in the format `sem` (of its binade; the subnormal step
-/// below the normal range).
-double ulp(double x, const llvm::fltSemantics &sem) {
-  llvm::APFloat v(std::fabs(roundTo(x, sem)));
-  bool lost;
-  v.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
-  llvm::APFloat next = v;
-  next.next(false);
-  return next.convertToDouble() - v.convertToDouble();
-}
 
 /// The elements `v[at...]` of `shape` as a nested dense literal.
 std::string literal(const std::vector<float> &v, size_t &at,
@@ -124,49 +89,13 @@ std::string weight(const std::string &name, std::vector<int64_t> shape,
 void compareWithReference(const std::string &source,
                           const std::vector<int64_t> &shape,
                           const std::vector<float> &input, bool f16) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("norm", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << source;
-  }
-  CompileOptions options;
-  options.modelPath = std::string(path);
   // The default policy refuses these layers below f32 (rule
   // sensitive-op-precision); the f16 runs check what `--no-policy` gives.
-  options.pipeline.verifyPolicy = !f16;
-  std::string diagnostics;
-  llvm::raw_string_ostream diag(diagnostics);
-  auto compiled = CompiledNetwork::compile(options, "", diag);
-  llvm::sys::fs::remove(path);
-  INFO(source);
-  INFO(diagnostics);
-  if (!compiled)
-    FAIL(llvm::toString(compiled.takeError()));
-  const NetworkSignature &sig = (*compiled)->signature();
-  REQUIRE(sig.inputs.size() == 1);
-  REQUIRE(sig.outputs.size() == 1);
-
-  std::vector<float> in = input;
-  std::vector<float> out(count(shape), -99.0f);
-  std::vector<void *> pointers = {in.data(), out.data()};
-  void *workspace = nullptr;
-  if (uint64_t bytes = (*compiled)->workspaceBytes())
-    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
-  mixrt_check_reset();
-  (*compiled)->prepare(pointers, 1, workspace)();
-  std::free(workspace);
-  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
-
-  Model reference(source);
-  RefTensor x;
-  x.shape.assign(shape.begin(), shape.end());
-  x.data.assign(input.begin(), input.end());
-  std::vector<double> expected = reference.ok({x})[0].data;
+  ExecutionResult r = runBoth(source, {input}, /*verifyPolicy=*/!f16);
+  REQUIRE(r.compiled.size() == 1);
+  const std::vector<float> &out = r.compiled[0];
+  const std::vector<double> &expected = r.reference[0].data;
+  REQUIRE(out.size() == size_t(count(shape)));
   REQUIRE(expected.size() == out.size());
   const llvm::fltSemantics &sem =
       f16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::IEEEsingle();
