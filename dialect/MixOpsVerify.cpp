@@ -15,6 +15,7 @@
 #include "dialect/MixOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -240,6 +241,45 @@ LogicalResult NetworkOp::verify() {
         op->emitOpError() << "result #" << result.getResultNumber()
                           << " has type " << result.getType()
                           << ": tensor encodings are not supported";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Runs after the ops of the body are verified, so an op's own diagnostic
+/// about its sizes comes first.
+LogicalResult NetworkOp::verifyRegions() {
+  ArrayRef<Type> inputs = getFunctionType().getInputs();
+  // Every tensor's bytes (per sample, for a dynamic batch) must be
+  // countable in int64: the memory plan, the header's sizes and the
+  // lowering's index arithmetic all compute them, and a shape like
+  // 2^62 x 4 of f32 would overflow them silently.
+  auto tooLarge = [](Type type) -> std::optional<std::string> {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return std::nullopt;
+    int64_t bytes =
+        std::max<int64_t>(1, (tensor.getElementTypeBitWidth() + 7) / 8);
+    for (int64_t d : tensor.getShape())
+      if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+        return std::string("its size in bytes overflows int64");
+    return std::nullopt;
+  };
+  for (auto [i, type] : llvm::enumerate(inputs))
+    if (auto why = tooLarge(type))
+      return emitOpError() << "input #" << i << " has type " << type << ": "
+                           << *why;
+  for (auto [i, type] : llvm::enumerate(getFunctionType().getResults()))
+    if (auto why = tooLarge(type))
+      return emitOpError() << "output #" << i << " has type " << type << ": "
+                           << *why;
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    for (OpResult result : op->getResults())
+      if (auto why = tooLarge(result.getType())) {
+        op->emitOpError() << "result #" << result.getResultNumber()
+                          << " has type " << result.getType() << ": " << *why;
         return WalkResult::interrupt();
       }
     return WalkResult::advance();

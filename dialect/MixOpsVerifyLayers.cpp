@@ -756,34 +756,33 @@ LogicalResult ExpandOp::verify() {
 LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());
   auto out = cast<ShapedType>(getType());
-  if (!in.hasStaticShape() || !out.hasStaticShape()) {
-    // A dynamic batch stays the leading dimension; the rest of each sample
-    // is reshaped.
-    auto perSample = [](ShapedType type) {
-      int64_t n = 1;
-      for (int64_t d : type.getShape().drop_front())
-        n *= d;
-      return n;
-    };
-    if (in.getRank() == 0 || out.getRank() == 0 || !in.isDynamicDim(0) ||
-        !out.isDynamicDim(0))
-      return emitOpError() << "cannot reshape " << formatShape(in.getShape())
-                           << " into " << formatShape(out.getShape())
-                           << ": the dynamic batch must stay the leading "
-                              "dimension of both";
-    if (perSample(in) != perSample(out))
-      return emitOpError() << "cannot reshape " << formatShape(in.getShape())
-                           << " (" << perSample(in)
-                           << " elements per sample) into "
-                           << formatShape(out.getShape()) << " ("
-                           << perSample(out) << " elements per sample)";
-    return success();
-  }
-  if (in.getNumElements() != out.getNumElements())
+  bool dynamic = !in.hasStaticShape() || !out.hasStaticShape();
+  if (dynamic && (in.getRank() == 0 || out.getRank() == 0 ||
+                  !in.isDynamicDim(0) || !out.isDynamicDim(0)))
     return emitOpError() << "cannot reshape " << formatShape(in.getShape())
-                         << " (" << in.getNumElements() << " elements) into "
-                         << formatShape(out.getShape()) << " ("
-                         << out.getNumElements() << " elements)";
+                         << " into " << formatShape(out.getShape())
+                         << ": the dynamic batch must stay the leading "
+                            "dimension of both";
+  // The element counts (per sample with a dynamic batch: the rest of each
+  // sample is reshaped), computed without overflow.
+  auto elements = [&](ShapedType type) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (int64_t d : dynamic ? type.getShape().drop_front() : type.getShape())
+      if (llvm::MulOverflow(n, d, n))
+        return std::nullopt;
+    return n;
+  };
+  const char *what = dynamic ? " elements per sample" : " elements";
+  std::optional<int64_t> from = elements(in), to = elements(out);
+  auto describe = [&](ShapedType type, std::optional<int64_t> n) {
+    return formatShape(type.getShape()) + " (" +
+           (n ? std::to_string(*n) + what
+              : std::string("a count of") + what + " that overflows int64") +
+           ")";
+  };
+  if (!from || !to || *from != *to)
+    return emitOpError() << "cannot reshape " << describe(in, from) << " into "
+                         << describe(out, to);
   return success();
 }
 

@@ -1,4 +1,5 @@
-//===- ExecutionTestUtil.h - compiled networks vs the interpreter -*- C++ -*-===//
+//===- ExecutionTestUtil.h - compiled networks vs the interpreter -*- C++
+//-*-===//
 //
 // Part of the mixc project.
 //
