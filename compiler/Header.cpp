@@ -291,7 +291,11 @@ mix::collectNetworkSignatures(ModuleOp module) {
                          typeToString(type) +
                          ", which the C header cannot express (tensors of "
                          "f64, f32, f16, bf16, i64, i32, i16, i8 or ui8 with "
-                         "static dimensions but for a dynamic batch)");
+                         "static dimensions but for a dynamic batch)" +
+                         (tensor && tensor.getElementType().isInteger(1)
+                              ? ": an i1 mask (mix.compare) has no C type and "
+                                "must stay inside the network"
+                              : ""));
       HeaderTensor t;
       t.mlirType = typeToString(tensor.getElementType());
       t.cType = cType.str();

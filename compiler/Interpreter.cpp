@@ -275,6 +275,13 @@ llvm::Error executeLayer(const OpValues &v) {
       .Case([&](ResizeOp r) { return bind(evalResize(r, in(r.getInput()))); })
       .Case([&](GatherOp g) { return bind(evalGather(g, in(g.getInput()))); })
       .Case([&](ExpandOp e) { return bind(evalExpand(e, in(e.getInput()))); })
+      .Case([&](CompareOp c) {
+        return bind(evalCompare(c, in(c.getLhs()), in(c.getRhs())));
+      })
+      .Case([&](WhereOp w) {
+        return bind(
+            evalWhere(w, in(w.getCondition()), in(w.getX()), in(w.getY())));
+      })
       .Case([&](TransposeOp t) {
         return bind(evalTranspose(t, in(t.getInput())));
       })

@@ -150,6 +150,11 @@ RefTensor evalResize(ResizeOp op, const RefTensor &x);
 
 RefTensor evalGather(GatherOp op, const RefTensor &x);
 RefTensor evalExpand(ExpandOp op, const RefTensor &x);
+/// 1 where `a predicate b` holds, else 0 (IEEE: NaN compares false, `ne`
+/// true).
+RefTensor evalCompare(CompareOp op, const RefTensor &a, const RefTensor &b);
+RefTensor evalWhere(WhereOp op, const RefTensor &c, const RefTensor &x,
+                    const RefTensor &y);
 
 RefTensor evalTranspose(TransposeOp op, const RefTensor &x);
 RefTensor evalConcat(ConcatOp op, llvm::ArrayRef<const RefTensor *> inputs);

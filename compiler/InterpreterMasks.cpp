@@ -1,12 +1,13 @@
-//===- InterpreterMasks.cpp - gather and expand in the interpreter --------===//
+//===- InterpreterMasks.cpp - gather, expand, compare, where --------------===//
 //
 // Part of the mixc project.
 //
 //===----------------------------------------------------------------------===//
 //
-// The reference semantics of the indexing layers of issue 13: gather by
-// constant indices and expand (numpy broadcast). Both copy elements, so the
-// f64 reference is exact.
+// The reference semantics of the indexing and mask layers of issue 13:
+// gather by constant indices, expand (numpy broadcast), compare (an i1 mask
+// held as 0 and 1) and where. They copy or compare elements, so the f64
+// reference is exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,4 +56,64 @@ RefTensor interp::evalExpand(ExpandOp op, const RefTensor &x) {
     }
   }
   return y;
+}
+
+namespace {
+
+/// `fn(operands at the element's broadcast index...)` for every element of
+/// `y` (numpy broadcasting of every operand into y's shape).
+template <typename Fn>
+void broadcastInto(RefTensor &y, ArrayRef<const RefTensor *> operands, Fn fn) {
+  size_t rank = y.shape.size();
+  SmallVector<SmallVector<int64_t>> strides;
+  for (const RefTensor *t : operands) {
+    SmallVector<int64_t> own = stridesOf(t->shape), out(rank, 0);
+    size_t lead = rank - t->shape.size();
+    for (size_t i = 0; i < t->shape.size(); ++i)
+      out[lead + i] = t->shape[i] == 1 ? 0 : own[i];
+    strides.push_back(std::move(out));
+  }
+  SmallVector<int64_t> index(rank, 0);
+  SmallVector<double> args(operands.size());
+  for (double &out : y.data) {
+    for (size_t o = 0; o < operands.size(); ++o) {
+      int64_t at = 0;
+      for (size_t i = 0; i < rank; ++i)
+        at += index[i] * strides[o][i];
+      args[o] = operands[o]->data[at];
+    }
+    out = fn(ArrayRef<double>(args));
+    for (int64_t i = int64_t(rank) - 1; i >= 0; --i) {
+      if (++index[i] < y.shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
+} // namespace
+
+RefTensor interp::evalCompare(CompareOp op, const RefTensor &a,
+                              const RefTensor &b) {
+  StringRef p = op.getPredicate();
+  RefTensor y = zerosLike(op.getResult());
+  broadcastInto(y, {&a, &b}, [&](ArrayRef<double> v) {
+    double l = v[0], r = v[1];
+    bool holds = p == "eq"   ? l == r
+                 : p == "ne" ? l != r
+                 : p == "lt" ? l < r
+                 : p == "le" ? l <= r
+                 : p == "gt" ? l > r
+                             : l >= r;
+    return holds ? 1.0 : 0.0;
+  });
+  return y;
+}
+
+RefTensor interp::evalWhere(WhereOp op, const RefTensor &c, const RefTensor &x,
+                            const RefTensor &y) {
+  RefTensor r = zerosLike(op.getResult());
+  broadcastInto(r, {&c, &x, &y},
+                [](ArrayRef<double> v) { return v[0] != 0 ? v[1] : v[2]; });
+  return r;
 }

@@ -768,6 +768,52 @@ def Mix_ExpandOp : Mix_LayerOp<"expand"> {
   let results = (outs Mix_FloatTensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Compare and where: attention masks (issue 13)
+//===----------------------------------------------------------------------===//
+
+def Mix_MaskTensor : Mix_BatchTensorOf<[I1]>;
+
+def Mix_CompareOp : Mix_LayerOp<"compare"> {
+  let summary = "Elementwise comparison to an i1 mask (numpy broadcasting)";
+  let description = [{
+    Compares `lhs` with `rhs` for every element of the broadcast shape by
+    `predicate`: `eq`, `ne`, `lt`, `le`, `gt` or `ge`. The operands are
+    compared at the layer's precision (after cast insertion, the operands'
+    precision): a comparison is exact at its operand precision. As IEEE, a
+    NaN operand compares unequal and unordered: every predicate gives false
+    except `ne`, which gives true. The result is an `i1` mask: it has no
+    precision of its own, and cannot be a network input or output.
+
+    ```mlir
+    %m = mix.compare %a, %b {predicate = "eq"}
+        : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs,
+                            StrAttr:$predicate),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_MaskTensor:$result);
+}
+
+def Mix_WhereOp : Mix_LayerOp<"where"> {
+  let summary = "Elementwise selection by an i1 mask (numpy broadcasting)";
+  let description = [{
+    For every element of the broadcast shape of `condition`, `x` and `y`:
+    `x` where the condition holds, else `y`, converted to the result's
+    precision (the layer's output precision; no other rounding).
+
+    ```mlir
+    %y = mix.where %m, %ninf, %scores
+        : (tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_MaskTensor:$condition, Mix_FloatTensor:$x,
+                            Mix_FloatTensor:$y),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
 def Mix_EmbeddingOp : Mix_LayerOp<"embedding", [], 1> {
   let summary = "Table lookup: rows of `table` selected by integer `indices`";
   let description = [{

@@ -753,6 +753,43 @@ LogicalResult ExpandOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Compare and where
+//===----------------------------------------------------------------------===//
+
+/// The predicates of mix.compare.
+static constexpr llvm::StringLiteral kComparePredicates[] = {"eq", "ne", "lt",
+                                                             "le", "gt", "ge"};
+
+LogicalResult CompareOp::verify() {
+  if (!llvm::is_contained(kComparePredicates, getPredicate()))
+    return emitOpError() << "predicate \"" << getPredicate()
+                         << "\" is not one of eq, ne, lt, le, gt, ge";
+  return checkBroadcast(*this, getLhs(), getRhs());
+}
+
+LogicalResult WhereOp::verify() {
+  ArrayRef<int64_t> c = shapeOf(getCondition()), x = shapeOf(getX()),
+                    y = shapeOf(getY());
+  size_t rank = std::max({c.size(), x.size(), y.size()});
+  SmallVector<int64_t> expected(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t dim = 1;
+    for (ArrayRef<int64_t> s : {c, x, y}) {
+      int64_t d = i < rank - s.size() ? 1 : s[i - (rank - s.size())];
+      if (d == 1 || d == dim)
+        continue;
+      if (dim != 1)
+        return emitOpError()
+               << "operand shapes " << formatShape(c) << ", " << formatShape(x)
+               << " and " << formatShape(y) << " are not broadcastable";
+      dim = d;
+    }
+    expected[i] = dim;
+  }
+  return checkResultShape(*this, expected);
+}
+
 LogicalResult ReshapeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());
   auto out = cast<ShapedType>(getType());

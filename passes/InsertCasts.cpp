@@ -162,14 +162,19 @@ private:
         auto type = dyn_cast<RankedTensorType>(v.getType());
         if (!type || !isa<FloatType>(type.getElementType()))
           continue; // integer indices and labels
-        PrecisionAttr p = llvm::is_contained(weights, v) && r->weights
+        // where's selected values convert once, to its result's precision.
+        PrecisionAttr p = isa<WhereOp>(op) ? r->output.precision
+                          : llvm::is_contained(weights, v) && r->weights
                               ? r->weights->precision
                               : r->activations.precision;
         operand.set(castTo(v, getComputeElementType(p), &op, scope));
       }
       Type outElem = getComputeElementType(r->output.precision);
+      // Float results take the output precision; an i1 mask (mix.compare)
+      // has no precision and keeps its type.
       for (Value result : op.getResults())
-        if (auto type = dyn_cast<RankedTensorType>(result.getType()))
+        if (auto type = dyn_cast<RankedTensorType>(result.getType());
+            type && isa<FloatType>(type.getElementType()))
           result.setType(type.clone(outElem));
     }
     return success();

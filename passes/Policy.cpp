@@ -130,6 +130,8 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "resize",
                                     "gather",
                                     "expand",
+                                    "compare",
+                                    "where",
                                     "embedding",
                                     "global_avg_pool",
                                     "max_pool2d",

@@ -285,6 +285,11 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
   loc = fileLoc;
   for (const onnx::ValueInfoProto &v : graph.output()) {
     if (Value r = value(v.name())) {
+      // A mask (Equal, Less, ...) stays inside: mix has no bool outputs.
+      if (getElementTypeOrSelf(r.getType()).isInteger(1))
+        problems.push_back("output '" + v.name() +
+                           "' is a bool tensor (the C header has no bool "
+                           "type; a mask can only feed Where)");
       results.push_back(r);
       continue;
     }

@@ -1,4 +1,4 @@
-//===- OnnxMaskOps.cpp - ONNX Gather and Expand of activations ------------===//
+//===- OnnxMaskOps.cpp - ONNX Gather, Expand, compares, Not, Where -------===//
 //
 // Part of the mixc project.
 //
@@ -10,12 +10,23 @@
 // Gather of a constant table by computed indices stays an embedding
 // (OnnxOps.cpp); Gather of constants only is folded (OnnxFold.cpp).
 //
+// The attention-mask ops: Equal, Less, LessOrEqual, Greater, GreaterOrEqual
+// of float tensors become mix.compare (an i1 mask); Not of an Equal is the
+// `ne` compare and the reverse (the other predicates have no exact inverse:
+// NaN compares false both ways); Where(cond, x, y) becomes mix.where with
+// `cond` a mask computed here or a constant bool tensor (a float 0/1 weight
+// compared `ne` 0, since weights are floats). A mask cannot be a graph
+// input or output (ONNX bool inputs are refused with the other unsupported
+// element types, outputs in OnnxImport.cpp).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/Importer.h"
 #include "compiler/onnx/OnnxAttributes.h"
 
 #include "onnx/onnx_pb.h"
+
+#include "llvm/ADT/StringSwitch.h"
 
 #include <string>
 
@@ -84,11 +95,169 @@ bool isFloat(Importer &im, const onnx::NodeProto &node, Value v) {
   return false;
 }
 
+/// The numpy broadcast of `shapes` (the dynamic batch broadcasts with 1
+/// only), or a problem recorded at `node`.
+std::optional<SmallVector<int64_t>>
+broadcastShapes(Importer &im, const onnx::NodeProto &node,
+                ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  SmallVector<int64_t> out(rank, 1);
+  for (size_t i = 0; i < rank; ++i)
+    for (ArrayRef<int64_t> s : shapes) {
+      int64_t d = i < rank - s.size() ? 1 : s[i - (rank - s.size())];
+      if (d == 1 || d == out[i])
+        continue;
+      if (out[i] != 1) {
+        std::string list;
+        for (ArrayRef<int64_t> t : shapes)
+          list += (list.empty() ? "" : " and ") + shapeString(t);
+        im.problem(node, "the shapes " + list + " are not broadcastable");
+        return std::nullopt;
+      }
+      out[i] = d;
+    }
+  return out;
+}
+
+/// Equal, Less, ... of two float tensors: a mix.compare mask.
+void convertCompare(Importer &im, const onnx::NodeProto &node,
+                    StringRef predicate) {
+  Value a = im.operand(node, input(node, 0));
+  Value b = im.operand(node, input(node, 1));
+  if (!a || !b || !isFloat(im, node, a) || !isFloat(im, node, b))
+    return;
+  auto at = cast<RankedTensorType>(a.getType()),
+       bt = cast<RankedTensorType>(b.getType());
+  auto shape = broadcastShapes(im, node, {at.getShape(), bt.getShape()});
+  if (!shape)
+    return;
+  OpBuilder &builder = im.builder;
+  im.define(node.output(0),
+            layer<CompareOp>(
+                im, RankedTensorType::get(*shape, builder.getI1Type()), {a, b},
+                {builder.getNamedAttr("predicate",
+                                      builder.getStringAttr(predicate))}));
+}
+
+/// The values of a constant bool tensor (raw_data or int32_data), or none.
+std::optional<std::vector<bool>> constantBools(const Constant *c) {
+  if (!c || !c->proto || c->dtype != onnx::TensorProto::BOOL ||
+      c->numElements() < 0)
+    return std::nullopt;
+  const onnx::TensorProto &t = *c->proto;
+  std::vector<bool> values;
+  if (t.has_raw_data()) {
+    if (int64_t(t.raw_data().size()) != c->numElements())
+      return std::nullopt;
+    for (char v : t.raw_data())
+      values.push_back(v != 0);
+    return values;
+  }
+  if (t.int32_data_size() != c->numElements())
+    return std::nullopt;
+  for (int32_t v : t.int32_data())
+    values.push_back(v != 0);
+  return values;
+}
+
+/// A constant bool tensor as a mask: `w != 0` with `w` an inline f32
+/// weight of 0s and 1s (mix weights are floats).
+Value constantMask(Importer &im, const Constant &c,
+                   const std::vector<bool> &values) {
+  OpBuilder &b = im.builder;
+  auto type = RankedTensorType::get(c.shape, b.getF32Type());
+  SmallVector<float> data(values.begin(), values.end());
+  Value w = WeightOp::create(b, im.loc, type,
+                             DenseElementsAttr::get(type, ArrayRef(data)),
+                             StringAttr());
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Value zero = WeightOp::create(
+      b, im.loc, scalar, DenseElementsAttr::get(scalar, 0.0f), StringAttr());
+  return layer<CompareOp>(im, RankedTensorType::get(c.shape, b.getI1Type()),
+                          {w, zero},
+                          {b.getNamedAttr("predicate", b.getStringAttr("ne"))});
+}
+
+/// Not of a mask: the Equal <-> not-equal compare.
+void convertNot(Importer &im, const onnx::NodeProto &node) {
+  Value m = im.value(input(node, 0));
+  auto compare = m ? m.getDefiningOp<CompareOp>() : CompareOp();
+  if (!compare)
+    return im.problem(node, "Not is supported of an Equal only (a mask "
+                            "computed by a comparison in this graph)");
+  StringRef p = compare.getPredicate();
+  if (p != "eq" && p != "ne")
+    return im.problem(
+        node, "Not of a '" + p +
+                  "' comparison is not supported: with NaN operands it is "
+                  "no comparison (only Not of Equal is, as not-equal)");
+  OpBuilder &b = im.builder;
+  im.define(node.output(0),
+            layer<CompareOp>(
+                im, compare.getType(), {compare.getLhs(), compare.getRhs()},
+                {b.getNamedAttr("predicate",
+                                b.getStringAttr(p == "eq" ? "ne" : "eq"))}));
+}
+
+/// Where(cond, x, y): a mix.where.
+void convertWhere(Importer &im, const onnx::NodeProto &node) {
+  Value cond = im.value(input(node, 0));
+  if (!cond) {
+    const Constant *c = im.constant(input(node, 0));
+    if (!c)
+      return; // the producer failed and was reported
+    std::optional<std::vector<bool>> bools = constantBools(c);
+    if (!bools)
+      return im.problem(node, "the condition of a Where must be a "
+                              "comparison (Equal, Less, ...) or a constant "
+                              "bool tensor");
+    cond = constantMask(im, *c, *bools);
+  }
+  if (!getElementTypeOrSelf(cond.getType()).isInteger(1))
+    return im.problem(node, "the condition of a Where must be a bool mask");
+  Value x = im.operand(node, input(node, 1));
+  Value y = im.operand(node, input(node, 2));
+  if (!x || !y || !isFloat(im, node, x) || !isFloat(im, node, y))
+    return;
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto shape = broadcastShapes(im, node,
+                               {cast<ShapedType>(cond.getType()).getShape(),
+                                xt.getShape(),
+                                cast<ShapedType>(y.getType()).getShape()});
+  if (!shape)
+    return;
+  im.define(node.output(0),
+            layer<WhereOp>(im,
+                           RankedTensorType::get(*shape, xt.getElementType()),
+                           {cond, x, y}));
+}
+
 } // namespace
 
 bool Importer::convertMaskOp(const onnx::NodeProto &node) {
   llvm::StringRef op = node.op_type();
   std::string out = node.output_size() ? node.output(0) : "";
+  StringRef predicate = llvm::StringSwitch<StringRef>(op)
+                            .Case("Equal", "eq")
+                            .Case("Less", "lt")
+                            .Case("LessOrEqual", "le")
+                            .Case("Greater", "gt")
+                            .Case("GreaterOrEqual", "ge")
+                            .Default("");
+  if (!predicate.empty()) {
+    convertCompare(*this, node, predicate);
+    return true;
+  }
+  if (op == "Not") {
+    convertNot(*this, node);
+    return true;
+  }
+  if (op == "Where") {
+    convertWhere(*this, node);
+    return true;
+  }
   if (op == "Gather") {
     // A constant table is an embedding (OnnxOps.cpp) unless the indices are
     // constants too (integer constants are folded before).

@@ -1,4 +1,4 @@
-//===- MixToLinalgMasks.cpp - gather and expand to linalg -----------------===//
+//===- MixToLinalgMasks.cpp - gather, expand, compare, where to linalg ----===//
 //
 // Part of the mixc project.
 //
@@ -14,6 +14,13 @@
 // table of the indices); expand reads dimension d of the input at 0 where
 // the input has 1 and the result more, at the result's index elsewhere.
 //
+// compare and where are one elementwise linalg.generic with numpy
+// broadcasting: compare extends both operands exactly to f32 (f64 when one
+// is f64; f16 and bf16 values are exact there, so the comparison is the one
+// at the operands' precision) and emits arith.cmpf, ordered for every
+// predicate but `ne` (unordered: NaN compares false, `ne` true, as IEEE);
+// where selects with arith.select and converts the chosen value once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/LayerLowering.h"
@@ -21,6 +28,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mix;
@@ -114,9 +122,64 @@ struct ExpandLowering : MixLoweringPattern<ExpandOp> {
   }
 };
 
+/// The arith predicate of a mix.compare predicate (verified to be one of
+/// the six).
+arith::CmpFPredicate cmpPredicate(StringRef p) {
+  return llvm::StringSwitch<arith::CmpFPredicate>(p)
+      .Case("eq", arith::CmpFPredicate::OEQ)
+      .Case("ne", arith::CmpFPredicate::UNE)
+      .Case("lt", arith::CmpFPredicate::OLT)
+      .Case("le", arith::CmpFPredicate::OLE)
+      .Case("gt", arith::CmpFPredicate::OGT)
+      .Default(arith::CmpFPredicate::OGE);
+}
+
+struct CompareLowering : MixLoweringPattern<CompareOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Type wide = rewriter.getF32Type();
+    for (Value v : adaptor.getOperands())
+      if (getElementTypeOrSelf(v.getType()).isF64())
+        wide = rewriter.getF64Type();
+    arith::CmpFPredicate predicate = cmpPredicate(op.getPredicate());
+    Value result =
+        elementwise(rewriter, op.getLoc(), adaptor.getOperands(), type,
+                    [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                      Value l = convertScalar(b, loc, args[0], wide);
+                      Value r = convertScalar(b, loc, args[1], wide);
+                      return arith::CmpFOp::create(b, loc, predicate, l, r);
+                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WhereLowering : MixLoweringPattern<WhereOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Type to = type.getElementType();
+    Value result =
+        elementwise(rewriter, op.getLoc(), adaptor.getOperands(), type,
+                    [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                      Value x = convertScalar(b, loc, args[1], to);
+                      Value y = convertScalar(b, loc, args[2], to);
+                      return arith::SelectOp::create(b, loc, args[0], x, y);
+                    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mix::lowering::populateMaskPatterns(RewritePatternSet &patterns,
                                          const MixToLinalgOptions &options) {
-  patterns.add<GatherLowering, ExpandLowering>(patterns.getContext(), options);
+  patterns.add<GatherLowering, ExpandLowering, CompareLowering, WhereLowering>(
+      patterns.getContext(), options);
 }

@@ -726,6 +726,45 @@ def mask_ops(out):
     return m, {"input0": x}, [ref[o] for o in outs]
 
 
+def where_mask(out):
+    """The transformer attention mask: Where(Equal(mask, 0), -1e4, scores)
+    then Softmax; Where of -inf by Not(Equal); Where by Greater; Where by a
+    constant bool (causal) tensor."""
+    f = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    causal = np.tril(np.ones((8, 8), dtype=bool))
+    consts = [f("zero", 0.0), f("big", -1e4), f("ninf", -np.inf),
+              f("half", 0.5), numpy_helper.from_array(causal, "causal")]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/attn/" + o, **kw)
+    nodes = [
+        n("Equal", ["mask", "zero"], "pad"),
+        n("Where", ["pad", "big", "scores"], "masked"),
+        n("Softmax", ["masked"], "probs", axis=-1),
+        n("Not", ["pad"], "keep"),
+        n("Where", ["keep", "scores", "ninf"], "kept"),
+        n("Greater", ["scores", "half"], "high"),
+        n("Where", ["high", "scores", "zero"], "relu_half"),
+        n("Where", ["causal", "scores", "big"], "causal_scores"),
+    ]
+    outs = ["probs", "kept", "relu_half", "causal_scores"]
+    m = model(nodes, [value("scores", "batch", 4, 8, 8),
+                      value("mask", "batch", 1, 1, 8)],
+              [value(o, "batch", 4, 8, 8) for o in outs], consts)
+    scores = rng.standard_normal((2, 4, 8, 8)).astype(np.float32)
+    mask = np.ones((2, 1, 1, 8), np.float32)
+    mask[0, ..., 5:] = 0
+    mask[1, ..., 7:] = 0
+    v = scores.astype(np.float64)
+    masked = np.where(mask == 0, -1e4, v)
+    e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    ref = {
+        "probs": e / e.sum(axis=-1, keepdims=True),
+        "kept": np.where(mask != 0, v, -np.inf),
+        "relu_half": np.where(v > np.float32(0.5), v, 0.0),
+        "causal_scores": np.where(causal, v, np.float64(np.float32(-1e4))),
+    }
+    return m, {"input0": scores, "input1": mask}, [ref[o] for o in outs]
+
+
 def gemm_attrs(out):
     """Gemm with every attribute: alpha * A^T B^T + beta * C, A an
     activation (transposed), B and C constants."""
@@ -947,7 +986,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

@@ -70,3 +70,39 @@ mix.network @pool precision(f32) (%x: tensor<1x1x7x7xf32>) -> tensor<1x1x4x3xf32
   %0 = mix.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 3>, ceil_mode = true} : (tensor<1x1x7x7xf32>) -> tensor<1x1x4x3xf32>
   mix.return %0 : tensor<1x1x4x3xf32>
 }
+
+// compare: one broadcasting generic yielding i1; f16 operands (the layer's
+// precision, after the casts) extend exactly to f32 and compare there,
+// ordered, and `ne` unordered (NaN: false, `ne` true). where: one
+// broadcasting generic over the mask and both values selecting with
+// arith.select; the i1 mask is never cast.
+// CHECK-LABEL: func.func @compare_where
+// CHECK-SAME:    (%[[S:.*]]: tensor<2x3xf32>, %[[M:.*]]: tensor<3xf32>)
+// CHECK:       %[[M16:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<3xf32>) outs(%{{.*}} : tensor<3xf16>)
+// CHECK:       %[[S16:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xf16>)
+// CHECK:       %[[EQ:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ROW:.*]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[S16]], %[[M16]] : tensor<2x3xf16>, tensor<3xf16>) outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %{{.*}}: i1):
+// CHECK-NEXT:    %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT:    %[[BW:.*]] = arith.extf %[[B]] : f16 to f32
+// CHECK-NEXT:    %[[C:.*]] = arith.cmpf oeq, %[[AW]], %[[BW]] : f32
+// CHECK-NEXT:    linalg.yield %[[C]] : i1
+// CHECK:       %[[NE:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[M]] : tensor<2x3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    arith.cmpf une, %{{.*}}, %{{.*}} : f32
+// CHECK:       %[[LT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:   mix.cast
+// CHECK:       linalg.generic {indexing_maps = [#[[ID2]], #[[ID2]], #[[ROW]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[EQ]], %[[S]], %[[M]] : tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK-NEXT:  ^bb0(%[[C:.*]]: i1, %[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[C]], %[[X]], %[[Y]] : f32
+// CHECK-NEXT:    linalg.yield %[[R]] : f32
+mix.network @compare_where precision(f32) (%s: tensor<2x3xf32>, %m: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %eq = mix.compare %s, %m precision(f16) {predicate = "eq"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %ne = mix.compare %s, %m {predicate = "ne"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %lt = mix.compare %s, %m {predicate = "lt"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %y = mix.where %eq, %s, %m : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %z = mix.where %ne, %s, %m : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %w = mix.where %lt, %y, %z : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  mix.return %w, %z : tensor<2x3xf32>, tensor<2x3xf32>
+}

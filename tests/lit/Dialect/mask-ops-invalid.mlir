@@ -146,3 +146,45 @@ mix.network @n precision(f32) (%x: tensor<1x1x5x5xf32>) {
   %0 = mix.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 3, 3>, padding = array<i64: 1, 1, 1, 1>, ceil_mode = true} : (tensor<1x1x5x5xf32>) -> tensor<1x1x3x3xf32>
   mix.return
 }
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  // expected-error @+1 {{'mix.compare' op predicate "lte" is not one of eq, ne, lt, le, gt, ge}}
+  %0 = mix.compare %a, %a {predicate = "lte"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'mix.compare' op operand shapes [4] and [3] are not broadcastable}}
+  %0 = mix.compare %a, %b {predicate = "lt"} : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  // expected-error @+1 {{'mix.compare' op result #0 must be tensor with static dimensions}}
+  %0 = mix.compare %a, %a {predicate = "lt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<2x4xf32>, %x: tensor<3xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
+  // expected-error @+1 {{'mix.where' op operand shapes [2, 4], [3] and [2, 4] are not broadcastable}}
+  %0 = mix.where %m, %x, %a : (tensor<2x4xi1>, tensor<3xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<2x4xf32>, %x: tensor<4xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
+  // expected-error @+1 {{'mix.where' op result shape [4] does not match the expected shape [2, 4]}}
+  %0 = mix.where %m, %x, %x : (tensor<2x4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  mix.return
+}

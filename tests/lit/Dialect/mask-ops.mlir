@@ -37,3 +37,17 @@ mix.network @batch precision(f32) (%x: tensor<?x4xf32>, %y: tensor<?x1xf32>) -> 
   %1 = mix.expand %y : (tensor<?x1xf32>) -> tensor<?x4xf32>
   mix.return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
 }
+
+// compare and where (attention masks): the predicate is an attribute, the
+// mask an i1 tensor of the broadcast shape.
+// CHECK-LABEL: mix.network @compare_where
+// CHECK: %[[M:.*]] = mix.compare %[[MASK:.*]], %[[Z:.*]] {predicate = "eq"} : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
+// CHECK: mix.compare %[[S:.*]], %[[MASK]] precision(f16) {predicate = "ge"} : (tensor<2x4x8x8xf32>, tensor<2x1x1x8xf32>) -> tensor<2x4x8x8xi1>
+// CHECK: mix.where %[[M]], %[[Z]], %[[S]] : (tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+mix.network @compare_where precision(f32) (%s: tensor<2x4x8x8xf32>, %mask: tensor<2x1x1x8xf32>) -> tensor<2x4x8x8xf32> {
+  %z = mix.weight dense<0.0> : tensor<f32>
+  %m = mix.compare %mask, %z {predicate = "eq"} : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
+  %g = mix.compare %s, %mask precision(f16) {predicate = "ge"} : (tensor<2x4x8x8xf32>, tensor<2x1x1x8xf32>) -> tensor<2x4x8x8xi1>
+  %y = mix.where %m, %z, %s : (tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  mix.return %y : tensor<2x4x8x8xf32>
+}

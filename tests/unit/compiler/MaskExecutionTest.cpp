@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles gather, expand and max_pool2d with dilations and ceil_mode with
-// mixc (the object mixc emits, loaded by CompiledNetwork) and compares every
-// output with the f64 interpreter, bit for bit, in f32 and in f16: these
-// layers copy or compare elements without arithmetic, and the inputs are
-// multiples of 1/8 in [-4, 4], exact in both formats, so there is nothing to
-// round. -inf and NaN inputs check that a NaN wins a max window and that
+// Compiles gather, expand, compare, where and max_pool2d with dilations and
+// ceil_mode with mixc (the object mixc emits, loaded by CompiledNetwork) and
+// compares every output with the f64 interpreter, bit for bit, in f32 and in
+// f16: these layers copy or compare elements without arithmetic, and the inputs
+// are multiples of 1/8 in [-4, 4], exact in both formats, so there is nothing
+// to round. -inf and NaN inputs check that a NaN wins a max window and that
 // cells beyond the input (padding, ceil_mode's overhang) never do.
 //
 //===----------------------------------------------------------------------===//
@@ -61,9 +61,11 @@ int64_t count(const std::vector<int64_t> &shape) {
 /// With `tolerance`, a relative one (plus the same absolute, for results
 /// near 0) instead of bit equality: interpolation weights that are not
 /// dyadic fractions round in f32.
-void compareWithReference(const std::string &source,
-                          const std::vector<std::vector<float>> &inputs,
-                          bool f16 = false, double tolerance = 0) {
+/// The outputs of `source` compiled with mixc, run on `inputs`, appended to
+/// `buffers` (which start as the inputs).
+std::vector<std::vector<float>>
+runCompiled(const std::string &source,
+            const std::vector<std::vector<float>> &inputs) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::SmallString<128> path;
@@ -99,18 +101,31 @@ void compareWithReference(const std::string &source,
   (*compiled)->prepare(pointers, 1, workspace)();
   std::free(workspace);
   CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  return std::vector<std::vector<float>>(buffers.begin() + inputs.size(),
+                                         buffers.end());
+}
+
+void compareWithReference(const std::string &source,
+                          const std::vector<std::vector<float>> &inputs,
+                          bool f16 = false, double tolerance = 0) {
+  std::vector<std::vector<float>> outputs = runCompiled(source, inputs);
+  std::vector<std::vector<float>> buffers = inputs;
+  llvm::append_range(buffers, outputs);
+  const size_t numInputs = inputs.size();
 
   Model reference(source);
   std::vector<RefTensor> refInputs;
-  for (auto [t, data] : llvm::zip_equal(sig.inputs, inputs)) {
+  for (auto [t, data] :
+       llvm::zip_equal(reference.network().getArgumentTypes(), inputs)) {
     RefTensor r;
-    r.shape.assign(t.shape.begin(), t.shape.end());
+    ArrayRef<int64_t> shape = cast<ShapedType>(t).getShape();
+    r.shape.assign(shape.begin(), shape.end());
     r.data.assign(data.begin(), data.end());
     refInputs.push_back(std::move(r));
   }
   std::vector<RefTensor> expected = reference.ok(refInputs);
   for (size_t o = 0; o < expected.size(); ++o) {
-    const std::vector<float> &got = buffers[inputs.size() + o];
+    const std::vector<float> &got = buffers[numInputs + o];
     REQUIRE(got.size() == expected[o].data.size());
     for (size_t i = 0; i < got.size(); ++i) {
       double want = expected[o].data[i];
@@ -223,5 +238,96 @@ TEST_CASE("compiled max_pool2d with dilations and ceil_mode equals the "
                   "tensor<1x2x2x4xf32>"),
           {x}, f16);
     }
+  }
+}
+
+namespace {
+
+/// Multiples of 1/2 in [-1, 1]: equal operands are common.
+std::vector<float> halves(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> k(-2, 2);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = float(k(rng)) / 2.0f;
+  return v;
+}
+
+/// where(compare(a, b, predicate), 1, -1): the mask as floats.
+std::string compareNetwork(const char *precision, const char *predicate) {
+  return network(
+      precision, "%a: tensor<2x3x4xf32>, %b: tensor<3x1xf32>",
+      std::string("  %one = mix.weight dense<1.0> : tensor<f32>\n"
+                  "  %minus = mix.weight dense<-1.0> : tensor<f32>\n"
+                  "  %m = mix.compare %a, %b {predicate = \"") +
+          predicate +
+          "\"} : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>\n"
+          "  %y = mix.where %m, %one, %minus : (tensor<2x3x4xi1>, "
+          "tensor<f32>, tensor<f32>) -> tensor<2x3x4xf32>",
+      "tensor<2x3x4xf32>");
+}
+
+} // namespace
+
+TEST_CASE("compiled compare and where equal the reference", "[exec][masks]") {
+  for (const char *precision : {"f32", "f16"}) {
+    SECTION(precision) {
+      bool f16 = std::string(precision) == "f16";
+      std::vector<float> a = halves(24, 31), b = halves(3, 32);
+      a[1] = std::nanf("");
+      a[7] = INFINITY;
+      a[13] = -INFINITY;
+      for (const char *p : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+        INFO("predicate " << p);
+        compareWithReference(compareNetwork(precision, p), {a, b}, f16);
+      }
+      // A NaN in b: every row compares false (ne true).
+      std::vector<float> nanB = b;
+      nanB[2] = std::nanf("");
+      compareWithReference(compareNetwork(precision, "le"), {a, nanB}, f16);
+      // where of activations broadcast three ways; NaN and infinities are
+      // selected as they are.
+      std::vector<float> x = eighths(4, 33), y = eighths(6, 34);
+      x[0] = std::nanf("");
+      y[5] = -INFINITY;
+      compareWithReference(
+          network(precision,
+                  "%c: tensor<2x1x4xf32>, %x: tensor<4xf32>, %w: "
+                  "tensor<2x3x1xf32>",
+                  "  %z = mix.weight dense<0.0> : tensor<f32>\n"
+                  "  %m = mix.compare %c, %z {predicate = \"gt\"} : "
+                  "(tensor<2x1x4xf32>, tensor<f32>) -> tensor<2x1x4xi1>\n"
+                  "  %y = mix.where %m, %x, %w : (tensor<2x1x4xi1>, "
+                  "tensor<4xf32>, tensor<2x3x1xf32>) -> tensor<2x3x4xf32>",
+                  "tensor<2x3x4xf32>"),
+          {eighths(8, 35), x, y}, f16);
+    }
+  }
+}
+
+TEST_CASE("compiled compare follows IEEE for NaN", "[exec][masks]") {
+  // a = [1, NaN, 2, NaN], b = [1, 1, NaN, NaN]: only 1 vs 1 is ordered.
+  std::vector<float> a = {1.0f, std::nanf(""), 2.0f, std::nanf("")};
+  std::vector<float> b = {1.0f, 1.0f, std::nanf(""), std::nanf("")};
+  auto source = [](const char *predicate) {
+    return network("f16", "%a: tensor<4xf32>, %b: tensor<4xf32>",
+                   std::string("  %one = mix.weight dense<1.0> : tensor<f32>\n"
+                               "  %zero = mix.weight dense<0.0> : "
+                               "tensor<f32>\n"
+                               "  %m = mix.compare %a, %b {predicate = \"") +
+                       predicate +
+                       "\"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n"
+                       "  %y = mix.where %m, %one, %zero : (tensor<4xi1>, "
+                       "tensor<f32>, tensor<f32>) -> tensor<4xf32>",
+                   "tensor<4xf32>");
+  };
+  const std::vector<std::pair<const char *, std::vector<float>>> expected = {
+      {"eq", {1, 0, 0, 0}}, {"ne", {0, 1, 1, 1}}, {"lt", {0, 0, 0, 0}},
+      {"le", {1, 0, 0, 0}}, {"gt", {0, 0, 0, 0}}, {"ge", {1, 0, 0, 0}}};
+  for (const auto &[p, want] : expected) {
+    INFO("predicate " << p);
+    std::vector<std::vector<float>> got = runCompiled(source(p), {a, b});
+    REQUIRE(got.size() == 1);
+    CHECK(got[0] == want);
   }
 }
