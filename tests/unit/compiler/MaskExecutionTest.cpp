@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "ExecutionTestUtil.h"
 
 #include "compiler/CompiledNetwork.h"
 #include "mixrt/mixrt.h"
@@ -37,117 +37,6 @@ using namespace mix;
 using namespace mix::test;
 
 namespace {
-
-/// Multiples of 1/8 in [-4, 4].
-std::vector<float> eighths(int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> k(-32, 32);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = float(k(rng)) / 8.0f;
-  return v;
-}
-
-int64_t count(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-/// Compiles `source` with mixc, runs it on `inputs` (f32 buffers) and
-/// compares every output with the interpreter's rounded to f32.
-/// With `f16`, the layer's output is f16: the reference is rounded to f16.
-/// With `tolerance`, a relative one (plus the same absolute, for results
-/// near 0) instead of bit equality: interpolation weights that are not
-/// dyadic fractions round in f32.
-/// The outputs of `source` compiled with mixc, run on `inputs`, appended to
-/// `buffers` (which start as the inputs).
-std::vector<std::vector<float>>
-runCompiled(const std::string &source,
-            const std::vector<std::vector<float>> &inputs) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("layout", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << source;
-  }
-  CompileOptions options;
-  options.modelPath = std::string(path);
-  std::string diagnostics;
-  llvm::raw_string_ostream diag(diagnostics);
-  auto compiled = CompiledNetwork::compile(options, "", diag);
-  llvm::sys::fs::remove(path);
-  INFO(diagnostics);
-  if (!compiled)
-    FAIL(llvm::toString(compiled.takeError()));
-  const NetworkSignature &sig = (*compiled)->signature();
-  REQUIRE(sig.inputs.size() == inputs.size());
-
-  std::vector<std::vector<float>> buffers = inputs;
-  for (const HeaderTensor &t : sig.outputs)
-    buffers.emplace_back(count(t.shape), -99.0f);
-  std::vector<void *> pointers;
-  for (auto &b : buffers)
-    pointers.push_back(b.data());
-  void *workspace = nullptr;
-  if (uint64_t bytes = (*compiled)->workspaceBytes())
-    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
-  mixrt_check_reset();
-  (*compiled)->prepare(pointers, 1, workspace)();
-  std::free(workspace);
-  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
-  return std::vector<std::vector<float>>(buffers.begin() + inputs.size(),
-                                         buffers.end());
-}
-
-void compareWithReference(const std::string &source,
-                          const std::vector<std::vector<float>> &inputs,
-                          bool f16 = false, double tolerance = 0) {
-  std::vector<std::vector<float>> outputs = runCompiled(source, inputs);
-  std::vector<std::vector<float>> buffers = inputs;
-  llvm::append_range(buffers, outputs);
-  const size_t numInputs = inputs.size();
-
-  Model reference(source);
-  std::vector<RefTensor> refInputs;
-  for (auto [t, data] :
-       llvm::zip_equal(reference.network().getArgumentTypes(), inputs)) {
-    RefTensor r;
-    ArrayRef<int64_t> shape = cast<ShapedType>(t).getShape();
-    r.shape.assign(shape.begin(), shape.end());
-    r.data.assign(data.begin(), data.end());
-    refInputs.push_back(std::move(r));
-  }
-  std::vector<RefTensor> expected = reference.ok(refInputs);
-  for (size_t o = 0; o < expected.size(); ++o) {
-    const std::vector<float> &got = buffers[numInputs + o];
-    REQUIRE(got.size() == expected[o].data.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      double want = expected[o].data[i];
-      INFO("output " << o << " element " << i << ": got " << got[i]
-                     << ", reference " << want);
-      if (std::isnan(want)) {
-        CHECK(std::isnan(got[i]));
-        continue;
-      }
-      llvm::APFloat rounded(want);
-      bool lost;
-      rounded.convert(f16 ? llvm::APFloat::IEEEhalf()
-                          : llvm::APFloat::IEEEsingle(),
-                      llvm::APFloat::rmNearestTiesToEven, &lost);
-      if (tolerance == 0)
-        CHECK(double(got[i]) == rounded.convertToDouble());
-      else
-        CHECK(std::fabs(double(got[i]) - want) <=
-              tolerance * (1 + std::fabs(want)));
-    }
-  }
-}
 
 std::string network(const char *precision, const std::string &args,
                     const std::string &body, const std::string &result) {
@@ -326,7 +215,7 @@ TEST_CASE("compiled compare follows IEEE for NaN", "[exec][masks]") {
       {"le", {1, 0, 0, 0}}, {"gt", {0, 0, 0, 0}}, {"ge", {1, 0, 0, 0}}};
   for (const auto &[p, want] : expected) {
     INFO("predicate " << p);
-    std::vector<std::vector<float>> got = runCompiled(source(p), {a, b});
+    std::vector<std::vector<float>> got = runBoth(source(p), {a, b}).compiled;
     REQUIRE(got.size() == 1);
     CHECK(got[0] == want);
   }
