@@ -125,8 +125,11 @@ struct LogSoftmaxLowering : LayerLoweringBase<LogSoftmaxOp> {
                   return Value(arith::MaximumFOp::create(b, l, a[0], a[1]));
                 });
     auto shifted = [&](OpBuilder &b, Location l, Value v, Value m) {
-      return Value(arith::SubFOp::create(b, l, convertScalar(b, l, v, acc),
-                                         convertScalar(b, l, m, acc)));
+      // One operand op per statement: the IR must not depend on the order
+      // the host compiler evaluates function arguments in.
+      Value vw = convertScalar(b, l, v, acc);
+      Value mw = convertScalar(b, l, m, acc);
+      return Value(arith::SubFOp::create(b, l, vw, mw));
     };
     Value sum = generic(rewriter, loc, ValueRange{x, max}, reducedShape, acc,
                         0.0, {id, reduced, reduced}, reduce,

@@ -24,8 +24,8 @@
 // CHECK:         arith.maximumf %{{.*}}, %{{.*}} : f16
 // CHECK:       linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[COL]]], iterator_types = ["reduction", "parallel"]}
 // CHECK-NEXT:  ^bb0(%[[X:.*]]: f16, %[[M:.*]]: f16, %[[ACC:.*]]: f32):
-// CHECK-NEXT:    %[[MW:.*]] = arith.extf %[[M]] : f16 to f32
 // CHECK-NEXT:    %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:    %[[MW:.*]] = arith.extf %[[M]] : f16 to f32
 // CHECK-NEXT:    %[[D:.*]] = arith.subf %[[XW]], %[[MW]] : f32
 // CHECK-NEXT:    %[[E:.*]] = math.exp %[[D]] : f32
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[ACC]], %[[E]] : f32
@@ -33,8 +33,8 @@
 // CHECK:       linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-NEXT:  ^bb0(%[[X:.*]]: f16, %[[M:.*]]: f16, %[[SUM:.*]]: f32, %{{.*}}: f16):
 // CHECK-NEXT:    %[[L:.*]] = math.log %[[SUM]] : f32
-// CHECK-NEXT:    %[[MW:.*]] = arith.extf %[[M]] : f16 to f32
 // CHECK-NEXT:    %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:    %[[MW:.*]] = arith.extf %[[M]] : f16 to f32
 // CHECK-NEXT:    %[[D:.*]] = arith.subf %[[XW]], %[[MW]] : f32
 // CHECK-NEXT:    %[[Y:.*]] = arith.subf %[[D]], %[[L]] : f32
 // CHECK-NEXT:    %[[R:.*]] = arith.truncf %[[Y]] : f32 to f16
