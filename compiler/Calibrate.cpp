@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Calibrate.h"
+#include "dialect/MixAttrNames.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Resolve.h"
 #include "support/Error.h"
@@ -116,7 +117,12 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     lowOptions.afterOp = [&](Operation *op, const RefTensor &result) {
       if (!isa<LayerOpInterface, QDenseOp, QConv2DOp, QMatmulOp>(op))
         return;
-      auto it = byLocation.find(lowering::formatSourceLocation(op->getLoc()));
+      // A conv2d with a batch_norm folded into it computes that
+      // batch_norm's output; the conv2d itself has no counterpart.
+      Location at = op->getLoc();
+      if (auto folded = op->getAttrOfType<LocationAttr>(attr::kFoldedBatchNorm))
+        at = folded;
+      auto it = byLocation.find(lowering::formatSourceLocation(at));
       if (it == byLocation.end())
         return;
       const std::vector<double> &ref = refOut[it->second];

@@ -57,8 +57,10 @@ struct LayerAccuracy {
 
 /// Runs `samples` through `reference` and `lowered` (the same network after
 /// lowering passes that keep each layer's location: mix-insert-casts,
-/// mix-quantize) and compares every layer output, matched by source
-/// location. Layers are listed in the reference's order.
+/// mix-quantize, mix-fold-batch-norm) and compares every layer output,
+/// matched by source location; a conv2d with a batch_norm folded into it is
+/// compared as that batch_norm (the conv2d's own output no longer exists).
+/// Layers are listed in the reference's order.
 llvm::Expected<std::vector<LayerAccuracy>>
 compareLayers(NetworkOp reference, NetworkOp lowered,
               llvm::ArrayRef<Sample> samples, const WeightMap &weights);

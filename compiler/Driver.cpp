@@ -245,6 +245,12 @@ private:
   TimingScope timingRoot;
 
   std::unique_ptr<MLIRContext> context;
+  /// --timing: the pass managers of the phases that ran. MLIR's pass timers
+  /// are keyed by the pass object's address, so a pass of a later phase
+  /// allocated where a freed one of an earlier phase was would have its
+  /// time merged into that pass's line; kept alive, no address is reused.
+  /// (Declared after the context and the timing manager: destroyed first.)
+  std::vector<std::unique_ptr<PassManager>> timedPhases;
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<DiagnosticPrinter> diagnostics;
   OwningOpRef<ModuleOp> module;
@@ -412,11 +418,14 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
   pipeline.stopAfter = stop;
   pipeline.allocatingEntry = !freestanding;
   pipeline.microkernels = microkernels;
-  PassManager pm(context.get());
+  auto owned = std::make_unique<PassManager>(context.get());
+  PassManager &pm = *owned;
   if (failed(buildMixPipeline(pm, pipeline)))
     return makeError("internal error: cannot build the mix pipeline");
-  if (options.timing)
+  if (options.timing) {
     pm.enableTiming(timingRoot);
+    timedPhases.push_back(std::move(owned));
+  }
   if (progress)
     pm.addInstrumentation(std::make_unique<PassProgress>(*progress, pm.size()));
   // The verifier runs once per phase, not after every pass: on a 1,000-layer

@@ -108,6 +108,9 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
          cl::desc("no heap: only the entry taking a workspace, and\n"
                   "a header needing only mixrt/core.h (implied for\n"
                   "targets without an OS)"));
+  b.flag("no-fold-batch-norm", pipeline.foldBatchNorm.getValue(), false,
+         cl::desc("keep batch_norm layers after conv2d layers\n"
+                  "instead of folding them into the weights"));
   b.flag("no-microkernels", pipeline.microkernels.getValue(), false,
          cl::desc("keep the generated loops of dense GEMMs instead\n"
                   "of calling mixrt's microkernels"));

@@ -144,6 +144,8 @@ LogicalResult mix::buildMixPipeline(OpPassManager &pm,
     pm.addPass(createMixVerifyPolicyPass(policy));
   }
   if (upTo(MixPhase::casts)) {
+    if (options.foldBatchNorm)
+      pm.addPass(createMixFoldBatchNormPass());
     MixCheckInt8AccumulationPassOptions int8;
     int8.splitK = options.splitK;
     pm.addPass(createMixCheckInt8AccumulationPass(int8));

@@ -102,6 +102,13 @@ struct MixPipelineOptions
       llvm::cl::desc("Call mixrt's GEMM microkernels for dense layers with "
                      "constant weights"),
       llvm::cl::init(true)};
+  /// Inference batch_norm layers are folded into the float conv2d before
+  /// them where the resolved precisions allow (mix-fold-batch-norm).
+  Option<bool> foldBatchNorm{
+      *this, "fold-batch-norm",
+      llvm::cl::desc("Fold batch_norm layers into the conv2d before them "
+                     "where the precisions allow"),
+      llvm::cl::init(true)};
   /// Chains of elementwise layers run as one loop (mix-fuse-elementwise;
   /// bit-identical results).
   Option<bool> fuseElementwise{

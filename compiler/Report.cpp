@@ -6,6 +6,7 @@
 
 #include "compiler/Report.h"
 #include "compiler/ModelLoader.h"
+#include "dialect/MixAttrNames.h"
 #include "passes/Int8Bounds.h"
 #include "passes/NetworkSymbols.h"
 #include "passes/Resolve.h"
@@ -156,9 +157,22 @@ void PrecisionReport::recordCasts(ModuleOp module) {
     if (auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName))
       chunks[formatLocation(op->getLoc())] = chunk.getInt();
   });
-  for (Layer &layer : layers_)
+  // The batch_norms mix-fold-batch-norm folded, by location.
+  llvm::StringMap<std::string> folded;
+  module.walk([&](Conv2DOp conv) {
+    if (auto norm = conv->getAttrOfType<LocationAttr>(attr::kFoldedBatchNorm))
+      folded[formatLocation(norm)] = formatLocation(conv.getLoc());
+  });
+  llvm::StringMap<std::string> pathAt;
+  for (const Layer &layer : layers_)
+    pathAt[layer.location] = layer.path;
+  for (Layer &layer : layers_) {
     if (auto it = chunks.find(layer.location); it != chunks.end())
       layer.kChunk = it->second;
+    if (auto it = folded.find(layer.location);
+        it != folded.end() && layer.kind == "batch_norm")
+      layer.foldedInto = pathAt.lookup(it->second);
+  }
 }
 
 void PrecisionReport::recordQuantized(ModuleOp module) {
@@ -262,6 +276,8 @@ llvm::json::Value PrecisionReport::toJSON() const {
         proof["k_chunk"] = *layer.kChunk;
       entry["int32_proof"] = std::move(proof);
     }
+    if (layer.foldedInto)
+      entry["folded_into"] = *layer.foldedInto;
     if (hasCode_) {
       llvm::json::Array functions;
       for (size_t i : layer.codeFunctions)
@@ -412,6 +428,16 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
     if (layer.kChunk)
       os << " (split into pieces of " << *layer.kChunk << ")";
     os << "\n";
+  }
+  any = false;
+  for (const Layer &layer : layers_) {
+    if (!layer.foldedInto)
+      continue;
+    if (!any)
+      os << "Batch norms folded into conv2d weights:\n";
+    any = true;
+    os << "  " << llvm::left_justify(layer.path, width) << "  into "
+       << *layer.foldedInto << "\n";
   }
   os << "Weights:\n";
   for (const auto &[name, bytes] : weightBytes_)

@@ -57,6 +57,9 @@ public:
     /// int8 layers: the contraction length, the worst-case sum and the
     /// margin to 2^31 - 1 (negative: split K), and the K chunk if split.
     std::optional<int64_t> k, worstCase, margin, kChunk;
+    /// A batch_norm folded into a conv2d (mix-fold-batch-norm): that conv2d's
+    /// layer path.
+    std::optional<std::string> foldedInto;
     /// The layer functions that compute this layer (indices into
     /// codeFunctions()), once the code is recorded.
     std::vector<size_t> codeFunctions;

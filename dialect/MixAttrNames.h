@@ -36,6 +36,10 @@ inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.
 inline constexpr llvm::StringLiteral kUkernelBias = "mix.ukernel_bias";
+/// `mix.folded_batch_norm = loc(...)` on a conv2d into which
+/// mix-fold-batch-norm folded a batch_norm: that batch_norm's location (for
+/// `mixc --report`).
+inline constexpr llvm::StringLiteral kFoldedBatchNorm = "mix.folded_batch_norm";
 } // namespace attr
 
 } // namespace mix

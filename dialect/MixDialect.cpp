@@ -103,6 +103,17 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
                                   "GEMMs and epilogues have it";
     return success();
   }
+  if (name == attr::kFoldedBatchNorm) {
+    // Set by mix-fold-batch-norm; read by mixc --report.
+    if (!isa<LocationAttr>(attr.getValue()))
+      return op->emitOpError() << "expects '" << name
+                               << "' to be a location, got " << attr.getValue();
+    if (!isa<Conv2DOp>(op))
+      return op->emitOpError()
+             << "cannot carry '" << name
+             << "': only a conv2d has a batch_norm folded into it";
+    return success();
+  }
   if (name == NameAttrHelper::getNameStr())
     return op->emitOpError()
            << "cannot carry '" << name

@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "passes/Passes.h"
 #include "passes/PrecisionAnalysis.h"
+#include "passes/WeightBindings.h"
 
 namespace mix {
 #define GEN_PASS_DEF_MIXINSERTCASTSPASS
@@ -93,41 +94,9 @@ public:
       --counts.total;
       Value input = c.getInput();
       c.erase();
-      dropUnusedBinding(input);
+      dropUnusedBindings(input);
     }
     return success();
-  }
-
-  /// The inline float weight that `v` is, directly or through the bindings
-  /// of enclosing blocks, or null.
-  static WeightOp getBoundWeight(Value v) {
-    while (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp());
-      if (!block)
-        return {};
-      v = block.getInputs()[arg.getArgNumber()];
-    }
-    auto weight = v.getDefiningOp<WeightOp>();
-    if (!weight || !isa_and_nonnull<DenseFPElementsAttr>(weight.getValueAttr()))
-      return {};
-    return weight;
-  }
-
-  /// Removes `v` if nothing uses it: a block argument with its binding (and
-  /// so on outwards), a weight.
-  void dropUnusedBinding(Value v) {
-    while (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (!arg.use_empty())
-        return;
-      auto block = cast<BlockOp>(arg.getOwner()->getParentOp());
-      unsigned index = arg.getArgNumber();
-      v = block.getInputs()[index];
-      block.getInputsMutable().erase(index);
-      arg.getOwner()->eraseArgument(index);
-    }
-    if (auto weight = v.getDefiningOp<WeightOp>();
-        weight && weight->use_empty())
-      weight.erase();
   }
 
   CastCounts counts;

@@ -124,6 +124,39 @@ def MixVerifyPolicyPass : Pass<"mix-verify-policy", "mlir::ModuleOp"> {
   ];
 }
 
+def MixFoldBatchNormPass : Pass<"mix-fold-batch-norm", "mlir::ModuleOp"> {
+  let summary = "Fold inference batch_norm layers into the conv2d before them";
+  let description = [{
+    After resolution, replaces `batch_norm(conv2d(x, w, b))` by
+    `conv2d(x, w', b')` with, per output channel f,
+    `s = scale[f] / sqrt(variance[f] + epsilon)`, `w'[f] = w[f] * s` and
+    `b'[f] = (b[f] - mean[f]) * s + bias[f]`, computed in f64 at compile time
+    and rounded once to the conv2d's weights precision (the bias to its
+    declared type). Only where nothing the resolved precisions promise is
+    lost: a float conv2d whose accumulator is at least as wide as the
+    batch_norm's accumulator and activations and whose output is at least
+    as wide as the batch_norm's output (a batch_norm kept in f32 after an
+    f16 conv2d stays), the conv2d's result used only by the batch_norm, and
+    every weight bound to data. The folded conv2d carries
+    `mix.folded_batch_norm`, the batch_norm's location, for `mixc --report`.
+
+    Before:
+    ```mlir
+    %c = mix.conv2d %x, %w, %b : ...
+    %n = mix.batch_norm %c, %s, %o, %m, %v : ...
+    ```
+    After:
+    ```mlir
+    %c = mix.conv2d %x, %w2, %b2 {mix.folded_batch_norm = loc(...)} : ...
+    ```
+  }];
+  let dependentDialects = ["::mix::MixDialect"];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per batch_norm after a conv2d: folded, or why not">,
+  ];
+}
+
 def MixInsertCastsPass : Pass<"mix-insert-casts", "mlir::ModuleOp"> {
   let summary = "Make precision changes explicit with mix.cast";
   let description = [{

@@ -69,6 +69,8 @@ struct BenchOptions {
            cl::desc("keep the GEMM loops (no mixrt microkernels)"));
     b.flag("no-fusion", compile.pipeline.fuseElementwise.getValue(), false,
            cl::desc("run each elementwise layer as its own loop"));
+    b.flag("no-fold-batch-norm", compile.pipeline.foldBatchNorm.getValue(),
+           false, cl::desc("keep batch_norm layers after conv2d layers"));
     b.opt("target-cpu", compile.targetCPU, {}, cl::value_desc("CPU"),
           cl::desc("default: the host CPU and its features"));
     b.opt("O", compile.optLevel, optimizationLevelText(), cl::Prefix,

@@ -111,3 +111,20 @@ mix.network @ukernel_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4
   %r = mix.relu %x {mix.ukernel = "gemm_f32"} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %r : tensor<1x4xf32>
 }
+
+// -----
+
+mix.network @folded_not_a_location precision(f32) (%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+  %w = mix.weight dense<1.0> : tensor<1x1x1x1xf32>
+  // expected-error @+1 {{'mix.conv2d' op expects 'mix.folded_batch_norm' to be a location, got "here"}}
+  %c = mix.conv2d %x, %w {mix.folded_batch_norm = "here"} : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+  mix.return %c : tensor<1x1x1x1xf32>
+}
+
+// -----
+
+mix.network @folded_on_relu precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.folded_batch_norm': only a conv2d has a batch_norm folded into it}}
+  %r = mix.relu %x {mix.folded_batch_norm = loc("m.mlir":3:4)} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %r : tensor<1x4xf32>
+}

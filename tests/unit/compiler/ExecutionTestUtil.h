@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -85,12 +86,14 @@ struct ExecutionResult {
 };
 
 /// Compiles `source` with mixc (with the default policy unless
-/// `verifyPolicy` is false), runs it once on `inputs` (f32 buffers, one per
-/// network input; the outputs are f32 too), checks that no run-time check
-/// failed, and runs the interpreter on the same inputs.
-inline ExecutionResult runBoth(const std::string &source,
-                               const std::vector<std::vector<float>> &inputs,
-                               bool verifyPolicy = true) {
+/// `verifyPolicy` is false; `configure`, if given, changes any other
+/// option), runs it once on `inputs` (f32 buffers, one per network input;
+/// the outputs are f32 too), checks that no run-time check failed, and runs
+/// the interpreter on the same inputs.
+inline ExecutionResult
+runBoth(const std::string &source,
+        const std::vector<std::vector<float>> &inputs, bool verifyPolicy = true,
+        const std::function<void(CompileOptions &)> &configure = nullptr) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::SmallString<128> path;
@@ -104,6 +107,8 @@ inline ExecutionResult runBoth(const std::string &source,
   CompileOptions options;
   options.modelPath = std::string(path);
   options.pipeline.verifyPolicy = verifyPolicy;
+  if (configure)
+    configure(options);
   std::string diagnostics;
   llvm::raw_string_ostream diag(diagnostics);
   auto compiled = CompiledNetwork::compile(options, "", diag);

@@ -50,6 +50,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -198,6 +199,78 @@ TEST_CASE("compiled instance_norm and group_norm match the reference",
                         std::to_string(groups) + " : i64}" + types),
             shape, x, f16);
       }
+    }
+  }
+}
+
+TEST_CASE("a batch_norm folded into the conv2d before it computes the same",
+          "[exec][norm][fold]") {
+  // With epsilon = 2^-20 and variances v - 2^-20 (exact in f32), v + 2^-20
+  // is exactly 4, 1, 1/4, 16 in f32 and f64, and
+  // s = scale / sqrt(v) = 0.5, 4, -1, 1/16: powers of two, so
+  // the folded weights w * s and bias (b - mean) * s + beta are exact, and
+  // so are the conv2d's sums (27 products of multiples of 1/8 and 1/128,
+  // each at most 64 in magnitude: multiples of 2^-10 below 2^11, within
+  // f32's 24 bits) and the unfolded batch_norm's arithmetic. Folded and
+  // unfolded builds must therefore both equal the f64 interpreter bit for
+  // bit; a wrong formula (a missing mean, s applied twice, the bias not
+  // scaled) changes the values. A second conv2d whose result is also
+  // returned is not folded, and must be exact too.
+  std::string type = "tensor<2x3x5x5xf32>", out = "tensor<2x4x5x5xf32>";
+  auto exact = [](double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return std::string(text);
+  };
+  double eps = std::ldexp(1.0, -20);
+  std::string epsilon = exact(eps), variances;
+  for (double v : {4.0, 1.0, 0.25, 16.0})
+    variances += (variances.empty() ? "" : ", ") + exact(v - eps);
+  std::string body =
+      weight("w", {4, 3, 3, 3}, 31) + weight("b", {4}, 32) +
+      weight("beta", {4}, 33) + weight("mean", {4}, 34) +
+      "  %s = mix.weight dense<[1.0, 4.0, -0.5, 0.25]> : tensor<4xf32>\n"
+      "  %v = mix.weight dense<[" +
+      variances +
+      "]> : tensor<4xf32>\n"
+      "  %c = mix.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (" +
+      type + ", tensor<4x3x3x3xf32>, tensor<4xf32>) -> " + out +
+      "\n"
+      "  %n = mix.batch_norm %c, %s, %beta, %mean, %v {epsilon = " +
+      epsilon +
+      " : f64} "
+      ": (" +
+      out +
+      ", tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> " +
+      out +
+      "\n"
+      "  %y = mix.relu %n : (" +
+      out + ") -> " + out +
+      "\n"
+      "  %c2 = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (" +
+      type + ", tensor<4x3x3x3xf32>) -> " + out +
+      "\n"
+      "  %n2 = mix.batch_norm %c2, %s, %beta, %mean, %v {epsilon = " +
+      epsilon + " : f64} : (" + out +
+      ", tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> " +
+      out + "\n";
+  std::string source = "mix.network @n precision(f32) (%x: " + type + ") -> (" +
+                       out + ", " + out + ", " + out + ") {\n" + body +
+                       "  mix.return %y, %c2, %n2 : " + out + ", " + out +
+                       ", " + out + "\n}\n";
+  std::vector<float> x = eighths(2 * 3 * 5 * 5, 35);
+  for (bool fold : {true, false}) {
+    SECTION(fold ? "folded" : "--no-fold-batch-norm") {
+      ExecutionResult r =
+          runBoth(source, {x}, /*verifyPolicy=*/true,
+                  [&](CompileOptions &o) { o.pipeline.foldBatchNorm = fold; });
+      for (size_t o = 0; o < r.compiled.size(); ++o)
+        for (size_t i = 0; i < r.compiled[o].size(); ++i) {
+          INFO("output " << o << " element " << i << ": got "
+                         << r.compiled[o][i] << ", reference "
+                         << r.reference[o].data[i]);
+          CHECK(double(r.compiled[o][i]) == r.reference[o].data[i]);
+        }
     }
   }
 }
