@@ -459,6 +459,7 @@ static void runS8(const uk_s8_problem *p) {
       (void *)&job);
 }
 
+#if UINTPTR_MAX > 0xffffffffu
 typedef struct uk_dw_job {
   const uk_dw_problem *p;
   uk_dw_fn fn;
@@ -466,9 +467,6 @@ typedef struct uk_dw_job {
 } uk_dw_job;
 
 static void dwPart(void *context, int64_t begin, int64_t end) {
-#if UINTPTR_MAX <= 0xffffffffu
-  (void)context, (void)begin, (void)end;
-#else
   const uk_dw_job *job = (const uk_dw_job *)context;
   for (int64_t i = begin; i < end; ++i) {
     uk_dw_problem sub = *job->p;
@@ -479,11 +477,12 @@ static void dwPart(void *context, int64_t begin, int64_t end) {
     sub.output += b * sub.OH * sub.OW;
     job->fn(&sub);
   }
-#endif
 }
+#endif
 
 /* Split by whole planes (each computed by one part with the same kernel),
- * from 2^20 multiply-adds, as the GEMMs. */
+ * from 2^20 multiply-adds, as the GEMMs; 32-bit targets: one thread (no
+ * 64-bit division helpers). */
 static void runDw(const uk_dw_problem *p) {
   const uk_dw_fn fn = selectDw();
 #if UINTPTR_MAX > 0xffffffffu
