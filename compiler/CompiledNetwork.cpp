@@ -281,6 +281,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8s32)},
       {"mixrt_ukernel_range_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_range_f32)},
+      {"mixrt_ukernel_depthwise_f32",
+       reinterpret_cast<void *>(&mixrt_ukernel_depthwise_f32)},
       // Called only by code compiled with profile-layers.
       {"mixc_profile_begin", reinterpret_cast<void *>(&mixc_profile_begin)},
       {"mixc_profile_end", reinterpret_cast<void *>(&mixc_profile_end)},

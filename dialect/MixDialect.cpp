@@ -82,19 +82,22 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     // Set by the lowering on linalg.generic, removed by
     // mix-use-microkernels.
     auto kind = dyn_cast<StringAttr>(attr.getValue());
-    bool valid = name == attr::kUkernelBias
-                     ? isa<UnitAttr>(attr.getValue())
-                     : kind && llvm::is_contained(
-                                   ArrayRef<StringRef>{
-                                       "gemm_f32", "gemm_s8", "range_f32",
-                                       "checked_quantize", "checked_rescale"},
-                                   kind.getValue());
+    bool valid =
+        name == attr::kUkernelBias
+            ? isa<UnitAttr>(attr.getValue())
+            : kind &&
+                  llvm::is_contained(
+                      ArrayRef<StringRef>{"gemm_f32", "gemm_s8", "range_f32",
+                                          "checked_quantize", "checked_rescale",
+                                          "depthwise_f32"},
+                      kind.getValue());
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
              << (name == attr::kUkernel
                      ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
-                       "\"checked_quantize\" or \"checked_rescale\""
+                       "\"checked_quantize\", \"checked_rescale\" or "
+                       "\"depthwise_f32\""
                      : "a unit attribute")
              << ", got " << attr.getValue();
     if (op->getName().getStringRef() != "linalg.generic")

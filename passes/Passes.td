@@ -461,6 +461,12 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
       does not overlap the activations (distinct workspace ranges, or one
       workspace view and one caller buffer).
 
+    The loop of a depthwise `conv2d` (groups == C == F, f32; marked
+    `"depthwise_f32"`) with contiguous NCHW input (already padded), weight
+    [C, 1, KH, KW] and output buffers becomes one call of
+    `mixrt_ukernel_depthwise_f32` (any weight, constant or not; the zero
+    fill before it is dropped; the bias epilogue stays a loop).
+
     The microkernels compute what the loops did, bit for bit (each output
     from +0 in ascending k with one FMA per step; exact int32 sums; see
     mixrt/ukernel.h). Everything else keeps its loops. With
@@ -490,6 +496,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
+    Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
   ];
 }
 

@@ -9,10 +9,13 @@
 // time by the same mixrt function the runtime documents. The microkernels
 // keep the numeric contract of the loops they replace (ascending k, one FMA
 // per step from +0; exact int32 sums), so results are bit-identical.
+// Depthwise convolutions (the loop marked "depthwise_f32") call
+// mixrt_ukernel_depthwise_f32 on their buffers as they are.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialect/MixAttrNames.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/NetworkSymbols.h"
 #include "passes/Passes.h"
 
@@ -54,6 +57,7 @@ namespace {
 constexpr StringLiteral kGemmF32 = "mixrt_ukernel_gemm_f32";
 constexpr StringLiteral kGemmS8 = "mixrt_ukernel_gemm_s8s8s32";
 constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
+constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -240,6 +244,8 @@ struct MixUseMicrokernelsPass
         (void)guardQuantize(op);
       else if (kind == "checked_rescale")
         (void)guardRescale(op, symbols);
+      else if (kind == "depthwise_f32")
+        (void)rewriteDepthwise(op);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -483,6 +489,80 @@ struct MixUseMicrokernelsPass
     op.erase();
     fill.erase();
     ++numInt8;
+    return success();
+  }
+
+  /// The depthwise conv2d loop of the lowering (convMaps with groups == C ==
+  /// F over (n, f, c, kh, kw, oh, ow): input [N, C, H, W] padded, weight
+  /// [C, 1, KH, KW], output [N, C, OH, OW]) as one call; strides and
+  /// dilations read back from the input's indexing map, which must then be
+  /// exactly the one convMaps builds.
+  LogicalResult rewriteDepthwise(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return failure();
+    Type f32 = Float32Type::get(&getContext());
+    Value in = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+          out = op.getDpsInits()[0];
+    if (!isPlainBuffer(in, f32, 4) || !isPlainBuffer(w, f32, 4) ||
+        !isPlainBuffer(out, f32, 4))
+      return failure();
+    auto inType = cast<MemRefType>(in.getType());
+    auto wType = cast<MemRefType>(w.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1);
+    if (c < 1 || wType.getDimSize(0) != c || wType.getDimSize(1) != 1 ||
+        outType.getDimSize(0) != n || outType.getDimSize(1) != c)
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    auto at = [&](unsigned dim) {
+      SmallVector<int64_t> point(7, 0);
+      point[dim] = 1;
+      return maps[0].compose(point);
+    };
+    SmallVector<int64_t> oh = at(5), kh = at(3), ow = at(6), kw = at(4);
+    int64_t strides[] = {oh[2], ow[3]}, dilations[] = {kh[2], kw[3]};
+    if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+        llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
+      return failure();
+    lowering::ConvMaps expected =
+        lowering::convMaps(strides, dilations, c, wType, op.getContext());
+    SmallVector<AffineMap> want = {expected.input, expected.weight,
+                                   expected.output};
+    if (maps != want)
+      return failure();
+
+    // The kernel writes every output from +0: the fill is dead.
+    linalg::FillOp fill = zeroFillBefore(op, out);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    declare(getOperation(), kDepthwiseF32,
+            b.getFunctionType({i64, i64, i64, i64, ptr, i64, i64, ptr, i64, i64,
+                               i64, i64, i64, i64, ptr, ptr, i32},
+                              {i32}));
+    Value args[] = {i64Const(b, loc, n),
+                    i64Const(b, loc, c),
+                    i64Const(b, loc, inType.getDimSize(2)),
+                    i64Const(b, loc, inType.getDimSize(3)),
+                    pointerTo(b, loc, in),
+                    i64Const(b, loc, wType.getDimSize(2)),
+                    i64Const(b, loc, wType.getDimSize(3)),
+                    pointerTo(b, loc, w),
+                    i64Const(b, loc, strides[0]),
+                    i64Const(b, loc, strides[1]),
+                    i64Const(b, loc, dilations[0]),
+                    i64Const(b, loc, dilations[1]),
+                    i64Const(b, loc, outType.getDimSize(2)),
+                    i64Const(b, loc, outType.getDimSize(3)),
+                    pointerTo(b, loc, out),
+                    nullPointer(b, loc),
+                    arith::ConstantIntOp::create(b, loc, i32, 0)};
+    func::CallOp::create(b, loc, kDepthwiseF32, TypeRange{i32}, args);
+    if (fill)
+      fill.erase();
+    op.erase();
+    ++numDepthwise;
     return success();
   }
 

@@ -14,6 +14,13 @@
 //   b  1x1  256 ->   64 at 56x56      e  1x1  512 -> 2048 at  7x7
 //   c  3x3  128 ->  128 at 28x28
 //
+// and MobileNet-V2-shaped depthwise 3x3 layers (groups = C = F, padded by
+// 1): dw1 32 channels at 112x112, dw2 96 at 56x56 stride 2, dw3 144 at
+// 56x56, dw4 960 at 7x7 -- compiled f32 (one call of
+// mixrt_ukernel_depthwise_f32 on the padded input) and f32 loops only, with
+// oneDNN's f32 depthwise convolution (goihw weights, NCHW and blocked
+// activations) as the peer;
+//
 // each as
 //
 //   compiled f32         mixc's default: banded im2col GEMMs calling mixrt's
@@ -132,9 +139,13 @@ using mixbench::values;
 struct ConvShape {
   const char *name;
   int64_t c, f, h, w, k, stride, pad;
+  int64_t groups = 1; ///< c (= f): depthwise
   int64_t oh() const { return (h + 2 * pad - k) / stride + 1; }
   int64_t ow() const { return (w + 2 * pad - k) / stride + 1; }
-  int64_t depth() const { return c * k * k; }
+  /// Input channels per group.
+  int64_t cpg() const { return c / groups; }
+  /// Taps per output (the K of the sums).
+  int64_t depth() const { return cpg() * k * k; }
   double ops() const {
     return 2.0 * static_cast<double>(f * oh() * ow() * depth());
   }
@@ -146,6 +157,11 @@ const ConvShape kLayers[] = {
     {"c:3x3_128-128_28", 128, 128, 28, 28, 3, 1, 1},
     {"d:3x3_256-256_14", 256, 256, 14, 14, 3, 1, 1},
     {"e:1x1_512-2048_7", 512, 2048, 7, 7, 1, 1, 0},
+    // MobileNet-V2-shaped depthwise 3x3 (groups = C = F).
+    {"dw1:3x3dw_32_112", 32, 32, 112, 112, 3, 1, 1, 32},
+    {"dw2:3x3dw_96_56/2", 96, 96, 56, 56, 3, 2, 1, 96},
+    {"dw3:3x3dw_144_56", 144, 144, 56, 56, 3, 1, 1, 144},
+    {"dw4:3x3dw_960_7", 960, 960, 7, 7, 3, 1, 1, 960},
 };
 
 /// The whole CNN's convolutions, in order, then global_avg_pool and a dense
@@ -237,12 +253,15 @@ template <class T, class X, class W> struct ConvSums {
       absW.assign(n, 0.0);
       taps.assign(n, 0.0);
     }
+    const int64_t cpg = s.cpg(), fpg = s.f / s.groups;
     for (int64_t f = 0; f < s.f; ++f)
-      for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t ci = 0; ci < cpg; ++ci)
         for (int64_t kh = 0; kh < s.k; ++kh)
           for (int64_t kw = 0; kw < s.k; ++kw) {
+            // The input channel of the group's ci-th.
+            const int64_t c = f / fpg * cpg + ci;
             const T wv =
-                static_cast<T>(w[((f * s.c + c) * s.k + kh) * s.k + kw]);
+                static_cast<T>(w[((f * cpg + ci) * s.k + kh) * s.k + kw]);
             const double wa = std::fabs(static_cast<double>(wv));
             for (int64_t y = 0; y < oh; ++y) {
               const int64_t iy = y * s.stride - s.pad + kh;
@@ -333,14 +352,16 @@ std::string convText(const ConvShape &s, const std::string &x,
                      const std::string &w, const std::string &y,
                      const char *precision) {
   const std::string xt = tensorType({1, s.c, s.h, s.w}),
-                    wt = tensorType({s.f, s.c, s.k, s.k}),
+                    wt = tensorType({s.f, s.cpg(), s.k, s.k}),
                     yt = tensorType({1, s.f, s.oh(), s.ow()});
   const std::string st = std::to_string(s.stride), p = std::to_string(s.pad);
   return "  %" + w + " = mix.weight external \"" + w + "\" : " + wt + "\n  %" +
          y + " = mix.conv2d %" + x + ", %" + w + precision +
          " {strides = array<i64: " + st + ", " + st +
-         ">, padding = array<i64: " + p + ", " + p + ", " + p + ", " + p +
-         ">} : (" + xt + ", " + wt + ") -> " + yt + "\n";
+         ">, padding = array<i64: " + p + ", " + p + ", " + p + ", " + p + ">" +
+         (s.groups > 1 ? ", groups = " + std::to_string(s.groups) + " : i64"
+                       : std::string()) +
+         "} : (" + xt + ", " + wt + ") -> " + yt + "\n";
 }
 
 /// The inputs of one layer: x, w, and w in a safetensors file.
@@ -351,8 +372,8 @@ struct LayerData {
 
   explicit LayerData(const ConvShape &s)
       : shape(s), x(values(s.c * s.h * s.w, 1)), w(values(s.f * s.depth(), 2)) {
-    weightsPath = mixbench::writeSafetensors({{"w", {s.f, s.c, s.k, s.k}, &w}},
-                                             "bench-conv", error);
+    weightsPath = mixbench::writeSafetensors(
+        {{"w", {s.f, s.cpg(), s.k, s.k}, &w}}, "bench-conv", error);
   }
   ~LayerData() {
     if (!weightsPath.empty())
@@ -596,19 +617,25 @@ struct DnnlConv {
                            dstDt = int8 ? dnnl_s32 : dnnl_f32;
     const dnnl_format_tag_t act =
         kind == DnnlF32Nchw ? dnnl_nchw : dnnl_format_tag_any;
+    // Grouped: weights [G, F/G, C/G, KH, KW] (goihw).
+    const bool grouped = s.groups > 1;
+    const int weiRank = grouped ? 5 : 4;
     const dnnl_dims_t srcDims = {1, s.c, s.h, s.w},
                       weiDims = {s.f, s.c, s.k, s.k},
+                      gWeiDims = {s.groups, s.f / s.groups, s.cpg(), s.k, s.k},
                       dstDims = {1, s.f, s.oh(), s.ow()},
                       strides = {s.stride, s.stride}, pad = {s.pad, s.pad};
     dnnl_memory_desc_t srcMd, weiMd, dstMd, userSrcMd, userWeiMd;
     DNNL_TRY(dnnl_memory_desc_init_by_tag(&srcMd, 4, srcDims, dt, act));
-    DNNL_TRY(dnnl_memory_desc_init_by_tag(&weiMd, 4, weiDims, dt,
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&weiMd, weiRank,
+                                          grouped ? gWeiDims : weiDims, dt,
                                           dnnl_format_tag_any));
     DNNL_TRY(dnnl_memory_desc_init_by_tag(&dstMd, 4, dstDims, dstDt, act));
     DNNL_TRY(
         dnnl_memory_desc_init_by_tag(&userSrcMd, 4, srcDims, dt, dnnl_nchw));
-    DNNL_TRY(
-        dnnl_memory_desc_init_by_tag(&userWeiMd, 4, weiDims, dt, dnnl_oihw));
+    DNNL_TRY(dnnl_memory_desc_init_by_tag(&userWeiMd, weiRank,
+                                          grouped ? gWeiDims : weiDims, dt,
+                                          grouped ? dnnl_goihw : dnnl_oihw));
     DNNL_TRY(
         dnnl_memory_desc_init_by_tag(&userDstMd, 4, dstDims, dstDt, dnnl_nchw));
     dnnl_convolution_desc_t cd;
@@ -737,9 +764,11 @@ const LayerCheck &checkFor(int layer) {
   if (check.f32.empty())
     check.f32 = compareF32(s, ref, uk.y, 1.0, "compiled f32", check.f32Worst);
 
-  Compiled &q = compiledFor(layer, Int8);
-  check.int8 = q.error;
+  // Depthwise layers have no int8 variant (int8 conv2d takes one group).
+  Compiled *qp = s.groups == 1 ? &compiledFor(layer, Int8) : nullptr;
+  check.int8 = qp ? qp->error : "no int8 depthwise";
   if (check.int8.empty()) {
+    Compiled &q = *qp;
     q.run();
     double xMax = 0;
     for (float v : d.x)
@@ -1062,6 +1091,18 @@ void add(const std::string &name, Fn fn, Args... args) {
 void registerAll() {
   for (int i = 0; i < static_cast<int>(std::size(kLayers)); ++i) {
     const std::string shape = std::string("/") + kLayers[i].name;
+    if (kLayers[i].groups > 1) {
+      // Depthwise: f32 (mixrt_ukernel_depthwise_f32) and loops against
+      // oneDNN's f32 depthwise convolution.
+      for (Variant v : {F32, F32Loops})
+        add(std::string("BM_Conv_compiled_") + kVariants[v].name + shape,
+            BM_Compiled, i, v);
+#ifdef MIXC_BENCH_DNNL
+      add("BM_Conv_oneDNN_f32_nchw" + shape, BM_Dnnl, i, DnnlF32Nchw);
+      add("BM_Conv_oneDNN_f32_any" + shape, BM_Dnnl, i, DnnlF32Any);
+#endif
+      continue;
+    }
     for (Variant v : {F32, F32Loops, Int8})
       add(std::string("BM_Conv_compiled_") + kVariants[v].name + shape,
           BM_Compiled, i, v);

@@ -21,6 +21,14 @@
 // all patches of a layer were copied at once and a 3x3, 64 -> 64 convolution
 // at 56x56 (7 MiB of patches) was no faster than the loops.
 //
+// Depthwise (groups == C == F, one input channel per group, C = 1 included;
+// f32 activations and accumulator; f32, f16 or bf16 weight, widened exactly
+// first): the loops' linalg.generic itself, marked "depthwise_f32", which
+// mix-use-microkernels turns into a call of mixrt_ukernel_depthwise_f32 on
+// the padded input (its per-output chain is the loops': fma from +0 over
+// (kh, kw) ascending). The bias epilogue stays a loop after it. Grouped
+// convolutions with 1 < groups < C stay loops.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/LayerLowering.h"
@@ -228,12 +236,35 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     return addBias(rewriter, loc, types, rows, epilogue);
   }
 
+  /// Whether the convolution is a depthwise one the microkernel computes
+  /// (see the file comment).
+  bool isMicrokernelDepthwise(Conv2DOp op, OpAdaptor adaptor,
+                              const LayerTypes &types) const {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    Type wElem = wType.getElementType();
+    auto groups = static_cast<int64_t>(op.getGroups());
+    return options.microkernels && types.acc.isF32() &&
+           inType.getElementType().isF32() && inType.hasStaticShape() &&
+           wType.hasStaticShape() && types.result.hasStaticShape() &&
+           groups == inType.getDimSize(1) && wType.getDimSize(0) == groups &&
+           wType.getDimSize(1) == 1 &&
+           (wElem.isF32() || wElem.isF16() || wElem.isBF16());
+  }
+
   Value lower(Conv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
-    if (Value gemm = lowerAsGemm(op, adaptor, types, rewriter))
-      return gemm;
+    bool depthwise = isMicrokernelDepthwise(op, adaptor, types);
+    if (!depthwise)
+      if (Value gemm = lowerAsGemm(op, adaptor, types, rewriter))
+        return gemm;
     Location loc = op.getLoc();
-    auto wType = cast<ShapedType>(adaptor.getWeight().getType());
+    Value weight = adaptor.getWeight();
+    auto wType = cast<ShapedType>(weight.getType());
+    if (depthwise && !wType.getElementType().isF32())
+      // f16/bf16 weights widened exactly (the loops' own conversion).
+      weight = convertTensor(rewriter, loc, weight,
+                             wType.clone(rewriter.getF32Type()));
     Type inElem =
         cast<ShapedType>(adaptor.getInput().getType()).getElementType();
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
@@ -241,7 +272,7 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
                              wType, rewriter.getContext());
     Type acc = types.acc;
-    Value sum = generic(rewriter, loc, ValueRange{input, adaptor.getWeight()},
+    Value sum = generic(rewriter, loc, ValueRange{input, weight},
                         buildInit(rewriter, loc, types),
                         {conv.input, conv.weight, conv.output}, conv.iterators,
                         [&](OpBuilder &b, Location l, ValueRange a) {
@@ -251,6 +282,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                           Value in = convertScalar(b, l, a[0], acc);
                           return Value(math::FmaOp::create(b, l, in, w, a[2]));
                         });
+    if (depthwise)
+      sum.getDefiningOp()->setAttr(attr::kUkernel,
+                                   rewriter.getStringAttr("depthwise_f32"));
     BiasEpilogue epilogue;
     epilogue.biasType = acc;
     epilogue.bias = adaptor.getBias();

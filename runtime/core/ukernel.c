@@ -291,6 +291,21 @@ static uk_s8_fn selectS8(void) {
   return mixrt_uk_s8_portable;
 }
 
+static uk_dw_fn selectDw(void) {
+#if defined(__x86_64__)
+  switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AVX512_VNNI:
+  case MIXRT_UKERNEL_ISA_AVX512:
+    return mixrt_uk_dw_avx512;
+  case MIXRT_UKERNEL_ISA_AVX2:
+    return mixrt_uk_dw_avx2;
+  default:
+    break;
+  }
+#endif
+  return mixrt_uk_dw_portable;
+}
+
 /*===----------------------------------------------------------------------===*\
 |* Threads                                                                    *|
 \*===----------------------------------------------------------------------===*/
@@ -444,6 +459,48 @@ static void runS8(const uk_s8_problem *p) {
       (void *)&job);
 }
 
+#if UINTPTR_MAX > 0xffffffffu
+typedef struct uk_dw_job {
+  const uk_dw_problem *p;
+  uk_dw_fn fn;
+  int64_t per; /* planes per part */
+} uk_dw_job;
+
+static void dwPart(void *context, int64_t begin, int64_t end) {
+  const uk_dw_job *job = (const uk_dw_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    uk_dw_problem sub = *job->p;
+    const int64_t b = i * job->per;
+    sub.planes = b + job->per < sub.planes ? job->per : sub.planes - b;
+    sub.c0 = (sub.c0 + b) % sub.C;
+    sub.input += b * sub.H * sub.W;
+    sub.output += b * sub.OH * sub.OW;
+    job->fn(&sub);
+  }
+}
+#endif
+
+/* Split by whole planes (each computed by one part with the same kernel),
+ * from 2^20 multiply-adds, as the GEMMs; 32-bit targets: one thread (no
+ * 64-bit division helpers). */
+static void runDw(const uk_dw_problem *p) {
+  const uk_dw_fn fn = selectDw();
+#if UINTPTR_MAX > 0xffffffffu
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
+  if (threads >= 2 && pf != NULL && p->planes >= 2 &&
+      (double)p->planes * (double)(p->OH * p->OW) * (double)(p->KH * p->KW) >=
+          1048576.0) {
+    uk_dw_job job = {p, fn, (p->planes + threads - 1) / threads};
+    const int64_t parts = (p->planes + job.per - 1) / job.per;
+    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, dwPart,
+       (void *)&job);
+    return;
+  }
+#endif
+  fn(p);
+}
+
 /*===----------------------------------------------------------------------===*\
 |* Entry points                                                               *|
 \*===----------------------------------------------------------------------===*/
@@ -563,6 +620,45 @@ mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
   p.b_scales = b_scales, p.b_zero_points = b_zero_points;
   p.Cf = C, p.ldc = ldc, p.bias = bias;
   return gemmS8(&p, 1, flags, packed_b);
+}
+
+/* a * b (both >= 0) into *out, 0 on overflow beyond PTRDIFF_MAX. */
+static int mulFits(int64_t a, int64_t b, int64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+mixrt_status_code mixrt_ukernel_depthwise_f32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
+    int64_t KW, const float *weight, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t OH, int64_t OW,
+    float *output, const float *bias, uint32_t flags) {
+  if (N < 0 || C < 0 || H < 0 || W < 0 || OH < 0 || OW < 0 || KH < 1 ||
+      KW < 1 || stride_h < 1 || stride_w < 1 || dilation_h < 1 ||
+      dilation_w < 1 || flags != 0)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  int64_t planes, inPlane, outPlane, taps, e;
+  if (!mulFits(N, C, &planes) || !mulFits(H, W, &inPlane) ||
+      !mulFits(OH, OW, &outPlane) || !mulFits(KH, KW, &taps) ||
+      !mulFits(planes, inPlane, &e) || !mulFits(e, 4, &e) ||
+      !mulFits(planes, outPlane, &e) || !mulFits(e, 4, &e) ||
+      !mulFits(C, taps, &e) || !mulFits(e, 4, &e))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (planes == 0 || outPlane == 0)
+    return MIXRT_STATUS_OK;
+  /* The last tap of the last output, in both directions, lies inside. */
+  int64_t lastH, lastW, t;
+  if (!mulFits(OH - 1, stride_h, &lastH) || !mulFits(KH - 1, dilation_h, &t) ||
+      __builtin_add_overflow(lastH, t, &lastH) || lastH >= H ||
+      !mulFits(OW - 1, stride_w, &lastW) || !mulFits(KW - 1, dilation_w, &t) ||
+      __builtin_add_overflow(lastW, t, &lastW) || lastW >= W)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (input == NULL || weight == NULL || output == NULL)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  const uk_dw_problem p = {
+      planes,     C,          0,  H,  W,     KH,     KW,   stride_h, stride_w,
+      dilation_h, dilation_w, OH, OW, input, weight, bias, output};
+  runDw(&p);
+  return MIXRT_STATUS_OK;
 }
 
 static inline uint32_t ukBits(float f) {
@@ -746,5 +842,28 @@ void mixrt_uk_s8_portable(const uk_s8_problem *p) {
           p->Ci[m * p->ldc + n0 + j] = v;
       }
     }
+  }
+}
+
+void mixrt_uk_dw_portable(const uk_dw_problem *p) {
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * p->KH * p->KW;
+    float *out = p->output + i * p->OH * p->OW;
+    for (int64_t oh = 0; oh < p->OH; ++oh)
+      for (int64_t ow = 0; ow < p->OW; ++ow) {
+        float acc = 0.0f;
+        for (int64_t kh = 0; kh < p->KH; ++kh) {
+          const float *row = in + (oh * p->sh + kh * p->dh) * p->W + ow * p->sw;
+          for (int64_t kw = 0; kw < p->KW; ++kw)
+            acc = ukFmaf(row[kw * p->dw], w[kh * p->KW + kw], acc);
+        }
+        if (p->bias)
+          acc = acc + p->bias[c];
+        out[oh * p->OW + ow] = acc;
+      }
+    if (++c == p->C)
+      c = 0;
   }
 }

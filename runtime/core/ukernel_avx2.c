@@ -373,6 +373,99 @@ UK_T void mixrt_uk_s8_avx2(const uk_s8_problem *p) {
   }
 }
 
+/*===----------------------------------------------------------------------===*\
+|* Depthwise convolution                                                      *|
+\*===----------------------------------------------------------------------===*/
+
+/* Tap loads of 8 outputs ow0 .. ow0 + 7 (the first `valid`, mask `m`) from
+ * row[j * S]: S = 1 a masked load; S = 2 two masked loads of the 2 * valid
+ * - 1 floats spanned, deinterleaved (vshufps + vpermpd); otherwise (S = 0)
+ * a masked gather of index j * stride. Masked lanes read nothing. */
+UK_INLINE __m256 dwLoad(const int S, const float *row, __m256i m, int64_t valid,
+                        __m256i gather) {
+  if (S == 1)
+    return _mm256_maskload_ps(row, m);
+  if (S == 2) {
+    const int64_t span = 2 * valid - 1;
+    const __m256 lo = _mm256_maskload_ps(row, laneMask(span > 8 ? 8 : span));
+    const __m256 hi =
+        _mm256_maskload_ps(row + 8, laneMask(span > 8 ? span - 8 : 0));
+    const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), row, gather,
+                                  _mm256_castsi256_ps(m), 4);
+}
+
+/* R output rows from oh0 of one plane, 8 outputs of a row at a time: per
+ * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. */
+UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
+                      const float *in, const float *w, float *out, int64_t oh0,
+                      const float *bias) {
+  const __m256i gather = _mm256_mullo_epi32(
+      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)p->sw));
+  const int64_t rowStep = p->sh * p->W;
+  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 8) {
+    const int64_t valid = p->OW - ow0 < 8 ? p->OW - ow0 : 8;
+    const __m256i m = laneMask(valid);
+    __m256 acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+      acc[r] = _mm256_setzero_ps();
+    for (int64_t kh = 0; kh < p->KH; ++kh) {
+      const float *src = in + (oh0 * p->sh + kh * p->dh) * p->W + ow0 * p->sw;
+      for (int64_t kw = 0; kw < p->KW; ++kw) {
+        const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
+        const float *tap = src + kw * p->dw;
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+          acc[r] = _mm256_fmadd_ps(
+              dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      __m256 x = acc[r];
+      if (bias)
+        x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
+      _mm256_maskstore_ps(out + (oh0 + r) * p->OW + ow0, m, x);
+    }
+  }
+}
+
+UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * p->KH * p->KW;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    int64_t oh = 0;
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias);
+    if (oh + 2 <= p->OH) {
+      dwRows(2, S, p, in, w, out, oh, bias);
+      oh += 2;
+    }
+    for (; oh < p->OH; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias);
+    if (++c == p->C)
+      c = 0;
+  }
+}
+
+UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
+  if (p->sw == 1)
+    dwPlanes(1, p);
+  else if (p->sw == 2)
+    dwPlanes(2, p);
+  else if (p->sw <= (1 << 27))
+    dwPlanes(0, p); /* 7 * stride fits the gather's int32 index */
+  else
+    mixrt_uk_dw_portable(p);
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int mixrt_uk_avx2_unused;

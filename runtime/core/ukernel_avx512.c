@@ -503,6 +503,98 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
   }
 }
 
+/*===----------------------------------------------------------------------===*\
+|* Depthwise convolution                                                      *|
+\*===----------------------------------------------------------------------===*/
+
+/* Tap loads of 16 outputs ow0 .. ow0 + 15 (the first `valid`, mask `m`)
+ * from row[j * S]: S = 1 a masked load; S = 2 two masked loads of the 2
+ * * valid - 1 floats spanned, deinterleaved by vpermt2ps; otherwise (S = 0)
+ * a masked gather of index j * stride. Masked lanes read nothing. */
+UK_INLINE UK_T __m512 dwLoad(const int S, const float *row, __mmask16 m,
+                             int64_t valid, __m512i gather) {
+  if (S == 1)
+    return _mm512_maskz_loadu_ps(m, row);
+  if (S == 2) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                           20, 22, 24, 26, 28, 30);
+    const int64_t span = 2 * valid - 1;
+    const __m512 lo = _mm512_maskz_loadu_ps(colMask(span), row);
+    const __m512 hi = _mm512_maskz_loadu_ps(colMask(span - 16), row + 16);
+    return _mm512_permutex2var_ps(lo, even, hi);
+  }
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, gather, row, 4);
+}
+
+/* R output rows from oh0 of one plane, 16 outputs of a row at a time: per
+ * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. */
+UK_INLINE UK_T void dwRows(const int R, const int S, const uk_dw_problem *p,
+                           const float *in, const float *w, float *out,
+                           int64_t oh0, const float *bias) {
+  const __m512i gather = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32((int)p->sw));
+  const int64_t rowStep = p->sh * p->W;
+  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 16) {
+    const int64_t valid = p->OW - ow0 < 16 ? p->OW - ow0 : 16;
+    const __mmask16 m = colMask(valid);
+    __m512 acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+      acc[r] = _mm512_setzero_ps();
+    for (int64_t kh = 0; kh < p->KH; ++kh) {
+      const float *src = in + (oh0 * p->sh + kh * p->dh) * p->W + ow0 * p->sw;
+      for (int64_t kw = 0; kw < p->KW; ++kw) {
+        const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
+        const float *tap = src + kw * p->dw;
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r)
+          acc[r] = _mm512_fmadd_ps(
+              dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      __m512 x = acc[r];
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
+      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0, m, x);
+    }
+  }
+}
+
+UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * p->KH * p->KW;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    int64_t oh = 0;
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias);
+    if (oh + 2 <= p->OH) {
+      dwRows(2, S, p, in, w, out, oh, bias);
+      oh += 2;
+    }
+    for (; oh < p->OH; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias);
+    if (++c == p->C)
+      c = 0;
+  }
+}
+
+UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
+  if (p->sw == 1)
+    dwPlanes(1, p);
+  else if (p->sw == 2)
+    dwPlanes(2, p);
+  else if (p->sw <= (1 << 26))
+    dwPlanes(0, p); /* 15 * stride fits the gather's int32 index */
+  else
+    mixrt_uk_dw_portable(p);
+}
+
 #else
 typedef int mixrt_uk_avx512_unused;
 #endif

@@ -53,12 +53,24 @@ typedef struct uk_s8_problem {
   int relu;
 } uk_s8_problem;
 
+/* A depthwise f32 convolution over planes [0, planes) of an N*C stack:
+ * plane i reads input + i * H * W, weight + (i % C) * KH * KW (and
+ * bias[i % C]), writes output + i * OH * OW. `c0` is the channel of plane
+ * 0 (a part of a split starts mid-stack). */
+typedef struct uk_dw_problem {
+  int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW;
+  const float *input, *weight, *bias;
+  float *output;
+} uk_dw_problem;
+
 typedef void (*uk_f32_fn)(const uk_f32_problem *p);
+typedef void (*uk_dw_fn)(const uk_dw_problem *p);
 typedef void (*uk_s8_fn)(const uk_s8_problem *p);
 
 /* Paths (the portable ones always exist). */
 UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
+UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
  * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
 typedef struct uk_range {
@@ -70,6 +82,8 @@ UK_HIDDEN uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n);
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);
+UK_HIDDEN void mixrt_uk_dw_avx2(const uk_dw_problem *p);
+UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
 #endif

@@ -293,6 +293,58 @@ void checkConv(const ConvCase &c, unsigned seed,
              inputData(inputs, c.n * c.c * c.h * c.w, rng));
 }
 
+/// A depthwise conv2d (groups == C == F, weight [C, 1, KH, KW]) against the
+/// loops; `specials`: an infinite weight in the corner of channel 0 (it
+/// reads the zero padding: NaN in the loops) and a NaN weight in channel 1.
+void checkDepthwise(const ConvCase &c, bool specials, unsigned seed) {
+  std::mt19937 rng(seed);
+  int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+  int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+  std::string in = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, c.h, c.w);
+  std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, oh, ow);
+  std::string wt = llvm::formatv("{0}x1x{1}x{2}", c.c, c.kh, c.kw);
+  std::uniform_int_distribution<int> dist(-160, 160);
+  std::string weightText = "[";
+  for (int64_t ci = 0; ci < c.c; ++ci) {
+    weightText += ci ? ", [[" : "[[";
+    for (int64_t i = 0; i < c.kh; ++i) {
+      weightText += i ? ", [" : "[";
+      for (int64_t j = 0; j < c.kw; ++j) {
+        std::string v = std::to_string(dist(rng) / 64.0);
+        if (specials && ci == 0 && i == 0 && j == 0)
+          v = "0x7F800000"; // +inf
+        if (specials && ci == 1 && i == c.kh - 1 && j == 0)
+          v = "0x7FC00000"; // NaN
+        weightText += (j ? ", " : "") + v;
+      }
+      weightText += "]";
+    }
+    weightText += "]]";
+  }
+  weightText += "]";
+  std::string text =
+      llvm::formatv("mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+                    "tensor<{1}xf32> {\n"
+                    "  %w = mix.weight dense<{2}> : tensor<{3}xf32>\n",
+                    in, out, weightText, wt);
+  if (c.bias)
+    text += llvm::formatv("  %b = mix.weight dense<{0}> : tensor<{1}xf32>\n",
+                          vectorText(rng, c.c), c.c);
+  text += llvm::formatv(
+      "  %y = mix.conv2d %x, %w{0} {4} {{strides = array<i64: {1}, {1}>, "
+      "padding = array<i64: {2}, {2}, {2}, {2}>, dilations = array<i64: {3}, "
+      "{3}>, groups = {9} : i64} : (tensor<{5}xf32>, tensor<{6}xf32>{7}) -> "
+      "tensor<{8}xf32>\n",
+      c.bias ? ", %b" : "", c.stride, c.pad, c.dilation, c.precision, in, wt,
+      c.bias ? llvm::formatv(", tensor<{0}xf32>", c.c).str() : std::string(),
+      out, c.c);
+  text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
+  GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.c, oh, ow},
+             "mixrt_ukernel_depthwise_f32",
+             inputData(inputs, c.n * c.c * c.h * c.w, rng));
+}
+
 } // namespace
 
 TEST_CASE("compiled f32 dense: microkernel calls equal the loops bit for bit",
@@ -445,4 +497,67 @@ TEST_CASE("fused elementwise layers equal the unfused loops bit for bit",
           inputData(inputs, 4 * 36, rng));
     }
   }
+}
+
+namespace {
+
+void checkDepthwiseCases(const std::vector<ConvCase> &cases, bool specials,
+                         unsigned seed) {
+  for (const ConvCase &c : cases) {
+    DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                         << " " << c.kh << "x" << c.kw << " stride " << c.stride
+                         << " pad " << c.pad << " dilation " << c.dilation
+                         << " " << c.precision << (c.bias ? " bias" : "")
+                         << (specials ? " inf/NaN weights" : "")) {
+      checkDepthwise(c, specials, seed);
+    }
+    ++seed;
+  }
+}
+
+} // namespace
+
+// ConvCase: n, c, h, w, f (= c), kh, kw, stride, pad, dilation, precision,
+// bias. f16 weights are widened exactly before the call.
+TEST_CASE("compiled depthwise conv2d, stride 1: the depthwise microkernel "
+          "call equals the loops bit for bit",
+          "[exec][ukernel][depthwise]") {
+  std::vector<ConvCase> cases;
+  for (int64_t c : {1, 3, 17}) {
+    // OW = 1, 7, 17, 33 (3x3, padding 1).
+    for (int64_t w : {1, 7, 17, 33})
+      cases.push_back({1, c, 5, w, c, 3, 3, 1, 1, 1, "", c != 3});
+    // Dilation 2 (padding 2 keeps the size), no padding.
+    cases.push_back({1, c, 8, 17, c, 3, 3, 1, 2, 2, "", true});
+    cases.push_back({1, c, 6, 9, c, 3, 3, 1, 0, 1, "", false});
+  }
+  for (int64_t w : {7, 33})
+    cases.push_back(
+        {2, 3, 5, w, 3, 3, 3, 1, 1, 1, "precision(weights = f16)", true});
+  checkDepthwiseCases(cases, false, 500);
+}
+
+TEST_CASE("compiled depthwise conv2d, stride 2: the depthwise microkernel "
+          "call equals the loops bit for bit",
+          "[exec][ukernel][depthwise]") {
+  std::vector<ConvCase> cases;
+  for (int64_t c : {1, 3, 17}) {
+    // OW = 1, 7, 17, 33.
+    for (int64_t w : {1, 13, 33, 65})
+      cases.push_back({c == 3 ? 2 : 1, c, 9, w, c, 3, 3, 2, 1, 1, "", true});
+    // 5x5, padding 2.
+    cases.push_back({1, c, 7, 20, c, 5, 5, 2, 2, 1, "", c != 1});
+  }
+  cases.push_back(
+      {1, 3, 9, 13, 3, 3, 3, 2, 1, 1, "precision(weights = f16)", true});
+  checkDepthwiseCases(cases, false, 600);
+}
+
+TEST_CASE("compiled depthwise conv2d: infinite and NaN weights through the "
+          "zero padding equal the loops",
+          "[exec][ukernel][depthwise]") {
+  checkDepthwiseCases({ConvCase{1, 3, 6, 7, 3, 3, 3, 1, 1, 1, "", true},
+                       ConvCase{2, 17, 9, 33, 17, 3, 3, 2, 1, 1, "", false},
+                       ConvCase{1, 3, 8, 17, 3, 3, 3, 1, 2, 2, "", true}},
+                      true, 700);
 }

@@ -1,0 +1,268 @@
+//===-- ukernel_depthwise_test.cpp - the depthwise f32 microkernel --------===//
+//
+// mixrt_ukernel_depthwise_f32 on every path this CPU has (forced one by one
+// with mixrt_ukernel_set_isa), bit for bit against a plain reference of the
+// contract of mixrt/ukernel.h (per output: fmaf over (kh, kw) ascending from
+// +0, then + bias[c]); a NaN output must be a NaN in both (the payload is
+// not part of the contract). Shapes: output widths 1, 7, 8, 9, 16, 17, 33
+// (tails of the 8- and 16-lane rows), channels 1, 3, 17, two images, 3x3,
+// 1x1, 5x3 and 2x4 windows, strides 1, 2, 3 (the gather), dilations 1, 2;
+// infinities, NaN, -0 and subnormals in the input and the weights, zeros in
+// the padding times an infinite weight; the words after the output stay
+// untouched. Then threads, and the argument checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mixrt::test;
+
+namespace {
+
+const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
+
+class IsaScope {
+public:
+  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
+    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
+  }
+  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
+
+private:
+  mixrt_ukernel_isa saved_;
+};
+
+std::vector<mixrt_ukernel_isa> availablePaths() {
+  std::vector<mixrt_ukernel_isa> paths;
+  for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
+    paths.push_back(static_cast<mixrt_ukernel_isa>(i));
+  return paths;
+}
+
+struct DwShape {
+  int64_t n, c, oh, ow, kh, kw, sh, sw, dh, dw;
+  int64_t h() const { return (oh - 1) * sh + (kh - 1) * dh + 1; }
+  int64_t w() const { return (ow - 1) * sw + (kw - 1) * dw + 1; }
+  int64_t outputs() const { return n * c * oh * ow; }
+};
+
+/// The contract, as plainly as possible.
+std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
+                             const std::vector<float> &w, const float *bias) {
+  const int64_t h = s.h(), wd = s.w();
+  std::vector<float> out(static_cast<size_t>(s.outputs()));
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t y = 0; y < s.oh; ++y)
+        for (int64_t x = 0; x < s.ow; ++x) {
+          float acc = 0.0f;
+          for (int64_t i = 0; i < s.kh; ++i)
+            for (int64_t j = 0; j < s.kw; ++j)
+              acc = std::fma(in[((n * s.c + c) * h + y * s.sh + i * s.dh) * wd +
+                                x * s.sw + j * s.dw],
+                             w[(c * s.kh + i) * s.kw + j], acc);
+          if (bias)
+            acc = acc + bias[c];
+          out[((n * s.c + c) * s.oh + y) * s.ow + x] = acc;
+        }
+  return out;
+}
+
+mixrt_status_code run(const DwShape &s, const std::vector<float> &in,
+                      const std::vector<float> &w, float *out,
+                      const float *bias) {
+  return mixrt_ukernel_depthwise_f32(s.n, s.c, s.h(), s.w(), in.data(), s.kh,
+                                     s.kw, w.data(), s.sh, s.sw, s.dh, s.dw,
+                                     s.oh, s.ow, out, bias, 0);
+}
+
+/// Random data; `specials`: infinities, NaN, -0, subnormals, and a border
+/// of zeros around the input (padding) with an infinite weight reading it.
+struct DwData {
+  std::vector<float> in, w, bias;
+  DwData(const DwShape &s, bool specials, std::mt19937 &rng) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const int64_t h = s.h(), wd = s.w();
+    in.resize(static_cast<size_t>(s.n * s.c * h * wd));
+    w.resize(static_cast<size_t>(s.c * s.kh * s.kw));
+    bias.resize(static_cast<size_t>(s.c));
+    for (float &v : in)
+      v = normal(rng);
+    for (float &v : w)
+      v = normal(rng);
+    for (float &v : bias)
+      v = normal(rng);
+    if (!specials)
+      return;
+    // Zero borders (what mixc's padding writes).
+    for (int64_t p = 0; p < s.n * s.c; ++p)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < wd; ++x)
+          if (y == 0 || x == 0 || y == h - 1 || x == wd - 1)
+            in[static_cast<size_t>((p * h + y) * wd + x)] = 0.0f;
+    w[0] = INFINITY; // 0 x inf = NaN on the border rows and columns
+    if (w.size() > 2)
+      w[2] = -0.0f;
+    in[in.size() / 2] = -INFINITY;
+    in[in.size() / 3] = NAN;
+    in[in.size() / 5] = 1e-40f;
+    if (s.c > 1)
+      w[static_cast<size_t>(s.kh * s.kw)] = NAN; // all of channel 1
+    bias[0] = -0.0f;
+  }
+};
+
+void checkShape(const DwShape &s, bool specials, bool withBias,
+                std::mt19937 &rng) {
+  INFO("N " << s.n << " C " << s.c << " out " << s.oh << "x" << s.ow
+            << " window " << s.kh << "x" << s.kw << " stride " << s.sh << ","
+            << s.sw << " dilation " << s.dh << "," << s.dw
+            << (specials ? " specials" : "") << (withBias ? " bias" : ""));
+  DwData d(s, specials, rng);
+  const float *bias = withBias ? d.bias.data() : nullptr;
+  const std::vector<float> want = reference(s, d.in, d.w, bias);
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    // Three guard words after the output.
+    std::vector<float> got(want.size() + 3, f32FromBits(kSentinel));
+    REQUIRE(run(s, d.in, d.w, got.data(), bias) == MIXRT_STATUS_OK);
+    int mismatches = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      const bool same = bitsOf(got[i]) == bitsOf(want[i]) ||
+                        (std::isnan(got[i]) && std::isnan(want[i]) &&
+                         bitsOf(got[i]) != kSentinel);
+      if (!same && ++mismatches <= 5)
+        UNSCOPED_INFO("out[" << i << "] = " << got[i] << ", reference "
+                             << want[i]);
+    }
+    CHECK(mismatches == 0);
+    for (size_t i = want.size(); i < got.size(); ++i)
+      CHECK(bitsOf(got[i]) == kSentinel);
+  }
+}
+
+} // namespace
+
+TEST_CASE("ukernel.depthwise equals the reference on every path",
+          "[ukernel][depthwise]") {
+  std::mt19937 rng(11);
+  for (int64_t ow : {1, 7, 8, 9, 16, 17, 33})
+    for (int64_t c : {1, 3, 17})
+      for (int64_t stride : {1, 2, 3})
+        for (int64_t dilation : {1, 2}) {
+          const DwShape s{c == 3 ? 2 : 1, c,      5,        ow,      3, 3,
+                          stride,         stride, dilation, dilation};
+          checkShape(s, false, c != 1, rng);
+        }
+  for (DwShape s : {
+           DwShape{1, 2, 6, 9, 1, 1, 1, 1, 1, 1},
+           DwShape{1, 2, 3, 17, 5, 3, 1, 2, 1, 1},
+           DwShape{2, 3, 4, 33, 2, 4, 2, 1, 1, 3},
+           DwShape{1, 32, 9, 40, 3, 3, 1, 1, 1, 1},
+       })
+    checkShape(s, false, true, rng);
+}
+
+TEST_CASE("ukernel.depthwise propagates infinities and NaN like the loops",
+          "[ukernel][depthwise]") {
+  std::mt19937 rng(12);
+  for (int64_t ow : {1, 7, 17, 33})
+    for (int64_t stride : {1, 2})
+      for (bool bias : {false, true}) {
+        const DwShape s{1, 3, 6, ow, 3, 3, stride, stride, 1, 1};
+        checkShape(s, true, bias, rng);
+      }
+  // A padded tap times an infinite weight is NaN, not 0: a 1x1 output whose
+  // window is all zeros but for the centre.
+  const DwShape s{1, 1, 1, 1, 3, 3, 1, 1, 1, 1};
+  std::vector<float> in(9, 0.0f), w(9, 1.0f);
+  in[4] = 2.0f;
+  w[0] = INFINITY;
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    float out = 5.0f;
+    REQUIRE(run(s, in, w, &out, nullptr) == MIXRT_STATUS_OK);
+    CHECK(std::isnan(out));
+  }
+}
+
+TEST_CASE("ukernel.depthwise with threads gives bit-identical results",
+          "[ukernel][depthwise]") {
+  std::mt19937 rng(13);
+  // Above the 2^20 multiply-adds that make it split: 2 x 37 planes of
+  // 56 x 57 outputs x 9 taps.
+  const DwShape s{2, 37, 56, 57, 3, 3, 1, 1, 1, 1};
+  DwData d(s, false, rng);
+  const std::vector<float> want = reference(s, d.in, d.w, d.bias.data());
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    for (int32_t threads : {1, 2, 3}) {
+      INFO(threads << " threads");
+      REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+      std::vector<float> got(want.size(), -7.0f);
+      REQUIRE(run(s, d.in, d.w, got.data(), d.bias.data()) == MIXRT_STATUS_OK);
+      CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+    }
+  }
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+}
+
+TEST_CASE("ukernel.depthwise checks its arguments", "[ukernel][depthwise]") {
+  // 1 x 2 planes of 5 x 6, 3x3: output 3 x 4.
+  std::vector<float> in(60, 1.0f), w(18, 1.0f), out(24, 0.0f);
+  auto call = [&](int64_t n, int64_t c, int64_t h, int64_t wd, const float *x,
+                  int64_t kh, int64_t kw, const float *wt, int64_t sh,
+                  int64_t sw, int64_t dh, int64_t dw, int64_t oh, int64_t ow,
+                  float *y, uint32_t flags) {
+    return mixrt_ukernel_depthwise_f32(n, c, h, wd, x, kh, kw, wt, sh, sw, dh,
+                                       dw, oh, ow, y, nullptr, flags);
+  };
+  const float *x = in.data(), *wt = w.data();
+  float *y = out.data();
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) ==
+        MIXRT_STATUS_OK);
+  CHECK(out[0] == 9.0f);
+  const mixrt_status_code bad = MIXRT_STATUS_INVALID_ARGUMENT;
+  // Negative sizes, windows, strides and dilations below 1, flags.
+  CHECK(call(-1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, -2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 0, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 0, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 0, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 0, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 0, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, -1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, -3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 1) == bad);
+  // The input must cover every tap: one row, one column, one dilation or
+  // stride too many.
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 4, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 5, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 2, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 2, 1, 1, 3, 4, y, 0) == bad);
+  // NULL pointers, unless nothing is computed.
+  CHECK(call(1, 2, 5, 6, nullptr, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, nullptr, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, nullptr, 0) == bad);
+  CHECK(call(0, 2, 5, 6, nullptr, 3, 3, nullptr, 1, 1, 1, 1, 3, 4, nullptr,
+             0) == MIXRT_STATUS_OK);
+  CHECK(call(1, 2, 5, 6, nullptr, 3, 3, nullptr, 1, 1, 1, 1, 0, 4, nullptr,
+             0) == MIXRT_STATUS_OK);
+  // Sizes beyond PTRDIFF_MAX.
+  const int64_t huge = int64_t(1) << 62;
+  CHECK(call(huge, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, huge, 1, 1, 1, 3, 4, y, 0) == bad);
+  CHECK(call(1, 2, huge, huge, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
+  // Nothing written on a failure.
+  CHECK(out[1] == 9.0f);
+}
