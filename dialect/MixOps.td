@@ -909,9 +909,10 @@ def Mix_AttentionOp : Mix_LayerOp<"attention",
     precision; the merged heads are rounded to the activations precision for
     the output projection.
 
-    `mask` is a float tensor of rank 2 to 4 broadcast (numpy rules: each
-    dimension equal or 1) to the scores `[B, H, S, S]` (queries by keys):
-    `[S, S]`, `[B|1, S, S]`, `[B|1, H|1, S, S]`, or a padding mask
+    `mask` is a float tensor added to the scores `[B, H, S, S]` (queries by
+    keys), of shape `[S, S]`, `[B, S, S]` (per sample, not numpy's
+    alignment with `[H, S, S]`) or `[B, H, S, S]`, where any dimension may
+    be 1 to broadcast: e.g. a causal or bias mask `[S, S]`, a padding mask
     `[B, 1, 1, S]`.
     It is converted to the accumulator type (so a large negative value such
     as -3.4e38 stays finite in an f16 layer) and added to the scaled scores

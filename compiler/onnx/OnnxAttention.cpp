@@ -333,9 +333,8 @@ void Importer::findAttentions(llvm::DenseSet<int> &absorbed,
         if ((splitAxis != -1 && splitAxis != 2) || n.output_size() != 3)
           return std::nullopt;
         std::optional<std::vector<int64_t>> sizes =
-            n.input_size() > 1 && !n.input(1).empty()
-                ? constantInts(n.input(1))
-                : attrInts(n, "split");
+            n.input_size() > 1 && !n.input(1).empty() ? constantInts(n.input(1))
+                                                      : attrInts(n, "split");
         if (sizes && *sizes != std::vector<int64_t>{E, E, E})
           return std::nullopt;
         for (int o = 0; o < 3; ++o)
@@ -347,15 +346,14 @@ void Importer::findAttentions(llvm::DenseSet<int> &absorbed,
         std::optional<std::vector<int64_t>> starts = constantInts(n.input(1)),
                                             ends = constantInts(n.input(2));
         std::optional<std::vector<int64_t>> axes =
-            n.input_size() > 3 && !n.input(3).empty()
-                ? constantInts(n.input(3))
-                : std::nullopt;
+            n.input_size() > 3 && !n.input(3).empty() ? constantInts(n.input(3))
+                                                      : std::nullopt;
         std::optional<std::vector<int64_t>> steps =
-            n.input_size() > 4 && !n.input(4).empty()
-                ? constantInts(n.input(4))
-                : std::nullopt;
+            n.input_size() > 4 && !n.input(4).empty() ? constantInts(n.input(4))
+                                                      : std::nullopt;
         if (!starts || !ends || starts->size() != 1 || ends->size() != 1 ||
-            !axes || axes->size() != 1 || ((*axes)[0] != -1 && (*axes)[0] != 2) ||
+            !axes || axes->size() != 1 ||
+            ((*axes)[0] != -1 && (*axes)[0] != 2) ||
             (steps && *steps != std::vector<int64_t>{1}))
           return std::nullopt;
         int64_t begin = (*starts)[0], end = std::min((*ends)[0], 3 * E);
@@ -385,8 +383,7 @@ void Importer::findAttentions(llvm::DenseSet<int> &absorbed,
                 : (q->splitter == k->splitter || q->splitter == v->splitter ||
                    k->splitter == v->splitter))
         continue;
-      std::optional<Projection> whole =
-          linear(q->fused, 3 * E, split ? 1 : 3);
+      std::optional<Projection> whole = linear(q->fused, 3 * E, split ? 1 : 3);
       if (!whole)
         continue;
       inner.push_back(q->splitter);
@@ -500,12 +497,10 @@ void Importer::convertAttention(const onnx::NodeProto &node,
       (!m.bk.empty() && !bk) || (!m.bv.empty() && !bv) ||
       (!m.bo.empty() && !bo) || (!m.mask.empty() && !mask))
     return;
-  auto op = AttentionOp::create(builder, loc, type, x, wq, wk, wv, wo, bq, bk,
-                                bv, bo, mask,
-                                builder.getI64IntegerAttr(m.heads),
-                                builder.getBoolAttr(false), PrecisionAttr(),
-                                PrecisionAttr(), PrecisionAttr(),
-                                PrecisionAttr(), PrecisionAttr(),
-                                ResolvedAttr());
+  auto op = AttentionOp::create(
+      builder, loc, type, x, wq, wk, wv, wo, bq, bk, bv, bo, mask,
+      builder.getI64IntegerAttr(m.heads), builder.getBoolAttr(false),
+      PrecisionAttr(), PrecisionAttr(), PrecisionAttr(), PrecisionAttr(),
+      PrecisionAttr(), ResolvedAttr());
   define(node.output(0), op.getResult());
 }
