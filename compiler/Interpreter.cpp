@@ -308,8 +308,12 @@ llvm::Error executeLayer(const OpValues &v) {
         return bind(evalReshape(r, in(r->getOperand(0))));
       })
       .Case([&](AttentionOp a) {
-        return bind(evalAttention(a, in(a.getInput()), in(a.getWq()),
-                                  in(a.getWk()), in(a.getWv()), in(a.getWo())));
+        AttentionOperands w{&in(a.getWq()),         &in(a.getWk()),
+                            &in(a.getWv()),         &in(a.getWo()),
+                            v.optional(a.getBq()),  v.optional(a.getBk()),
+                            v.optional(a.getBv()),  v.optional(a.getBo()),
+                            v.optional(a.getMask())};
+        return bind(evalAttention(a, in(a.getInput()), w));
       })
       .Case([&](CrossEntropyLossOp c) {
         return bind(evalCrossEntropy(c, in(c.getLogits()), in(c.getLabels())));
@@ -354,8 +358,8 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
       .Case(
           [&](QuantizeOp q) { return evalQuantize(q, in(q.getInput()), env); })
       .Case([&](AttentionCoreOp a) {
-        return bind(
-            evalAttentionCore(a, in(a.getQ()), in(a.getK()), in(a.getV())));
+        return bind(evalAttentionCore(a, in(a.getQ()), in(a.getK()),
+                                      in(a.getV()), v.optional(a.getMask())));
       })
       .Case([&](QDenseOp d) {
         return bind(checkRescaled(

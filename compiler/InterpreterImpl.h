@@ -165,11 +165,17 @@ RefTensor evalReduce(mlir::Operation *op, llvm::ArrayRef<int64_t> axes,
                      const RefTensor &x);
 /// The same data under `op`'s result shape (reshape, flatten).
 RefTensor evalReshape(mlir::Operation *op, const RefTensor &x);
-RefTensor evalAttention(AttentionOp op, const RefTensor &x, const RefTensor &wq,
-                        const RefTensor &wk, const RefTensor &wv,
-                        const RefTensor &wo);
+/// The values of mix.attention's operands besides its input; the optional
+/// ones (biases, mask) are null when absent.
+struct AttentionOperands {
+  const RefTensor *wq, *wk, *wv, *wo;
+  const RefTensor *bq, *bk, *bv, *bo, *mask;
+};
+RefTensor evalAttention(AttentionOp op, const RefTensor &x,
+                        const AttentionOperands &operands);
 RefTensor evalAttentionCore(AttentionCoreOp op, const RefTensor &q,
-                            const RefTensor &k, const RefTensor &v);
+                            const RefTensor &k, const RefTensor &v,
+                            const RefTensor *mask);
 RefTensor evalMseLoss(const RefTensor &prediction, const RefTensor &target);
 /// Fails on an index outside the table.
 llvm::Expected<RefTensor>

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/InterpreterImpl.h"
+#include "dialect/MixOpsVerify.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -57,12 +58,28 @@ RefTensor evalBroadcast(Value result, const RefTensor &a, const RefTensor &b,
   return y;
 }
 
-/// Per head, softmax(Q K^T / sqrt(D)) V on projected q, k, v [B, S, E]
+/// The element of an attention mask ([S, S], [B, S, S] or [B, H, S, S],
+/// dimensions of size 1 broadcast) for batch `b`, head `h`, query `i`, key
+/// `j`.
+double maskAt(const RefTensor &mask, int64_t b, int64_t h, int64_t i,
+              int64_t j) {
+  int64_t at[] = {b, h, i, j};
+  auto rank = static_cast<int64_t>(mask.shape.size());
+  int64_t index = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = mask.shape[d];
+    index =
+        index * size + (size == 1 ? 0 : at[checks::attentionMaskAxis(rank, d)]);
+  }
+  return mask.data[index];
+}
+
+/// Per head, softmax(Q K^T / sqrt(D) + mask) V on projected q, k, v [B, S, E]
 /// (row-major, `rows` = B * S rows of E), into `ctx`.
 void attentionCore(const std::vector<double> &q, const std::vector<double> &k,
                    const std::vector<double> &v, std::vector<double> &ctx,
                    int64_t batch, int64_t seq, int64_t e, int64_t heads,
-                   bool causal) {
+                   bool causal, const RefTensor *mask) {
   int64_t d = e / heads;
   double scale = 1.0 / std::sqrt(static_cast<double>(d));
   std::vector<double> scores(seq);
@@ -78,6 +95,8 @@ void attentionCore(const std::vector<double> &q, const std::vector<double> &k,
           for (int64_t t = 0; t < d; ++t)
             dot += qi[t] * kj[t];
           scores[j] = dot * scale;
+          if (mask)
+            scores[j] += maskAt(*mask, b, hd, i, j);
         }
         softmaxInPlace(scores.data(), keys, 1);
         double *out = ctx.data() + (b * seq + i) * e + hd * d;
@@ -88,6 +107,15 @@ void attentionCore(const std::vector<double> &q, const std::vector<double> &k,
           out[t] = sum;
         }
       }
+}
+
+/// Adds the bias [E] (if any) to each row of E values of `x`.
+void addRowBias(std::vector<double> &x, const RefTensor *bias) {
+  if (!bias)
+    return;
+  size_t e = bias->data.size();
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] += bias->data[i % e];
 }
 
 } // namespace
@@ -676,27 +704,31 @@ llvm::Expected<RefTensor> interp::evalEmbedding(EmbeddingOp op,
 //===----------------------------------------------------------------------===//
 
 RefTensor interp::evalAttention(AttentionOp op, const RefTensor &x,
-                                const RefTensor &wq, const RefTensor &wk,
-                                const RefTensor &wv, const RefTensor &wo) {
+                                const AttentionOperands &w) {
   int64_t batch = x.shape[0], seq = x.shape[1], e = x.shape[2];
   int64_t rows = batch * seq;
   std::vector<double> q(rows * e), k(rows * e), v(rows * e), ctx(rows * e);
-  matmul(x.data.data(), wq.data.data(), q.data(), rows, e, e);
-  matmul(x.data.data(), wk.data.data(), k.data(), rows, e, e);
-  matmul(x.data.data(), wv.data.data(), v.data(), rows, e, e);
+  matmul(x.data.data(), w.wq->data.data(), q.data(), rows, e, e);
+  matmul(x.data.data(), w.wk->data.data(), k.data(), rows, e, e);
+  matmul(x.data.data(), w.wv->data.data(), v.data(), rows, e, e);
+  addRowBias(q, w.bq);
+  addRowBias(k, w.bk);
+  addRowBias(v, w.bv);
   attentionCore(q, k, v, ctx, batch, seq, e,
-                static_cast<int64_t>(op.getNumHeads()), op.getCausal());
+                static_cast<int64_t>(op.getNumHeads()), op.getCausal(), w.mask);
   RefTensor y = zerosLike(op.getResult());
-  matmul(ctx.data(), wo.data.data(), y.data.data(), rows, e, e);
+  matmul(ctx.data(), w.wo->data.data(), y.data.data(), rows, e, e);
+  addRowBias(y.data, w.bo);
   return y;
 }
 
 RefTensor interp::evalAttentionCore(AttentionCoreOp op, const RefTensor &q,
-                                    const RefTensor &k, const RefTensor &v) {
+                                    const RefTensor &k, const RefTensor &v,
+                                    const RefTensor *mask) {
   RefTensor y = zerosLike(op.getResult());
   attentionCore(q.data, k.data, v.data, y.data, q.shape[0], q.shape[1],
                 q.shape[2], static_cast<int64_t>(op.getNumHeads()),
-                op.getCausal());
+                op.getCausal(), mask);
   return y;
 }
 

@@ -328,5 +328,6 @@ SmallVector<Value> EmbeddingOp::getWeightOperands() {
   return nonNull({getTable()});
 }
 SmallVector<Value> AttentionOp::getWeightOperands() {
-  return nonNull({getWq(), getWk(), getWv(), getWo()});
+  return nonNull(
+      {getWq(), getWk(), getWv(), getWo(), getBq(), getBk(), getBv(), getBo()});
 }

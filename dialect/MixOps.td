@@ -893,28 +893,67 @@ def Mix_FlattenOp : Mix_LayerOp<"flatten"> {
   let results = (outs Mix_FloatTensor:$result);
 }
 
-def Mix_AttentionOp : Mix_LayerOp<"attention", [Mix_Int8Capable, Mix_Reduction], 1> {
+def Mix_AttentionOp : Mix_LayerOp<"attention",
+    [Mix_Int8Capable, Mix_Reduction, AttrSizedOperandSegments], 1> {
   let summary = "Multi-head self-attention with q/k/v/output projections";
   let description = [{
     `input` is `[B, S, E]`; `wq`, `wk`, `wv`, `wo` are `[E, E]` projection
     weights (input by output features); `E` must be divisible by
-    `num_heads`. Scores `Q K^T / sqrt(E / num_heads)`, their softmax and the
-    weighted sum of values are computed at accumulator precision; the
-    projections are GEMMs at weights/activations precision. With
-    `causal = true` position i attends to positions <= i only.
+    `num_heads` (`H`, heads of width `D = E / H`). The projections are GEMMs
+    at weights/activations precision summed at accumulator precision;
+    the optional biases `bq`, `bk`, `bv`, `bo` (each `[E]`, weights of the
+    layer like `mix.dense`'s bias) are added to their projection's sum in the
+    accumulator type, as `mix.dense` adds its bias. The scores
+    `Q K^T / sqrt(D)`, the optional additive `mask`, their softmax over the
+    keys and the weighted sum of values are computed at accumulator
+    precision; the merged heads are rounded to the activations precision for
+    the output projection.
+
+    `mask` is a float tensor added to the scores `[B, H, S, S]` (queries by
+    keys), of shape `[S, S]`, `[B, S, S]` (per sample, not numpy's
+    alignment with `[H, S, S]`) or `[B, H, S, S]`, where any dimension may
+    be 1 to broadcast: e.g. a causal or bias mask `[S, S]`, a padding mask
+    `[B, 1, 1, S]`.
+    It is converted to the accumulator type (so a large negative value such
+    as -3.4e38 stays finite in an f16 layer) and added to the scaled scores
+    before the softmax. With `causal = true` position i also attends to
+    positions <= i only (the future scores are -inf whatever the mask says).
+    A row whose scores are all -inf has no defined softmax (NaN).
 
     ```mlir
     %y = mix.attention %x, %wq, %wk, %wv, %wo {num_heads = 4 : i64}
         : (tensor<2x16x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<2x16x64xf32>
     ```
+
+    With biases, a padding mask per sample and an f16 layer:
+
+    ```mlir
+    %y = mix.attention %x, %wq, %wk, %wv, %wo bq(%bq) bk(%bk) bv(%bv) bo(%bo) mask(%m) precision(f16) {causal = true, num_heads = 2 : i64}
+        : (tensor<2x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x1x1x4xf32>) -> tensor<2x4x8xf32>
+    ```
   }];
   let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$wq,
                             Mix_FloatTensor:$wk, Mix_FloatTensor:$wv,
                             Mix_FloatTensor:$wo,
+                            Optional<Mix_FloatTensor>:$bq,
+                            Optional<Mix_FloatTensor>:$bk,
+                            Optional<Mix_FloatTensor>:$bv,
+                            Optional<Mix_FloatTensor>:$bo,
+                            Optional<Mix_FloatTensor>:$mask,
                             I64Attr:$num_heads,
                             DefaultValuedAttr<BoolAttr, "false">:$causal),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_FloatTensor:$result);
+  // The optional operands are named, so that IR without them reads (and
+  // parses) exactly as before.
+  let assemblyFormat = [{
+    $input `,` $wq `,` $wk `,` $wv `,` $wo
+    (`bq` `(` $bq^ `)`)? (`bk` `(` $bk^ `)`)? (`bv` `(` $bv^ `)`)?
+    (`bo` `(` $bo^ `)`)? (`mask` `(` $mask^ `)`)? ``
+    custom<LayerPrecision>($precision, $weights_precision,
+        $activations_precision, $accumulator_precision, $output_precision)
+    attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def Mix_CrossEntropyLossOp : Mix_LayerOp<"cross_entropy_loss",
@@ -1012,7 +1051,10 @@ def Mix_AttentionCoreOp : Mix_Op<"attention_core", [Pure]> {
     `q`, `k`, `v` are `[B, S, E]` (heads are `E / num_heads` wide slices of
     the last dimension); per head, `softmax(Q K^T / sqrt(E / num_heads)) V`,
     computed in the operands' element type; heads merged back into
-    `[B, S, E]`. With `causal = true` position i attends to positions <= i.
+    `[B, S, E]`. The optional `mask` (shapes as `mix.attention`'s, any float
+    type, converted to the operands' type) is added to the scaled scores
+    before the softmax. With `causal = true` position i attends to
+    positions <= i.
 
     ```mlir
     %c = mix.attention_core %q, %k, %v {num_heads = 4 : i64}
@@ -1020,7 +1062,8 @@ def Mix_AttentionCoreOp : Mix_Op<"attention_core", [Pure]> {
     ```
   }];
   let arguments = (ins Mix_FloatTensor:$q, Mix_FloatTensor:$k,
-                       Mix_FloatTensor:$v, I64Attr:$num_heads,
+                       Mix_FloatTensor:$v, Optional<Mix_FloatTensor>:$mask,
+                       I64Attr:$num_heads,
                        DefaultValuedAttr<BoolAttr, "false">:$causal);
   let results = (outs Mix_FloatTensor:$result);
   let assemblyFormat = [{

@@ -72,6 +72,34 @@ LogicalResult checks::checkVector(Operation *op, Value value, StringRef what,
   return diag;
 }
 
+LogicalResult checks::checkAttentionMask(Operation *op, Value mask, Value input,
+                                         int64_t heads) {
+  ArrayRef<int64_t> m = shapeOf(mask), x = shapeOf(input);
+  int64_t rank = static_cast<int64_t>(m.size());
+  auto fail = [&](InFlightDiagnostic diag) -> LogicalResult {
+    noteDefinition(diag, mask, "mask");
+    return diag;
+  };
+  if (rank < 2 || rank > 4)
+    return fail(op->emitOpError()
+                << "expects mask of rank 2, 3 or 4 (broadcast to the scores "
+                   "[B, H, S, S]), got rank "
+                << rank << " " << formatShape(m));
+  int64_t scores[] = {x[0], heads, x[1], x[1]};
+  StringRef names[] = {"batch", "heads", "queries", "keys"};
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t axis = attentionMaskAxis(rank, i);
+    if (m[i] == scores[axis] || m[i] == 1)
+      continue;
+    return fail(op->emitOpError()
+                << "expects mask broadcastable to the scores [B, H, S, S] = "
+                << formatShape(scores) << ", but its " << names[axis]
+                << " dimension is " << formatDim(m[i]) << " in "
+                << formatShape(m));
+  }
+  return success();
+}
+
 LogicalResult checks::checkResultShape(Operation *op,
                                        ArrayRef<int64_t> expected) {
   ArrayRef<int64_t> actual = shapeOf(op->getResult(0));

@@ -41,6 +41,19 @@ mlir::LogicalResult checkVector(mlir::Operation *op, mlir::Value value,
 mlir::LogicalResult checkResultShape(mlir::Operation *op,
                                      llvm::ArrayRef<int64_t> expected);
 
+/// The axis of the scores [B, H, S, S] that dimension `dim` of an attention
+/// mask of rank `rank` (2: [S, S], 3: [B, S, S], 4: [B, H, S, S]) indexes.
+inline int64_t attentionMaskAxis(int64_t rank, int64_t dim) {
+  return rank == 3 && dim == 0 ? 0 : 4 - rank + dim;
+}
+
+/// Checks the additive mask of an attention over `input` ([B, S, E]) with
+/// `heads` heads: rank 2 ([S, S]), 3 ([B, S, S]) or 4 ([B, H, S, S]), each
+/// dimension equal to that of the scores [B, H, S, S] (queries by keys) or
+/// 1 (broadcast).
+mlir::LogicalResult checkAttentionMask(mlir::Operation *op, mlir::Value mask,
+                                       mlir::Value input, int64_t heads);
+
 mlir::LogicalResult checkArraySize(mlir::Operation *op, llvm::StringRef name,
                                    llvm::ArrayRef<int64_t> values, size_t size,
                                    int64_t minValue);

@@ -865,6 +865,14 @@ LogicalResult AttentionOp::verify() {
     noteDefinition(diag, value, name);
     return diag;
   }
+  std::pair<Value, StringRef> biases[] = {
+      {getBq(), "bq"}, {getBk(), "bk"}, {getBv(), "bv"}, {getBo(), "bo"}};
+  for (auto [value, name] : biases)
+    if (value && failed(checkVector(*this, value, name, e, "embedding")))
+      return failure();
+  if (getMask() &&
+      failed(checkAttentionMask(*this, getMask(), getInput(), heads)))
+    return failure();
   return checkSameShape(*this, getInput(), "input");
 }
 

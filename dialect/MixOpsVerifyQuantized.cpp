@@ -147,5 +147,7 @@ LogicalResult AttentionCoreOp::verify() {
   if (heads < 1 || q[2] % heads != 0)
     return emitOpError() << "num_heads (" << heads
                          << ") must be >= 1 and divide E (" << q[2] << ")";
+  if (getMask())
+    return checkAttentionMask(*this, getMask(), getQ(), heads);
   return success();
 }

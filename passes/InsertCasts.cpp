@@ -136,7 +136,16 @@ private:
                           : llvm::is_contained(weights, v) && r->weights
                               ? r->weights->precision
                               : r->activations.precision;
-        operand.set(castTo(v, getComputeElementType(p), &op, scope));
+        Type elem = getComputeElementType(p);
+        // attention's additive mask joins the scores in the accumulator
+        // type (f32 for an int8 layer's i32: its scores are f32).
+        if (auto attention = dyn_cast<AttentionOp>(op);
+            attention && v == attention.getMask()) {
+          elem = getComputeElementType(r->accumulator.precision);
+          if (!isa<FloatType>(elem))
+            elem = Float32Type::get(op.getContext());
+        }
+        operand.set(castTo(v, elem, &op, scope));
       }
       Type outElem = getComputeElementType(r->output.precision);
       // Float results take the output precision; an i1 mask (mix.compare)

@@ -306,9 +306,10 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
         conv.getGroupsAttr(), chunk);
   } else if (auto attention = dyn_cast<AttentionOp>(op)) {
     // The four projections become integer GEMMs (one quantization of the
-    // input shared by q, k and v); scores, softmax and the weighted sum run
-    // in f32 between them; the context is quantized (per tensor, dynamic)
-    // for the output projection.
+    // input shared by q, k and v) with the biases added in f32 after the
+    // rescale, as mix.qdense adds a dense layer's; scores, the mask, softmax
+    // and the weighted sum run in f32 between them; the context is quantized
+    // (per tensor, dynamic) for the output projection.
     FailureOr<QuantizeOp> x =
         quantizeActivation(b, op, attention.getInput(), act, "input",
                            /*perRowAllowed=*/false);
@@ -316,27 +317,30 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
       return failure();
     auto f32Type = cast<ShapedType>(attention.getType())
                        .clone(Float32Type::get(b.getContext()));
-    auto project = [&](Value in, Value scale, Value zp,
-                       Value weight) -> FailureOr<Value> {
+    auto project = [&](Value in, Value scale, Value zp, Value weight,
+                       Value bias) -> FailureOr<Value> {
       FailureOr<std::array<Value, 3>> wq =
           quantizeWeight(b, op, weight, *w, /*channelAxis=*/1);
       if (failed(wq))
         return failure();
       return QDenseOp::create(b, op->getLoc(), f32Type, in, scale, zp, (*wq)[0],
-                              (*wq)[1], (*wq)[2], Value(), chunk)
+                              (*wq)[1], (*wq)[2], bias, chunk)
           .getResult();
     };
-    FailureOr<Value> q = project(x->getResult(), x->getUsedScale(),
-                                 x->getUsedZeroPoint(), attention.getWq());
-    FailureOr<Value> k = project(x->getResult(), x->getUsedScale(),
-                                 x->getUsedZeroPoint(), attention.getWk());
-    FailureOr<Value> v = project(x->getResult(), x->getUsedScale(),
-                                 x->getUsedZeroPoint(), attention.getWv());
+    FailureOr<Value> q =
+        project(x->getResult(), x->getUsedScale(), x->getUsedZeroPoint(),
+                attention.getWq(), attention.getBq());
+    FailureOr<Value> k =
+        project(x->getResult(), x->getUsedScale(), x->getUsedZeroPoint(),
+                attention.getWk(), attention.getBk());
+    FailureOr<Value> v =
+        project(x->getResult(), x->getUsedScale(), x->getUsedZeroPoint(),
+                attention.getWv(), attention.getBv());
     if (failed(q) || failed(k) || failed(v))
       return failure();
-    Value context = AttentionCoreOp::create(b, op->getLoc(), f32Type, *q, *k,
-                                            *v, attention.getNumHeadsAttr(),
-                                            attention.getCausalAttr());
+    Value context = AttentionCoreOp::create(
+        b, op->getLoc(), f32Type, *q, *k, *v, attention.getMask(),
+        attention.getNumHeadsAttr(), attention.getCausalAttr());
     // The context is an intermediate value: its scale is always dynamic.
     FailureOr<QuantizeOp> c = quantizeActivation(
         b, op, context,
@@ -345,8 +349,9 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
         "context", /*perRowAllowed=*/false, /*allowStatic=*/false);
     if (failed(c))
       return failure();
-    FailureOr<Value> out = project(c->getResult(), c->getUsedScale(),
-                                   c->getUsedZeroPoint(), attention.getWo());
+    FailureOr<Value> out =
+        project(c->getResult(), c->getUsedScale(), c->getUsedZeroPoint(),
+                attention.getWo(), attention.getBo());
     if (failed(out))
       return failure();
     result = *out;

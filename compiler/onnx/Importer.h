@@ -100,10 +100,12 @@ public:
   /// The activation or the constant (as a mix.weight) `name`; null after
   /// recording a problem with `node`.
   mlir::Value operand(const onnx::NodeProto &node, llvm::StringRef name);
-  /// A mix.weight holding `c` (transposed, for a 2-D `c`, if asked); null
-  /// after recording a problem with `node`.
-  mlir::Value weight(const onnx::NodeProto &node, const Constant &c,
-                     bool transpose = false);
+  /// A mix.weight holding `c` (transposed, for a 2-D `c`, if asked; only
+  /// the range `columns` of its last dimension, if given); null after
+  /// recording a problem with `node`.
+  mlir::Value
+  weight(const onnx::NodeProto &node, const Constant &c, bool transpose = false,
+         std::optional<std::pair<int64_t, int64_t>> columns = std::nullopt);
   /// The integers of a constant input, or std::nullopt.
   std::optional<std::vector<int64_t>> constantInts(llvm::StringRef name) const;
   /// Binds an ONNX output name.
@@ -142,6 +144,30 @@ public:
   /// of its last node to `gelus`.
   void findGelus(llvm::DenseSet<int> &absorbed,
                  llvm::DenseMap<int, GeluMatch> &gelus) const;
+
+  /// A multi-head self-attention written out (OnnxAttention.cpp): the
+  /// names of its input, constant weights and biases (empty: none), mask
+  /// (empty: none) and the columns each of q, k, v takes of a fused
+  /// [E, 3E] projection.
+  struct AttentionMatch {
+    std::string x, wq, wk, wv, wo, bq, bk, bv, bo, mask;
+    std::optional<std::pair<int64_t, int64_t>> qColumns, kColumns, vColumns;
+    int64_t heads = 1;
+    /// The fused op's name: the module path its nodes share + "/Attention".
+    std::string name;
+  };
+  /// Finds the multi-head self-attention subgraphs exporters write
+  /// (docs/onnx.md, "Attention"), every intermediate used inside only; the
+  /// indices of the nodes one absorbs go to `absorbed`, the index of its
+  /// last node (the output projection's MatMul or bias Add) to `found`.
+  /// Folds the Constant nodes first (their values are needed to match).
+  void findAttentions(llvm::DenseSet<int> &absorbed,
+                      llvm::DenseMap<int, AttentionMatch> &found);
+  /// Emits the mix.attention of `m` for its last node `node`.
+  void convertAttention(const onnx::NodeProto &node, const AttentionMatch &m);
+  /// The static shape of a constant, or of a value from shape inference
+  /// (the batch may be dynamic); std::nullopt if unknown.
+  std::optional<std::vector<int64_t>> shapeOfValue(llvm::StringRef name) const;
 
   /// How many node inputs and graph outputs name each value.
   llvm::StringMap<unsigned> uses;

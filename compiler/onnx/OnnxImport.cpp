@@ -245,6 +245,8 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
   llvm::DenseSet<int> absorbed;
   llvm::DenseMap<int, GeluMatch> gelus;
   findGelus(absorbed, gelus);
+  llvm::DenseMap<int, AttentionMatch> attentions;
+  findAttentions(absorbed, attentions);
 
   PathListener listener(*this);
   builder.setListener(&listener);
@@ -257,11 +259,22 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
     loc = NameLoc::get(
         builder.getStringAttr(nodeName),
         FileLineColLoc::get(&context, path, unsigned(index + 1), 1));
-    std::vector<std::string> p = modulePath(node.name());
+    auto attention = attentions.find(int(index));
+    if (attention != attentions.end())
+      // The fused op is named after, and nested in, the attention module.
+      loc = NameLoc::get(
+          builder.getStringAttr(attention->second.name),
+          FileLineColLoc::get(&context, path, unsigned(index + 1), 1));
+    std::vector<std::string> p = modulePath(
+        attention != attentions.end() ? attention->second.name : node.name());
     currentPath = 0;
     if (!p.empty()) {
       paths.push_back(std::move(p));
       currentPath = unsigned(paths.size() - 1);
+    }
+    if (attention != attentions.end()) {
+      convertAttention(node, attention->second);
+      continue;
     }
     if (auto gelu = gelus.find(int(index)); gelu != gelus.end()) {
       Value x = value(gelu->second.x);

@@ -171,7 +171,8 @@ Importer::constantInts(llvm::StringRef name) const {
 }
 
 Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
-                       bool transpose) {
+                       bool transpose,
+                       std::optional<std::pair<int64_t, int64_t>> columns) {
   ElementInfo info = elementInfo(context, c.dtype);
   if (!info.type) {
     problem(node, "constant '" + c.name + "' has an element type (ONNX " +
@@ -188,6 +189,9 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
   // and whether it is new.
   auto externalName = [&]() -> std::pair<std::string, bool> {
     std::string name = c.name.empty() ? "weight" : c.name;
+    if (columns)
+      name += ".columns" + std::to_string(columns->first) + "_" +
+              std::to_string(columns->second);
     auto it = externalNames.find(name);
     if (it != externalNames.end() && it->second != transpose)
       name += ".transposed";
@@ -198,7 +202,8 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
   // the model alive), so an import holds one copy of its weights.
   int64_t byteCount = n * info.size;
   bool external = !options.inlineAll && byteCount > options.inlineLimitBytes;
-  if (external && !transpose && c.proto && c.proto->has_raw_data() &&
+  if (external && !transpose && !columns && c.proto &&
+      c.proto->has_raw_data() &&
       int64_t(c.proto->raw_data().size()) == byteCount) {
     auto type = RankedTensorType::get(c.shape, info.type);
     auto [name, inserted] = externalName();
@@ -244,6 +249,25 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
     return {};
   }
   std::vector<int64_t> shape = c.shape;
+  if (columns) {
+    // The columns [first, second) of the last dimension.
+    int64_t width = shape.empty() ? 0 : shape.back();
+    auto [begin, end] = *columns;
+    if (shape.empty() || begin < 0 || end > width || begin >= end) {
+      problem(node, "cannot take the columns [" + llvm::Twine(begin) + ", " +
+                        llvm::Twine(end) + ") of the constant '" + c.name +
+                        "'");
+      return {};
+    }
+    int64_t rows = n / width, kept = end - begin;
+    std::vector<char> t(rows * kept * info.size);
+    for (int64_t i = 0; i < rows; ++i)
+      std::memcpy(t.data() + i * kept * info.size,
+                  bytes.data() + (i * width + begin) * info.size,
+                  kept * info.size);
+    bytes = std::move(t);
+    shape.back() = kept;
+  }
   if (transpose) {
     if (shape.size() != 2) {
       problem(node, "cannot transpose the " + llvm::Twine(shape.size()) +

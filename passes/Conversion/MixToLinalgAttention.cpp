@@ -5,14 +5,17 @@
 //===----------------------------------------------------------------------===//
 //
 // Multi-head attention: q/k/v projections as contractions in the accumulator
-// type, per head softmax(Q K^T / sqrt(D)) V (optionally causal), the heads
-// merged and rounded to the activations' type for the output projection.
+// type (plus their biases, in that type), per head
+// softmax(Q K^T / sqrt(D) + mask) V (optionally causal), the heads merged and
+// rounded to the activations' type for the output projection (plus its bias).
 // mix.attention_core (between the quantized projections of int8 attention)
 // is the same core, in its operands' type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/LayerLowering.h"
+
+#include "dialect/MixOpsVerify.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,10 +49,27 @@ SmallVector<utils::IteratorType> headContractionIterators() {
           utils::IteratorType::reduction};
 }
 
-/// Per head, softmax(Q K^T / sqrt(D)) V on q, k, v [B, S, E] (already
-/// projected), in `accType`; the heads merged back into [B, S, E].
+/// The map reading an attention mask ([S, S], [B, S, S] or [B, H, S, S],
+/// dimensions of size 1 broadcast) over the scores' iteration space
+/// (b, h, i, j): a dimension of size 1 is read at index 0.
+AffineMap maskMap(Value mask, MLIRContext *ctx) {
+  ArrayRef<int64_t> shape = cast<ShapedType>(mask.getType()).getShape();
+  int64_t rank = static_cast<int64_t>(shape.size());
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    auto dim = static_cast<unsigned>(checks::attentionMaskAxis(rank, i));
+    exprs.push_back(shape[i] == 1 ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(dim, ctx));
+  }
+  return AffineMap::get(4, 0, exprs, ctx);
+}
+
+/// Per head, softmax(Q K^T / sqrt(D) + mask) V on q, k, v [B, S, E] (already
+/// projected), in `accType` (the mask, if any, converted to it); the heads
+/// merged back into [B, S, E].
 Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj, Value kProj,
-                    Value vProj, int64_t H, bool causal, Type accType) {
+                    Value vProj, Value mask, int64_t H, bool causal,
+                    Type accType) {
   MLIRContext *ctx = rewriter.getContext();
   auto type = cast<ShapedType>(qProj.getType());
   int64_t B = type.getDimSize(0), S = type.getDimSize(1),
@@ -73,13 +93,25 @@ Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj, Value kProj,
       });
   double scale = 1.0 / std::sqrt(double(D));
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  SmallVector<Value> scaledInputs = {scores};
+  SmallVector<AffineMap> scaledMaps = {id4};
+  if (mask) {
+    scaledInputs.push_back(mask);
+    scaledMaps.push_back(maskMap(mask, ctx));
+  }
+  scaledMaps.push_back(id4);
   Value scaled = generic(
-      rewriter, loc, scores, {B, H, S, S}, accType, std::nullopt, {id4, id4},
+      rewriter, loc, scaledInputs, {B, H, S, S}, accType, std::nullopt,
+      scaledMaps,
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Value c =
             arith::ConstantOp::create(b, l, b.getFloatAttr(accType, scale));
         Value sv = arith::MulFOp::create(b, l, a[0], c);
+        if (mask) {
+          Value m = convertScalar(b, l, a[1], accType);
+          sv = arith::AddFOp::create(b, l, sv, m);
+        }
         if (!causal)
           return sv;
         Value i = linalg::IndexOp::create(b, l, 2);
@@ -117,19 +149,30 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     Type act = cast<ShapedType>(x.getType()).getElementType();
     int64_t B = type.getDimSize(0), S = type.getDimSize(1),
             E = type.getDimSize(2);
-    auto project = [&](Value w) {
-      return contraction(rewriter, loc, x, w, /*rhsBatched=*/false,
-                         buildInit(rewriter, loc, types));
+    // The projections' sums (and biases) stay in the accumulator type.
+    LayerTypes accTypes{cast<ShapedType>(type.clone(types.acc)), types.acc};
+    auto project = [&](Value w, Value bias) {
+      Value sum = contraction(rewriter, loc, x, w, /*rhsBatched=*/false,
+                              buildInit(rewriter, loc, types));
+      if (!bias)
+        return sum;
+      // The bias is added in the accumulator type, as mix.dense adds its.
+      BiasEpilogue epilogue;
+      epilogue.biasType = types.acc;
+      epilogue.bias = bias;
+      epilogue.channelDim = 2;
+      return addBias(rewriter, loc, accTypes, sum, epilogue);
     };
     // Projections: activations x weights, accumulated at accumulator
     // precision and kept there for the scores.
     // One projection per statement, q, k, v: the IR must not depend on the
     // order the host compiler evaluates function arguments in.
-    Value qProj = project(adaptor.getWq());
-    Value kProj = project(adaptor.getWk());
-    Value vProj = project(adaptor.getWv());
-    Value merged = attentionCore(rewriter, loc, qProj, kProj, vProj,
-                                 op.getNumHeads(), op.getCausal(), types.acc);
+    Value qProj = project(adaptor.getWq(), adaptor.getBq());
+    Value kProj = project(adaptor.getWk(), adaptor.getBk());
+    Value vProj = project(adaptor.getWv(), adaptor.getBv());
+    Value merged =
+        attentionCore(rewriter, loc, qProj, kProj, vProj, adaptor.getMask(),
+                      op.getNumHeads(), op.getCausal(), types.acc);
     // The context, rounded to the activations precision for the output
     // projection.
     Value mergedAct =
@@ -138,7 +181,13 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     Value out =
         contraction(rewriter, loc, mergedAct, adaptor.getWo(),
                     /*rhsBatched=*/false, buildInit(rewriter, loc, types));
-    return convertTensor(rewriter, loc, out, type);
+    if (!adaptor.getBo())
+      return convertTensor(rewriter, loc, out, type);
+    BiasEpilogue epilogue;
+    epilogue.biasType = types.acc;
+    epilogue.bias = adaptor.getBo();
+    epilogue.channelDim = 2;
+    return addBias(rewriter, loc, types, out, epilogue);
   }
 };
 
@@ -150,9 +199,9 @@ struct AttentionCoreLowering : MixLoweringPattern<AttentionCoreOp> {
   matchAndRewrite(AttentionCoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type acc = getElementTypeOrSelf(adaptor.getQ().getType());
-    Value merged =
-        attentionCore(rewriter, op.getLoc(), adaptor.getQ(), adaptor.getK(),
-                      adaptor.getV(), op.getNumHeads(), op.getCausal(), acc);
+    Value merged = attentionCore(
+        rewriter, op.getLoc(), adaptor.getQ(), adaptor.getK(), adaptor.getV(),
+        adaptor.getMask(), op.getNumHeads(), op.getCausal(), acc);
     rewriter.replaceOp(op, convertTensor(rewriter, op.getLoc(), merged,
                                          cast<ShapedType>(op.getType())));
     return success();

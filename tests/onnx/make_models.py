@@ -765,6 +765,141 @@ def where_mask(out):
     return m, {"input0": scores, "input1": mask}, [ref[o] for o in outs]
 
 
+def attention_variant(kind):
+    """A BERT-style self-attention layer (B=2, S=5, E=8, H=2) exported with
+    module paths, the form exporters write: projections MatMul + Add,
+    Reshape [B, S, H, D], Transpose, MatMul(q, k^T), a scale, the additive
+    mask of a float attention_mask input ((1 - m[:, None, None, :]) * min),
+    Softmax, MatMul(p, v), Transpose, Reshape, the output projection with
+    its bias, a residual Add and LayerNormalization. `kind`:
+    - "fused": one [E, 3E] projection + Split, scores Div by sqrt(D);
+    - "separate": q/k/v projections, k transposed twice, Mul of q by
+      1/sqrt(D) before the scores MatMul;
+    - "badscale": as "separate" but the scores divided by 3 (not sqrt(D)):
+      not an attention mix.attention computes, imported op by op."""
+    B, S, E, H = 2, 5, 8, 2
+    D = E // H
+    f = lambda name, v, t=np.float32: numpy_helper.from_array(np.array(v, t), name)
+    base = "/layer/attention/"
+    n = lambda op, ins, out, name, **kw: helper.make_node(
+        op, ins, [out] if isinstance(out, str) else out, name=name, **kw)
+    inits = [f("heads_shape", [B, S, H, D], np.int64),
+             f("merged_shape", [B, S, E], np.int64),
+             f("one", 1.0), f("neg", np.finfo(np.float32).min),
+             f("mask_axes", [1, 2], np.int64)]
+    nodes = [
+        n("Unsqueeze", ["attention_mask", "mask_axes"], "m4", "/mask/Unsqueeze"),
+        n("Sub", ["one", "m4"], "inv", "/mask/Sub"),
+        n("Mul", ["inv", "neg"], "ext", "/mask/Mul"),
+    ]
+    wo, bo = weight("out.weight", E, E), weight("out.bias", E)
+    inits += [wo, bo]
+    if kind == "fused":
+        wqkv, bqkv = weight("qkv.weight", E, 3 * E), weight("qkv.bias", 3 * E)
+        inits += [wqkv, bqkv, f("split_sizes", [E, E, E], np.int64)]
+        nodes += [
+            n("MatMul", ["x", "qkv.weight"], "qkv_mm", base + "qkv/MatMul"),
+            n("Add", ["qkv_mm", "qkv.bias"], "qkv", base + "qkv/Add"),
+            n("Split", ["qkv", "split_sizes"], ["q", "k", "v"], base + "Split",
+              axis=-1),
+        ]
+        W = arr(wqkv)
+        Bv = arr(bqkv)
+        wq, wk, wv = W[:, :E], W[:, E:2 * E], W[:, 2 * E:]
+        bq, bk, bv = Bv[:E], Bv[E:2 * E], Bv[2 * E:]
+    else:
+        ws = {}
+        for p in "qkv":
+            w, b = weight(p + ".weight", E, E), weight(p + ".bias", E)
+            inits += [w, b]
+            ws[p] = (arr(w), arr(b))
+            nodes += [
+                n("MatMul", ["x", p + ".weight"], p + "_mm", base + p + "/MatMul"),
+                n("Add", [p + ".bias", p + "_mm"], p, base + p + "/Add"),
+            ]
+        (wq, bq), (wk, bk), (wv, bv) = ws["q"], ws["k"], ws["v"]
+    nodes += [
+        n("Reshape", ["q", "heads_shape"], "q4", base + "Reshape"),
+        n("Transpose", ["q4"], "qh", base + "Transpose", perm=[0, 2, 1, 3]),
+        n("Reshape", ["k", "heads_shape"], "k4", base + "Reshape_1"),
+        n("Reshape", ["v", "heads_shape"], "v4", base + "Reshape_2"),
+        n("Transpose", ["v4"], "vh", base + "Transpose_2", perm=[0, 2, 1, 3]),
+    ]
+    if kind == "fused":
+        nodes += [
+            n("Transpose", ["k4"], "kt", base + "Transpose_1", perm=[0, 2, 3, 1]),
+            n("MatMul", ["qh", "kt"], "raw", base + "MatMul"),
+            n("Div", ["raw", "sqrt_d"], "scores", base + "Div"),
+        ]
+        inits.append(f("sqrt_d", float(np.sqrt(D))))
+        score_scale = 1 / np.sqrt(D)
+    else:
+        q_scale = 1 / np.sqrt(D)
+        nodes += [
+            n("Transpose", ["k4"], "kh", base + "Transpose_1", perm=[0, 2, 1, 3]),
+            n("Transpose", ["kh"], "kt", base + "Transpose_3", perm=[0, 1, 3, 2]),
+        ]
+        if kind == "separate":
+            inits.append(f("q_scale", q_scale))
+            nodes += [
+                n("Mul", ["qh", "q_scale"], "qs", base + "Mul"),
+                n("MatMul", ["qs", "kt"], "scores", base + "MatMul"),
+            ]
+            score_scale = float(np.float32(q_scale))
+        else:
+            inits.append(f("three", 3.0))
+            nodes += [
+                n("MatMul", ["qh", "kt"], "raw", base + "MatMul"),
+                n("Div", ["raw", "three"], "scores", base + "Div"),
+            ]
+            score_scale = 1 / 3
+    g, b = weight("ln.weight", E), weight("ln.bias", E)
+    inits += [g, b]
+    nodes += [
+        n("Add", ["scores", "ext"], "masked", base + "Add"),
+        n("Softmax", ["masked"], "probs", base + "Softmax", axis=-1),
+        n("MatMul", ["probs", "vh"], "ctx", base + "MatMul_1"),
+        n("Transpose", ["ctx"], "ctx_t", base + "Transpose_4", perm=[0, 2, 1, 3]),
+        n("Reshape", ["ctx_t", "merged_shape"], "merged", base + "Reshape_3"),
+        n("MatMul", ["merged", "out.weight"], "o_mm", base + "out/MatMul"),
+        n("Add", ["o_mm", "out.bias"], "o", base + "out/Add"),
+        n("Add", ["o", "x"], "res", "/layer/Add"),
+        n("LayerNormalization", ["res", "ln.weight", "ln.bias"], "y",
+          "/layer/ln/LayerNormalization", epsilon=1e-5, axis=-1),
+    ]
+    m = model(nodes, [value("x", B, S, E), value("attention_mask", B, S)],
+              [value("y", B, S, E)], inits)
+    x = rng.standard_normal((B, S, E)).astype(np.float32)
+    mask = np.ones((B, S), np.float32)
+    mask[1, 3:] = 0
+    xv = x.astype(np.float64)
+    heads = lambda t: t.reshape(B, S, H, D).transpose(0, 2, 1, 3)
+    q, k, v = heads(xv @ wq + bq), heads(xv @ wk + bk), heads(xv @ wv + bv)
+    ext = (1 - mask[:, None, None, :].astype(np.float64)) * float(np.finfo(np.float32).min)
+    p = softmax(q @ k.transpose(0, 1, 3, 2) * score_scale + ext)
+    ctx = (p @ v).transpose(0, 2, 1, 3).reshape(B, S, E)
+    res = ctx @ arr(wo) + arr(bo) + xv
+    mu = res.mean(-1, keepdims=True)
+    var = ((res - mu) ** 2).mean(-1, keepdims=True)
+    y = (res - mu) / np.sqrt(var + 1e-5) * arr(g) + arr(b)
+    return m, {"input0": x, "input1": mask}, [y]
+
+
+def attention_bert(out):
+    """Fused QKV (Split), scores / sqrt(D), a padding mask: one mix.attention."""
+    return attention_variant("fused")
+
+
+def attention_separate(out):
+    """Separate q/k/v with biases, q * 1/sqrt(D): one mix.attention."""
+    return attention_variant("separate")
+
+
+def attention_badscale(out):
+    """Scores / 3 (not sqrt(D)): no fusion, the nodes imported one by one."""
+    return attention_variant("badscale")
+
+
 def gemm_attrs(out):
     """Gemm with every attribute: alpha * A^T B^T + beta * C, A an
     activation (transposed), B and C constants."""
@@ -986,7 +1121,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

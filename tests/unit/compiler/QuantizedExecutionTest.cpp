@@ -491,6 +491,12 @@ TEST_CASE("compiled int8 attention matches the interpreter", "[exec][int8]") {
   // quantization step, which changes outputs by at most step * max|wo| *
   // (#flips): allow 1% of the largest output, far below the 50% a broken
   // lowering would cause and far above f32 rounding alone.
+  // With biases (added in f32 after each projection's rescale, exact on
+  // both sides up to f32 rounding) and a padding mask (in the f32 core),
+  // the same bound holds.
+  bool extras = false;
+  SECTION("no biases, no mask") {}
+  SECTION("biases and a padding mask") { extras = true; }
   Jit jit;
   std::string source = R"mlir(
 mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
@@ -503,6 +509,23 @@ mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
   mix.return %y : tensor<2x5x8xf32>
 }
 )mlir";
+  if (extras)
+    source = R"mlir(
+mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %wq = mix.weight external "wq" : tensor<8x8xf32>
+  %wk = mix.weight external "wk" : tensor<8x8xf32>
+  %wv = mix.weight external "wv" : tensor<8x8xf32>
+  %wo = mix.weight external "wo" : tensor<8x8xf32>
+  %bq = mix.weight external "bq" : tensor<8xf32>
+  %bk = mix.weight external "bk" : tensor<8xf32>
+  %bv = mix.weight external "bv" : tensor<8xf32>
+  %bo = mix.weight external "bo" : tensor<8xf32>
+  %m = mix.weight external "m" : tensor<2x1x1x5xf32>
+  %y = mix.attention %x, %wq, %wk, %wv, %wo bq(%bq) bk(%bk) bv(%bv) bo(%bo) mask(%m) precision(int8) {num_heads = 2 : i64, causal = true}
+      : (tensor<2x5x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x1x1x5xf32>) -> tensor<2x5x8xf32>
+  mix.return %y : tensor<2x5x8xf32>
+}
+)mlir";
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, &jit.context);
   REQUIRE(module);
@@ -511,6 +534,16 @@ mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
   for (const char *name : {"wq", "wk", "wv", "wo"}) {
     std::vector<float> w = values(64, ++seed, 0.7);
     weights[name] = RefTensor{{8, 8}, {w.begin(), w.end()}};
+  }
+  if (extras) {
+    for (const char *name : {"bq", "bk", "bv", "bo"}) {
+      std::vector<float> b = values(8, ++seed, 1.0);
+      weights[name] = RefTensor{{8}, {b.begin(), b.end()}};
+    }
+    // Sample 1: its last two keys are padding.
+    RefTensor mask{{2, 1, 1, 5}, std::vector<double>(10, 0.0)};
+    mask.data[8] = mask.data[9] = -1e4;
+    weights["m"] = mask;
   }
   inlineWeights(*module, weights);
   std::vector<float> x = values(2 * 5 * 8, 50, 2.0);
