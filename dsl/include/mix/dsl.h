@@ -493,7 +493,8 @@ inline builder &active(const char *what) {
 //===----------------------------------------------------------------------===//
 
 /// A value of the network being built: its shape and element type are
-/// known as soon as it exists.
+/// known as soon as it exists. A tensor refers to its network's builder: use
+/// it inside that network's body only.
 class tensor {
 public:
   tensor() = default;
