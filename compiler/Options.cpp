@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Options.h"
+#include "mixrt/mixrt.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -20,11 +21,15 @@ namespace cl = llvm::cl;
 const char *mix::getMixcVersion() { return MIXC_VERSION_STRING; }
 
 void mix::printToolVersion(llvm::raw_ostream &os) {
+  // The mixrt ABI the generated code is compiled against (MIXRT_API_VERSION
+  // of the mixrt.h the tools were built with); an app's mixrt must report
+  // the same mixrt_api_version().
   os << "mixc " << getMixcVersion() << "\n"
      << "LLVM " << LLVM_VERSION_STRING << ", MLIR " << LLVM_VERSION_STRING
      << "\n"
      << "host target: " << llvm::sys::getProcessTriple()
-     << ", cpu: " << llvm::sys::getHostCPUName() << "\n";
+     << ", cpu: " << llvm::sys::getHostCPUName() << "\n"
+     << "mixrt ABI version " << MIXRT_API_VERSION << "\n";
 }
 
 std::string mix::spellOption(llvm::StringRef name) {

@@ -44,6 +44,7 @@ namespace mix {
 ///   mixc X.Y.Z
 ///   LLVM A.B.C, MLIR A.B.C
 ///   host target: TRIPLE, cpu: CPU
+///   mixrt ABI version N      (MIXRT_API_VERSION: what generated code needs)
 void printToolVersion(llvm::raw_ostream &os);
 
 /// "0.1.0".

@@ -9,6 +9,11 @@
   stdout+stderr, compared exactly.
 * ```json blocks in policy.md that hold a policy object are loaded with
   `mix-lint --policy` and must be accepted.
+* ```cpp blocks that include `mix/dsl.h` and have a `main` are programs of
+  the C++ DSL: each is compiled (c++ -std=c++17 -I dsl/include) and run,
+  and what it prints must parse and verify with `mix-opt`. A block tagged
+  ```cpp file=PATH must also be PATH's text, exactly (so the page shows
+  the file a test builds).
 """
 
 import argparse
@@ -18,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-BLOCK = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.M | re.S)
+BLOCK = re.compile(r"^```(\w+)([^\n]*)\n(.*?)^```", re.M | re.S)
 
 
 def run(cmd, root, env):
@@ -28,11 +33,44 @@ def run(cmd, root, env):
     return proc.returncode, proc.stdout
 
 
+def check_dsl_program(where, info, body, root, env, failures):
+    """Compiles and runs a C++ DSL program; mix-opt checks what it prints."""
+    tag = re.search(r"\bfile=(\S+)", info)
+    if tag:
+        try:
+            text = open(os.path.join(root, tag.group(1)), encoding="utf-8").read()
+        except OSError as e:
+            failures.append(f"{where}: {e}")
+            return
+        if text != body:
+            failures.append(f"{where}: the block differs from {tag.group(1)}")
+            return
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "example.cpp")
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(body)
+        exe = os.path.join(tmp, "example")
+        code, out = run(f"c++ -std=c++17 -Wall -Werror -I dsl/include "
+                        f"{source} -o {exe}", root, env)
+        if code != 0:
+            failures.append(f"{where}: the C++ example does not compile:\n{out}")
+            return
+        model = os.path.join(tmp, "model.mlir")
+        code, out = run(f"{exe} > {model}", root, env)
+        if code != 0:
+            failures.append(f"{where}: the C++ example fails:\n{out}")
+            return
+        code, out = run(f"mix-opt {model} -o /dev/null", root, env)
+        if code != 0:
+            failures.append(f"{where}: the C++ example prints a model that "
+                            f"does not verify:\n{out}")
+
+
 def check_file(path, root, env, failures):
     text = open(path, encoding="utf-8").read()
     checked = 0
     for match in BLOCK.finditer(text):
-        lang, body = match.group(1), match.group(2)
+        lang, info, body = match.group(1), match.group(2), match.group(3)
         line = text.count("\n", 0, match.start()) + 1
         where = f"{os.path.relpath(path, root)}:{line}"
         if lang == "mlir" and "mix.network" in body:
@@ -59,6 +97,9 @@ def check_file(path, root, env, failures):
                         f"{where}: `{cmd}` printed:\n" + "\n".join(got) +
                         "\n--- but the doc says:\n" + "\n".join(want))
                 checked += 1
+        elif lang == "cpp" and "mix/dsl.h" in body and "int main" in body:
+            check_dsl_program(where, info, body, root, env, failures)
+            checked += 1
         elif lang == "json" and os.path.basename(path) == "policy.md":
             with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
                 f.write(body)

@@ -17,6 +17,22 @@ config.environment["PATH"] = os.pathsep.join(
     [config.mixc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
 )
 config.substitutions.append(("%mixc_src", config.mixc_src_root))
+# The programs of examples/dsl (each prints its network).
+config.substitutions.append(
+    ("%dsl_examples", os.path.join(config.mixc_obj_root, "examples", "dsl")))
+
+
+def _mixrt_abi_version():
+    """MIXRT_API_VERSION of runtime/include/mixrt/mixrt.h (mixc --version)."""
+    import re
+    header = os.path.join(config.mixc_src_root, "runtime", "include", "mixrt",
+                          "mixrt.h")
+    with open(header, encoding="utf-8") as f:
+        match = re.search(r"^#define MIXRT_API_VERSION (\d+)$", f.read(), re.M)
+    return match.group(1)
+
+
+config.substitutions.append(("%mixrt_abi", _mixrt_abi_version()))
 config.substitutions.append(("%examples", os.path.join(config.mixc_src_root, "examples")))
 
 # mixc's end-to-end tests compile C against the generated headers and

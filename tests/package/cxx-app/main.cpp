@@ -5,12 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // Built by tests/package/cxx-app/CMakeLists.txt (project(... CXX), no C)
-// against an installed mixc: includes the header mixc_add_model generated,
-// calls the compiled networks and checks their results exactly. Prints
+// against an installed mixc: includes the headers mixc_add_model generated
+// (tiny.h, and dsl_tiny.h from the model dsl_tiny.cpp writes with the
+// DSL), calls the compiled networks and checks their results exactly. Prints
 // "cxx-app: ok" and exits 0 when every check holds.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dsl_tiny.h"
 #include "tiny.h"
 
 #include <array>
@@ -50,6 +52,16 @@ int main() {
     return 1;
   }
   expectEqual("probs", probs, {2.75f, 0, 10.25f, 1.125f, 0, 0});
+
+  // The same network written with mix/dsl.h (dsl_tiny.cpp).
+  std::array<float, 6> dslProbs{};
+  status = dsl_tiny_run(image.data(), dslProbs.data());
+  if (status != MIXRT_STATUS_OK) {
+    std::fprintf(stderr, "dsl_tiny_run: %s: %s\n",
+                 mixrt_status_code_name(status), mixrt_last_error_message());
+    return 1;
+  }
+  expectEqual("dsl_tiny", dslProbs, {2.75f, 0, 10.25f, 1.125f, 0, 0});
 
   // The f16 block: 1e6 overflows its checked input cast; the status and the
   // message name the cast's location in tiny.mlir.
