@@ -110,7 +110,8 @@ std::optional<std::string> mix::whyNotFoldable(BatchNormOp norm) {
   ResolvedAttr normRes = norm.getResolvedAttr();
   if (!convRes || !normRes)
     return "the precisions are not resolved";
-  if (!floatWidth(convRes.getWeights()) || !floatWidth(convRes.getAccumulator()))
+  if (!floatWidth(convRes.getWeights()) ||
+      !floatWidth(convRes.getAccumulator()))
     return "the conv2d is not a float layer";
   if (floatWidth(convRes.getAccumulator()) <
           floatWidth(normRes.getAccumulator()) ||
@@ -217,8 +218,8 @@ struct MixFoldBatchNormPass
         Location convLoc = norm.getInput().getDefiningOp()->getLoc();
         if (succeeded(foldBatchNorm(norm))) {
           if (report)
-            emitRemark(loc) << "batch_norm folded into the conv2d at "
-                            << convLoc;
+            emitRemark(loc)
+                << "batch_norm folded into the conv2d at " << convLoc;
           continue;
         }
         why = "a folded weight or bias would not be finite (variance + "
