@@ -94,16 +94,41 @@ unsigned floatWidth(DecisionAttr decision) {
   return p && p.isFloat() ? p.getBitWidth() : 0;
 }
 
+/// The conv2d whose result `v` is, directly or through block boundaries (a
+/// block argument bound to a value, a block result its body yields: an
+/// imported model puts each module, so a conv2d and its batch norm, in a
+/// block of its own); null if none. `otherUses` tells whether a value on the
+/// way, the conv2d's result included, has a reader besides the next step.
+Conv2DOp producingConv(Value v, bool &otherUses) {
+  otherUses = false;
+  while (true) {
+    if (!v.hasOneUse())
+      otherUses = true;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp());
+      if (!block)
+        return {};
+      v = block.getInputs()[arg.getArgNumber()];
+      continue;
+    }
+    if (auto block = v.getDefiningOp<BlockOp>()) {
+      Operation *yield = block.getBody().front().getTerminator();
+      v = yield->getOperand(cast<OpResult>(v).getResultNumber());
+      continue;
+    }
+    return v.getDefiningOp<Conv2DOp>();
+  }
+}
+
 } // namespace
 
 std::optional<std::string> mix::whyNotFoldable(BatchNormOp norm) {
-  auto conv = norm.getInput().getDefiningOp<Conv2DOp>();
+  bool otherUses = false;
+  Conv2DOp conv = producingConv(norm.getInput(), otherUses);
   if (!conv)
     return "its input is not a conv2d";
-  if (!conv.getResult().hasOneUse())
+  if (otherUses)
     return "the conv2d's result has other uses";
-  if (conv->getBlock() != norm->getBlock())
-    return "the conv2d is in another block";
   if (conv.getResult().getType() != norm.getResult().getType())
     return "the conv2d's result type differs from the batch_norm's";
   ResolvedAttr convRes = conv.getResolvedAttr();
@@ -131,7 +156,8 @@ std::optional<std::string> mix::whyNotFoldable(BatchNormOp norm) {
 FailureOr<FoldedBatchNorm> mix::foldBatchNorm(BatchNormOp norm) {
   if (whyNotFoldable(norm))
     return failure();
-  auto conv = norm.getInput().getDefiningOp<Conv2DOp>();
+  bool otherUses = false;
+  Conv2DOp conv = producingConv(norm.getInput(), otherUses);
   std::vector<double> w = *weightValues(conv.getWeight());
   std::vector<double> scale = *weightValues(norm.getScale());
   std::vector<double> shift = *weightValues(norm.getBias());
@@ -195,7 +221,9 @@ FailureOr<FoldedBatchNorm> mix::foldBatchNorm(BatchNormOp norm) {
                                   oldWeight};
   if (oldBias)
     unused.push_back(oldBias);
-  norm.getResult().replaceAllUsesWith(conv.getResult());
+  // The conv2d's result, or the block argument it reaches the batch_norm's
+  // block by.
+  norm.getResult().replaceAllUsesWith(norm.getInput());
   norm.erase();
   // The weights nothing uses any more, and their bindings.
   dropUnusedBindings(unused);
@@ -215,7 +243,8 @@ struct MixFoldBatchNormPass
       Location loc = norm.getLoc();
       std::optional<std::string> why = whyNotFoldable(norm);
       if (!why) {
-        Location convLoc = norm.getInput().getDefiningOp()->getLoc();
+        bool otherUses = false;
+        Location convLoc = producingConv(norm.getInput(), otherUses).getLoc();
         if (succeeded(foldBatchNorm(norm))) {
           if (report)
             emitRemark(loc)
@@ -225,7 +254,8 @@ struct MixFoldBatchNormPass
         why = "a folded weight or bias would not be finite (variance + "
               "epsilon <= 0, or beyond the range of the weights precision)";
       }
-      if (report && norm.getInput().getDefiningOp<Conv2DOp>())
+      bool otherUses = false;
+      if (report && producingConv(norm.getInput(), otherUses))
         emitRemark(loc) << "batch_norm not folded: " << *why;
     }
   }

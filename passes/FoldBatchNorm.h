@@ -8,7 +8,9 @@
 // FoldBatchNorm.cpp and docs/compiler.md). A batch_norm is folded into the
 // conv2d that feeds it when:
 //
-//   - the conv2d's result has no other use, and both are in one block;
+//   - the conv2d's result has no other use, directly or through the block
+//     boundaries between them (an imported model puts a conv2d and its
+//     batch norm in blocks of their own);
 //   - both layers are resolved, the conv2d is a float layer (its weights
 //     and accumulator float: int8 convolutions keep their batch_norm), and
 //     the conv2d's accumulator is at least as wide as the batch_norm's

@@ -136,8 +136,8 @@ def MixFoldBatchNormPass : Pass<"mix-fold-batch-norm", "mlir::ModuleOp"> {
     lost: a float conv2d whose accumulator is at least as wide as the
     batch_norm's accumulator and activations and whose output is at least
     as wide as the batch_norm's output (a batch_norm kept in f32 after an
-    f16 conv2d stays), the conv2d's result used only by the batch_norm, and
-    every weight bound to data. The folded conv2d carries
+    f16 conv2d stays), the conv2d's result used only by the batch_norm
+    (directly or through block boundaries), and every weight bound to data. The folded conv2d carries
     `mix.folded_batch_norm`, the batch_norm's location, for `mixc --report`.
 
     Before:

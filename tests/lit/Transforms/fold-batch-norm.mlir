@@ -55,6 +55,36 @@ mix.network @nobias precision(f32) (%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf
 
 // -----
 
+// As mix-import-onnx writes a model: the conv2d and the batch_norm in
+// sibling blocks (one per module). The batch_norm's block passes its input
+// through; its parameters and bindings are gone.
+// CHECK-LABEL: mix.network @siblings
+// CHECK:       mix.block @conv1 (%{{[^ ]*}} = %{{[^ ]*}}) :
+// CHECK-DAG:   mix.weight dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}-3.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-DAG:   mix.weight dense<[-1.750000e+00, -2.000000e+00]> : tensor<2xf32>
+// CHECK:       mix.conv2d {{.*}}mix.folded_batch_norm
+// CHECK:       mix.block @bn1 (%[[A:[^ ]*]] = %{{[^ ]*}}) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+// CHECK-NEXT:    mix.yield %[[A]]
+mix.network @siblings precision(f32) (%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %c = mix.block @conv1 (%a = %x) : (tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+    %w = mix.weight dense<[[[[1.0]]], [[[-3.0]]]]> : tensor<2x1x1x1xf32>
+    %y = mix.conv2d %a, %w : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+    mix.yield %y : tensor<1x2x2x2xf32>
+  }
+  %n = mix.block @bn1 (%a = %c) : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+    %s = mix.weight dense<[4.0, 3.0]> : tensor<2xf32>
+    %o = mix.weight dense<[0.25, 0.0]> : tensor<2xf32>
+    %m = mix.weight dense<[1.0, 2.0]> : tensor<2xf32>
+    %v = mix.weight dense<[3.0, 8.0]> : tensor<2xf32>
+    // expected-remark @below {{batch_norm folded into the conv2d at}}
+    %y = mix.batch_norm %a, %s, %o, %m, %v {epsilon = 1.0 : f64} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+    mix.yield %y : tensor<1x2x2x2xf32>
+  }
+  mix.return %n : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // An f16 conv2d with its batch_norm in f16 too: the folded weights are
 // rounded once to f16 (3 * 0.1 / sqrt(0.75 + 0.25) = 0.3 -> 0.300048828125, f16's nearest), kept in
 // their declared f32 type for mix-insert-casts.
@@ -77,8 +107,8 @@ mix.network @half precision(f16) (%x: tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32
 
 // What stays a batch_norm, and why.
 // CHECK-LABEL: mix.network @kept
-// CHECK-COUNT-5: mix.batch_norm
-mix.network @kept precision(f32) (%x: tensor<1x1x1x1xf32>) -> (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) {
+// CHECK-COUNT-6: mix.batch_norm
+mix.network @kept precision(f32) (%x: tensor<1x1x1x1xf32>) -> (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) {
   %w = mix.weight dense<3.0> : tensor<1x1x1x1xf32>
   %e = mix.weight external "w" : tensor<1x1x1x1xf32>
   %s = mix.weight dense<1.0> : tensor<1xf32>
@@ -104,7 +134,14 @@ mix.network @kept precision(f32) (%x: tensor<1x1x1x1xf32>) -> (tensor<1x1x1x1xf3
   %c4 = mix.conv2d %x, %w : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
   // expected-remark @below {{batch_norm not folded: a folded weight or bias would not be finite}}
   %n4 = mix.batch_norm %c4, %s, %z, %z, %neg : (tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1xf32>
+  // Through a block whose result is read twice.
+  %b6 = mix.block @twice (%a = %x, %kw = %w) : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32> {
+    %c6 = mix.conv2d %a, %kw : (tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x1x1xf32>
+    mix.yield %c6 : tensor<1x1x1x1xf32>
+  }
+  // expected-remark @below {{batch_norm not folded: the conv2d's result has other uses}}
+  %n6 = mix.batch_norm %b6, %s, %z, %z, %s : (tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1xf32>
   // Not after a conv2d: nothing to say.
   %n5 = mix.batch_norm %x, %s, %z, %z, %s : (tensor<1x1x1x1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x1x1xf32>
-  mix.return %h, %c2, %n2, %n3, %n4, %n5 : tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>
+  mix.return %h, %c2, %n2, %n3, %n4, %n5, %b6, %n6 : tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xf32>
 }
