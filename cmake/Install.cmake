@@ -20,7 +20,7 @@ set(MIXC_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/mixc")
 
 # The tools link the shared LLVM/MLIR libraries of the system: keep their
 # directory in the installed executables' RPATH.
-set(MIXC_INSTALLED_TOOLS mixc mix-lint mix-run mix-calibrate mix-bench)
+set(MIXC_INSTALLED_TOOLS mixc mix-lint mix-lsp-server mix-run mix-calibrate mix-bench)
 set_target_properties(${MIXC_INSTALLED_TOOLS} PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 

@@ -19,7 +19,7 @@ BUILD=build-fuzz
 bash scripts/configure-build-fuzz.sh ON
 # What the lit suite runs: the tools, the runtime, and the programs of
 # examples/dsl (tests/lit/Examples/dsl.test).
-targets=(mix-opt mix-lint mixc mix-run mix-calibrate mix-bench mixrt mixrt_core
+targets=(mix-opt mix-lint mix-lsp-server mixc mix-run mix-calibrate mix-bench mixrt mixrt_core
   mix-dsl-resnet mix-dsl-edge_int8 mix-dsl-transformer)
 # The ONNX importer (MIXC_ENABLE_ONNX, on by default) and its tests.
 onnx=0
