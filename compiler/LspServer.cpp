@@ -20,19 +20,19 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
 #include "dialect/MixOps.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
 #include "passes/Policy.h"
 #include "passes/PolicyCheck.h"
 #include "passes/PrecisionAnalysis.h"
 #include "passes/Resolve.h"
 #include "support/InputLimits.h"
-#include "mlir/AsmParser/AsmParser.h"
-#include "mlir/AsmParser/AsmParserState.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/LSP/Logging.h"
 #include "llvm/Support/LSP/Protocol.h"
 #include "llvm/Support/LSP/Transport.h"
@@ -258,8 +258,8 @@ void Document::analyze(const PolicyChoice &policy) {
   // text nested deeper than it can take.
   if (text.size() > limits::kMaxModelBytes)
     return fileError(llvm::formatv(
-        "the model is {0} bytes, more than the limit of {1} bytes",
-        text.size(), limits::kMaxModelBytes));
+        "the model is {0} bytes, more than the limit of {1} bytes", text.size(),
+        limits::kMaxModelBytes));
   if (llvm::Error e = checkNestingDepth(text, limits::kMaxModelNesting,
                                         NestingSyntax::mlir, uri.file()))
     return fileError(llvm::toString(std::move(e)));
@@ -279,8 +279,8 @@ void Document::analyze(const PolicyChoice &policy) {
   } else {
     module = ModuleOp::create(
         FileLineColLoc::get(&context, uri.file(), /*line=*/1, /*column=*/1));
-    module->getBody()->getOperations().splice(
-        module->getBody()->begin(), parsedIR.getOperations());
+    module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                              parsedIR.getOperations());
   }
   parsed = true;
 
@@ -382,13 +382,14 @@ std::string Document::describeLayer(Operation *op) {
     const Decision *d = it->second.get(prop);
     if (!d)
       continue;
-    os << "| " << stringifyPrecisionProperty(prop) << " | " << d->precision.str()
-       << " | " << d->describe() << " |\n";
+    os << "| " << stringifyPrecisionProperty(prop) << " | "
+       << d->precision.str() << " | " << d->describe() << " |\n";
   }
   for (const Finding &f : findings)
     if (f.op == op)
-      os << "\n" << getSeverityName(f.severity) << " [" << getRuleName(f.rule)
-         << "] " << f.message << "\n";
+      os << "\n"
+         << getSeverityName(f.severity) << " [" << getRuleName(f.rule) << "] "
+         << f.message << "\n";
   return s;
 }
 
@@ -448,8 +449,9 @@ std::optional<lsp::Hover> Document::hover(const lsp::Position &pos) {
     os << "\n";
     for (const Finding &f : findings)
       if (f.op == hit->op)
-        os << "\n" << getSeverityName(f.severity) << " ["
-           << getRuleName(f.rule) << "] " << f.message << "\n";
+        os << "\n"
+           << getSeverityName(f.severity) << " [" << getRuleName(f.rule) << "] "
+           << f.message << "\n";
     h.contents.value = s;
   } else {
     std::string s;
@@ -512,10 +514,10 @@ public:
 private:
   void onInitialize(const lsp::InitializeParams &,
                     lsp::Callback<json::Value> reply) {
-    json::Object sync{
-        {"openClose", true},
-        {"change", static_cast<int64_t>(lsp::TextDocumentSyncKind::Incremental)},
-        {"save", true}};
+    json::Object sync{{"openClose", true},
+                      {"change", static_cast<int64_t>(
+                                     lsp::TextDocumentSyncKind::Incremental)},
+                      {"save", true}};
     json::Object capabilities{{"textDocumentSync", std::move(sync)},
                               {"hoverProvider", true},
                               {"definitionProvider", true},
@@ -691,11 +693,10 @@ int mix::lspServerMain(llvm::ArrayRef<const char *> args, std::FILE *in,
       return usage(llvm::toString(loaded.takeError()));
   }
 
-  lsp::Logger::setLogLevel(options.log == LogLevel::verbose
-                               ? lsp::Logger::Level::Debug
-                           : options.log == LogLevel::info
-                               ? lsp::Logger::Level::Info
-                               : lsp::Logger::Level::Error);
+  lsp::Logger::setLogLevel(
+      options.log == LogLevel::verbose ? lsp::Logger::Level::Debug
+      : options.log == LogLevel::info  ? lsp::Logger::Level::Info
+                                       : lsp::Logger::Level::Error);
   bool litTest = options.litTest;
   if (litTest)
     lsp::URIForFile::registerSupportedScheme("test");

@@ -441,12 +441,45 @@ void Importer::convert(const onnx::NodeProto &node) {
         cast<RankedTensorType>(a.getType()).getRank() == 0)
       return problem(node, "a MatMul of vectors (a scalar result) is not "
                            "supported");
+    // numpy's 1-D operands (MatMul only; Gemm's are 2-D): a vector A is a
+    // [1, K] matrix and a vector B a [K, 1] one; the product is computed with
+    // that 1 and then reshaped away. `inner` is the product's type with it.
+    const Constant *w = constant(input(node, 1));
+    bool aVector = cast<RankedTensorType>(a.getType()).getRank() == 1;
+    bool bVector =
+        !gemm &&
+        (w ? w->shape.size() == 1
+           : value(input(node, 1)) &&
+                 cast<RankedTensorType>(value(input(node, 1)).getType())
+                         .getRank() == 1);
+    RankedTensorType inner = type;
+    if (aVector || bVector) {
+      SmallVector<int64_t> shape(type.getShape());
+      if (aVector) {
+        int64_t k = cast<RankedTensorType>(a.getType()).getDimSize(0);
+        a = layer<ReshapeOp>(
+            *this,
+            RankedTensorType::get(
+                {1, k}, cast<RankedTensorType>(a.getType()).getElementType()),
+            {a});
+        shape.insert(shape.end() - 1, 1);
+      }
+      if (bVector)
+        shape.push_back(1);
+      inner = RankedTensorType::get(shape, type.getElementType());
+    }
     Value result;
     const Constant *bias = gemm && alpha == 1.0 && beta == 1.0
                                ? constant(input(node, 2))
                                : nullptr;
-    if (const Constant *w = constant(input(node, 1));
-        w && w->shape.size() == 2) {
+    Constant column;
+    if (w && w->shape.size() == 1) {
+      // A constant vector B is the one-column weight of a dense layer.
+      column = *w;
+      column.shape = {w->shape[0], 1};
+      w = &column;
+    }
+    if (w && w->shape.size() == 2) {
       Value wv = weight(node, *w, transB);
       if (!wv)
         return;
@@ -463,11 +496,19 @@ void Importer::convert(const onnx::NodeProto &node) {
         operands.push_back(bv);
         bias = nullptr;
       }
-      result = layer<DenseOp>(*this, type, operands);
+      result = layer<DenseOp>(*this, inner, operands);
     } else {
       Value b = operandAt(1);
       if (!b)
         return;
+      if (bVector) {
+        int64_t k = cast<RankedTensorType>(b.getType()).getDimSize(0);
+        b = layer<ReshapeOp>(
+            *this,
+            RankedTensorType::get(
+                {k, 1}, cast<RankedTensorType>(b.getType()).getElementType()),
+            {b});
+      }
       if (transB) {
         auto bt = cast<RankedTensorType>(b.getType());
         if (bt.getRank() != 2 || !bt.hasStaticShape())
@@ -485,8 +526,7 @@ void Importer::convert(const onnx::NodeProto &node) {
       if (at.getRank() < 2 || bt.getRank() < 2)
         return problem(node, "MatMul of " + shapeString(at.getShape()) +
                                  " and " + shapeString(bt.getShape()) +
-                                 ": a 1-D operand of a computed MatMul is "
-                                 "not supported");
+                                 ": the operands must be matrices");
       // numpy's batch broadcasting: each operand whose batch dimensions
       // differ from the broadcast ones is a mix.expand (a copy) first, so
       // mix.matmul sees equal batch dimensions. The dynamic batch only
@@ -520,8 +560,11 @@ void Importer::convert(const onnx::NodeProto &node) {
         return layer<ExpandOp>(
             *this, RankedTensorType::get(shape, t.getElementType()), {v});
       };
-      result = layer<MatmulOp>(*this, type, {expanded(a, at), expanded(b, bt)});
+      result =
+          layer<MatmulOp>(*this, inner, {expanded(a, at), expanded(b, bt)});
     }
+    if (inner != type)
+      result = layer<ReshapeOp>(*this, type, {result});
     if (alpha != 1.0)
       result = layer<MulOp>(*this, type, {result, scalar(alpha)});
     if (gemm && !input(node, 2).empty() &&

@@ -950,6 +950,39 @@ def matmul_heads(out):
     return m, {"input0": q, "input1": k}, [np.matmul(f(q), f(k))]
 
 
+def matmul_vec(out):
+    """numpy's 1-D MatMul operands: a computed [2, 3, 4] x a computed vector
+    [4] -> [2, 3]; a computed vector [4] x [2, 4, 5] -> [2, 5]; and [3, 4] x
+    a constant vector [4] -> [3] (a one-column dense layer)."""
+    v = weight("v", 4)
+    nodes = [
+        helper.make_node("MatMul", ["a", "b"], ["ab"], name="/mv/MatMul"),
+        helper.make_node("MatMul", ["b", "c"], ["bc"], name="/vm/MatMul"),
+        helper.make_node("MatMul", ["x", "v"], ["xv"], name="/xw/MatMul"),
+    ]
+    m = model(nodes, [value("a", 2, 3, 4), value("b", 4), value("c", 2, 4, 5),
+                      value("x", 3, 4)],
+              [value("ab", 2, 3), value("bc", 2, 5), value("xv", 3)], [v])
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((4,)).astype(np.float32)
+    c = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    f = lambda t: t.astype(np.float64)
+    vv = numpy_helper.to_array(v)
+    return m, {"input0": a, "input1": b, "input2": c, "input3": x}, [
+        np.matmul(f(a), f(b)), np.matmul(f(b), f(c)), np.matmul(f(x), f(vv))]
+
+
+def matmul_vec_batch(out):
+    """[batch, 4] x a constant vector [4] -> [batch]: a score head."""
+    v = weight("v", 4)
+    nodes = [helper.make_node("MatMul", ["x", "v"], ["s"], name="/head/MatMul")]
+    m = model(nodes, [value("x", "batch", 4)], [value("s", "batch")], [v])
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    vv = numpy_helper.to_array(v)
+    return m, {"input0": x}, [np.matmul(x.astype(np.float64), vv)]
+
+
 def matmul_nobcast(out):
     """Batch dimensions that do not broadcast: [2, 4, 5] x [3, 5, 6]."""
     nodes = [helper.make_node("MatMul", ["a", "b"], ["y"], name="/m/MatMul")]
@@ -1121,7 +1154,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}
