@@ -278,6 +278,12 @@ llvm::Error executeLayer(const OpValues &v) {
       .Case([&](CompareOp c) {
         return bind(evalCompare(c, in(c.getLhs()), in(c.getRhs())));
       })
+      .Case([&](LogicalOp l) {
+        SmallVector<const RefTensor *> masks;
+        for (Value m : l.getMasks())
+          masks.push_back(&in(m));
+        return bind(evalLogical(l, masks));
+      })
       .Case([&](WhereOp w) {
         return bind(
             evalWhere(w, in(w.getCondition()), in(w.getX()), in(w.getY())));

@@ -151,8 +151,10 @@ RefTensor evalResize(ResizeOp op, const RefTensor &x);
 RefTensor evalGather(GatherOp op, const RefTensor &x);
 RefTensor evalExpand(ExpandOp op, const RefTensor &x);
 /// 1 where `a predicate b` holds, else 0 (IEEE: NaN compares false, `ne`
-/// true).
+/// and the unordered predicates true).
 RefTensor evalCompare(CompareOp op, const RefTensor &a, const RefTensor &b);
+/// and, or, xor of two masks, not of one (held as 0 and 1).
+RefTensor evalLogical(LogicalOp op, llvm::ArrayRef<const RefTensor *> masks);
 RefTensor evalWhere(WhereOp op, const RefTensor &c, const RefTensor &x,
                     const RefTensor &y);
 

@@ -1,13 +1,13 @@
-//===- InterpreterMasks.cpp - gather, expand, compare, where --------------===//
+//===- InterpreterMasks.cpp - gather, expand, compare, logical, where -----===//
 //
 // Part of the mixc project.
 //
 //===----------------------------------------------------------------------===//
 //
 // The reference semantics of the indexing and mask layers of issue 13:
-// gather by constant indices, expand (numpy broadcast), compare (an i1 mask
-// held as 0 and 1) and where. They copy or compare elements, so the f64
-// reference is exact.
+// gather by constant indices, expand (numpy broadcast), compare and logical
+// (an i1 mask held as 0 and 1) and where. They copy or compare elements, so
+// the f64 reference is exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,14 +99,34 @@ RefTensor interp::evalCompare(CompareOp op, const RefTensor &a,
   RefTensor y = zerosLike(op.getResult());
   broadcastInto(y, {&a, &b}, [&](ArrayRef<double> v) {
     double l = v[0], r = v[1];
-    bool holds = p == "eq"   ? l == r
-                 : p == "ne" ? l != r
-                 : p == "lt" ? l < r
-                 : p == "le" ? l <= r
-                 : p == "gt" ? l > r
-                             : l >= r;
+    // The unordered forms are the negations of the ordered ones.
+    bool holds = p == "eq"    ? l == r
+                 : p == "ne"  ? l != r
+                 : p == "lt"  ? l < r
+                 : p == "le"  ? l <= r
+                 : p == "gt"  ? l > r
+                 : p == "ge"  ? l >= r
+                 : p == "ult" ? !(l >= r)
+                 : p == "ule" ? !(l > r)
+                 : p == "ugt" ? !(l <= r)
+                              : !(l < r);
     return holds ? 1.0 : 0.0;
   });
+  return y;
+}
+
+RefTensor interp::evalLogical(LogicalOp op, ArrayRef<const RefTensor *> masks) {
+  StringRef kind = op.getKind();
+  RefTensor y = zerosLike(op.getResult());
+  broadcastInto(y, SmallVector<const RefTensor *>(masks.begin(), masks.end()),
+                [&](ArrayRef<double> v) {
+                  bool a = v[0] != 0;
+                  bool holds = kind == "not"   ? !a
+                               : kind == "and" ? a && v[1] != 0
+                               : kind == "or"  ? a || v[1] != 0
+                                               : a != (v[1] != 0);
+                  return holds ? 1.0 : 0.0;
+                });
   return y;
 }
 

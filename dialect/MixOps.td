@@ -778,20 +778,44 @@ def Mix_CompareOp : Mix_LayerOp<"compare"> {
   let summary = "Elementwise comparison to an i1 mask (numpy broadcasting)";
   let description = [{
     Compares `lhs` with `rhs` for every element of the broadcast shape by
-    `predicate`: `eq`, `ne`, `lt`, `le`, `gt` or `ge`. The operands are
-    compared at the layer's precision (after cast insertion, the operands'
-    precision): a comparison is exact at its operand precision. As IEEE, a
-    NaN operand compares unequal and unordered: every predicate gives false
-    except `ne`, which gives true. The result is an `i1` mask: it has no
-    precision of its own, and cannot be a network input or output.
+    `predicate`: `eq`, `ne`, `lt`, `le`, `gt` or `ge`, or one of the
+    unordered forms `ult`, `ule`, `ugt`, `uge` ("less than, or unordered"
+    ...). The operands are compared at the layer's precision (after cast
+    insertion, the operands' precision): a comparison is exact at its
+    operand precision. As IEEE, a NaN operand compares unequal and
+    unordered: `eq`, `lt`, `le`, `gt` and `ge` give false, `ne` and the
+    unordered forms true. So the negation of each predicate is a predicate:
+    not `lt` is `uge`, not `le` is `ugt`, not `eq` is `ne`. The result is an
+    `i1` mask: it has no precision of its own, and cannot be a network input
+    or output.
 
     ```mlir
     %m = mix.compare %a, %b {predicate = "eq"}
+        : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
+    %n = mix.compare %a, %b {predicate = "uge"}
         : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
     ```
   }];
   let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs,
                             StrAttr:$predicate),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_MaskTensor:$result);
+}
+
+def Mix_LogicalOp : Mix_LayerOp<"logical"> {
+  let summary = "Elementwise logic of i1 masks (numpy broadcasting)";
+  let description = [{
+    `kind` is `and`, `or` or `xor` of two masks (broadcast as numpy does),
+    or `not` of one. Masks are exact: no precision is involved, and the
+    layer's precisions (resolved like any layer's) convert nothing.
+
+    ```mlir
+    %m = mix.logical %causal, %padding {kind = "and"}
+        : (tensor<1x1x8x8xi1>, tensor<2x1x1x8xi1>) -> tensor<2x1x8x8xi1>
+    %n = mix.logical %m {kind = "not"} : (tensor<2x1x8x8xi1>) -> tensor<2x1x8x8xi1>
+    ```
+  }];
+  let arguments = !con((ins Variadic<Mix_MaskTensor>:$masks, StrAttr:$kind),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_MaskTensor:$result);
 }

@@ -757,15 +757,31 @@ LogicalResult ExpandOp::verify() {
 // Compare and where
 //===----------------------------------------------------------------------===//
 
-/// The predicates of mix.compare.
-static constexpr llvm::StringLiteral kComparePredicates[] = {"eq", "ne", "lt",
-                                                             "le", "gt", "ge"};
+/// The predicates of mix.compare: ordered, then unordered.
+static constexpr llvm::StringLiteral kComparePredicates[] = {
+    "eq", "ne", "lt", "le", "gt", "ge", "ult", "ule", "ugt", "uge"};
 
 LogicalResult CompareOp::verify() {
   if (!llvm::is_contained(kComparePredicates, getPredicate()))
     return emitOpError() << "predicate \"" << getPredicate()
-                         << "\" is not one of eq, ne, lt, le, gt, ge";
+                         << "\" is not one of eq, ne, lt, le, gt, ge, ult, "
+                            "ule, ugt, uge";
   return checkBroadcast(*this, getLhs(), getRhs());
+}
+
+LogicalResult LogicalOp::verify() {
+  StringRef kind = getKind();
+  if (kind != "and" && kind != "or" && kind != "xor" && kind != "not")
+    return emitOpError() << "kind \"" << kind
+                         << "\" is not one of and, or, xor, not";
+  size_t expected = kind == "not" ? 1 : 2;
+  if (getMasks().size() != expected)
+    return emitOpError() << "'" << kind << "' takes " << expected << " mask"
+                         << (expected == 1 ? "" : "s") << ", not "
+                         << getMasks().size();
+  if (kind == "not")
+    return checkResultShape(*this, shapeOf(getMasks()[0]));
+  return checkBroadcast(*this, getMasks()[0], getMasks()[1]);
 }
 
 LogicalResult WhereOp::verify() {

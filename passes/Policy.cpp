@@ -131,6 +131,7 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "gather",
                                     "expand",
                                     "compare",
+                                    "logical",
                                     "where",
                                     "embedding",
                                     "global_avg_pool",

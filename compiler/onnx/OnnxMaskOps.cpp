@@ -11,11 +11,12 @@
 // (OnnxOps.cpp); Gather of constants only is folded (OnnxFold.cpp).
 //
 // The attention-mask ops: Equal, Less, LessOrEqual, Greater, GreaterOrEqual
-// of float tensors become mix.compare (an i1 mask); Not of an Equal is the
-// `ne` compare and the reverse (the other predicates have no exact inverse:
-// NaN compares false both ways); Where(cond, x, y) becomes mix.where with
-// `cond` a mask computed here or a constant bool tensor (a float 0/1 weight
-// compared `ne` 0, since weights are floats). A mask cannot be a graph
+// of float tensors become mix.compare (an i1 mask); Not of a comparison is
+// the negated comparison (not `lt` is `uge`: true where unordered, exact with
+// NaN), Not of another mask and And, Or, Xor are mix.logical; Where(cond, x,
+// y) becomes mix.where. A bool operand is a mask computed here or a
+// constant bool tensor (a float 0/1 weight compared `ne` 0, since weights
+// are floats). A mask cannot be a graph
 // input or output (ONNX bool inputs are refused with the other unsupported
 // element types, outputs in OnnxImport.cpp).
 //
@@ -180,43 +181,90 @@ Value constantMask(Importer &im, const Constant &c,
                           {b.getNamedAttr("predicate", b.getStringAttr("ne"))});
 }
 
-/// Not of a mask: the Equal <-> not-equal compare.
+/// A bool operand of And, Or, Xor, Not or Where: a mask computed in this
+/// graph, or a constant bool tensor; null after recording a problem.
+Value maskOperand(Importer &im, const onnx::NodeProto &node, int i) {
+  Value m = im.value(input(node, i));
+  if (!m) {
+    const Constant *c = im.constant(input(node, i));
+    if (!c)
+      return Value(); // the producer failed and was reported
+    std::optional<std::vector<bool>> bools = constantBools(c);
+    if (!bools) {
+      im.problem(node, "input " + std::to_string(i) + " of " + node.op_type() +
+                           " must be a comparison (Equal, Less, ...), a "
+                           "logical op of comparisons or a constant bool "
+                           "tensor");
+      return Value();
+    }
+    m = constantMask(im, *c, *bools);
+  }
+  if (!getElementTypeOrSelf(m.getType()).isInteger(1)) {
+    im.problem(node, "input " + std::to_string(i) + " of " + node.op_type() +
+                         " must be a bool mask");
+    return Value();
+  }
+  return m;
+}
+
+/// The predicate that holds exactly where `p` does not, NaN included.
+StringRef negatedPredicate(StringRef p) {
+  return llvm::StringSwitch<StringRef>(p)
+      .Case("eq", "ne")
+      .Case("ne", "eq")
+      .Case("lt", "uge")
+      .Case("le", "ugt")
+      .Case("gt", "ule")
+      .Case("ge", "ult")
+      .Case("ult", "ge")
+      .Case("ule", "gt")
+      .Case("ugt", "le")
+      .Default("lt");
+}
+
+/// Not of a mask: of a comparison, the negated comparison (not `a < b` is
+/// `a >= b or unordered`, exact with NaN); of any other mask, a logical not.
 void convertNot(Importer &im, const onnx::NodeProto &node) {
-  Value m = im.value(input(node, 0));
-  auto compare = m ? m.getDefiningOp<CompareOp>() : CompareOp();
-  if (!compare)
-    return im.problem(node, "Not is supported of an Equal only (a mask "
-                            "computed by a comparison in this graph)");
-  StringRef p = compare.getPredicate();
-  if (p != "eq" && p != "ne")
-    return im.problem(
-        node, "Not of a '" + p +
-                  "' comparison is not supported: with NaN operands it is "
-                  "no comparison (only Not of Equal is, as not-equal)");
+  Value m = maskOperand(im, node, 0);
+  if (!m)
+    return;
+  OpBuilder &b = im.builder;
+  if (auto compare = m.getDefiningOp<CompareOp>()) {
+    im.define(node.output(0),
+              layer<CompareOp>(
+                  im, compare.getType(), {compare.getLhs(), compare.getRhs()},
+                  {b.getNamedAttr("predicate", b.getStringAttr(negatedPredicate(
+                                                   compare.getPredicate())))}));
+    return;
+  }
+  im.define(node.output(0),
+            layer<LogicalOp>(im, cast<RankedTensorType>(m.getType()), {m},
+                             {b.getNamedAttr("kind", b.getStringAttr("not"))}));
+}
+
+/// And, Or, Xor of two masks (numpy broadcasting).
+void convertLogical(Importer &im, const onnx::NodeProto &node, StringRef kind) {
+  Value a = maskOperand(im, node, 0);
+  Value c = maskOperand(im, node, 1);
+  if (!a || !c)
+    return;
+  auto shape = broadcastShapes(im, node,
+                               {cast<ShapedType>(a.getType()).getShape(),
+                                cast<ShapedType>(c.getType()).getShape()});
+  if (!shape)
+    return;
   OpBuilder &b = im.builder;
   im.define(node.output(0),
-            layer<CompareOp>(
-                im, compare.getType(), {compare.getLhs(), compare.getRhs()},
-                {b.getNamedAttr("predicate",
-                                b.getStringAttr(p == "eq" ? "ne" : "eq"))}));
+            layer<LogicalOp>(im, RankedTensorType::get(*shape, b.getI1Type()),
+                             {a, c},
+                             {b.getNamedAttr("kind", b.getStringAttr(kind))}));
 }
 
 /// Where(cond, x, y): a mix.where.
 void convertWhere(Importer &im, const onnx::NodeProto &node) {
-  Value cond = im.value(input(node, 0));
-  if (!cond) {
-    const Constant *c = im.constant(input(node, 0));
-    if (!c)
-      return; // the producer failed and was reported
-    std::optional<std::vector<bool>> bools = constantBools(c);
-    if (!bools)
-      return im.problem(node, "the condition of a Where must be a "
-                              "comparison (Equal, Less, ...) or a constant "
-                              "bool tensor");
-    cond = constantMask(im, *c, *bools);
-  }
-  if (!getElementTypeOrSelf(cond.getType()).isInteger(1))
-    return im.problem(node, "the condition of a Where must be a bool mask");
+  Value cond = maskOperand(im, node, 0);
+  if (!cond)
+    return;
   Value x = im.operand(node, input(node, 1));
   Value y = im.operand(node, input(node, 2));
   if (!x || !y || !isFloat(im, node, x) || !isFloat(im, node, y))
@@ -252,6 +300,15 @@ bool Importer::convertMaskOp(const onnx::NodeProto &node) {
   }
   if (op == "Not") {
     convertNot(*this, node);
+    return true;
+  }
+  StringRef logical = llvm::StringSwitch<StringRef>(op)
+                          .Case("And", "and")
+                          .Case("Or", "or")
+                          .Case("Xor", "xor")
+                          .Default("");
+  if (!logical.empty()) {
+    convertLogical(*this, node, logical);
     return true;
   }
   if (op == "Where") {

@@ -862,6 +862,7 @@ void Importer::convert(const onnx::NodeProto &node) {
 std::vector<std::string> mix::getSupportedOnnxOps() {
   return {"Abs",
           "Add",
+          "And",
           "AveragePool",
           "BatchNormalization",
           "Cast",
@@ -900,6 +901,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Mul",
           "Neg",
           "Not",
+          "Or",
           "Pad",
           "Pow",
           "Reciprocal",
@@ -922,5 +924,6 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Tanh",
           "Transpose",
           "Unsqueeze",
-          "Where"};
+          "Where",
+          "Xor"};
 }

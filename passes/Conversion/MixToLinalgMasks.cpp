@@ -131,7 +131,11 @@ arith::CmpFPredicate cmpPredicate(StringRef p) {
       .Case("lt", arith::CmpFPredicate::OLT)
       .Case("le", arith::CmpFPredicate::OLE)
       .Case("gt", arith::CmpFPredicate::OGT)
-      .Default(arith::CmpFPredicate::OGE);
+      .Case("ge", arith::CmpFPredicate::OGE)
+      .Case("ult", arith::CmpFPredicate::ULT)
+      .Case("ule", arith::CmpFPredicate::ULE)
+      .Case("ugt", arith::CmpFPredicate::UGT)
+      .Default(arith::CmpFPredicate::UGE);
 }
 
 struct CompareLowering : MixLoweringPattern<CompareOp> {
@@ -152,6 +156,31 @@ struct CompareLowering : MixLoweringPattern<CompareOp> {
                       Value r = convertScalar(b, loc, args[1], wide);
                       return arith::CmpFOp::create(b, loc, predicate, l, r);
                     });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LogicalLowering : MixLoweringPattern<LogicalOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(LogicalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    StringRef kind = op.getKind();
+    Value result = elementwise(
+        rewriter, op.getLoc(), adaptor.getOperands(), type,
+        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+          if (kind == "not") {
+            Value one = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+            return arith::XOrIOp::create(b, loc, args[0], one);
+          }
+          if (kind == "and")
+            return arith::AndIOp::create(b, loc, args[0], args[1]);
+          if (kind == "or")
+            return arith::OrIOp::create(b, loc, args[0], args[1]);
+          return arith::XOrIOp::create(b, loc, args[0], args[1]);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -180,6 +209,6 @@ struct WhereLowering : MixLoweringPattern<WhereOp> {
 
 void mix::lowering::populateMaskPatterns(RewritePatternSet &patterns,
                                          const MixToLinalgOptions &options) {
-  patterns.add<GatherLowering, ExpandLowering, CompareLowering, WhereLowering>(
-      patterns.getContext(), options);
+  patterns.add<GatherLowering, ExpandLowering, CompareLowering, LogicalLowering,
+               WhereLowering>(patterns.getContext(), options);
 }

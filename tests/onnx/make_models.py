@@ -765,6 +765,37 @@ def where_mask(out):
     return m, {"input0": scores, "input1": mask}, [ref[o] for o in outs]
 
 
+def mask_logic(out):
+    """Masks combined as exporters combine them: Not of Less and of
+    GreaterOrEqual (exact with NaN: not `x < y` holds where x is NaN), And,
+    Or, Xor of comparisons and of a constant bool tensor, Not of an And.
+    Each mask is an output as Where(mask, 1, 0)."""
+    f = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
+    keep = np.array([True, False, True, True, False, True, False, True])
+    consts = [f("zero", 0.0), f("one", 1.0), numpy_helper.from_array(keep, "keep")]
+    n = lambda op, ins, o: helper.make_node(op, ins, [o], name="/mask/" + o)
+    masks = ["nlt", "nge", "both", "either", "flip", "nboth"]
+    nodes = [
+        n("Less", ["x", "y"], "lt"), n("Not", ["lt"], "nlt"),
+        n("GreaterOrEqual", ["x", "zero"], "ge"), n("Not", ["ge"], "nge"),
+        n("Greater", ["x", "zero"], "pos"), n("Less", ["y", "zero"], "neg"),
+        n("And", ["pos", "neg"], "both"), n("Or", ["pos", "neg"], "either"),
+        n("Xor", ["pos", "keep"], "flip"), n("Not", ["both"], "nboth"),
+    ] + [n("Where", [m, "one", "zero"], m + "_f") for m in masks]
+    m = model(nodes, [value("x", "batch", 8), value("y", "batch", 8)],
+              [value(k + "_f", "batch", 8) for k in masks], consts)
+    x = rng.standard_normal((3, 8)).astype(np.float32)
+    y = rng.standard_normal((3, 8)).astype(np.float32)
+    x[0, 1] = np.nan
+    x[2, 6] = np.nan
+    y[1, 3] = np.nan
+    with np.errstate(invalid="ignore"):
+        pos, neg = x > 0, y < 0
+        ref = [~(x < y), ~(x >= 0), pos & neg, pos | neg, pos ^ keep,
+               ~(pos & neg)]
+    return m, {"input0": x, "input1": y}, [r.astype(np.float64) for r in ref]
+
+
 def attention_variant(kind):
     """A BERT-style self-attention layer (B=2, S=5, E=8, H=2) exported with
     module paths, the form exporters write: projections MatMul + Add,
@@ -1154,7 +1185,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
+           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

@@ -106,3 +106,36 @@ mix.network @compare_where precision(f32) (%s: tensor<2x3xf32>, %m: tensor<3xf32
   %w = mix.where %lt, %y, %z : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   mix.return %w, %z : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// The unordered predicates are arith's (true on NaN); logical: one
+// broadcasting generic of i1 with arith.andi/ori/xori, not as xor with true.
+// CHECK-LABEL: func.func @logic
+// CHECK:       linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    %[[U:.*]] = arith.cmpf uge, %{{.*}}, %{{.*}} : f32
+// CHECK:       linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0
+// CHECK-NEXT:    arith.cmpf ult, %{{.*}}, %{{.*}} : f32
+// CHECK:       linalg.generic {indexing_maps = [#[[ID2]], #[[ROW2:.*]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x3xi1>, tensor<3xi1>) outs(%{{.*}} : tensor<2x3xi1>)
+// CHECK-NEXT:  ^bb0(%[[P:.*]]: i1, %[[Q:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:    %[[R:.*]] = arith.andi %[[P]], %[[Q]] : i1
+// CHECK-NEXT:    linalg.yield %[[R]] : i1
+// CHECK:       ^bb0
+// CHECK-NEXT:    arith.ori
+// CHECK:       ^bb0
+// CHECK-NEXT:    arith.xori
+// CHECK:       ^bb0(%[[N:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:    %[[T:.*]] = arith.constant true
+// CHECK-NEXT:    %[[X:.*]] = arith.xori %[[N]], %[[T]] : i1
+// CHECK-NEXT:    linalg.yield %[[X]] : i1
+mix.network @logic precision(f32) (%s: tensor<2x3xf32>, %m: tensor<3xf32>) -> tensor<2x3xf32> {
+  %u = mix.compare %s, %m {predicate = "uge"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %v = mix.compare %s, %m {predicate = "ult"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %c = mix.compare %m, %m {predicate = "eq"} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %and = mix.logical %u, %c {kind = "and"} : (tensor<2x3xi1>, tensor<3xi1>) -> tensor<2x3xi1>
+  %or = mix.logical %and, %v {kind = "or"} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %xor = mix.logical %or, %u {kind = "xor"} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x3xi1>
+  %not = mix.logical %xor {kind = "not"} : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  %y = mix.where %not, %s, %m : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  mix.return %y : tensor<2x3xf32>
+}

@@ -150,7 +150,7 @@ mix.network @n precision(f32) (%x: tensor<1x1x5x5xf32>) {
 // -----
 
 mix.network @n precision(f32) (%a: tensor<4xf32>) {
-  // expected-error @+1 {{'mix.compare' op predicate "lte" is not one of eq, ne, lt, le, gt, ge}}
+  // expected-error @+1 {{'mix.compare' op predicate "lte" is not one of eq, ne, lt, le, gt, ge, ult, ule, ugt, uge}}
   %0 = mix.compare %a, %a {predicate = "lte"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   mix.return
 }
@@ -186,5 +186,59 @@ mix.network @n precision(f32) (%a: tensor<2x4xf32>, %x: tensor<4xf32>) {
   %m = mix.compare %a, %a {predicate = "eq"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xi1>
   // expected-error @+1 {{'mix.where' op result shape [4] does not match the expected shape [2, 4]}}
   %0 = mix.where %m, %x, %x : (tensor<2x4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+1 {{'mix.logical' op kind "nand" is not one of and, or, xor, not}}
+  %0 = mix.logical %m, %m {kind = "nand"} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+1 {{'mix.logical' op 'not' takes 1 mask, not 2}}
+  %0 = mix.logical %m, %m {kind = "not"} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+1 {{'mix.logical' op 'and' takes 2 masks, not 1}}
+  %0 = mix.logical %m {kind = "and"} : (tensor<4xi1>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>, %b: tensor<3xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %n = mix.compare %b, %b {predicate = "eq"} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  // expected-error @+1 {{'mix.logical' op operand shapes [4] and [3] are not broadcastable}}
+  %0 = mix.logical %m, %n {kind = "or"} : (tensor<4xi1>, tensor<3xi1>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  %m = mix.compare %a, %a {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  // expected-error @+1 {{'mix.logical' op result shape [2, 4] does not match the expected shape [4]}}
+  %0 = mix.logical %m {kind = "not"} : (tensor<4xi1>) -> tensor<2x4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%a: tensor<4xf32>) {
+  // expected-error @+1 {{'mix.logical' op operand #0 must be variadic of tensor with static dimensions}}
+  %0 = mix.logical %a {kind = "not"} : (tensor<4xf32>) -> tensor<4xi1>
   mix.return
 }

@@ -51,3 +51,20 @@ mix.network @compare_where precision(f32) (%s: tensor<2x4x8x8xf32>, %mask: tenso
   %y = mix.where %m, %z, %s : (tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
   mix.return %y : tensor<2x4x8x8xf32>
 }
+
+// The unordered predicates, and logical of masks: and, or, xor of two (the
+// broadcast shape), not of one.
+// CHECK-LABEL: mix.network @logic
+// CHECK: %[[U:.*]] = mix.compare %[[A:.*]], %[[B:.*]] {predicate = "uge"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xi1>
+// CHECK: %[[C:.*]] = mix.compare %[[B]], %[[B]] {predicate = "ult"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+// CHECK: %[[AND:.*]] = mix.logical %[[U]], %[[C]] {kind = "and"} : (tensor<2x8xi1>, tensor<8xi1>) -> tensor<2x8xi1>
+// CHECK: mix.logical %[[AND]], %[[U]] {kind = "xor"} : (tensor<2x8xi1>, tensor<2x8xi1>) -> tensor<2x8xi1>
+// CHECK: mix.logical %[[AND]] {kind = "not"} : (tensor<2x8xi1>) -> tensor<2x8xi1>
+mix.network @logic precision(f32) (%a: tensor<2x8xf32>, %b: tensor<8xf32>) {
+  %u = mix.compare %a, %b {predicate = "uge"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xi1>
+  %c = mix.compare %b, %b {predicate = "ult"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xi1>
+  %and = mix.logical %u, %c {kind = "and"} : (tensor<2x8xi1>, tensor<8xi1>) -> tensor<2x8xi1>
+  %x = mix.logical %and, %u {kind = "xor"} : (tensor<2x8xi1>, tensor<2x8xi1>) -> tensor<2x8xi1>
+  %n = mix.logical %and {kind = "not"} : (tensor<2x8xi1>) -> tensor<2x8xi1>
+  mix.return
+}

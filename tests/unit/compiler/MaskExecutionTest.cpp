@@ -166,7 +166,8 @@ TEST_CASE("compiled compare and where equal the reference", "[exec][masks]") {
       a[1] = std::nanf("");
       a[7] = INFINITY;
       a[13] = -INFINITY;
-      for (const char *p : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+      for (const char *p :
+           {"eq", "ne", "lt", "le", "gt", "ge", "ult", "ule", "ugt", "uge"}) {
         INFO("predicate " << p);
         compareWithReference(compareNetwork(precision, p), {a, b}, f16);
       }
@@ -211,12 +212,75 @@ TEST_CASE("compiled compare follows IEEE for NaN", "[exec][masks]") {
                    "tensor<4xf32>");
   };
   const std::vector<std::pair<const char *, std::vector<float>>> expected = {
-      {"eq", {1, 0, 0, 0}}, {"ne", {0, 1, 1, 1}}, {"lt", {0, 0, 0, 0}},
-      {"le", {1, 0, 0, 0}}, {"gt", {0, 0, 0, 0}}, {"ge", {1, 0, 0, 0}}};
+      {"eq", {1, 0, 0, 0}},
+      {"ne", {0, 1, 1, 1}},
+      {"lt", {0, 0, 0, 0}},
+      {"le", {1, 0, 0, 0}},
+      {"gt", {0, 0, 0, 0}},
+      {"ge", {1, 0, 0, 0}},
+      // The unordered forms: the negations of ge, gt, le, lt.
+      {"ult", {0, 1, 1, 1}},
+      {"ule", {1, 1, 1, 1}},
+      {"ugt", {0, 1, 1, 1}},
+      {"uge", {1, 1, 1, 1}}};
   for (const auto &[p, want] : expected) {
     INFO("predicate " << p);
     std::vector<std::vector<float>> got = runBoth(source(p), {a, b}).compiled;
     REQUIRE(got.size() == 1);
     CHECK(got[0] == want);
   }
+}
+
+TEST_CASE("compiled logical masks equal the reference", "[exec][masks]") {
+  // p = a > 0 and q = b < 0 over a [2, 3, 4] x [3, 1] broadcast, combined
+  // by every kind; not of (p and q); a NaN in a makes p false there. The
+  // mask is printed as where(m, 1, 0), so the expected values are exact.
+  std::vector<float> a = halves(24, 41), b = {-1.0f, 0.0f, 2.0f};
+  a[3] = std::nanf("");
+  auto source = [](const std::string &logic) {
+    return network("f32", "%a: tensor<2x3x4xf32>, %b: tensor<3x1xf32>",
+                   "  %one = mix.weight dense<1.0> : tensor<f32>\n"
+                   "  %zero = mix.weight dense<0.0> : tensor<f32>\n"
+                   "  %p = mix.compare %a, %zero {predicate = \"gt\"} : "
+                   "(tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xi1>\n"
+                   "  %q = mix.compare %b, %zero {predicate = \"lt\"} : "
+                   "(tensor<3x1xf32>, tensor<f32>) -> tensor<3x1xi1>\n" +
+                       logic +
+                       "  %y = mix.where %m, %one, %zero : (tensor<2x3x4xi1>, "
+                       "tensor<f32>, tensor<f32>) -> tensor<2x3x4xf32>",
+                   "tensor<2x3x4xf32>");
+  };
+  auto binary = [](const char *kind) {
+    return std::string("  %m = mix.logical %p, %q {kind = \"") + kind +
+           "\"} : (tensor<2x3x4xi1>, tensor<3x1xi1>) -> tensor<2x3x4xi1>\n";
+  };
+  for (const char *kind : {"and", "or", "xor"}) {
+    INFO("kind " << kind);
+    std::vector<std::vector<float>> got =
+        runBoth(source(binary(kind)), {a, b}).compiled;
+    REQUIRE(got.size() == 1);
+    REQUIRE(got[0].size() == 24);
+    for (int i = 0; i < 24; ++i) {
+      bool p = a[i] > 0, q = b[(i / 4) % 3] < 0;
+      bool want = std::string(kind) == "and"  ? p && q
+                  : std::string(kind) == "or" ? p || q
+                                              : p != q;
+      CHECK(got[0][i] == (want ? 1.0f : 0.0f));
+    }
+    compareWithReference(source(binary(kind)), {a, b});
+  }
+  std::string notAnd =
+      binary("and") +
+      "  %n = mix.logical %m {kind = \"not\"} : (tensor<2x3x4xi1>) -> "
+      "tensor<2x3x4xi1>\n";
+  // %m is now the not: rename by wrapping.
+  std::string text = source(notAnd);
+  text.replace(text.find("mix.where %m"), 12, "mix.where %n");
+  std::vector<std::vector<float>> got = runBoth(text, {a, b}).compiled;
+  REQUIRE(got.size() == 1);
+  for (int i = 0; i < 24; ++i) {
+    bool p = a[i] > 0, q = b[(i / 4) % 3] < 0;
+    CHECK(got[0][i] == (p && q ? 0.0f : 1.0f));
+  }
+  compareWithReference(text, {a, b});
 }
