@@ -40,6 +40,11 @@ struct MemoryPlanSummary {
   int64_t peak = 0;          ///< the liveness lower bound
 };
 
+/// The report's name of a network or block: "network @edge",
+/// "block @edge/features" (unnamed blocks: "block#<index>"), unique even when
+/// blocks of different networks share a name.
+std::string getScopeLabel(mlir::Operation *scope);
+
 class PrecisionReport {
 public:
   /// One property of a layer: its precision and its provenance.
@@ -63,6 +68,19 @@ public:
     /// The layer functions that compute this layer (indices into
     /// codeFunctions()), once the code is recorded.
     std::vector<size_t> codeFunctions;
+    /// The casts mix-insert-casts put on this layer's inputs, once the
+    /// casts are recorded: the element types converted from and to, and
+    /// the layer path of the value's producer (empty: a network or block
+    /// input).
+    struct CastIn {
+      std::string from, to, producer;
+    };
+    std::vector<CastIn> castsIn;
+    /// The bytes of the weight constants this layer reads after
+    /// mix-quantize (quantized weights with their scales and zero points),
+    /// once the quantized model is recorded; a weight read by several layers
+    /// counts at each.
+    std::optional<int64_t> weightBytes;
   };
   /// A function of the object's code.
   struct CodeFunction {
@@ -84,6 +102,9 @@ public:
   struct Scope {
     std::string name; ///< "network @edge", "block @edge/features"
     unsigned casts = 0;
+    /// The precision the network or block sets itself ("int8"); empty for a
+    /// block that inherits.
+    std::string precision;
   };
 
   /// The model before the pipeline, weights bound inline: layers, their
