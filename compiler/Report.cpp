@@ -80,16 +80,23 @@ std::string mix::getScopeLabel(Operation *scope) {
 
 namespace {
 
-/// Whether `v` is a mix.weight (inline or external), directly or through the
-/// bindings of enclosing blocks.
-bool isWeight(Value v) {
+/// What `v` is bound to outside the blocks that bind it: a block argument
+/// is followed to the block's input, outwards, up to an op's result or a
+/// network argument.
+Value throughBindings(Value v) {
   while (auto arg = dyn_cast<BlockArgument>(v)) {
     auto block = dyn_cast_or_null<BlockOp>(arg.getOwner()->getParentOp());
     if (!block)
-      return false;
+      break;
     v = block.getInputs()[arg.getArgNumber()];
   }
-  return isa_and_nonnull<WeightOp>(v.getDefiningOp());
+  return v;
+}
+
+/// Whether `v` is a mix.weight (inline or external), directly or through the
+/// bindings of enclosing blocks.
+bool isWeight(Value v) {
+  return isa_and_nonnull<WeightOp>(throughBindings(v).getDefiningOp());
 }
 
 /// The label of the scope that directly contains `op`.
@@ -204,7 +211,7 @@ void PrecisionReport::recordCasts(ModuleOp module) {
         getElementTypeOrSelf(cast.getInput().getType()));
     std::string to = elementName(getElementTypeOrSelf(cast.getType()));
     std::string producer;
-    if (Operation *def = cast.getInput().getDefiningOp();
+    if (Operation *def = throughBindings(cast.getInput()).getDefiningOp();
         def && isa<LayerOpInterface>(def))
       producer = getLayerPath(def);
     llvm::SmallPtrSet<Operation *, 4> seen;

@@ -70,8 +70,8 @@ public:
     std::vector<size_t> codeFunctions;
     /// The casts mix-insert-casts put on this layer's inputs, once the
     /// casts are recorded: the element types converted from and to, and
-    /// the layer path of the value's producer (empty: a network or block
-    /// input).
+    /// the layer path of the value's producer, through block bindings
+    /// (empty: a network input or the result of a block).
     struct CastIn {
       std::string from, to, producer;
     };
