@@ -299,9 +299,9 @@ llvm::Error Compilation::planOutputs() {
     outputs.push_back(stem + extensionOf(options.emit));
   if (needsHeader(options.emit))
     outputs.push_back(stem + ".h");
-  for (const std::string *report : {&options.reportJSONPath,
-                                    &options.reportTextPath,
-                                    &options.reportHTMLPath})
+  for (const std::string *report :
+       {&options.reportJSONPath, &options.reportTextPath,
+        &options.reportHTMLPath})
     if (!report->empty() && *report != "-")
       outputs.push_back(*report);
   // Identities (device and inode, or the real path of what does not exist
@@ -758,8 +758,7 @@ llvm::Error Compilation::emit(Target &target,
   std::string reportHTML;
   if (report && !options.reportHTMLPath.empty()) {
     reportHTML = renderPrecisionMap(
-        *report, mapFindings,
-        {"mixc", options.modelPath, /*compiled=*/true});
+        *report, mapFindings, {"mixc", options.modelPath, /*compiled=*/true});
     if (options.reportHTMLPath != "-")
       files.add(options.reportHTMLPath, reportHTML);
   }

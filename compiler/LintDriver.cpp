@@ -14,10 +14,10 @@
 #include "passes/InsertCasts.h"
 #include "passes/PolicyCheck.h"
 #include "passes/PrecisionAnalysis.h"
+#include "support/OutputFiles.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "support/OutputFiles.h"
 
 using namespace mlir;
 using namespace mix;
@@ -229,10 +229,9 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
   // The output may not replace an input.
   if (!options.outputPath.empty() && options.outputPath != "-") {
     std::string output = getFileIdentity(options.outputPath);
-    for (llvm::StringRef input :
-         {llvm::StringRef(options.modelPath),
-          llvm::StringRef(options.policyPath),
-          llvm::StringRef(options.precisionPlanPath)})
+    for (llvm::StringRef input : {llvm::StringRef(options.modelPath),
+                                  llvm::StringRef(options.policyPath),
+                                  llvm::StringRef(options.precisionPlanPath)})
       if (!input.empty() && input != "-" && getFileIdentity(input) == output)
         return badInput("the output '" + options.outputPath +
                         "' would overwrite the input '" + input + "'");
@@ -328,8 +327,7 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
         << "\n";
     break;
   case LintFormat::html: {
-    FailureOr<std::string> page =
-        renderMap(**module, *findings, options);
+    FailureOr<std::string> page = renderMap(**module, *findings, options);
     if (failed(page))
       return diagnostics.getNumErrors()
                  ? kLintBadInput

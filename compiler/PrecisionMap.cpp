@@ -107,9 +107,8 @@ std::string mix::renderPrecisionMap(const PrecisionReport &report,
     list.push_back(std::move(o));
   }
   object["findings"] = std::move(list);
-  object["map"] = llvm::json::Object{{"tool", info.tool},
-                                     {"model", info.model},
-                                     {"compiled", info.compiled}};
+  object["map"] = llvm::json::Object{
+      {"tool", info.tool}, {"model", info.model}, {"compiled", info.compiled}};
   std::string page = kTemplate;
   fill(page, "@@TITLE@@",
        escapeHTML("precision map: " + info.model + " (" + info.tool + ")"));

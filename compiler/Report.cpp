@@ -207,8 +207,8 @@ void PrecisionReport::recordCasts(ModuleOp module) {
   module.walk([&](CastOp cast) {
     if (isWeight(cast.getInput()))
       return;
-    std::string from = elementName(
-        getElementTypeOrSelf(cast.getInput().getType()));
+    std::string from =
+        elementName(getElementTypeOrSelf(cast.getInput().getType()));
     std::string to = elementName(getElementTypeOrSelf(cast.getType()));
     std::string producer;
     if (Operation *def = throughBindings(cast.getInput()).getDefiningOp();
@@ -369,8 +369,7 @@ llvm::json::Value PrecisionReport::toJSON() const {
     layers.push_back(std::move(entry));
   }
   llvm::json::Array scopes;
-  for (const Scope &s : scopes_)
-  {
+  for (const Scope &s : scopes_) {
     llvm::json::Object scope{{"scope", s.name}, {"casts", s.casts}};
     if (!s.precision.empty())
       scope["precision"] = s.precision;
