@@ -16,10 +16,11 @@ prints the DOM (--dump-dom), which this script checks.
                            page that does fetch must show up in the same log.
   check_map.py scale       A generated 10,000-layer model (100 blocks of 100
                            layers): the DOM has 10,000 layers with the counts
-                           of --explain, search finds the layers of one block,
-                           collapse all hides every layer in a block, expand
-                           all shows them again; prints the render time and
-                           the page's size.
+                           of --explain; the blocks start collapsed; search
+                           finds and shows the layers of one block; collapse
+                           all hides every layer in a block, expand all shows
+                           them again; prints the render time and the page's
+                           size.
 
 Options: --bin DIR (mix-lint, mixc), --root DIR (the sources), --artifacts DIR
 (pages, DOMs, screenshots, logs), --chromium PATH (default: chromium).
@@ -395,21 +396,28 @@ def check_scale(args, chromium):
     lint_time = time.monotonic() - start
     size = os.path.getsize(page)
     text, elapsed = chromium.dom(
-        page, "#selftest=search:big/b42/;collapse-all;expand-all")
+        page, "#selftest=state;search:big/b42/;collapse-all;expand-all")
     dom = parse_dom(text)
     compare_counts("scale", rows, dom)
     want_search = sum(1 for r in rows if r["scope"] == "block @b42")
     result = json.loads(dom.selftest or "{}")
     steps = result.get("steps", [])
-    if len(steps) != 3:
+    if len(steps) != 4:
         fail(f"scale: the self-test did not run: {result}")
     else:
-        if steps[0].get("matches") != want_search or steps[0].get("shown") != want_search:
-            fail(f"scale: search 'big/b42/' should find {want_search}: {steps[0]}")
-        if steps[1].get("visibleLayers") != 0 or steps[1].get("collapsed") != 100:
-            fail(f"scale: collapse all should hide every layer: {steps[1]}")
-        if steps[2].get("visibleLayers") != 10000:
-            fail(f"scale: expand all should show every layer: {steps[2]}")
+        # A model this large starts with its 100 blocks collapsed.
+        if steps[0].get("visibleLayers") != 0 or steps[0].get("collapsed") != 100:
+            fail(f"scale: the blocks should start collapsed: {steps[0]}")
+        # Search opens the block of the matches, and only that one.
+        if steps[1].get("matches") != want_search or \
+                steps[1].get("shown") != want_search or \
+                steps[1].get("visibleLayers") != want_search:
+            fail(f"scale: search 'big/b42/' should find and show "
+                 f"{want_search}: {steps[1]}")
+        if steps[2].get("visibleLayers") != 0 or steps[2].get("collapsed") != 100:
+            fail(f"scale: collapse all should hide every layer: {steps[2]}")
+        if steps[3].get("visibleLayers") != 10000 or steps[3].get("collapsed") != 0:
+            fail(f"scale: expand all should show every layer: {steps[3]}")
     render_ms = dom.body.get("data-render-ms")
     chromium.screenshot(page, os.path.join(args.artifacts, "scale-10000.png"))
     print(f"scale: 10000 layers, page {size} bytes ({size / 1e6:.2f} MB), "
