@@ -200,14 +200,15 @@ json::Value toSARIF(const std::vector<Finding> &findings,
       {"runs", json::Array{std::move(run)}}};
 }
 
-/// The precision map of the lint: the precision report of the model (its
-/// resolution and int32 proofs, and the casts mix-insert-casts would put in,
-/// found on a copy) with the findings.
+/// The precision map of the lint: the precision report of the model (the
+/// resolution of the policy check and --explain, the int32 proofs, and the
+/// casts mix-insert-casts would put in, found on a copy) with the findings.
 FailureOr<std::string> renderMap(ModuleOp module,
                                  const std::vector<Finding> &findings,
+                                 PrecisionAnalysis &precisions,
                                  const LintOptions &options) {
   PrecisionReport report;
-  if (failed(report.recordModel(module)))
+  if (failed(report.recordModel(module, &precisions)))
     return failure();
   OwningOpRef<ModuleOp> copy = module.clone();
   if (failed(insertCasts(*copy)))
@@ -264,7 +265,7 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
 
   // Resolution problems (e.g. an inherited int8 axis that does not fit) are
   // bad input too: the model cannot be given precisions at all.
-  // One resolution serves the policy check and --explain.
+  // One resolution serves the policy check, --explain and the map.
   PrecisionAnalysis precisions(**module);
   FailureOr<std::vector<Finding>> findings =
       checkPolicy(**module, policy, &precisions);
@@ -327,7 +328,7 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
         << "\n";
     break;
   case LintFormat::html: {
-    FailureOr<std::string> page = renderMap(**module, *findings, options);
+    FailureOr<std::string> page = renderMap(**module, *findings, precisions, options);
     if (failed(page))
       return diagnostics.getNumErrors()
                  ? kLintBadInput

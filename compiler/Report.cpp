@@ -108,7 +108,8 @@ std::string scopeName(Operation *op) {
 }
 } // namespace
 
-LogicalResult PrecisionReport::recordModel(ModuleOp module) {
+LogicalResult PrecisionReport::recordModel(ModuleOp module,
+                                           PrecisionAnalysis *precisions) {
   layers_.clear();
   f32Bytes_ = 0;
   bool ok = true;
@@ -124,7 +125,8 @@ LogicalResult PrecisionReport::recordModel(ModuleOp module) {
     auto layerOp = dyn_cast<LayerOpInterface>(op);
     if (!layerOp)
       return;
-    FailureOr<LayerResolution> r = resolveLayer(layerOp);
+    FailureOr<LayerResolution> r =
+        precisions ? precisions->resolve(layerOp) : resolveLayer(layerOp);
     if (failed(r)) {
       ok = false;
       return;

@@ -21,6 +21,7 @@
 #define MIXC_COMPILER_REPORT_H
 
 #include "compiler/CodeSize.h"
+#include "passes/PrecisionAnalysis.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -108,9 +109,11 @@ public:
   };
 
   /// The model before the pipeline, weights bound inline: layers, their
-  /// resolution, the all-f32 weight bytes. Fails (with a diagnostic) if a
-  /// layer cannot be resolved.
-  mlir::LogicalResult recordModel(mlir::ModuleOp module);
+  /// resolution (through `precisions` when given, so that the report shares
+  /// one resolution with a policy check), the all-f32 weight bytes. Fails
+  /// (with a diagnostic) if a layer cannot be resolved.
+  mlir::LogicalResult recordModel(mlir::ModuleOp module,
+                                  PrecisionAnalysis *precisions = nullptr);
   /// After the `casts` phase: casts per scope and the int8 proofs.
   void recordCasts(mlir::ModuleOp module);
   /// After the `quantize` phase: the bytes of every weight constant per
