@@ -328,7 +328,8 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
         << "\n";
     break;
   case LintFormat::html: {
-    FailureOr<std::string> page = renderMap(**module, *findings, precisions, options);
+    FailureOr<std::string> page =
+        renderMap(**module, *findings, precisions, options);
     if (failed(page))
       return diagnostics.getNumErrors()
                  ? kLintBadInput

@@ -21,8 +21,8 @@
 #define MIXC_COMPILER_REPORT_H
 
 #include "compiler/CodeSize.h"
-#include "passes/PrecisionAnalysis.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "passes/PrecisionAnalysis.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 

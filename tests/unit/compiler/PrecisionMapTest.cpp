@@ -34,7 +34,8 @@ size_t count(const std::string &text, const std::string &what) {
 
 TEST_CASE("the precision map embeds the report safely", "[report]") {
   Jit jit;
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(R"mlir(
 mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   %h = mix.block @half precision(f16) (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
     %r = mix.softmax %a : (tensor<4xf32>) -> tensor<4xf32>
@@ -43,8 +44,7 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   mix.return %h : tensor<4xf32>
 }
 )mlir",
-                                                             &jit.context,
-                                                             "</script>.mlir");
+                                  &jit.context, "</script>.mlir");
   REQUIRE(module);
   PrecisionReport report;
   REQUIRE(succeeded(report.recordModel(*module)));
