@@ -11,6 +11,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
 #include "compiler/Pipeline.h"
+#include "compiler/PrecisionMap.h"
 #include "compiler/Report.h"
 #include "compiler/Target.h"
 #include "compiler/Weights.h"
@@ -28,6 +29,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "passes/NetworkSymbols.h"
 #include "passes/Policy.h"
+#include "passes/PolicyCheck.h"
 #include "support/Error.h"
 #include "support/OutputFiles.h"
 #include "llvm/ADT/STLExtras.h"
@@ -240,6 +242,9 @@ private:
   std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
   std::vector<NetworkSignature> signatures;
+  /// --report-html: the policy findings of the model (warnings: a model with
+  /// errors does not compile), placed on the map.
+  std::vector<MapFinding> mapFindings;
   /// --timing: one report for every pass manager run, printed at the end.
   DefaultTimingManager timingManager;
   TimingScope timingRoot;
@@ -295,7 +300,8 @@ llvm::Error Compilation::planOutputs() {
   if (needsHeader(options.emit))
     outputs.push_back(stem + ".h");
   for (const std::string *report :
-       {&options.reportJSONPath, &options.reportTextPath})
+       {&options.reportJSONPath, &options.reportTextPath,
+        &options.reportHTMLPath})
     if (!report->empty() && *report != "-")
       outputs.push_back(*report);
   // Identities (device and inode, or the real path of what does not exist
@@ -443,13 +449,34 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
 }
 
 llvm::Error Compilation::runPipeline(std::optional<PrecisionReport> &report) {
-  if (!options.reportJSONPath.empty() || !options.reportTextPath.empty())
+  if (!options.reportJSONPath.empty() || !options.reportTextPath.empty() ||
+      !options.reportHTMLPath.empty())
     report.emplace();
   if (report && failed(report->recordModel(*module)))
     return diagnostics->getNumErrors()
                ? reported()
                : makeError(options.modelPath +
                            ": cannot record the precision report");
+  // The map shows the policy's findings at their layers: the same check
+  // as the pipeline's, on the model before it (whose ops the findings
+  // name). Errors stop the pipeline below, as without the map.
+  if (!options.reportHTMLPath.empty() && options.pipeline.verifyPolicy) {
+    Policy policy = Policy::getDefault();
+    if (!options.pipeline.policyPath.empty()) {
+      llvm::Expected<Policy> loaded =
+          loadPolicyFile(options.pipeline.policyPath);
+      if (!loaded)
+        return loaded.takeError();
+      policy = std::move(*loaded);
+    }
+    FailureOr<std::vector<Finding>> found = checkPolicy(*module, policy);
+    if (failed(found))
+      return diagnostics->getNumErrors()
+                 ? reported()
+                 : makeError(options.modelPath +
+                             ": cannot record the precision map");
+    mapFindings = toMapFindings(*found);
+  }
   if (llvm::Error error = phase("resolve, policy, casts", [&] {
         return runPhases(MixPhase::resolve, MixPhase::casts);
       }))
@@ -728,6 +755,14 @@ llvm::Error Compilation::emit(Target &target,
       files.add(options.reportTextPath, reportText);
   }
 
+  std::string reportHTML;
+  if (report && !options.reportHTMLPath.empty()) {
+    reportHTML = renderPrecisionMap(
+        *report, mapFindings, {"mixc", options.modelPath, /*compiled=*/true});
+    if (options.reportHTMLPath != "-")
+      files.add(options.reportHTMLPath, reportHTML);
+  }
+
   if (llvm::Error error = files.commit())
     return error;
   for (const std::string &path : files.paths())
@@ -736,6 +771,8 @@ llvm::Error Compilation::emit(Target &target,
     out << reportJSON;
   if (options.reportTextPath == "-")
     out << reportText;
+  if (options.reportHTMLPath == "-")
+    out << reportHTML;
   out.flush();
   return llvm::Error::success();
 }

@@ -73,6 +73,8 @@ struct CompileOptions {
   /// files; `-` is standard output. Empty: no report.
   std::string reportJSONPath;
   std::string reportTextPath;
+  /// The precision map of the compiled model (PrecisionMap.h), an HTML page.
+  std::string reportHTMLPath;
   /// Notes on standard error: the target, unused weights, files written,
   /// the time of each phase.
   bool verbose = false;

@@ -8,9 +8,13 @@
 #include "compiler/Diagnostics.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
+#include "compiler/PrecisionMap.h"
+#include "compiler/Report.h"
 #include "dialect/MixOps.h"
+#include "passes/InsertCasts.h"
 #include "passes/PolicyCheck.h"
 #include "passes/PrecisionAnalysis.h"
+#include "support/OutputFiles.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -196,14 +200,43 @@ json::Value toSARIF(const std::vector<Finding> &findings,
       {"runs", json::Array{std::move(run)}}};
 }
 
+/// The precision map of the lint: the precision report of the model (the
+/// resolution of the policy check and --explain, the int32 proofs, and the
+/// casts mix-insert-casts would put in, found on a copy) with the findings.
+FailureOr<std::string> renderMap(ModuleOp module,
+                                 const std::vector<Finding> &findings,
+                                 PrecisionAnalysis &precisions,
+                                 const LintOptions &options) {
+  PrecisionReport report;
+  if (failed(report.recordModel(module, &precisions)))
+    return failure();
+  OwningOpRef<ModuleOp> copy = module.clone();
+  if (failed(insertCasts(*copy)))
+    return failure();
+  report.recordCasts(*copy);
+  return renderPrecisionMap(report, toMapFindings(findings),
+                            {"mix-lint", options.modelPath, false});
+}
+
 } // namespace
 
-int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
+int mix::runLint(const LintOptions &options, llvm::raw_ostream &stdOut,
                  llvm::raw_ostream &err) {
   auto badInput = [&](const llvm::Twine &message) {
     err << "mix-lint: error: " << message << "\n";
     return kLintBadInput;
   };
+
+  // The output may not replace an input.
+  if (!options.outputPath.empty() && options.outputPath != "-") {
+    std::string output = getFileIdentity(options.outputPath);
+    for (llvm::StringRef input : {llvm::StringRef(options.modelPath),
+                                  llvm::StringRef(options.policyPath),
+                                  llvm::StringRef(options.precisionPlanPath)})
+      if (!input.empty() && input != "-" && getFileIdentity(input) == output)
+        return badInput("the output '" + options.outputPath +
+                        "' would overwrite the input '" + input + "'");
+  }
 
   Policy policy = Policy::getDefault();
   if (!options.policyPath.empty()) {
@@ -232,7 +265,7 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
 
   // Resolution problems (e.g. an inherited int8 axis that does not fit) are
   // bad input too: the model cannot be given precisions at all.
-  // One resolution serves the policy check and --explain.
+  // One resolution serves the policy check, --explain and the map.
   PrecisionAnalysis precisions(**module);
   FailureOr<std::vector<Finding>> findings =
       checkPolicy(**module, policy, &precisions);
@@ -255,6 +288,10 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
   unsigned numErrors = 0, numWarnings = 0;
   for (const Finding &f : *findings)
     (f.severity == Severity::error ? numErrors : numWarnings) += 1;
+
+  // Everything is produced in memory, then printed or written at once.
+  std::string output;
+  llvm::raw_string_ostream out(output);
 
   switch (options.format) {
   case LintFormat::text: {
@@ -290,6 +327,24 @@ int mix::runLint(const LintOptions &options, llvm::raw_ostream &out,
                          toSARIF(*findings, options.explain ? &rows : nullptr))
         << "\n";
     break;
+  case LintFormat::html: {
+    FailureOr<std::string> page =
+        renderMap(**module, *findings, precisions, options);
+    if (failed(page))
+      return diagnostics.getNumErrors()
+                 ? kLintBadInput
+                 : badInput("cannot draw the precision map");
+    out << *page;
+    break;
+  }
+  }
+  if (options.outputPath.empty() || options.outputPath == "-") {
+    stdOut << output;
+  } else {
+    OutputFiles files;
+    files.add(options.outputPath, std::move(output));
+    if (llvm::Error error = files.commit())
+      return badInput(llvm::toString(std::move(error)));
   }
   return numErrors ? kLintPolicyErrors : kLintClean;
 }

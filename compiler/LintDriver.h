@@ -6,7 +6,8 @@
 //
 // The library behind `mix-lint`: load a policy and a model, resolve and
 // check it, print findings as text, JSON or SARIF and, on request, the
-// per-layer precision table.
+// per-layer precision table; or draw it all as the precision map (HTML,
+// PrecisionMap.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +24,7 @@ namespace mix {
 
 class OptionsBinder;
 
-enum class LintFormat { text, json, sarif };
+enum class LintFormat { text, json, sarif, html };
 
 struct LintOptions {
   /// The model file (`-` reads standard input).
@@ -33,6 +34,10 @@ struct LintOptions {
   /// A precision plan for an ONNX model (docs/onnx.md).
   std::string precisionPlanPath;
   LintFormat format = LintFormat::text;
+  /// Where the output goes: empty or `-` is standard output; a file is
+  /// written all or nothing (OutputFiles), and not at all on bad input.
+  /// `--format=html` requires it.
+  std::string outputPath;
   /// Also print every layer's resolved precisions and their provenance.
   bool explain = false;
   /// `--help` / `--version` was given: print it instead of linting.

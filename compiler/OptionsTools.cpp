@@ -66,6 +66,9 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
         cl::desc("precision report as JSON ('-': stdout)"));
   b.opt("report-text", reportTextPath, {"a file name"}, cl::value_desc("FILE"),
         cl::desc("precision report as text ('-': stdout)"));
+  b.opt("report-html", reportHTMLPath, {"a file name"}, cl::value_desc("FILE"),
+        cl::desc("the precision map: the report as one\n"
+                 "self-contained HTML page ('-': stdout)"));
 
   b.heading("Model");
   b.opt("weights", weightsPath, {"a file name"}, cl::value_desc("FILE"),
@@ -181,6 +184,8 @@ void mix::printMixcHelp(llvm::raw_ostream &os) {
 static const char kLintOverview[] =
     "usage: mix-lint MODEL.mlir [--policy POLICY.json] "
     "[--format text|json|sarif] [--explain]\n"
+    "       mix-lint MODEL.mlir --format html -o MAP.html [--policy "
+    "POLICY.json]\n"
     "\n"
     "Checks the resolved precisions of a mix model against a precision "
     "policy.\n"
@@ -196,14 +201,22 @@ void LintOptions::bindOptions(OptionsBinder &b) {
         cl::desc("precisions for an ONNX model (docs/onnx.md)"));
   OptionText formatText;
   formatText.badValue = [](llvm::StringRef v) {
-    return ("unknown format '" + v + "' (expected text, json or sarif)").str();
+    return ("unknown format '" + v + "' (expected text, json, sarif or html)")
+        .str();
   };
   b.opt("format", format, formatText, cl::value_desc("FORMAT"),
         cl::desc("how findings are printed (default: text)"),
         cl::values(clEnumValN(LintFormat::text, "text",
                               "FILE:LINE:COL: severity: [rule] message"),
                    clEnumValN(LintFormat::json, "json", "one JSON document"),
-                   clEnumValN(LintFormat::sarif, "sarif", "SARIF 2.1.0")));
+                   clEnumValN(LintFormat::sarif, "sarif", "SARIF 2.1.0"),
+                   clEnumValN(LintFormat::html, "html",
+                              "the precision map: one self-contained\n"
+                              "HTML page (needs -o)")));
+  b.opt("o", outputPath, {"a file name"}, cl::value_desc("FILE"),
+        cl::desc("write to FILE instead of standard output\n"
+                 "(all or nothing; '-': standard output)"));
+  b.alias("output", "o");
   b.flag("explain", explain, true,
          cl::desc("also print every layer's resolved precisions\n"
                   "and where they come from"));
@@ -231,6 +244,10 @@ mix::parseLintCommandLine(llvm::ArrayRef<const char *> args) {
     return llvm::createStringError("more than one model given ('" + models[0] +
                                    "' and '" + models[1] + "')");
   options.modelPath = models[0];
+  if (options.format == LintFormat::html && options.outputPath.empty())
+    return llvm::createStringError(
+        "--format=html writes a page: give -o FILE ('-o -' for standard "
+        "output)");
   return options;
 }
 

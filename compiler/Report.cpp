@@ -10,6 +10,8 @@
 #include "passes/Int8Bounds.h"
 #include "passes/NetworkSymbols.h"
 #include "passes/Resolve.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Format.h"
 
 #include <set>
@@ -46,9 +48,9 @@ std::string computePrecision(const PrecisionReport::Layer &layer) {
   return activations.empty() ? "other" : activations;
 }
 
-/// "network @n" or "block @n/outer/inner": unique even when blocks of
-/// different networks share a name (unnamed blocks: "block#<index>").
-std::string scopeLabel(Operation *scope) {
+} // namespace
+
+std::string mix::getScopeLabel(Operation *scope) {
   if (auto network = dyn_cast<NetworkOp>(scope))
     return "network @" + network.getSymName().str();
   SmallVector<std::string> parts;
@@ -76,16 +78,38 @@ std::string scopeLabel(Operation *scope) {
   return label;
 }
 
+namespace {
+
+/// What `v` is bound to outside the blocks that bind it: a block argument
+/// is followed to the block's input, outwards, up to an op's result or a
+/// network argument.
+Value throughBindings(Value v) {
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto block = dyn_cast_or_null<BlockOp>(arg.getOwner()->getParentOp());
+    if (!block)
+      break;
+    v = block.getInputs()[arg.getArgNumber()];
+  }
+  return v;
+}
+
+/// Whether `v` is a mix.weight (inline or external), directly or through the
+/// bindings of enclosing blocks.
+bool isWeight(Value v) {
+  return isa_and_nonnull<WeightOp>(throughBindings(v).getDefiningOp());
+}
+
 /// The label of the scope that directly contains `op`.
 std::string scopeName(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
     if (isa<NetworkOp, BlockOp>(p))
-      return scopeLabel(p);
+      return getScopeLabel(p);
   return "module";
 }
 } // namespace
 
-LogicalResult PrecisionReport::recordModel(ModuleOp module) {
+LogicalResult PrecisionReport::recordModel(ModuleOp module,
+                                           PrecisionAnalysis *precisions) {
   layers_.clear();
   f32Bytes_ = 0;
   bool ok = true;
@@ -101,7 +125,8 @@ LogicalResult PrecisionReport::recordModel(ModuleOp module) {
     auto layerOp = dyn_cast<LayerOpInterface>(op);
     if (!layerOp)
       return;
-    FailureOr<LayerResolution> r = resolveLayer(layerOp);
+    FailureOr<LayerResolution> r =
+        precisions ? precisions->resolve(layerOp) : resolveLayer(layerOp);
     if (failed(r)) {
       ok = false;
       return;
@@ -138,14 +163,22 @@ void PrecisionReport::recordCasts(ModuleOp module) {
   llvm::StringMap<size_t> index;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<NetworkOp, BlockOp>(op)) {
-      std::string name = scopeLabel(op);
+      std::string name = getScopeLabel(op);
       if (!index.count(name)) {
+        std::string precision;
+        if (auto network = dyn_cast<NetworkOp>(op))
+          precision = network.getPrecision().str();
+        else if (PrecisionAttr own = cast<BlockOp>(op).getPrecisionAttr())
+          precision = own.str();
         index[name] = scopes_.size();
-        scopes_.push_back({name, 0});
+        scopes_.push_back({name, 0, precision});
       }
       return;
     }
-    if (isa<CastOp>(op)) {
+    // A cast of a weight is done at compile time (mix-insert-casts folds
+    // those of inline weights; mix-lint's copy keeps those of external
+    // ones): not a cast between layers.
+    if (isa<CastOp>(op) && !isWeight(op->getOperand(0))) {
       auto it = index.find(scopeName(op));
       if (it != index.end())
         ++scopes_[it->second].casts;
@@ -164,8 +197,34 @@ void PrecisionReport::recordCasts(ModuleOp module) {
       folded[formatLocation(norm)] = formatLocation(conv.getLoc());
   });
   llvm::StringMap<std::string> pathAt;
-  for (const Layer &layer : layers_)
-    pathAt[layer.location] = layer.path;
+  llvm::StringMap<size_t> layerAt;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    pathAt[layers_[i].location] = layers_[i].path;
+    layerAt.try_emplace(layers_[i].location, i);
+  }
+  // The casts on each layer's inputs (a cast shared by several consumers
+  // counts at each; a layer reading one cast twice lists it once).
+  for (Layer &layer : layers_)
+    layer.castsIn.clear();
+  module.walk([&](CastOp cast) {
+    if (isWeight(cast.getInput()))
+      return;
+    std::string from =
+        elementName(getElementTypeOrSelf(cast.getInput().getType()));
+    std::string to = elementName(getElementTypeOrSelf(cast.getType()));
+    std::string producer;
+    if (Operation *def = throughBindings(cast.getInput()).getDefiningOp();
+        def && isa<LayerOpInterface>(def))
+      producer = getLayerPath(def);
+    llvm::SmallPtrSet<Operation *, 4> seen;
+    for (Operation *user : cast->getUsers()) {
+      if (!isa<LayerOpInterface>(user) || !seen.insert(user).second)
+        continue;
+      if (auto it = layerAt.find(formatLocation(user->getLoc()));
+          it != layerAt.end())
+        layers_[it->second].castsIn.push_back({from, to, producer});
+    }
+  });
   for (Layer &layer : layers_) {
     if (auto it = chunks.find(layer.location); it != chunks.end())
       layer.kChunk = it->second;
@@ -177,9 +236,21 @@ void PrecisionReport::recordCasts(ModuleOp module) {
 
 void PrecisionReport::recordQuantized(ModuleOp module) {
   weightBytes_.clear();
+  llvm::StringMap<size_t> layerAt;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    layers_[i].weightBytes = 0;
+    layerAt.try_emplace(layers_[i].location, i);
+  }
   module.walk([&](WeightOp w) {
     auto type = cast<ShapedType>(w.getType());
     weightBytes_[elementName(type.getElementType())] += bytesOf(type);
+    // Per layer: the layers (by source location, which quantized layers
+    // keep) that read the constant.
+    llvm::SmallDenseSet<size_t, 4> readers;
+    for (Operation *user : w->getUsers())
+      if (auto it = layerAt.find(formatLocation(user->getLoc()));
+          it != layerAt.end() && readers.insert(it->second).second)
+        *layers_[it->second].weightBytes += bytesOf(type);
   });
 }
 
@@ -278,6 +349,18 @@ llvm::json::Value PrecisionReport::toJSON() const {
     }
     if (layer.foldedInto)
       entry["folded_into"] = *layer.foldedInto;
+    if (!layer.castsIn.empty()) {
+      llvm::json::Array casts;
+      for (const Layer::CastIn &c : layer.castsIn) {
+        llvm::json::Object cast{{"from", c.from}, {"to", c.to}};
+        if (!c.producer.empty())
+          cast["producer"] = c.producer;
+        casts.push_back(std::move(cast));
+      }
+      entry["casts_in"] = std::move(casts);
+    }
+    if (layer.weightBytes)
+      entry["weight_bytes"] = *layer.weightBytes;
     if (hasCode_) {
       llvm::json::Array functions;
       for (size_t i : layer.codeFunctions)
@@ -288,8 +371,12 @@ llvm::json::Value PrecisionReport::toJSON() const {
     layers.push_back(std::move(entry));
   }
   llvm::json::Array scopes;
-  for (const Scope &s : scopes_)
-    scopes.push_back(llvm::json::Object{{"scope", s.name}, {"casts", s.casts}});
+  for (const Scope &s : scopes_) {
+    llvm::json::Object scope{{"scope", s.name}, {"casts", s.casts}};
+    if (!s.precision.empty())
+      scope["precision"] = s.precision;
+    scopes.push_back(std::move(scope));
+  }
   llvm::json::Object bytes;
   for (const auto &[name, n] : weightBytes_)
     bytes[name] = n;

@@ -22,6 +22,7 @@
 
 #include "compiler/CodeSize.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "passes/PrecisionAnalysis.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -39,6 +40,11 @@ struct MemoryPlanSummary {
   int64_t intermediates = 0; ///< the sum of all intermediate buffers
   int64_t peak = 0;          ///< the liveness lower bound
 };
+
+/// The report's name of a network or block: "network @edge",
+/// "block @edge/features" (unnamed blocks: "block#<index>"), unique even when
+/// blocks of different networks share a name.
+std::string getScopeLabel(mlir::Operation *scope);
 
 class PrecisionReport {
 public:
@@ -63,6 +69,19 @@ public:
     /// The layer functions that compute this layer (indices into
     /// codeFunctions()), once the code is recorded.
     std::vector<size_t> codeFunctions;
+    /// The casts mix-insert-casts put on this layer's inputs, once the
+    /// casts are recorded: the element types converted from and to, and
+    /// the layer path of the value's producer, through block bindings
+    /// (empty: a network input or the result of a block).
+    struct CastIn {
+      std::string from, to, producer;
+    };
+    std::vector<CastIn> castsIn;
+    /// The bytes of the weight constants this layer reads after
+    /// mix-quantize (quantized weights with their scales and zero points),
+    /// once the quantized model is recorded; a weight read by several layers
+    /// counts at each.
+    std::optional<int64_t> weightBytes;
   };
   /// A function of the object's code.
   struct CodeFunction {
@@ -84,12 +103,17 @@ public:
   struct Scope {
     std::string name; ///< "network @edge", "block @edge/features"
     unsigned casts = 0;
+    /// The precision the network or block sets itself ("int8"); empty for a
+    /// block that inherits.
+    std::string precision;
   };
 
   /// The model before the pipeline, weights bound inline: layers, their
-  /// resolution, the all-f32 weight bytes. Fails (with a diagnostic) if a
-  /// layer cannot be resolved.
-  mlir::LogicalResult recordModel(mlir::ModuleOp module);
+  /// resolution (through `precisions` when given, so that the report shares
+  /// one resolution with a policy check), the all-f32 weight bytes. Fails
+  /// (with a diagnostic) if a layer cannot be resolved.
+  mlir::LogicalResult recordModel(mlir::ModuleOp module,
+                                  PrecisionAnalysis *precisions = nullptr);
   /// After the `casts` phase: casts per scope and the int8 proofs.
   void recordCasts(mlir::ModuleOp module);
   /// After the `quantize` phase: the bytes of every weight constant per

@@ -10,7 +10,9 @@ PACKAGES=(
   clang-22 libclang-rt-22-dev libfuzzer-22-dev lld-22
   libopenblas-dev libdnnl-dev
   libonnx-dev libonnx-testdata libprotobuf-dev python3-onnx
+  chromium
 )
+# chromium: the headless browser of the precision map's tests (tests/html).
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -150,7 +150,7 @@ TEST_CASE("mix-lint command lines parse repeatedly into LintOptions",
       parseLintCommandLine({"m.mlir", "--format=xml"});
   REQUIRE_FALSE(bool(bad));
   CHECK(errorOf(bad.takeError()) ==
-        "unknown format 'xml' (expected text, json or sarif)");
+        "unknown format 'xml' (expected text, json, sarif or html)");
 }
 
 TEST_CASE("an OptionsBinder binds struct fields and its own help",

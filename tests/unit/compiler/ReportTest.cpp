@@ -69,6 +69,18 @@ TEST_CASE("the precision report of the edge INT8 example", "[report]") {
   CHECK(report.weightBytes().at("f32") == 488 + 1256);
   CHECK(report.weightBytes().at("i32") == 488);
   CHECK(report.totalWeightBytes() == 107976);
+  // Per layer (the precision map shows them): fc1 reads 1568 x 64 int8
+  // weights, 64 f32 scales, 64 i32 zero points and 64 f32 biases; a relu
+  // reads none; the layers' bytes add up to the total.
+  int64_t perLayer = 0;
+  for (const PrecisionReport::Layer &l : report.layers()) {
+    REQUIRE(l.weightBytes);
+    perLayer += *l.weightBytes;
+  }
+  CHECK(perLayer == 107976);
+  CHECK(*layer(report, "edge/classifier/dense#0").weightBytes ==
+        1568 * 64 + 3 * 64 * 4);
+  CHECK(*layer(report, "edge/classifier/relu#0").weightBytes == 0);
   // 107976 / 424232 = 25.45%: within the 26% the edge target allows.
   CHECK(report.weightRatio() == Approx(107976.0 / 424232.0).epsilon(1e-12));
   CHECK(report.weightRatio() <= 0.26);
@@ -148,6 +160,61 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   CHECK(report.scopes()[0].casts == 1);
   CHECK(report.scopes()[1].name == "block @n/half");
   CHECK(report.scopes()[1].casts == 1);
+  // The precision each scope sets itself.
+  CHECK(report.scopes()[0].precision == "f32");
+  CHECK(report.scopes()[1].precision == "f16");
+  // Per layer, the casts on its inputs (neither value comes from a layer:
+  // a network argument and a block's result).
+  REQUIRE(report.layers().size() == 2);
+  const PrecisionReport::Layer &inner = report.layers()[0];
+  CHECK(inner.path == "n/half/relu#0");
+  REQUIRE(inner.castsIn.size() == 1);
+  CHECK(inner.castsIn[0].from == "f32");
+  CHECK(inner.castsIn[0].to == "f16");
+  CHECK(inner.castsIn[0].producer.empty());
+  const PrecisionReport::Layer &outer = report.layers()[1];
+  REQUIRE(outer.castsIn.size() == 1);
+  CHECK(outer.castsIn[0].from == "f16");
+  CHECK(outer.castsIn[0].to == "f32");
+}
+
+TEST_CASE("the report names the layer a cast's value comes from", "[report]") {
+  Jit jit;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = mix.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %h = mix.block @half precision(f16) (%a = %r) : (tensor<4xf32>) -> tensor<4xf32> {
+    %s = mix.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    %t = mix.relu %a precision(bf16) : (tensor<4xf32>) -> tensor<4xf32>
+    %u = mix.add %s, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mix.yield %u : tensor<4xf32>
+  }
+  mix.return %h : tensor<4xf32>
+}
+)mlir",
+                                                             &jit.context);
+  REQUIRE(module);
+  PrecisionReport report;
+  REQUIRE(succeeded(report.recordModel(*module)));
+  runPhases(*module, MixPhase::resolve, MixPhase::casts);
+  report.recordCasts(*module);
+  REQUIRE(report.layers().size() == 4);
+  // Through the block's binding %a = %r: the value is the first relu's.
+  const PrecisionReport::Layer &s = report.layers()[1];
+  REQUIRE(s.castsIn.size() == 1);
+  CHECK(s.castsIn[0].from == "f32");
+  CHECK(s.castsIn[0].to == "f16");
+  CHECK(s.castsIn[0].producer == "n/relu#0");
+  const PrecisionReport::Layer &t = report.layers()[2];
+  REQUIRE(t.castsIn.size() == 1);
+  CHECK(t.castsIn[0].to == "bf16");
+  CHECK(t.castsIn[0].producer == "n/relu#0");
+  // The add (f16) reads the bf16 relu's result through a cast.
+  const PrecisionReport::Layer &u = report.layers()[3];
+  REQUIRE(u.castsIn.size() == 1);
+  CHECK(u.castsIn[0].from == "bf16");
+  CHECK(u.castsIn[0].to == "f16");
+  CHECK(u.castsIn[0].producer == "n/half/relu#1");
 }
 
 TEST_CASE("the report attributes the object's code to layers and precisions",
