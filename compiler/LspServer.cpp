@@ -146,8 +146,12 @@ public:
   std::vector<lsp::Location> definition(const lsp::Position &pos);
   std::vector<lsp::Location> references(const lsp::Position &pos,
                                         bool includeDeclaration);
+  /// The outline: the network, its blocks and their layers, each with its
+  /// precision.
+  std::vector<lsp::DocumentSymbol> symbols();
 
 private:
+  void addSymbols(Operation *op, std::vector<lsp::DocumentSymbol> &out);
   void analyze(const PolicyChoice &policy);
   lsp::Range rangeOf(Location loc);
   lsp::Range rangeOfOp(Operation *op);
@@ -485,6 +489,49 @@ std::vector<lsp::Location> Document::references(const lsp::Position &pos,
   return out;
 }
 
+void Document::addSymbols(Operation *op,
+                          std::vector<lsp::DocumentSymbol> &out) {
+  const AsmParserState::OperationDefinition *def = asmState.getOpDef(op);
+  bool scope = isa<BlockOp, NetworkOp>(op);
+  bool layer = isa<LayerOpInterface>(op);
+  if (!def || (!scope && !layer)) {
+    for (Region &region : op->getRegions())
+      for (Operation &nested : region.getOps())
+        addSymbols(&nested, out);
+    return;
+  }
+  lsp::DocumentSymbol symbol(
+      scope ? describeOp(op) : op->getName().getStringRef().str(),
+      isa<NetworkOp>(op) ? lsp::SymbolKind::Module
+      : scope            ? lsp::SymbolKind::Namespace
+                         : lsp::SymbolKind::Function,
+      lsp::Range(sourceMgr, def->scopeLoc), lsp::Range(sourceMgr, def->loc));
+  if (scope) {
+    auto it = scopes.find(op);
+    if (it != scopes.end())
+      symbol.detail =
+          it->second.precision.str() + " (" + it->second.describe() + ")";
+  } else if (auto it = layers.find(op); it != layers.end()) {
+    // "bf16 weights, f16 activations, f32 accumulator, f16 output".
+    for (PrecisionProperty prop : kAllProperties)
+      if (const Decision *d = it->second.get(prop))
+        symbol.detail += (symbol.detail.empty() ? "" : ", ") +
+                         d->precision.str() + " " +
+                         stringifyPrecisionProperty(prop).str();
+  }
+  for (Region &region : op->getRegions())
+    for (Operation &nested : region.getOps())
+      addSymbols(&nested, symbol.children);
+  out.push_back(std::move(symbol));
+}
+
+std::vector<lsp::DocumentSymbol> Document::symbols() {
+  std::vector<lsp::DocumentSymbol> out;
+  if (parsed)
+    addSymbols(module.get(), out);
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Server
 //===----------------------------------------------------------------------===//
@@ -503,6 +550,8 @@ public:
     handler.method("textDocument/hover", this, &Server::onHover);
     handler.method("textDocument/definition", this, &Server::onDefinition);
     handler.method("textDocument/references", this, &Server::onReferences);
+    handler.method("textDocument/documentSymbol", this,
+                   &Server::onDocumentSymbol);
     publishDiagnostics =
         handler.outgoingNotification<lsp::PublishDiagnosticsParams>(
             "textDocument/publishDiagnostics");
@@ -521,7 +570,8 @@ private:
     json::Object capabilities{{"textDocumentSync", std::move(sync)},
                               {"hoverProvider", true},
                               {"definitionProvider", true},
-                              {"referencesProvider", true}};
+                              {"referencesProvider", true},
+                              {"documentSymbolProvider", true}};
     reply(json::Object{
         {"capabilities", std::move(capabilities)},
         {"serverInfo", json::Object{{"name", "mix-lsp-server"},
@@ -601,6 +651,12 @@ private:
     reply(doc ? doc->references(params.position,
                                 params.context.includeDeclaration)
               : std::vector<lsp::Location>());
+  }
+
+  void onDocumentSymbol(const lsp::DocumentSymbolParams &params,
+                        lsp::Callback<std::vector<lsp::DocumentSymbol>> reply) {
+    Document *doc = lookup(params.textDocument.uri);
+    reply(doc ? doc->symbols() : std::vector<lsp::DocumentSymbol>());
   }
 
   lsp::MessageHandler handler;

@@ -14,7 +14,8 @@
 //     file's directory or one of its parents, else the built-in default);
 // and answers hover (a layer's resolved precisions and who decided each,
 // the `--explain` columns), go-to-definition and references of values
-// (weights are `mix.weight` values, so their uses lead to them).
+// (weights are `mix.weight` values, so their uses lead to them), and the
+// outline (document symbols: the network, its blocks, their layers).
 //
 //===----------------------------------------------------------------------===//
 
