@@ -248,6 +248,7 @@ llvm::Error executeLayer(const OpValues &v) {
         return bind(evalGroupNorm(n, in(n.getInput()), in(n.getScale()),
                                   in(n.getBias())));
       })
+      .Case([&](GluOp g) { return bind(evalGlu(g, in(g.getInput()))); })
       .Case([&](ReluOp r) { return bind(evalRelu(in(r.getInput()))); })
       .Case([&](GeluOp g) { return bind(evalGelu(g, in(g.getInput()))); })
       .Case([&](AddOp a) {

@@ -126,6 +126,8 @@ RefTensor evalInstanceNorm(InstanceNormOp op, const RefTensor &x,
                            const RefTensor &scale, const RefTensor &bias);
 RefTensor evalGroupNorm(GroupNormOp op, const RefTensor &x,
                         const RefTensor &scale, const RefTensor &bias);
+/// glu, lstm, gru (InterpreterRecurrent.cpp).
+RefTensor evalGlu(GluOp op, const RefTensor &x);
 RefTensor evalRelu(const RefTensor &x);
 RefTensor evalGelu(GeluOp op, const RefTensor &x);
 /// `lhs + rhs` and `lhs * rhs` with numpy broadcasting.

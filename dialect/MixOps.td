@@ -522,6 +522,34 @@ def Mix_MaximumOp : Mix_BinaryOp<"maximum", "max(lhs, rhs) (NaN if either is NaN
 def Mix_MinimumOp : Mix_BinaryOp<"minimum", "min(lhs, rhs) (NaN if either is NaN)">;
 
 //===----------------------------------------------------------------------===//
+// Gating (docs/precision.md, "Gating and recurrence")
+//===----------------------------------------------------------------------===//
+
+def Mix_GluOp : Mix_LayerOp<"glu", [Mix_UsesExp]> {
+  let summary = "Gated linear unit: a * sigmoid(b) over the two halves of an axis";
+  let description = [{
+    Splits `input` along `axis` (negative: counted from the end; default -1,
+    the last dimension), whose size must be even, into its first half `a`
+    and its second half `b`, and computes `a * sigmoid(b)` elementwise
+    (PyTorch's `torch.nn.functional.glu`). The result has the input's shape
+    with that dimension halved. Like the elementwise math layers, each
+    element is evaluated in f32 (f64 for an f64 layer) and rounded once to
+    the result. The axis cannot be the dynamic batch. ONNX has no GLU
+    operator; exporters write it as Split, Sigmoid and Mul.
+
+    ```mlir
+    %y = mix.glu %x : (tensor<4x16xf32>) -> tensor<4x8xf32>
+    %z = mix.glu %x3 precision(f16) {axis = 1 : i64}
+        : (tensor<2x6x5xf32>) -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 

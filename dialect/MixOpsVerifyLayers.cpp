@@ -281,6 +281,38 @@ LogicalResult ClipOp::verify() {
   return checkSameShape(*this, getInput(), "input");
 }
 
+/// glu: an axis of the input (not the dynamic batch) of even size, halved in
+/// the result; every other dimension kept.
+LogicalResult GluOp::verify() {
+  if (failed(checkMinRank(*this, getInput(), "input", 1)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t rank = in.size();
+  int64_t axis = static_cast<int64_t>(getAxis()); // I64Attr: uint64_t
+  if (axis < -rank || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  if (axis < 0)
+    axis += rank;
+  if (ShapedType::isDynamic(in[axis]))
+    return emitOpError() << "cannot split the dynamic batch of its input "
+                         << formatShape(in)
+                         << ": each sample of a dynamic batch is computed on "
+                            "its own";
+  if (in[axis] % 2 != 0)
+    return emitOpError() << "splits axis " << axis << " of its input "
+                         << formatShape(in) << " into two halves, but "
+                         << in[axis] << " is odd";
+  SmallVector<int64_t> expected(in);
+  expected[axis] /= 2;
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  if (out != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << formatShape(out) << " should be "
+                         << formatShape(expected) << " (the input with axis "
+                         << axis << " halved)";
+  return success();
+}
+
 #define MIX_BINARY_VERIFIER(OP)                                                \
   LogicalResult OP::verify() {                                                 \
     return checkBroadcast(*this, getLhs(), getRhs());                          \

@@ -116,6 +116,7 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "pow",
                                     "maximum",
                                     "minimum",
+                                    "glu",
                                     "transpose",
                                     "concat",
                                     "slice",

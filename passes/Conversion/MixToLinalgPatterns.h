@@ -47,7 +47,7 @@ void populateElementwisePatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);
 
 /// The elementwise math layers: sigmoid ... reciprocal, sub, div, pow,
-/// maximum, minimum.
+/// maximum, minimum; glu.
 void populateMathPatterns(mlir::RewritePatternSet &patterns,
                           const MixToLinalgOptions &options);
 
