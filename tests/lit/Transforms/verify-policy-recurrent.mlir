@@ -17,3 +17,35 @@ mix.network @n precision(f32) (%t: tensor<2x4xf32>) {
   %0 = mix.glu %t precision(int8) : (tensor<2x4xf32>) -> tensor<2x2xf32>
   mix.return
 }
+
+// -----
+
+// An f16 lstm keeps its state in f32 and computes its gates at accumulator
+// precision (f32): nothing to report.
+mix.network @n precision(f16) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight external "w" : tensor<1x16x3xf32>
+  %r = mix.weight external "r" : tensor<1x16x4xf32>
+  %y:3 = mix.lstm %x, %w, %r : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight external "w" : tensor<1x16x3xf32>
+  %r = mix.weight external "r" : tensor<1x16x4xf32>
+  // expected-warning @+2 {{[recurrent-state-precision] 'mix.lstm' carries its state in bf16; rounding the state every step accumulates error over the sequence, keep it in f32 or wider}}
+  // expected-note @+1 {{bf16 set by the layer's state_precision}}
+  %y:3 = mix.lstm %x, %w, %r {state_precision = #mix.precision<bf16>} : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}
+
+// -----
+
+// An explicit f32 or f64 state is fine.
+mix.network @n precision(f16) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight external "w" : tensor<1x16x3xf32>
+  %r = mix.weight external "r" : tensor<1x16x4xf32>
+  %y:3 = mix.lstm %x, %w, %r {state_precision = #mix.precision<f64>} : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}
