@@ -248,6 +248,16 @@ llvm::Error executeLayer(const OpValues &v) {
         return bind(evalGroupNorm(n, in(n.getInput()), in(n.getScale()),
                                   in(n.getBias())));
       })
+      .Case([&](GluOp g) { return bind(evalGlu(g, in(g.getInput()))); })
+      .Case([&](LstmOp l) {
+        std::vector<RefTensor> results =
+            evalLstm(l, in(l.getInput()), in(l.getW()), in(l.getR()),
+                     v.optional(l.getB()), v.optional(l.getInitialH()),
+                     v.optional(l.getInitialC()));
+        for (auto [result, value] : llvm::zip_equal(l->getResults(), results))
+          v.env[result] = std::move(value);
+        return llvm::Error::success();
+      })
       .Case([&](ReluOp r) { return bind(evalRelu(in(r.getInput()))); })
       .Case([&](GeluOp g) { return bind(evalGelu(g, in(g.getInput()))); })
       .Case([&](AddOp a) {

@@ -126,6 +126,14 @@ RefTensor evalInstanceNorm(InstanceNormOp op, const RefTensor &x,
                            const RefTensor &scale, const RefTensor &bias);
 RefTensor evalGroupNorm(GroupNormOp op, const RefTensor &x,
                         const RefTensor &scale, const RefTensor &bias);
+/// glu, lstm, gru (InterpreterRecurrent.cpp).
+RefTensor evalGlu(GluOp op, const RefTensor &x);
+/// y, y_h, y_c of an lstm (ONNX semantics; absent operands are null).
+std::vector<RefTensor> evalLstm(LstmOp op, const RefTensor &x,
+                                const RefTensor &w, const RefTensor &r,
+                                const RefTensor *bias,
+                                const RefTensor *initialH,
+                                const RefTensor *initialC);
 RefTensor evalRelu(const RefTensor &x);
 RefTensor evalGelu(GeluOp op, const RefTensor &x);
 /// `lhs + rhs` and `lhs * rhs` with numpy broadcasting.

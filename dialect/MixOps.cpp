@@ -327,6 +327,17 @@ SmallVector<Value> GroupNormOp::getWeightOperands() {
 SmallVector<Value> EmbeddingOp::getWeightOperands() {
   return nonNull({getTable()});
 }
+SmallVector<Value> LstmOp::getWeightOperands() {
+  return nonNull({getW(), getR(), getB()});
+}
+int64_t LstmOp::getHiddenSize() {
+  return cast<ShapedType>(getR().getType()).getShape().back();
+}
+PrecisionAttr LstmOp::getStatePrecisionOrDefault() {
+  if (PrecisionAttr p = getStatePrecisionAttr())
+    return p;
+  return PrecisionAttr::get(getContext(), PrecisionKind::f32);
+}
 SmallVector<Value> AttentionOp::getWeightOperands() {
   return nonNull(
       {getWq(), getWk(), getWv(), getWo(), getBq(), getBk(), getBv(), getBo()});

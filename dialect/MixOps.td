@@ -522,6 +522,115 @@ def Mix_MaximumOp : Mix_BinaryOp<"maximum", "max(lhs, rhs) (NaN if either is NaN
 def Mix_MinimumOp : Mix_BinaryOp<"minimum", "min(lhs, rhs) (NaN if either is NaN)">;
 
 //===----------------------------------------------------------------------===//
+// Gating (docs/precision.md, "Gating and recurrence")
+//===----------------------------------------------------------------------===//
+
+def Mix_GluOp : Mix_LayerOp<"glu", [Mix_UsesExp]> {
+  let summary = "Gated linear unit: a * sigmoid(b) over the two halves of an axis";
+  let description = [{
+    Splits `input` along `axis` (negative: counted from the end; default -1,
+    the last dimension), whose size must be even, into its first half `a`
+    and its second half `b`, and computes `a * sigmoid(b)` elementwise
+    (PyTorch's `torch.nn.functional.glu`). The result has the input's shape
+    with that dimension halved. Like the elementwise math layers, each
+    element is evaluated in f32 (f64 for an f64 layer) and rounded once to
+    the result. The axis cannot be the dynamic batch. ONNX has no GLU
+    operator; exporters write it as Split, Sigmoid and Mul.
+
+    ```mlir
+    %y = mix.glu %x : (tensor<4x16xf32>) -> tensor<4x8xf32>
+    %z = mix.glu %x3 precision(f16) {axis = 1 : i64}
+        : (tensor<2x6x5xf32>) -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "-1">:$axis),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$result);
+}
+
+// The gates' exp and tanh are evaluated at accumulator precision (never a
+// reduced format: rule accumulator-precision), so lstm is not Mix_UsesExp.
+def Mix_LstmOp : Mix_LayerOp<"lstm", [AttrSizedOperandSegments], 1> {
+  let summary = "Long short-term memory layer (ONNX LSTM semantics)";
+  let description = [{
+    Runs an LSTM over the sequence `input`, as ONNX's `LSTM` (opset 14)
+    with its default activations (sigmoid for the gates, tanh for the cell
+    candidate and the output) and without peepholes, clip or
+    `input_forget`. With `D` directions (2 for `direction =
+    "bidirectional"`, else 1), `S` time steps, batch `B`, input size `I` and
+    hidden size `H`:
+
+    - `layout = 0` (time first): `input` `[S, B, I]`, `initial_h` and
+      `initial_c` `[D, B, H]`; results `y` `[S, D, B, H]`, `y_h` and `y_c`
+      `[D, B, H]`;
+    - `layout = 1` (batch first): `input` `[B, S, I]`, `initial_h` and
+      `initial_c` `[B, D, H]`; results `y` `[B, S, D, H]`, `y_h` and `y_c`
+      `[B, D, H]`;
+    - `w` is `[D, 4H, I]`, `r` is `[D, 4H, H]` and the optional `b` is
+      `[D, 8H]` (the input biases, then the recurrent ones), gates in ONNX's
+      order i, o, f, c; missing initial states are 0.
+
+    Per step t (descending for `direction = "reverse"` and for the second
+    direction of a bidirectional layer):
+
+    ```
+    g = x_t W^T + h_{t-1} R^T + Wb + Rb        (accumulator precision)
+    i = sigmoid(g_i), o = sigmoid(g_o), f = sigmoid(g_f), c' = tanh(g_c)
+    c_t = f * c_{t-1} + i * c'                 (rounded to the state precision)
+    h_t = o * tanh(c_t)                        (rounded to the state precision)
+    ```
+
+    `input` is at the activations precision, `w`, `r` and `b` at the
+    weights precision; the GEMMs and gates are computed at the accumulator
+    precision; `h` and `c` are carried at the **state** precision
+    (`state_precision`, f32 when absent, whatever the layer's precision);
+    the results are rounded once to the output precision. No dimension may
+    be dynamic.
+
+    ```mlir
+    %y, %yh, %yc = mix.lstm %x, %w, %r b(%b) precision(f16)
+        : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x32xf32>)
+        -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+    %z, %zh, %zc = mix.lstm %x1, %w2, %r2 initial_h(%h0) initial_c(%c0)
+        {direction = "bidirectional", layout = 1 : i64,
+         state_precision = #mix.precision<f32>}
+        : (tensor<2x5x3xf32>, tensor<2x16x3xf32>, tensor<2x16x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)
+        -> (tensor<2x5x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$w,
+                            Mix_FloatTensor:$r,
+                            Optional<Mix_FloatTensor>:$b,
+                            Optional<Mix_FloatTensor>:$initial_h,
+                            Optional<Mix_FloatTensor>:$initial_c,
+                            DefaultValuedAttr<StrAttr, "\"forward\"">:$direction,
+                            DefaultValuedAttr<I64Attr, "0">:$layout,
+                            OptionalAttr<Mix_PrecisionAttr>:$state_precision),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$y, Mix_FloatTensor:$y_h,
+                      Mix_FloatTensor:$y_c);
+  let assemblyFormat = [{
+    $input `,` $w `,` $r
+    (`b` `(` $b^ `)`)? (`initial_h` `(` $initial_h^ `)`)?
+    (`initial_c` `(` $initial_c^ `)`)? ``
+    custom<LayerPrecision>($precision, $weights_precision,
+        $activations_precision, $accumulator_precision, $output_precision)
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The number of directions: 2 when bidirectional, else 1.
+    int64_t getNumDirections() {
+      return getDirection() == "bidirectional" ? 2 : 1;
+    }
+    /// The hidden size H (the last dimension of `r`).
+    int64_t getHiddenSize();
+    /// The precision of the carried state: `state_precision`, or f32.
+    ::mix::PrecisionAttr getStatePrecisionOrDefault();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 

@@ -281,6 +281,124 @@ LogicalResult ClipOp::verify() {
   return checkSameShape(*this, getInput(), "input");
 }
 
+/// glu: an axis of the input (not the dynamic batch) of even size, halved in
+/// the result; every other dimension kept.
+LogicalResult GluOp::verify() {
+  if (failed(checkMinRank(*this, getInput(), "input", 1)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  int64_t rank = in.size();
+  int64_t axis = static_cast<int64_t>(getAxis()); // I64Attr: uint64_t
+  if (axis < -rank || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+  if (axis < 0)
+    axis += rank;
+  if (ShapedType::isDynamic(in[axis]))
+    return emitOpError() << "cannot split the dynamic batch of its input "
+                         << formatShape(in)
+                         << ": each sample of a dynamic batch is computed on "
+                            "its own";
+  if (in[axis] % 2 != 0)
+    return emitOpError() << "splits axis " << axis << " of its input "
+                         << formatShape(in) << " into two halves, but "
+                         << in[axis] << " is odd";
+  SmallVector<int64_t> expected(in);
+  expected[axis] /= 2;
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  if (out != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << formatShape(out) << " should be "
+                         << formatShape(expected) << " (the input with axis "
+                         << axis << " halved)";
+  return success();
+}
+
+/// `value` (named `what`) has exactly `expected`'s shape.
+static LogicalResult checkShape(Operation *op, Value value, StringRef what,
+                                ArrayRef<int64_t> expected, StringRef layout) {
+  ArrayRef<int64_t> actual = shapeOf(value);
+  if (actual == expected)
+    return success();
+  return op->emitOpError() << "expects " << what << " of shape "
+                           << formatShape(expected) << " " << layout << ", got "
+                           << formatShape(actual);
+}
+
+/// lstm (and later gru): ONNX's shapes, all static, `gates` gates per
+/// direction.
+template <typename OpTy>
+static LogicalResult verifyRecurrent(OpTy op, int64_t gates) {
+  StringRef direction = op.getDirection();
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return op.emitOpError() << "direction must be \"forward\", \"reverse\" "
+                               "or \"bidirectional\", got \""
+                            << direction << "\"";
+  int64_t layout = static_cast<int64_t>(op.getLayout());
+  if (layout != 0 && layout != 1)
+    return op.emitOpError() << "layout must be 0 (time first) or 1 (batch "
+                               "first), got "
+                            << layout;
+  if (PrecisionAttr state = op.getStatePrecisionAttr();
+      state && !state.isFloat())
+    return op.emitOpError() << "state precision must be a float format "
+                               "(f16, bf16, f32, f64), got "
+                            << state.str();
+  for (Value v : op->getOperands())
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return op.emitOpError()
+             << "cannot take the dynamic shape " << formatShape(shapeOf(v))
+             << ": its time steps and batch must be static";
+  for (Value v : op->getResults())
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return op.emitOpError() << "cannot have the dynamic result shape "
+                              << formatShape(shapeOf(v))
+                              << ": its time steps and batch must be static";
+  if (shapeOf(op.getInput()).size() != 3)
+    return op.emitOpError() << "expects an input of rank 3, got "
+                            << formatShape(shapeOf(op.getInput()));
+  ArrayRef<int64_t> w = shapeOf(op.getW());
+  if (w.size() != 3 || w[1] % gates != 0 || w[1] == 0)
+    return op.emitOpError() << "expects w of shape [D, " << gates
+                            << "H, I], got " << formatShape(w);
+  int64_t d = op.getNumDirections(), h = w[1] / gates;
+  ArrayRef<int64_t> x = shapeOf(op.getInput());
+  int64_t s = layout == 0 ? x[0] : x[1], batch = layout == 0 ? x[1] : x[0];
+  int64_t in = x[2];
+  std::string dims;
+  llvm::raw_string_ostream(dims)
+      << "(D = " << d << ", H = " << h << ", I = " << in << ")";
+  if (failed(checkShape(op, op.getW(), "w", {d, gates * h, in}, dims)) ||
+      failed(checkShape(op, op.getR(), "r", {d, gates * h, h}, dims)) ||
+      (op.getB() &&
+       failed(checkShape(op, op.getB(), "b", {d, 2 * gates * h}, dims))))
+    return failure();
+  SmallVector<int64_t> state = layout == 0 ? SmallVector<int64_t>{d, batch, h}
+                                           : SmallVector<int64_t>{batch, d, h};
+  SmallVector<int64_t> y = layout == 0 ? SmallVector<int64_t>{s, d, batch, h}
+                                       : SmallVector<int64_t>{batch, s, d, h};
+  std::string where = "(layout " + std::to_string(layout) + ")";
+  if ((op.getInitialH() &&
+       failed(checkShape(op, op.getInitialH(), "initial_h", state, where))) ||
+      failed(checkShape(op, op.getY(), "result y", y, where)) ||
+      failed(checkShape(op, op.getYH(), "result y_h", state, where)))
+    return failure();
+  return success();
+}
+
+LogicalResult LstmOp::verify() {
+  if (failed(verifyRecurrent(*this, 4)))
+    return failure();
+  SmallVector<int64_t> state(shapeOf(getYH()));
+  std::string where =
+      "(layout " + std::to_string(static_cast<int64_t>(getLayout())) + ")";
+  if ((getInitialC() &&
+       failed(checkShape(*this, getInitialC(), "initial_c", state, where))) ||
+      failed(checkShape(*this, getYC(), "result y_c", state, where)))
+    return failure();
+  return success();
+}
+
 #define MIX_BINARY_VERIFIER(OP)                                                \
   LogicalResult OP::verify() {                                                 \
     return checkBroadcast(*this, getLhs(), getRhs());                          \

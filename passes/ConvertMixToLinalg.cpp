@@ -91,6 +91,7 @@ void mix::populateMixToLinalgConversionPatterns(
   lowering::populateNormalizationPatterns(patterns, options);
   lowering::populateSoftmaxAndLossPatterns(patterns, options);
   lowering::populateAttentionPatterns(patterns, options);
+  lowering::populateRecurrentPatterns(patterns, options);
   lowering::populateQuantizedPatterns(patterns, options);
   lowering::populateStructurePatterns(patterns, options);
 }

@@ -145,6 +145,11 @@ private:
           if (!isa<FloatType>(elem))
             elem = Float32Type::get(op.getContext());
         }
+        // A recurrent layer's initial states are carried at its state
+        // precision (f32 unless overridden).
+        if (auto lstm = dyn_cast<LstmOp>(op);
+            lstm && (v == lstm.getInitialH() || v == lstm.getInitialC()))
+          elem = getComputeElementType(lstm.getStatePrecisionOrDefault());
         operand.set(castTo(v, elem, &op, scope));
       }
       Type outElem = getComputeElementType(r->output.precision);

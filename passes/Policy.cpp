@@ -52,6 +52,10 @@ static const RuleInfo kRules[kNumRules] = {
      "Resolved precisions allowed or denied per op kind by the policy."},
     {Rule::BlockPrecisionList, "block-precision-list", Severity::error,
      "Resolved precisions allowed or denied per block name by the policy."},
+    {Rule::RecurrentStatePrecision, "recurrent-state-precision",
+     Severity::warning,
+     "Recurrent layers (lstm) carry their hidden and cell states in at least "
+     "f32."},
 };
 
 StringRef mix::getRuleName(Rule rule) {
@@ -116,6 +120,8 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "pow",
                                     "maximum",
                                     "minimum",
+                                    "glu",
+                                    "lstm",
                                     "transpose",
                                     "concat",
                                     "slice",

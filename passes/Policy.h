@@ -35,8 +35,9 @@ enum class Rule {
   RedundantOverride,
   OpPrecisionList,
   BlockPrecisionList,
+  RecurrentStatePrecision,
 };
-inline constexpr unsigned kNumRules = 7;
+inline constexpr unsigned kNumRules = 8;
 
 /// The rule's name as written in policies and diagnostics
 /// (`sensitive-op-precision`, ...).

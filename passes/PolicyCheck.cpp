@@ -91,6 +91,7 @@ private:
   void checkReductions(LayerOpInterface layer, const LayerResolution &r);
   void checkRedundantLayer(LayerOpInterface layer, const LayerResolution &r);
   void checkLists(LayerOpInterface layer, const LayerResolution &r);
+  void checkRecurrentState(LayerOpInterface layer);
 
   const Policy &policy;
   PrecisionAnalysis &precisions;
@@ -293,6 +294,24 @@ void Checker::checkLayer(LayerOpInterface layer, const LayerResolution &r) {
   checkReductions(layer, r);
   checkRedundantLayer(layer, r);
   checkLists(layer, r);
+  checkRecurrentState(layer);
+}
+
+/// A recurrent layer's state precision is its own attribute (f32 when
+/// absent), not inherited: only an explicit narrower one is reported.
+void Checker::checkRecurrentState(LayerOpInterface layer) {
+  auto lstm = dyn_cast<LstmOp>(layer.getOperation());
+  if (!lstm || !lstm.getStatePrecisionAttr())
+    return;
+  PrecisionAttr state = lstm.getStatePrecisionAttr();
+  if (floatRank(state.getKind()) >= floatRank(PrecisionKind::f32))
+    return;
+  if (Finding *f = add(Rule::RecurrentStatePrecision, lstm, std::nullopt, state,
+                       opName(lstm) + " carries its state in " + state.str() +
+                           "; rounding the state every step accumulates "
+                           "error over the sequence, keep it in f32 or wider"))
+    f->notes.push_back(
+        {lstm.getLoc(), state.str() + " set by the layer's state_precision"});
 }
 
 LogicalResult Checker::run(Operation *root) {

@@ -124,6 +124,8 @@ public:
   bool convertDataOp(const onnx::NodeProto &node);
   /// Gather of an activation, Expand (OnnxMaskOps.cpp): false for other ops.
   bool convertMaskOp(const onnx::NodeProto &node);
+  /// LSTM (OnnxRecurrent.cpp): false for other ops.
+  bool convertRecurrent(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.
   std::optional<double> constantScalar(llvm::StringRef name) const;
   /// The values of a small (at most 4096 elements) f32/f64 constant, or

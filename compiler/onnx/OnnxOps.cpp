@@ -297,7 +297,7 @@ void Importer::convert(const onnx::NodeProto &node) {
     return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
   };
 
-  if (convertMaskOp(node))
+  if (convertMaskOp(node) || convertRecurrent(node))
     return;
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout" && hasOutput(node, 1)) {
@@ -888,6 +888,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "HardSwish",
           "Identity",
           "InstanceNormalization",
+          "LSTM",
           "LayerNormalization",
           "LeakyRelu",
           "Less",

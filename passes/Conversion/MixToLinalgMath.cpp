@@ -7,7 +7,8 @@
 // The elementwise math layers (sigmoid, tanh, hard_sigmoid, hard_swish,
 // silu, leaky_relu, elu, clip, exp, log, sqrt, rsqrt, abs, neg, erf,
 // reciprocal; sub, div, pow, maximum, minimum with numpy broadcasting): one
-// elementwise linalg.generic each.
+// elementwise linalg.generic each; glu, one generic over its result reading
+// both halves of the input.
 //
 // Every op evaluates in f32, or f64 when an operand is f64, and rounds once
 // to its result type: libm has no f16/bf16 functions, and an f16 or bf16
@@ -23,7 +24,9 @@
 #include "passes/Conversion/LayerLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mix;
@@ -182,6 +185,56 @@ template <typename OpTy> struct MathLowering : MixLoweringPattern<OpTy> {
   }
 };
 
+/// glu: one generic over the result; each element reads a = input[..., i,
+/// ...] and b = input[..., i + H, ...] along the axis (H the result's size
+/// there), and computes a * sigmoid(b) in the compute type, rounded once
+/// (checked only when the result is narrower than the input).
+struct GluLowering : MixLoweringPattern<GluOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(GluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<ShapedType>(op.getType());
+    Type to = type.getElementType();
+    Value input = adaptor.getInput();
+    Type wide = computeType(rewriter, input);
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis()); // I64Attr: uint64_t
+    if (axis < 0)
+      axis += rank;
+    int64_t half = type.getDimSize(axis);
+    // |a * sigmoid(b)| <= |a| (f32 rounding is monotone, sigmoid <= 1): the
+    // result overflows only when its format is narrower than the input's.
+    auto inType = cast<FloatType>(getElementTypeOrSelf(input.getType()));
+    bool check =
+        options.checks && cast<FloatType>(to).getWidth() < inType.getWidth();
+    std::string what;
+    llvm::raw_string_ostream(what) << "glu in " << to << " overflows";
+    Value result = generic(
+        rewriter, op.getLoc(), ValueRange{}, type.getShape(), to, std::nullopt,
+        {AffineMap::getMultiDimIdentityMap(rank, getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          SmallVector<Value> index;
+          for (int64_t d = 0; d < rank; ++d)
+            index.push_back(linalg::IndexOp::create(b, loc, d));
+          Value a = tensor::ExtractOp::create(b, loc, input, index);
+          index[axis] = arith::AddIOp::create(
+              b, loc, index[axis],
+              arith::ConstantIndexOp::create(b, loc, half));
+          Value gate = tensor::ExtractOp::create(b, loc, input, index);
+          Scalar s{b, loc, wide};
+          Value wa = convertScalar(b, loc, a, wide);
+          Value wg = convertScalar(b, loc, gate, wide);
+          Value y = s.mul(wa, s.sigmoid(wg));
+          return roundChecked(b, loc, y, to, check, op, what, type.getShape());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mix::lowering::populateMathPatterns(RewritePatternSet &patterns,
@@ -194,6 +247,6 @@ void mix::lowering::populateMathPatterns(RewritePatternSet &patterns,
            MathLowering<SqrtOp>, MathLowering<RsqrtOp>, MathLowering<AbsOp>,
            MathLowering<NegOp>, MathLowering<ErfOp>, MathLowering<ReciprocalOp>,
            MathLowering<SubOp>, MathLowering<DivOp>, MathLowering<PowOp>,
-           MathLowering<MaximumOp>, MathLowering<MinimumOp>>(
+           MathLowering<MaximumOp>, MathLowering<MinimumOp>, GluLowering>(
           patterns.getContext(), options);
 }

@@ -18,6 +18,7 @@
 //   MixToLinalgSoftmaxAndLosses.cpp softmax, log_softmax, cross_entropy_loss,
 //                                  mse_loss
 //   MixToLinalgAttention.cpp       attention, attention_core
+//   MixToLinalgRecurrent.cpp       lstm
 //   MixToLinalgQuantized.cpp       quantize, qdense, qmatmul, qconv2d
 //   MixToLinalgStructure.cpp       weight, reshape, flatten, embedding;
 //                                  networks and blocks
@@ -47,7 +48,7 @@ void populateElementwisePatterns(mlir::RewritePatternSet &patterns,
                                  const MixToLinalgOptions &options);
 
 /// The elementwise math layers: sigmoid ... reciprocal, sub, div, pow,
-/// maximum, minimum.
+/// maximum, minimum; glu.
 void populateMathPatterns(mlir::RewritePatternSet &patterns,
                           const MixToLinalgOptions &options);
 
@@ -83,6 +84,10 @@ void populateNormalizationPatterns(mlir::RewritePatternSet &patterns,
 /// softmax, log_softmax, cross_entropy_loss, mse_loss.
 void populateSoftmaxAndLossPatterns(mlir::RewritePatternSet &patterns,
                                     const MixToLinalgOptions &options);
+
+/// The float recurrent layers: lstm.
+void populateRecurrentPatterns(mlir::RewritePatternSet &patterns,
+                               const MixToLinalgOptions &options);
 
 /// attention and attention_core (the float core of int8 attention).
 void populateAttentionPatterns(mlir::RewritePatternSet &patterns,

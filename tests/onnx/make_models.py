@@ -671,6 +671,55 @@ def badattr(out):
                  [value("y", 1, 2, 3, 3), indices], []), None, None
 
 
+def lstm_nodes(out):
+    """LSTMs the importer translates (forward with bias and initial states,
+    bidirectional batch-first) next to ones it refuses: clip, input_forget,
+    non-default activations, sequence_lens."""
+    s, b, i, h = 5, 2, 3, 4
+    w1, r1, b1 = weight("W1", 1, 4 * h, i), weight("R1", 1, 4 * h, h), weight("B1", 1, 8 * h)
+    w2, r2 = weight("W2", 2, 4 * h, i), weight("R2", 2, 4 * h, h)
+    h0 = weight("h0", 1, b, h)
+    lens = numpy_helper.from_array(np.full([b], s, dtype=np.int32), "lens")
+    common = dict(hidden_size=h)
+    nodes = [
+        helper.make_node("LSTM", ["x", "W1", "R1", "B1", "", "h0", "h0"],
+                         ["y1", "yh1", ""], name="/rnn/LSTM", **common),
+        helper.make_node("Transpose", ["x"], ["xb"], name="/rnn/T", perm=[1, 0, 2]),
+        helper.make_node("LSTM", ["xb", "W2", "R2"], ["y2"], name="/rnn/LSTM_bi",
+                         direction="bidirectional", layout=1, **common),
+        helper.make_node("LSTM", ["x", "W1", "R1"], ["y3"], name="/bad/clip",
+                         clip=3.0, **common),
+        helper.make_node("LSTM", ["x", "W1", "R1"], ["y4"], name="/bad/forget",
+                         input_forget=1, **common),
+        helper.make_node("LSTM", ["x", "W1", "R1"], ["y5"], name="/bad/act",
+                         activations=["Sigmoid", "Relu", "Tanh"], **common),
+        helper.make_node("LSTM", ["x", "W1", "R1", "", "lens"], ["y6"],
+                         name="/bad/lens", **common),
+    ]
+    outs = [value("y1", s, 1, b, h), value("yh1", 1, b, h),
+            value("y2", b, s, 2, h), value("y3", s, 1, b, h),
+            value("y4", s, 1, b, h), value("y5", s, 1, b, h),
+            value("y6", s, 1, b, h)]
+    return (model(nodes, [value("x", s, b, i)], outs,
+                  [w1, r1, b1, w2, r2, h0, lens]), None, None)
+
+
+def lstm_ok(out):
+    """The two LSTMs of lstm_nodes the importer translates."""
+    m, _, _ = lstm_nodes(out)
+    g = m.graph
+    keep = [n for n in g.node if not n.name.startswith("/bad/")]
+    del g.node[:]
+    g.node.extend(keep)
+    outs = [o for o in g.output if o.name in ("y1", "yh1", "y2")]
+    del g.output[:]
+    g.output.extend(outs)
+    inits = [t for t in g.initializer if t.name != "lens"]
+    del g.initializer[:]
+    g.initializer.extend(inits)
+    return m, None, None
+
+
 def mask_ops(out):
     """Gather of an activation by constant indices (a scalar, negative
     ones) and of a constant, Expand of an activation and of a constant,
@@ -1185,7 +1234,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
+           unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
            conformance]}

@@ -154,7 +154,8 @@ TEST_CASE("semantic errors name the JSON path", "[policy][errors]") {
         "p.json: $.rules[\"no-such-rule\"]: unknown rule 'no-such-rule' "
         "(known rules: sensitive-op-precision, int8-non-gemm-layer, "
         "accumulator-precision, reduced-precision-reduction, "
-        "redundant-override, op-precision-list, block-precision-list)");
+        "redundant-override, op-precision-list, block-precision-list, "
+        "recurrent-state-precision)");
   CHECK(parseError(R"({"rules": {"redundant-override": "fatal"}})") ==
         "p.json: $.rules[\"redundant-override\"]: expected a severity: "
         "\"error\", \"warning\" or \"off\"");

@@ -1,0 +1,357 @@
+//===- MixToLinalgRecurrent.cpp - lstm to linalg and scf ------------------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The float recurrent layers. mix.lstm becomes:
+//
+// 1. the input GEMM of every time step and direction at once, into an
+//    accumulator [D, S, B, 4H] filled with the biases (Wb + Rb, each
+//    widened exactly, summed in the accumulator type);
+// 2. per direction, an scf.for over the time steps (descending for a
+//    reverse direction) carrying the step's gate slice of that
+//    accumulator, the hidden and cell states (at the state precision) and
+//    y: the recurrent GEMM adds h_{t-1} R^T into the step's gate slice in
+//    place, then one elementwise generic over [B, H] computes the gates in
+//    the accumulator type and writes c_t and h_t (rounded to the state
+//    precision) over the previous states and y's slice (h_t converted to
+//    the output precision);
+// 3. y_h and y_c from the final states of each direction.
+//
+// Every slice is written by the generic that computes it (destination
+// passing), so bufferization updates the buffers in place: no copies, no
+// allocation inside the loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/LayerLowering.h"
+#include "passes/InsertCasts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::lowering;
+
+namespace {
+
+using utils::IteratorType;
+
+/// Scalar helpers in one float type, one op per statement.
+struct Gates {
+  OpBuilder &b;
+  Location loc;
+  Type type;
+
+  Value one() const {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+  }
+  /// 1 / (1 + exp(-x)), as mix.sigmoid computes it.
+  Value sigmoid(Value x) const {
+    Value negated = arith::NegFOp::create(b, loc, x);
+    Value e = math::ExpOp::create(b, loc, negated);
+    Value denominator = arith::AddFOp::create(b, loc, one(), e);
+    return arith::DivFOp::create(b, loc, one(), denominator);
+  }
+  Value tanh(Value x) const { return math::TanhOp::create(b, loc, x); }
+  Value mul(Value x, Value y) const {
+    return arith::MulFOp::create(b, loc, x, y);
+  }
+  Value add(Value x, Value y) const {
+    return arith::AddFOp::create(b, loc, x, y);
+  }
+};
+
+SmallVector<OpFoldResult> indices(OpBuilder &b, ArrayRef<Value> dynamic,
+                                  ArrayRef<int64_t> values) {
+  SmallVector<OpFoldResult> r;
+  for (auto [i, v] : llvm::enumerate(values))
+    r.push_back(dynamic.size() > i && dynamic[i]
+                    ? OpFoldResult(dynamic[i])
+                    : OpFoldResult(b.getIndexAttr(v)));
+  return r;
+}
+
+/// A rank-reduced [rows, cols] slice of `source` at `offsets` (sizes 1
+/// except the dimensions `rowDim` and `colDim`).
+struct Slice2D {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RankedTensorType type;
+
+  Value extract(OpBuilder &b, Location loc, Value source) const {
+    return tensor::ExtractSliceOp::create(b, loc, type, source, offsets, sizes,
+                                          strides);
+  }
+  Value insert(OpBuilder &b, Location loc, Value value, Value dest) const {
+    return tensor::InsertSliceOp::create(b, loc, value, dest, offsets, sizes,
+                                         strides);
+  }
+};
+
+Slice2D slice2D(OpBuilder &b, ArrayRef<int64_t> shape,
+                ArrayRef<OpFoldResult> offsets, int64_t rowDim, int64_t colDim,
+                Type elem) {
+  Slice2D s;
+  s.offsets.assign(offsets.begin(), offsets.end());
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    s.sizes.push_back(
+        b.getIndexAttr(d == rowDim || d == colDim ? shape[d] : 1));
+    s.strides.push_back(b.getIndexAttr(1));
+  }
+  s.type = RankedTensorType::get({shape[rowDim], shape[colDim]}, elem);
+  return s;
+}
+
+/// A fresh [rows, cols] tensor of `elem`: `initial`'s slice for direction
+/// `d` converted to `elem` (`initial` is [D, B, H], or [B, D, H] batch
+/// first), or 0 without one.
+Value initialState(OpBuilder &b, Location loc, Value initial, int64_t d,
+                   bool batchFirst, int64_t batch, int64_t hidden, Type elem) {
+  if (!initial)
+    return zeroFilled(b, loc, {batch, hidden}, elem);
+  MLIRContext *ctx = b.getContext();
+  return generic(b, loc, ValueRange{}, {batch, hidden}, elem, std::nullopt,
+                 {AffineMap::getMultiDimIdentityMap(2, ctx)},
+                 {IteratorType::parallel, IteratorType::parallel},
+                 [&](OpBuilder &nb, Location l, ValueRange) {
+                   Value n = linalg::IndexOp::create(nb, l, 0);
+                   Value j = linalg::IndexOp::create(nb, l, 1);
+                   Value dv = arith::ConstantIndexOp::create(nb, l, d);
+                   SmallVector<Value> at = batchFirst
+                                               ? SmallVector<Value>{n, dv, j}
+                                               : SmallVector<Value>{dv, n, j};
+                   Value v = tensor::ExtractOp::create(nb, l, initial, at);
+                   return convertScalar(nb, l, v, elem);
+                 });
+}
+
+/// y_h or y_c ([D, B, H], or [B, D, H] batch first, in the output type)
+/// from each direction's final state ([B, H] each).
+Value finalStates(OpBuilder &b, Location loc, ArrayRef<Value> states,
+                  RankedTensorType type, bool batchFirst) {
+  MLIRContext *ctx = b.getContext();
+  Type out = type.getElementType();
+  return generic(
+      b, loc, ValueRange{}, type.getShape(), out, std::nullopt,
+      {AffineMap::getMultiDimIdentityMap(3, ctx)},
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        Value d = linalg::IndexOp::create(nb, l, batchFirst ? 1 : 0);
+        Value n = linalg::IndexOp::create(nb, l, batchFirst ? 0 : 1);
+        Value j = linalg::IndexOp::create(nb, l, 2);
+        Value v = tensor::ExtractOp::create(nb, l, states[0], {n, j});
+        if (states.size() == 2) {
+          Value second = tensor::ExtractOp::create(nb, l, states[1], {n, j});
+          Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+          Value first =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, d, zero);
+          v = arith::SelectOp::create(nb, l, first, v, second);
+        }
+        return convertScalar(nb, l, v, out);
+      });
+}
+
+struct LstmLowering : MixLoweringPattern<LstmOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(LstmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> accOr =
+        accumulatorType(cast<LayerOpInterface>(op.getOperation()));
+    if (failed(accOr) || !isa<FloatType>(*accOr))
+      return rewriter.notifyMatchFailure(op, "no float accumulator type");
+    Type acc = *accOr;
+    Type state = getComputeElementType(op.getStatePrecisionOrDefault());
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+
+    auto yType = cast<RankedTensorType>(op.getY().getType());
+    auto hType = cast<RankedTensorType>(op.getYH().getType());
+    auto cType = cast<RankedTensorType>(op.getYC().getType());
+    Type out = yType.getElementType();
+    Value x = adaptor.getInput(), w = adaptor.getW(), r = adaptor.getR();
+    Value bias = adaptor.getB();
+    bool batchFirst = op.getLayout() == 1;
+    ArrayRef<int64_t> xShape = cast<ShapedType>(x.getType()).getShape();
+    int64_t steps = batchFirst ? xShape[1] : xShape[0];
+    int64_t batch = batchFirst ? xShape[0] : xShape[1];
+    int64_t dirs = op.getNumDirections(), hidden = op.getHiddenSize();
+    int64_t gates = 4 * hidden;
+    bool reverse = op.getDirection() == "reverse";
+
+    // 1. The biases, then the input GEMM of every step: [D, S, B, 4H].
+    SmallVector<int64_t> xwShape = {dirs, steps, batch, gates};
+    Value xw;
+    if (bias) {
+      xw =
+          generic(b, loc, ValueRange{}, xwShape, acc, std::nullopt,
+                  {AffineMap::getMultiDimIdentityMap(4, ctx)},
+                  SmallVector<IteratorType>(4, IteratorType::parallel),
+                  [&](OpBuilder &nb, Location l, ValueRange) {
+                    Value d = linalg::IndexOp::create(nb, l, 0);
+                    Value g = linalg::IndexOp::create(nb, l, 3);
+                    Value wb = tensor::ExtractOp::create(nb, l, bias, {d, g});
+                    Value shifted = arith::AddIOp::create(
+                        nb, l, g, arith::ConstantIndexOp::create(nb, l, gates));
+                    Value rb =
+                        tensor::ExtractOp::create(nb, l, bias, {d, shifted});
+                    Value wide = convertScalar(nb, l, wb, acc);
+                    Value wideR = convertScalar(nb, l, rb, acc);
+                    return Value(arith::AddFOp::create(nb, l, wide, wideR));
+                  });
+    } else {
+      xw = zeroFilled(b, loc, xwShape, acc);
+    }
+    {
+      // Loops (d, s, n, g, k), k the reduction, ascending.
+      AffineExpr d = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx),
+                 n = getAffineDimExpr(2, ctx), g = getAffineDimExpr(3, ctx),
+                 k = getAffineDimExpr(4, ctx);
+      AffineMap xMap = batchFirst ? AffineMap::get(5, 0, {n, s, k}, ctx)
+                                  : AffineMap::get(5, 0, {s, n, k}, ctx);
+      AffineMap wMap = AffineMap::get(5, 0, {d, g, k}, ctx);
+      AffineMap outMap = AffineMap::get(5, 0, {d, s, n, g}, ctx);
+      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+      iterators.push_back(IteratorType::reduction);
+      xw = generic(b, loc, ValueRange{x, w}, xw, {xMap, wMap, outMap},
+                   iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+                     Value xv = convertScalar(nb, l, a[0], acc);
+                     Value wv = convertScalar(nb, l, a[1], acc);
+                     return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
+                   });
+    }
+
+    // 2. The time loop of each direction.
+    Value y = tensor::EmptyOp::create(b, loc, yType.getShape(), out);
+    SmallVector<Value> finalH, finalC;
+    for (int64_t dir = 0; dir < dirs; ++dir) {
+      bool backward = reverse || dir == 1;
+      Value h0 = initialState(b, loc, adaptor.getInitialH(), dir, batchFirst,
+                              batch, hidden, state);
+      Value c0 = initialState(b, loc, adaptor.getInitialC(), dir, batchFirst,
+                              batch, hidden, state);
+      ArrayRef<int64_t> rShape = cast<ShapedType>(r.getType()).getShape();
+      Slice2D rSlice = slice2D(b, rShape, indices(b, {}, {dir, 0, 0}), 1, 2,
+                               cast<ShapedType>(r.getType()).getElementType());
+      Value rd = rSlice.extract(b, loc, r); // [4H, H]
+      Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+      Value ub = arith::ConstantIndexOp::create(b, loc, steps);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = scf::ForOp::create(
+          b, loc, lb, ub, one, ValueRange{xw, h0, c0, y},
+          [&](OpBuilder &lbld, Location l, Value step, ValueRange carried) {
+            Value t = step;
+            if (backward) {
+              Value last = arith::ConstantIndexOp::create(lbld, l, steps - 1);
+              t = arith::SubIOp::create(lbld, l, last, step);
+            }
+            Value xwIn = carried[0], hPrev = carried[1], cPrev = carried[2],
+                  yIn = carried[3];
+            // The recurrent GEMM into the step's gate slice [B, 4H].
+            Slice2D gSlice =
+                slice2D(lbld, xwShape,
+                        indices(lbld, {Value(), t}, {dir, 0, 0, 0}), 2, 3, acc);
+            Value gInit = gSlice.extract(lbld, l, xwIn);
+            AffineExpr n = getAffineDimExpr(0, ctx),
+                       g = getAffineDimExpr(1, ctx),
+                       k = getAffineDimExpr(2, ctx);
+            Value gv = generic(lbld, l, ValueRange{hPrev, rd}, gInit,
+                               {AffineMap::get(3, 0, {n, k}, ctx),
+                                AffineMap::get(3, 0, {g, k}, ctx),
+                                AffineMap::get(3, 0, {n, g}, ctx)},
+                               {IteratorType::parallel, IteratorType::parallel,
+                                IteratorType::reduction},
+                               [&](OpBuilder &nb, Location bl, ValueRange a) {
+                                 Value hv = convertScalar(nb, bl, a[0], acc);
+                                 Value rv = convertScalar(nb, bl, a[1], acc);
+                                 return Value(
+                                     math::FmaOp::create(nb, bl, hv, rv, a[2]));
+                               });
+            Value xwOut = gSlice.insert(lbld, l, gv, xwIn);
+            // The gates and the new states, written over the previous ones
+            // and into y's slice.
+            SmallVector<int64_t> yOffsets =
+                batchFirst ? SmallVector<int64_t>{0, 0, dir, 0}
+                           : SmallVector<int64_t>{0, dir, 0, 0};
+            SmallVector<Value> yDynamic = batchFirst
+                                              ? SmallVector<Value>{Value(), t}
+                                              : SmallVector<Value>{t};
+            Slice2D ySlice = slice2D(lbld, yType.getShape(),
+                                     indices(lbld, yDynamic, yOffsets),
+                                     batchFirst ? 0 : 2, 3, out);
+            Value yInit = ySlice.extract(lbld, l, yIn);
+            AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+            auto cell = linalg::GenericOp::create(
+                lbld, l,
+                TypeRange{hPrev.getType(), cPrev.getType(), yInit.getType()},
+                ValueRange{}, ValueRange{hPrev, cPrev, yInit},
+                SmallVector<AffineMap>{id, id, id},
+                SmallVector<IteratorType>{IteratorType::parallel,
+                                          IteratorType::parallel},
+                [&](OpBuilder &nb, Location bl, ValueRange a) {
+                  Value nIdx = linalg::IndexOp::create(nb, bl, 0);
+                  Value j = linalg::IndexOp::create(nb, bl, 1);
+                  auto gate = [&](int64_t q) {
+                    Value col = j;
+                    if (q != 0)
+                      col = arith::AddIOp::create(
+                          nb, bl, j,
+                          arith::ConstantIndexOp::create(nb, bl, q * hidden));
+                    return Value(tensor::ExtractOp::create(
+                        nb, bl, gv, ValueRange{nIdx, col}));
+                  };
+                  Gates s{nb, bl, acc};
+                  // ONNX's order: i, o, f, c.
+                  Value gi = gate(0);
+                  Value go = gate(1);
+                  Value gf = gate(2);
+                  Value gc = gate(3);
+                  Value i = s.sigmoid(gi);
+                  Value o = s.sigmoid(go);
+                  Value f = s.sigmoid(gf);
+                  Value candidate = s.tanh(gc);
+                  Value cOld = convertScalar(nb, bl, a[1], acc);
+                  Value kept = s.mul(f, cOld);
+                  Value added = s.mul(i, candidate);
+                  Value cNew = s.add(kept, added);
+                  Value cState = convertScalar(nb, bl, cNew, state);
+                  Value cWide = convertScalar(nb, bl, cState, acc);
+                  Value squashed = s.tanh(cWide);
+                  Value hNew = s.mul(o, squashed);
+                  Value hState = convertScalar(nb, bl, hNew, state);
+                  Value yv = convertScalar(nb, bl, hState, out);
+                  linalg::YieldOp::create(nb, bl,
+                                          ValueRange{hState, cState, yv});
+                });
+            Value yOut = ySlice.insert(lbld, l, cell.getResult(2), yIn);
+            scf::YieldOp::create(
+                lbld, l,
+                ValueRange{xwOut, cell.getResult(0), cell.getResult(1), yOut});
+          });
+      xw = loop.getResult(0);
+      finalH.push_back(loop.getResult(1));
+      finalC.push_back(loop.getResult(2));
+      y = loop.getResult(3);
+    }
+
+    // 3. y_h and y_c.
+    Value yh = finalStates(b, loc, finalH, hType, batchFirst);
+    Value yc = finalStates(b, loc, finalC, cType, batchFirst);
+    rewriter.replaceOp(op, ValueRange{y, yh, yc});
+    return success();
+  }
+};
+
+} // namespace
+
+void mix::lowering::populateRecurrentPatterns(
+    RewritePatternSet &patterns, const MixToLinalgOptions &options) {
+  patterns.add<LstmLowering>(patterns.getContext(), options);
+}
