@@ -249,6 +249,14 @@ llvm::Error executeLayer(const OpValues &v) {
                                   in(n.getBias())));
       })
       .Case([&](GluOp g) { return bind(evalGlu(g, in(g.getInput()))); })
+      .Case([&](GruOp g) {
+        std::vector<RefTensor> results =
+            evalGru(g, in(g.getInput()), in(g.getW()), in(g.getR()),
+                    v.optional(g.getB()), v.optional(g.getInitialH()));
+        for (auto [result, value] : llvm::zip_equal(g->getResults(), results))
+          v.env[result] = std::move(value);
+        return llvm::Error::success();
+      })
       .Case([&](LstmOp l) {
         std::vector<RefTensor> results =
             evalLstm(l, in(l.getInput()), in(l.getW()), in(l.getR()),

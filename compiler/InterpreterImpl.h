@@ -134,6 +134,10 @@ std::vector<RefTensor> evalLstm(LstmOp op, const RefTensor &x,
                                 const RefTensor *bias,
                                 const RefTensor *initialH,
                                 const RefTensor *initialC);
+/// y, y_h of a gru (ONNX semantics; absent operands are null).
+std::vector<RefTensor> evalGru(GruOp op, const RefTensor &x, const RefTensor &w,
+                               const RefTensor &r, const RefTensor *bias,
+                               const RefTensor *initialH);
 RefTensor evalRelu(const RefTensor &x);
 RefTensor evalGelu(GeluOp op, const RefTensor &x);
 /// `lhs + rhs` and `lhs * rhs` with numpy broadcasting.

@@ -119,3 +119,86 @@ std::vector<RefTensor> interp::evalLstm(LstmOp op, const RefTensor &x,
   }
   return {std::move(y), std::move(yh), std::move(yc)};
 }
+
+std::vector<RefTensor> interp::evalGru(GruOp op, const RefTensor &x,
+                                       const RefTensor &w, const RefTensor &r,
+                                       const RefTensor *bias,
+                                       const RefTensor *initialH) {
+  RefTensor y = zerosLike(op.getY()), yh = zerosLike(op.getYH());
+  bool batchFirst = op.getLayout() == 1;
+  bool linearBeforeReset = op.getLinearBeforeReset() != 0;
+  int64_t dirs = op.getNumDirections(), h = op.getHiddenSize();
+  int64_t steps = batchFirst ? x.shape[1] : x.shape[0];
+  int64_t batch = batchFirst ? x.shape[0] : x.shape[1];
+  int64_t in = x.shape[2];
+  auto xAt = [&](int64_t t, int64_t n, int64_t k) {
+    return x.data[batchFirst ? at3(x.shape, n, t, k) : at3(x.shape, t, n, k)];
+  };
+  auto stateIndex = [&](int64_t d, int64_t n, int64_t j) {
+    return batchFirst ? (n * dirs + d) * h + j : (d * batch + n) * h + j;
+  };
+  auto yIndex = [&](int64_t t, int64_t d, int64_t n, int64_t j) {
+    return batchFirst ? ((n * steps + t) * dirs + d) * h + j
+                      : ((t * dirs + d) * batch + n) * h + j;
+  };
+  auto wb = [&](int64_t d, int64_t g) {
+    return bias ? bias->data[d * 6 * h + g] : 0.0;
+  };
+  auto rb = [&](int64_t d, int64_t g) {
+    return bias ? bias->data[d * 6 * h + 3 * h + g] : 0.0;
+  };
+  bool reverse = op.getDirection() == "reverse";
+  for (int64_t d = 0; d < dirs; ++d) {
+    bool backward = reverse || d == 1;
+    std::vector<double> hs(batch * h, 0.0);
+    if (initialH)
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t j = 0; j < h; ++j)
+          hs[n * h + j] = initialH->data[stateIndex(d, n, j)];
+    for (int64_t step = 0; step < steps; ++step) {
+      int64_t t = backward ? steps - 1 - step : step;
+      std::vector<double> next(batch * h);
+      for (int64_t n = 0; n < batch; ++n) {
+        const double *hp = hs.data() + n * h;
+        // x_t W^T for row g.
+        auto xw = [&](int64_t g) {
+          double sum = 0;
+          for (int64_t k = 0; k < in; ++k)
+            sum += xAt(t, n, k) * w.data[at3(w.shape, d, g, k)];
+          return sum;
+        };
+        // v R^T for row g.
+        auto rec = [&](int64_t g, const double *v) {
+          double sum = 0;
+          for (int64_t k = 0; k < h; ++k)
+            sum += v[k] * r.data[at3(r.shape, d, g, k)];
+          return sum;
+        };
+        std::vector<double> z(h), reset(h), gated(h);
+        for (int64_t j = 0; j < h; ++j) {
+          z[j] = sigmoid(xw(j) + rec(j, hp) + wb(d, j) + rb(d, j));
+          reset[j] =
+              sigmoid(xw(h + j) + rec(h + j, hp) + wb(d, h + j) + rb(d, h + j));
+          gated[j] = reset[j] * hp[j];
+        }
+        for (int64_t j = 0; j < h; ++j) {
+          int64_t g = 2 * h + j;
+          double candidate = linearBeforeReset
+                                 ? std::tanh(xw(g) + wb(d, g) +
+                                             reset[j] * (rec(g, hp) + rb(d, g)))
+                                 : std::tanh(xw(g) + rec(g, gated.data()) +
+                                             rb(d, g) + wb(d, g));
+          next[n * h + j] = (1 - z[j]) * candidate + z[j] * hp[j];
+        }
+      }
+      hs = std::move(next);
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t j = 0; j < h; ++j)
+          y.data[yIndex(t, d, n, j)] = hs[n * h + j];
+    }
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t j = 0; j < h; ++j)
+        yh.data[stateIndex(d, n, j)] = hs[n * h + j];
+  }
+  return {std::move(y), std::move(yh)};
+}

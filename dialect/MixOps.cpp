@@ -338,6 +338,17 @@ PrecisionAttr LstmOp::getStatePrecisionOrDefault() {
     return p;
   return PrecisionAttr::get(getContext(), PrecisionKind::f32);
 }
+SmallVector<Value> GruOp::getWeightOperands() {
+  return nonNull({getW(), getR(), getB()});
+}
+int64_t GruOp::getHiddenSize() {
+  return cast<ShapedType>(getR().getType()).getShape().back();
+}
+PrecisionAttr GruOp::getStatePrecisionOrDefault() {
+  if (PrecisionAttr p = getStatePrecisionAttr())
+    return p;
+  return PrecisionAttr::get(getContext(), PrecisionKind::f32);
+}
 SmallVector<Value> AttentionOp::getWeightOperands() {
   return nonNull(
       {getWq(), getWk(), getWv(), getWo(), getBq(), getBk(), getBv(), getBo()});

@@ -630,6 +630,61 @@ def Mix_LstmOp : Mix_LayerOp<"lstm", [AttrSizedOperandSegments], 1> {
   }];
 }
 
+def Mix_GruOp : Mix_LayerOp<"gru", [AttrSizedOperandSegments], 1> {
+  let summary = "Gated recurrent unit layer (ONNX GRU semantics)";
+  let description = [{
+    Runs a GRU over the sequence `input`, as ONNX's `GRU` (opset 14) with
+    its default activations (sigmoid for the gates, tanh for the
+    candidate), without clip. Shapes and attributes are those of
+    `mix.lstm` with 3 gates instead of 4 and no cell state: `w` is
+    `[D, 3H, I]`, `r` is `[D, 3H, H]`, the optional `b` is `[D, 6H]` (input
+    biases, then recurrent ones), gates in ONNX's order z, r, h; results `y`
+    and `y_h`. Per step t:
+
+    ```
+    z = sigmoid(x_t Wz^T + h_{t-1} Rz^T + Wbz + Rbz)
+    r = sigmoid(x_t Wr^T + h_{t-1} Rr^T + Wbr + Rbr)
+    h' = tanh(x_t Wh^T + (r * h_{t-1}) Rh^T + Rbh + Wbh)     linear_before_reset = 0
+    h' = tanh(x_t Wh^T + Wbh + r * (h_{t-1} Rh^T + Rbh))     linear_before_reset = 1
+    h_t = (1 - z) * h' + z * h_{t-1}          (rounded to the state precision)
+    ```
+
+    Precisions as for `mix.lstm`: the state `h` is carried at
+    `state_precision` (f32 when absent); GEMMs and gates at accumulator
+    precision.
+
+    ```mlir
+    %y, %yh = mix.gru %x, %w, %r b(%b) {linear_before_reset = 1 : i64}
+        : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>, tensor<1x24xf32>)
+        -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+    ```
+  }];
+  let arguments = !con((ins Mix_FloatTensor:$input, Mix_FloatTensor:$w,
+                            Mix_FloatTensor:$r,
+                            Optional<Mix_FloatTensor>:$b,
+                            Optional<Mix_FloatTensor>:$initial_h,
+                            DefaultValuedAttr<StrAttr, "\"forward\"">:$direction,
+                            DefaultValuedAttr<I64Attr, "0">:$layout,
+                            DefaultValuedAttr<I64Attr, "0">:$linear_before_reset,
+                            OptionalAttr<Mix_PrecisionAttr>:$state_precision),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_FloatTensor:$y, Mix_FloatTensor:$y_h);
+  let assemblyFormat = [{
+    $input `,` $w `,` $r
+    (`b` `(` $b^ `)`)? (`initial_h` `(` $initial_h^ `)`)? ``
+    custom<LayerPrecision>($precision, $weights_precision,
+        $activations_precision, $accumulator_precision, $output_precision)
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    int64_t getNumDirections() {
+      return getDirection() == "bidirectional" ? 2 : 1;
+    }
+    int64_t getHiddenSize();
+    ::mix::PrecisionAttr getStatePrecisionOrDefault();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

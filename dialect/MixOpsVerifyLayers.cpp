@@ -399,6 +399,13 @@ LogicalResult LstmOp::verify() {
   return success();
 }
 
+LogicalResult GruOp::verify() {
+  int64_t lbr = static_cast<int64_t>(getLinearBeforeReset());
+  if (lbr != 0 && lbr != 1)
+    return emitOpError() << "linear_before_reset must be 0 or 1, got " << lbr;
+  return verifyRecurrent(*this, 3);
+}
+
 #define MIX_BINARY_VERIFIER(OP)                                                \
   LogicalResult OP::verify() {                                                 \
     return checkBroadcast(*this, getLhs(), getRhs());                          \

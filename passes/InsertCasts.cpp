@@ -150,6 +150,8 @@ private:
         if (auto lstm = dyn_cast<LstmOp>(op);
             lstm && (v == lstm.getInitialH() || v == lstm.getInitialC()))
           elem = getComputeElementType(lstm.getStatePrecisionOrDefault());
+        if (auto gru = dyn_cast<GruOp>(op); gru && v == gru.getInitialH())
+          elem = getComputeElementType(gru.getStatePrecisionOrDefault());
         operand.set(castTo(v, elem, &op, scope));
       }
       Type outElem = getComputeElementType(r->output.precision);

@@ -54,8 +54,7 @@ static const RuleInfo kRules[kNumRules] = {
      "Resolved precisions allowed or denied per block name by the policy."},
     {Rule::RecurrentStatePrecision, "recurrent-state-precision",
      Severity::warning,
-     "Recurrent layers (lstm) carry their hidden and cell states in at least "
-     "f32."},
+     "Recurrent layers (lstm, gru) carry their states in at least f32."},
 };
 
 StringRef mix::getRuleName(Rule rule) {
@@ -122,6 +121,7 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "minimum",
                                     "glu",
                                     "lstm",
+                                    "gru",
                                     "transpose",
                                     "concat",
                                     "slice",

@@ -300,10 +300,14 @@ void Checker::checkLayer(LayerOpInterface layer, const LayerResolution &r) {
 /// A recurrent layer's state precision is its own attribute (f32 when
 /// absent), not inherited: only an explicit narrower one is reported.
 void Checker::checkRecurrentState(LayerOpInterface layer) {
-  auto lstm = dyn_cast<LstmOp>(layer.getOperation());
-  if (!lstm || !lstm.getStatePrecisionAttr())
+  Operation *lstm = layer.getOperation();
+  PrecisionAttr state;
+  if (auto l = dyn_cast<LstmOp>(lstm))
+    state = l.getStatePrecisionAttr();
+  else if (auto g = dyn_cast<GruOp>(lstm))
+    state = g.getStatePrecisionAttr();
+  if (!state)
     return;
-  PrecisionAttr state = lstm.getStatePrecisionAttr();
   if (floatRank(state.getKind()) >= floatRank(PrecisionKind::f32))
     return;
   if (Finding *f = add(Rule::RecurrentStatePrecision, lstm, std::nullopt, state,
@@ -311,7 +315,7 @@ void Checker::checkRecurrentState(LayerOpInterface layer) {
                            "; rounding the state every step accumulates "
                            "error over the sequence, keep it in f32 or wider"))
     f->notes.push_back(
-        {lstm.getLoc(), state.str() + " set by the layer's state_precision"});
+        {lstm->getLoc(), state.str() + " set by the layer's state_precision"});
 }
 
 LogicalResult Checker::run(Operation *root) {

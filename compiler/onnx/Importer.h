@@ -124,7 +124,7 @@ public:
   bool convertDataOp(const onnx::NodeProto &node);
   /// Gather of an activation, Expand (OnnxMaskOps.cpp): false for other ops.
   bool convertMaskOp(const onnx::NodeProto &node);
-  /// LSTM (OnnxRecurrent.cpp): false for other ops.
+  /// LSTM and GRU (OnnxRecurrent.cpp): false for other ops.
   bool convertRecurrent(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.
   std::optional<double> constantScalar(llvm::StringRef name) const;

@@ -1,13 +1,14 @@
-//===- OnnxRecurrent.cpp - ONNX LSTM to mix.lstm --------------------------===//
+//===- OnnxRecurrent.cpp - ONNX LSTM and GRU to mix.lstm and mix.gru ------===//
 //
 // Part of the mixc project.
 //
 //===----------------------------------------------------------------------===//
 //
-// ONNX's LSTM maps directly onto mix.lstm (same operand layouts, gate order
-// i, o, f, c, layout and direction attributes). What mix.lstm does not
-// compute is refused with a problem naming the node: non-default
-// activations, clip, input_forget, sequence_lens, peepholes.
+// ONNX's LSTM and GRU map directly onto mix.lstm and mix.gru (same operand
+// layouts, gate orders i, o, f, c and z, r, h, layout, direction and
+// linear_before_reset attributes). What they do not compute is refused with
+// a problem naming the node: non-default activations, clip, input_forget,
+// sequence_lens, peepholes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,16 +22,18 @@ using namespace mix;
 using namespace mix::onnx_import;
 using namespace mix::onnx_import::attrs;
 
-/// LSTM's ONNX defaults, per direction: f = Sigmoid, g = Tanh, h = Tanh.
-static bool defaultActivations(const onnx::NodeProto &node, int64_t dirs) {
+/// ONNX's defaults, per direction: LSTM f = Sigmoid, g = Tanh, h = Tanh
+/// (`perDirection` 3); GRU f = Sigmoid, g = Tanh (2).
+static bool defaultActivations(const onnx::NodeProto &node, int64_t dirs,
+                               int perDirection) {
   const onnx::AttributeProto *a = findAttr(node, "activations");
   if (!a)
     return true;
-  if (a->strings_size() != 3 * dirs)
+  if (a->strings_size() != perDirection * dirs)
     return false;
   for (int i = 0; i < a->strings_size(); ++i) {
     llvm::StringRef name = a->strings(i);
-    if (!name.equals_insensitive(i % 3 == 0 ? "Sigmoid" : "Tanh"))
+    if (!name.equals_insensitive(i % perDirection == 0 ? "Sigmoid" : "Tanh"))
       return false;
   }
   return true;
@@ -38,17 +41,19 @@ static bool defaultActivations(const onnx::NodeProto &node, int64_t dirs) {
 
 bool Importer::convertRecurrent(const onnx::NodeProto &node) {
   llvm::StringRef op = node.op_type();
-  if (op != "LSTM")
+  if (op != "LSTM" && op != "GRU")
     return false;
+  bool gru = op == "GRU";
+  std::string what = op.str();
   std::string direction = attrString(node, "direction", "forward");
   if (direction != "forward" && direction != "reverse" &&
       direction != "bidirectional") {
-    problem(node, "LSTM direction '" + direction + "' is not supported");
+    problem(node, what + " direction '" + direction + "' is not supported");
     return true;
   }
   int64_t dirs = direction == "bidirectional" ? 2 : 1;
   if (findAttr(node, "clip")) {
-    problem(node, "LSTM's clip attribute is not supported");
+    problem(node, what + "'s clip attribute is not supported");
     return true;
   }
   if (attrInt(node, "input_forget", 0) != 0) {
@@ -56,24 +61,24 @@ bool Importer::convertRecurrent(const onnx::NodeProto &node) {
                   "not supported");
     return true;
   }
-  if (!defaultActivations(node, dirs) || findAttr(node, "activation_alpha") ||
-      findAttr(node, "activation_beta")) {
-    problem(node, "LSTM activations other than the defaults (Sigmoid, Tanh, "
-                  "Tanh) are not supported");
+  if (!defaultActivations(node, dirs, gru ? 2 : 3) ||
+      findAttr(node, "activation_alpha") || findAttr(node, "activation_beta")) {
+    problem(node, what + " activations other than the defaults (Sigmoid, " +
+                      (gru ? "Tanh" : "Tanh, Tanh") + ") are not supported");
     return true;
   }
-  if (!input(node, 7).empty()) {
+  if (!gru && !input(node, 7).empty()) {
     problem(node, "LSTM peepholes (input P) are not supported");
     return true;
   }
   if (!input(node, 4).empty()) {
-    problem(node, "LSTM's sequence_lens input is not supported (every "
-                  "sequence must have the full length)");
+    problem(node, what + "'s sequence_lens input is not supported (every "
+                         "sequence must have the full length)");
     return true;
   }
   int64_t layout = attrInt(node, "layout", 0);
   if (layout != 0 && layout != 1) {
-    problem(node, "LSTM layout " + std::to_string(layout) +
+    problem(node, what + " layout " + std::to_string(layout) +
                       " is not supported (0 or 1)");
     return true;
   }
@@ -85,13 +90,13 @@ bool Importer::convertRecurrent(const onnx::NodeProto &node) {
   auto xType = cast<RankedTensorType>(x.getType());
   auto rType = cast<RankedTensorType>(r.getType());
   if (xType.getRank() != 3 || rType.getRank() != 3 || !xType.hasStaticShape()) {
-    problem(node, "LSTM needs a static input of rank 3 and R of rank 3");
+    problem(node, what + " needs a static input of rank 3 and R of rank 3");
     return true;
   }
   int64_t hidden = rType.getDimSize(2);
   if (const onnx::AttributeProto *h = findAttr(node, "hidden_size");
       h && h->i() != hidden) {
-    problem(node, "LSTM hidden_size " + std::to_string(h->i()) +
+    problem(node, what + " hidden_size " + std::to_string(h->i()) +
                       " differs from R's last dimension " +
                       std::to_string(hidden));
     return true;
@@ -99,7 +104,7 @@ bool Importer::convertRecurrent(const onnx::NodeProto &node) {
   SmallVector<Value> operands = {x, w, r};
   Value b, h0, c0;
   for (auto [index, slot] :
-       {std::pair<int, Value *>{3, &b}, {5, &h0}, {6, &c0}}) {
+       {std::pair<int, Value *>{3, &b}, {5, &h0}, {gru ? 99 : 6, &c0}}) {
     if (input(node, index).empty())
       continue;
     *slot = operand(node, input(node, index));
@@ -125,6 +130,25 @@ bool Importer::convertRecurrent(const onnx::NodeProto &node) {
   if (layout != 0)
     attrs.push_back(
         builder.getNamedAttr("layout", builder.getI64IntegerAttr(layout)));
+  if (gru) {
+    if (int64_t lbr = attrInt(node, "linear_before_reset", 0))
+      attrs.push_back(builder.getNamedAttr(
+          "linear_before_reset", builder.getI64IntegerAttr(lbr != 0)));
+    attrs.push_back(builder.getNamedAttr(
+        "operandSegmentSizes",
+        builder.getDenseI32ArrayAttr({1, 1, 1, b ? 1 : 0, h0 ? 1 : 0})));
+    auto g = GruOp::create(builder, loc, TypeRange{yType, stateType}, operands,
+                           attrs);
+    if (failed(verify(g))) {
+      problem(node, "GRU's operands do not have ONNX's shapes");
+      g.erase();
+      return true;
+    }
+    for (int i = 0; i < 2; ++i)
+      if (hasOutput(node, i))
+        define(node.output(i), g->getResult(i));
+    return true;
+  }
   attrs.push_back(
       builder.getNamedAttr("operandSegmentSizes",
                            builder.getDenseI32ArrayAttr(

@@ -18,7 +18,7 @@
 //   MixToLinalgSoftmaxAndLosses.cpp softmax, log_softmax, cross_entropy_loss,
 //                                  mse_loss
 //   MixToLinalgAttention.cpp       attention, attention_core
-//   MixToLinalgRecurrent.cpp       lstm
+//   MixToLinalgRecurrent.cpp       lstm, gru
 //   MixToLinalgQuantized.cpp       quantize, qdense, qmatmul, qconv2d
 //   MixToLinalgStructure.cpp       weight, reshape, flatten, embedding;
 //                                  networks and blocks
@@ -85,7 +85,7 @@ void populateNormalizationPatterns(mlir::RewritePatternSet &patterns,
 void populateSoftmaxAndLossPatterns(mlir::RewritePatternSet &patterns,
                                     const MixToLinalgOptions &options);
 
-/// The float recurrent layers: lstm.
+/// The float recurrent layers: lstm, gru.
 void populateRecurrentPatterns(mlir::RewritePatternSet &patterns,
                                const MixToLinalgOptions &options);
 

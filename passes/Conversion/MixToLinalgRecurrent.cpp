@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The float recurrent layers. mix.lstm becomes:
+// The float recurrent layers. mix.gru is built like mix.lstm (see
+// GruLowering). mix.lstm becomes:
 //
 // 1. the input GEMM of every time step and direction at once, into an
 //    accumulator [D, S, B, 4H] filled with the biases (Wb + Rb, each
@@ -349,9 +350,279 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
   }
 };
 
+/// `acc += v R^T` over rows [row0, row0 + rows) of `rd` ([G, H]) into
+/// columns [row0, row0 + rows) of `acc` ([B, G]), in place.
+Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
+                    int64_t row0, int64_t rows) {
+  MLIRContext *ctx = b.getContext();
+  auto accType = cast<RankedTensorType>(acc.getType());
+  auto rType = cast<RankedTensorType>(rd.getType());
+  Type accElem = accType.getElementType();
+  int64_t batch = accType.getDimSize(0), hidden = rType.getDimSize(1);
+  bool whole = row0 == 0 && rows == accType.getDimSize(1);
+  Slice2D accSlice =
+      slice2D(b, accType.getShape(), indices(b, {}, {0, row0}), 0, 1, accElem);
+  accSlice.sizes[1] = b.getIndexAttr(rows);
+  accSlice.type = RankedTensorType::get({batch, rows}, accElem);
+  Slice2D rSlice = slice2D(b, rType.getShape(), indices(b, {}, {row0, 0}), 0, 1,
+                           rType.getElementType());
+  rSlice.sizes[0] = b.getIndexAttr(rows);
+  rSlice.type = RankedTensorType::get({rows, hidden}, rType.getElementType());
+  Value init = whole ? acc : accSlice.extract(b, loc, acc);
+  Value rows2 = whole ? rd : rSlice.extract(b, loc, rd);
+  AffineExpr n = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  Value sum = generic(
+      b, loc, ValueRange{v, rows2}, init,
+      {AffineMap::get(3, 0, {n, k}, ctx), AffineMap::get(3, 0, {g, k}, ctx),
+       AffineMap::get(3, 0, {n, g}, ctx)},
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
+      [&](OpBuilder &nb, Location bl, ValueRange a) {
+        Value hv = convertScalar(nb, bl, a[0], accElem);
+        Value rv = convertScalar(nb, bl, a[1], accElem);
+        return Value(math::FmaOp::create(nb, bl, hv, rv, a[2]));
+      });
+  return whole ? sum : accSlice.insert(b, loc, sum, acc);
+}
+
+/// mix.gru: as mix.lstm, with the input GEMM and the biases of every step
+/// at once into [D, S, B, 3H] (the recurrent bias Rbh stays out of it with
+/// linear_before_reset), and per step a [B, 3H] accumulator of the
+/// recurrent products carried by the loop: filled with [0, 0, Rbh] (Rbh
+/// with linear_before_reset, else 0), then h_{t-1} R^T added for all rows
+/// (linear_before_reset) or for z and r only, then (r * h_{t-1}) Rh^T for
+/// the candidate's rows, r * h_{t-1} computed into a [B, H] scratch.
+struct GruLowering : MixLoweringPattern<GruOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(GruOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<Type> accOr =
+        accumulatorType(cast<LayerOpInterface>(op.getOperation()));
+    if (failed(accOr) || !isa<FloatType>(*accOr))
+      return rewriter.notifyMatchFailure(op, "no float accumulator type");
+    Type acc = *accOr;
+    Type state = getComputeElementType(op.getStatePrecisionOrDefault());
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+
+    auto yType = cast<RankedTensorType>(op.getY().getType());
+    auto hType = cast<RankedTensorType>(op.getYH().getType());
+    Type out = yType.getElementType();
+    Value x = adaptor.getInput(), w = adaptor.getW(), r = adaptor.getR();
+    Value bias = adaptor.getB();
+    bool batchFirst = op.getLayout() == 1;
+    bool lbr = op.getLinearBeforeReset() != 0;
+    ArrayRef<int64_t> xShape = cast<ShapedType>(x.getType()).getShape();
+    int64_t steps = batchFirst ? xShape[1] : xShape[0];
+    int64_t batch = batchFirst ? xShape[0] : xShape[1];
+    int64_t dirs = op.getNumDirections(), hidden = op.getHiddenSize();
+    int64_t gates = 3 * hidden;
+    bool reverse = op.getDirection() == "reverse";
+
+    // 1. Biases (Wb + Rb; Wb alone for the candidate with
+    // linear_before_reset), then the input GEMM of every step.
+    SmallVector<int64_t> xwShape = {dirs, steps, batch, gates};
+    Value xw;
+    if (bias) {
+      xw = generic(
+          b, loc, ValueRange{}, xwShape, acc, std::nullopt,
+          {AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<IteratorType>(4, IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            Value d = linalg::IndexOp::create(nb, l, 0);
+            Value g = linalg::IndexOp::create(nb, l, 3);
+            Value wb = tensor::ExtractOp::create(nb, l, bias, {d, g});
+            Value shifted = arith::AddIOp::create(
+                nb, l, g, arith::ConstantIndexOp::create(nb, l, gates));
+            Value rb = tensor::ExtractOp::create(nb, l, bias, {d, shifted});
+            Value wide = convertScalar(nb, l, wb, acc);
+            Value wideR = convertScalar(nb, l, rb, acc);
+            if (lbr) {
+              Value limit = arith::ConstantIndexOp::create(nb, l, 2 * hidden);
+              Value candidate = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::sge, g, limit);
+              Value zero =
+                  arith::ConstantOp::create(nb, l, nb.getFloatAttr(acc, 0.0));
+              wideR = arith::SelectOp::create(nb, l, candidate, zero, wideR);
+            }
+            return Value(arith::AddFOp::create(nb, l, wide, wideR));
+          });
+    } else {
+      xw = zeroFilled(b, loc, xwShape, acc);
+    }
+    {
+      AffineExpr d = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx),
+                 n = getAffineDimExpr(2, ctx), g = getAffineDimExpr(3, ctx),
+                 k = getAffineDimExpr(4, ctx);
+      AffineMap xMap = batchFirst ? AffineMap::get(5, 0, {n, s, k}, ctx)
+                                  : AffineMap::get(5, 0, {s, n, k}, ctx);
+      AffineMap wMap = AffineMap::get(5, 0, {d, g, k}, ctx);
+      AffineMap outMap = AffineMap::get(5, 0, {d, s, n, g}, ctx);
+      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+      iterators.push_back(IteratorType::reduction);
+      xw = generic(b, loc, ValueRange{x, w}, xw, {xMap, wMap, outMap},
+                   iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+                     Value xv = convertScalar(nb, l, a[0], acc);
+                     Value wv = convertScalar(nb, l, a[1], acc);
+                     return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
+                   });
+    }
+
+    // 2. The time loop of each direction.
+    Value y = tensor::EmptyOp::create(b, loc, yType.getShape(), out);
+    Value recInit = tensor::EmptyOp::create(b, loc, {batch, gates}, acc);
+    Value scratchInit = tensor::EmptyOp::create(b, loc, {batch, hidden}, state);
+    SmallVector<Value> finalH;
+    for (int64_t dir = 0; dir < dirs; ++dir) {
+      bool backward = reverse || dir == 1;
+      Value h0 = initialState(b, loc, adaptor.getInitialH(), dir, batchFirst,
+                              batch, hidden, state);
+      ArrayRef<int64_t> rShape = cast<ShapedType>(r.getType()).getShape();
+      Slice2D rSlice = slice2D(b, rShape, indices(b, {}, {dir, 0, 0}), 1, 2,
+                               cast<ShapedType>(r.getType()).getElementType());
+      Value rd = rSlice.extract(b, loc, r); // [3H, H]
+      Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+      Value ub = arith::ConstantIndexOp::create(b, loc, steps);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = scf::ForOp::create(
+          b, loc, lb, ub, one, ValueRange{h0, y, recInit, scratchInit},
+          [&](OpBuilder &lbld, Location l, Value step, ValueRange carried) {
+            Value t = step;
+            if (backward) {
+              Value last = arith::ConstantIndexOp::create(lbld, l, steps - 1);
+              t = arith::SubIOp::create(lbld, l, last, step);
+            }
+            Value hPrev = carried[0], yIn = carried[1], rec = carried[2],
+                  scratch = carried[3];
+            Slice2D gSlice =
+                slice2D(lbld, xwShape,
+                        indices(lbld, {Value(), t}, {dir, 0, 0, 0}), 2, 3, acc);
+            Value gx = gSlice.extract(lbld, l, xw); // [B, 3H], read only
+            AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+            // The recurrent accumulator: Rbh in the candidate's columns with
+            // linear_before_reset, else 0.
+            rec = generic(
+                lbld, l, ValueRange{}, rec, {id},
+                {IteratorType::parallel, IteratorType::parallel},
+                [&](OpBuilder &nb, Location bl, ValueRange) {
+                  Value zero = arith::ConstantOp::create(
+                      nb, bl, nb.getFloatAttr(acc, 0.0));
+                  if (!lbr || !bias)
+                    return zero;
+                  Value g = linalg::IndexOp::create(nb, bl, 1);
+                  Value limit =
+                      arith::ConstantIndexOp::create(nb, bl, 2 * hidden);
+                  Value candidate = arith::CmpIOp::create(
+                      nb, bl, arith::CmpIPredicate::sge, g, limit);
+                  Value dv = arith::ConstantIndexOp::create(nb, bl, dir);
+                  // Rb of row g sits at column 3H + g of b.
+                  Value col = arith::AddIOp::create(
+                      nb, bl, g, arith::ConstantIndexOp::create(nb, bl, gates));
+                  Value clamped = arith::SelectOp::create(
+                      nb, bl, candidate, col,
+                      arith::ConstantIndexOp::create(nb, bl, gates));
+                  Value rbv = tensor::ExtractOp::create(
+                      nb, bl, bias, ValueRange{dv, clamped});
+                  Value wide = convertScalar(nb, bl, rbv, acc);
+                  return Value(
+                      arith::SelectOp::create(nb, bl, candidate, wide, zero));
+                });
+            rec = recurrentGemm(lbld, l, hPrev, rd, rec, 0,
+                                lbr ? gates : 2 * hidden);
+            Gates s{lbld, l, acc};
+            auto at = [&](OpBuilder &nb, Location bl, Value tensor, int64_t q,
+                          Value nIdx, Value j) {
+              Value col = j;
+              if (q != 0)
+                col = arith::AddIOp::create(
+                    nb, bl, j,
+                    arith::ConstantIndexOp::create(nb, bl, q * hidden));
+              return Value(tensor::ExtractOp::create(nb, bl, tensor,
+                                                     ValueRange{nIdx, col}));
+            };
+            if (!lbr) {
+              // r * h_{t-1} (at the state precision), then its GEMM with Rh.
+              scratch = generic(
+                  lbld, l, ValueRange{hPrev}, scratch, {id, id},
+                  {IteratorType::parallel, IteratorType::parallel},
+                  [&](OpBuilder &nb, Location bl, ValueRange a) {
+                    Gates gs{nb, bl, acc};
+                    Value nIdx = linalg::IndexOp::create(nb, bl, 0);
+                    Value j = linalg::IndexOp::create(nb, bl, 1);
+                    Value pre = gs.add(at(nb, bl, gx, 1, nIdx, j),
+                                       at(nb, bl, rec, 1, nIdx, j));
+                    Value reset = gs.sigmoid(pre);
+                    Value hv = convertScalar(nb, bl, a[0], acc);
+                    return convertScalar(nb, bl, gs.mul(reset, hv), state);
+                  });
+              rec =
+                  recurrentGemm(lbld, l, scratch, rd, rec, 2 * hidden, hidden);
+            }
+            SmallVector<int64_t> yOffsets =
+                batchFirst ? SmallVector<int64_t>{0, 0, dir, 0}
+                           : SmallVector<int64_t>{0, dir, 0, 0};
+            SmallVector<Value> yDynamic = batchFirst
+                                              ? SmallVector<Value>{Value(), t}
+                                              : SmallVector<Value>{t};
+            Slice2D ySlice = slice2D(lbld, yType.getShape(),
+                                     indices(lbld, yDynamic, yOffsets),
+                                     batchFirst ? 0 : 2, 3, out);
+            Value yInit = ySlice.extract(lbld, l, yIn);
+            auto cell = linalg::GenericOp::create(
+                lbld, l, TypeRange{hPrev.getType(), yInit.getType()},
+                ValueRange{}, ValueRange{hPrev, yInit},
+                SmallVector<AffineMap>{id, id},
+                SmallVector<IteratorType>{IteratorType::parallel,
+                                          IteratorType::parallel},
+                [&](OpBuilder &nb, Location bl, ValueRange a) {
+                  Gates gs{nb, bl, acc};
+                  Value nIdx = linalg::IndexOp::create(nb, bl, 0);
+                  Value j = linalg::IndexOp::create(nb, bl, 1);
+                  Value zPre = gs.add(at(nb, bl, gx, 0, nIdx, j),
+                                      at(nb, bl, rec, 0, nIdx, j));
+                  Value z = gs.sigmoid(zPre);
+                  Value hRec = at(nb, bl, rec, 2, nIdx, j);
+                  if (lbr) {
+                    Value rPre = gs.add(at(nb, bl, gx, 1, nIdx, j),
+                                        at(nb, bl, rec, 1, nIdx, j));
+                    Value reset = gs.sigmoid(rPre);
+                    hRec = gs.mul(reset, hRec);
+                  }
+                  Value hPre = gs.add(at(nb, bl, gx, 2, nIdx, j), hRec);
+                  Value candidate = gs.tanh(hPre);
+                  Value hOld = convertScalar(nb, bl, a[0], acc);
+                  // (1 - z) * h' + z * h_{t-1}
+                  Value keep = arith::SubFOp::create(nb, bl, gs.one(), z);
+                  Value fresh = gs.mul(keep, candidate);
+                  Value kept = gs.mul(z, hOld);
+                  Value hNew = gs.add(fresh, kept);
+                  Value hState = convertScalar(nb, bl, hNew, state);
+                  Value yv = convertScalar(nb, bl, hState, out);
+                  linalg::YieldOp::create(nb, bl, ValueRange{hState, yv});
+                });
+            Value yOut = ySlice.insert(lbld, l, cell.getResult(1), yIn);
+            scf::YieldOp::create(
+                lbld, l, ValueRange{cell.getResult(0), yOut, rec, scratch});
+          });
+      finalH.push_back(loop.getResult(0));
+      y = loop.getResult(1);
+      recInit = loop.getResult(2);
+      scratchInit = loop.getResult(3);
+    }
+
+    // 3. y_h.
+    Value yh = finalStates(b, loc, finalH, hType, batchFirst);
+    rewriter.replaceOp(op, ValueRange{y, yh});
+    return success();
+  }
+};
+
 } // namespace
 
 void mix::lowering::populateRecurrentPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
-  patterns.add<LstmLowering>(patterns.getContext(), options);
+  patterns.add<LstmLowering, GruLowering>(patterns.getContext(), options);
 }

@@ -673,13 +673,15 @@ def badattr(out):
 
 def lstm_nodes(out):
     """LSTMs the importer translates (forward with bias and initial states,
-    bidirectional batch-first) next to ones it refuses: clip, input_forget,
-    non-default activations, sequence_lens."""
+    bidirectional batch-first) and a GRU (linear_before_reset), next to ones
+    it refuses: clip, input_forget, non-default activations,
+    sequence_lens."""
     s, b, i, h = 5, 2, 3, 4
     w1, r1, b1 = weight("W1", 1, 4 * h, i), weight("R1", 1, 4 * h, h), weight("B1", 1, 8 * h)
     w2, r2 = weight("W2", 2, 4 * h, i), weight("R2", 2, 4 * h, h)
     h0 = weight("h0", 1, b, h)
     lens = numpy_helper.from_array(np.full([b], s, dtype=np.int32), "lens")
+    wg, rg, bg = weight("Wg", 1, 3 * h, i), weight("Rg", 1, 3 * h, h), weight("Bg", 1, 6 * h)
     common = dict(hidden_size=h)
     nodes = [
         helper.make_node("LSTM", ["x", "W1", "R1", "B1", "", "h0", "h0"],
@@ -695,23 +697,28 @@ def lstm_nodes(out):
                          activations=["Sigmoid", "Relu", "Tanh"], **common),
         helper.make_node("LSTM", ["x", "W1", "R1", "", "lens"], ["y6"],
                          name="/bad/lens", **common),
+        helper.make_node("GRU", ["x", "Wg", "Rg", "Bg"], ["y7"], name="/rnn/GRU",
+                         linear_before_reset=1, **common),
+        helper.make_node("GRU", ["x", "Wg", "Rg"], ["y8"], name="/bad/gru",
+                         clip=1.0, **common),
     ]
     outs = [value("y1", s, 1, b, h), value("yh1", 1, b, h),
             value("y2", b, s, 2, h), value("y3", s, 1, b, h),
             value("y4", s, 1, b, h), value("y5", s, 1, b, h),
-            value("y6", s, 1, b, h)]
+            value("y6", s, 1, b, h), value("y7", s, 1, b, h),
+            value("y8", s, 1, b, h)]
     return (model(nodes, [value("x", s, b, i)], outs,
-                  [w1, r1, b1, w2, r2, h0, lens]), None, None)
+                  [w1, r1, b1, w2, r2, h0, lens, wg, rg, bg]), None, None)
 
 
 def lstm_ok(out):
-    """The two LSTMs of lstm_nodes the importer translates."""
+    """The LSTMs and the GRU of lstm_nodes the importer translates."""
     m, _, _ = lstm_nodes(out)
     g = m.graph
     keep = [n for n in g.node if not n.name.startswith("/bad/")]
     del g.node[:]
     g.node.extend(keep)
-    outs = [o for o in g.output if o.name in ("y1", "yh1", "y2")]
+    outs = [o for o in g.output if o.name in ("y1", "yh1", "y2", "y7")]
     del g.output[:]
     g.output.extend(outs)
     inits = [t for t in g.initializer if t.name != "lens"]

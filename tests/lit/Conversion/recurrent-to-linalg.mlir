@@ -111,3 +111,27 @@ mix.network @lstm_f16_layer precision(f16) (%x: tensor<2x1x3xf32>, %h0: tensor<1
   %y:3 = mix.lstm %x, %w, %r initial_h(%h0) : (tensor<2x1x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x1x4xf32>) -> (tensor<2x1x1x4xf32>, tensor<1x1x4xf32>, tensor<1x1x4xf32>)
   mix.return %y#0 : tensor<2x1x1x4xf32>
 }
+
+// gru with linear_before_reset = 0: per step the recurrent accumulator
+// [B, 3H] is zero-filled, h_{t-1} R^T is added for z and r (columns 0..2H),
+// r * h_{t-1} is computed into a scratch, and its product with Rh is added
+// into the candidate's columns (2H..3H); then one generic writes h and y.
+// CHECK-LABEL: func.func @gru_reset_first
+// CHECK:       scf.for %[[T:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}, %[[REC:.*]] = %{{.*}}, %[[SCR:.*]] = %{{.*}})
+// CHECK:         %[[ZERO:.*]] = linalg.generic {{.*}} outs(%[[REC]] : tensor<2x12xf32>)
+// CHECK:         %[[ZR:.*]] = tensor.extract_slice %[[ZERO]][0, 0] [2, 8] [1, 1]
+// CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<8x4xf32>) outs(%[[ZR]] : tensor<2x8xf32>)
+// CHECK:         %[[REC1:.*]] = tensor.insert_slice
+// CHECK:         %[[RH:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<2x4xf32>) outs(%[[SCR]] : tensor<2x4xf32>)
+// CHECK:         tensor.extract_slice %[[REC1]][0, 8] [2, 4] [1, 1]
+// CHECK:         linalg.generic {{.*}} ins(%[[RH]], %{{.*}} : tensor<2x4xf32>, tensor<4x4xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<2x4xf32>)
+// CHECK:           arith.subf
+// CHECK:       return
+mix.network @gru_reset_first precision(f32) (%x: tensor<3x2x3xf32>) -> tensor<3x1x2x4xf32> {
+  %w = mix.weight dense<0.125> : tensor<1x12x3xf32>
+  %r = mix.weight dense<0.0625> : tensor<1x12x4xf32>
+  %b = mix.weight dense<0.5> : tensor<1x24xf32>
+  %y:2 = mix.gru %x, %w, %r b(%b) : (tensor<3x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>, tensor<1x24xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<3x1x2x4xf32>
+}

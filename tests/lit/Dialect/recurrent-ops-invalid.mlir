@@ -200,3 +200,35 @@ mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x2x3xf32> {
   %y:3 = mix.lstm %x, %w, %r : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x3xf32>)
   mix.return %x : tensor<5x2x3xf32>
 }
+
+// -----
+
+// gru shares lstm's shape checks (3 gates instead of 4), and checks
+// linear_before_reset.
+mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x2x3xf32> {
+  %w = mix.weight external "w" : tensor<1x12x3xf32>
+  %r = mix.weight external "r" : tensor<1x12x4xf32>
+  // expected-error @+1 {{'mix.gru' op linear_before_reset must be 0 or 1, got 2}}
+  %y:2 = mix.gru %x, %w, %r {linear_before_reset = 2 : i64} : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %x : tensor<5x2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x2x3xf32> {
+  %w = mix.weight external "w" : tensor<1x15x3xf32>
+  %r = mix.weight external "r" : tensor<1x12x4xf32>
+  // expected-error @+1 {{'mix.gru' op expects r of shape [1, 15, 5] (D = 1, H = 5, I = 3), got [1, 12, 4]}}
+  %y:2 = mix.gru %x, %w, %r : (tensor<5x2x3xf32>, tensor<1x15x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %x : tensor<5x2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x2x3xf32> {
+  %w = mix.weight external "w" : tensor<1x12x3xf32>
+  %r = mix.weight external "r" : tensor<1x12x4xf32>
+  // expected-error @+1 {{'mix.gru' op expects result y_h of shape [1, 2, 4] (layout 0), got [1, 2, 3]}}
+  %y:2 = mix.gru %x, %w, %r : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x3xf32>)
+  mix.return %x : tensor<5x2x3xf32>
+}

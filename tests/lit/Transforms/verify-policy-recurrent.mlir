@@ -49,3 +49,14 @@ mix.network @n precision(f16) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
   %y:3 = mix.lstm %x, %w, %r {state_precision = #mix.precision<f64>} : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
   mix.return %y#0 : tensor<5x1x2x4xf32>
 }
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight external "w" : tensor<1x12x3xf32>
+  %r = mix.weight external "r" : tensor<1x12x4xf32>
+  // expected-warning @+2 {{[recurrent-state-precision] 'mix.gru' carries its state in f16; rounding the state every step accumulates error over the sequence, keep it in f32 or wider}}
+  // expected-note @+1 {{f16 set by the layer's state_precision}}
+  %y:2 = mix.gru %x, %w, %r {state_precision = #mix.precision<f16>} : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}

@@ -36,6 +36,12 @@
 // - f16: the f32 result rounded once to f16: the f32 tolerance plus one f16
 //   ulp of the reference value.
 //
+// gru: likewise against GruReference (ONNX's GRU equations in f64), with
+// linear_before_reset 0 and 1, and the same inputs and tolerances (its gate
+// sums have at most I + H + 2 terms of the same bounds; h_t is a convex
+// combination of h' and h_{t-1}, so errors do not grow faster than
+// lstm's).
+//
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionTestUtil.h"
@@ -362,4 +368,202 @@ TEST_CASE("compiled lstm: reverse, batch first, without bias", "[exec][lstm]") {
     checkLstm({50, "bidirectional", 1, true, true}, precision);
     checkLstm({2, "reverse", 1, false, false}, precision);
   }
+}
+
+namespace {
+
+/// ONNX GRU (default activations) in f64, written from the operator's
+/// definition: gates z, r, h; Wb then Rb in b.
+struct GruReference {
+  int64_t steps, batch, input, hidden, dirs;
+  bool batchFirst, reverse, linearBeforeReset;
+  std::vector<double> x, w, r, b, h0;
+  std::vector<double> y, yh;
+
+  static double sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+
+  void run() {
+    int64_t hs = hidden;
+    y.assign(steps * dirs * batch * hs, 0);
+    yh.assign(dirs * batch * hs, 0);
+    for (int64_t d = 0; d < dirs; ++d) {
+      std::vector<double> hPrev(batch * hs, 0);
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t j = 0; j < hs; ++j)
+          if (!h0.empty())
+            hPrev[n * hs + j] = h0[batchFirst ? (n * dirs + d) * hs + j
+                                              : (d * batch + n) * hs + j];
+      auto bias = [&](int64_t k) {
+        return b.empty() ? 0.0 : b[d * 6 * hs + k];
+      };
+      for (int64_t k = 0; k < steps; ++k) {
+        int64_t t = (reverse || d == 1) ? steps - 1 - k : k;
+        std::vector<double> hNext(batch * hs);
+        for (int64_t n = 0; n < batch; ++n) {
+          auto xW = [&](int64_t row) {
+            double v = 0;
+            for (int64_t i = 0; i < input; ++i)
+              v += (batchFirst ? x[(n * steps + t) * input + i]
+                               : x[(t * batch + n) * input + i]) *
+                   w[(d * 3 * hs + row) * input + i];
+            return v;
+          };
+          auto vR = [&](int64_t row, const std::vector<double> &v) {
+            double sum = 0;
+            for (int64_t i = 0; i < hs; ++i)
+              sum += v[i] * r[(d * 3 * hs + row) * hs + i];
+            return sum;
+          };
+          std::vector<double> hp(hPrev.begin() + n * hs,
+                                 hPrev.begin() + (n + 1) * hs);
+          std::vector<double> z(hs), rt(hs), rh(hs);
+          for (int64_t j = 0; j < hs; ++j) {
+            z[j] = sigmoid(xW(j) + vR(j, hp) + bias(j) + bias(3 * hs + j));
+            rt[j] = sigmoid(xW(hs + j) + vR(hs + j, hp) + bias(hs + j) +
+                            bias(4 * hs + j));
+            rh[j] = rt[j] * hp[j];
+          }
+          for (int64_t j = 0; j < hs; ++j) {
+            int64_t row = 2 * hs + j;
+            double ht =
+                linearBeforeReset
+                    ? std::tanh(xW(row) + bias(row) +
+                                rt[j] * (vR(row, hp) + bias(3 * hs + row)))
+                    : std::tanh(xW(row) + vR(row, rh) + bias(3 * hs + row) +
+                                bias(row));
+            hNext[n * hs + j] = (1 - z[j]) * ht + z[j] * hp[j];
+          }
+        }
+        hPrev = hNext;
+        for (int64_t n = 0; n < batch; ++n)
+          for (int64_t j = 0; j < hs; ++j)
+            y[batchFirst ? ((n * steps + t) * dirs + d) * hs + j
+                         : ((t * dirs + d) * batch + n) * hs + j] =
+                hPrev[n * hs + j];
+      }
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t j = 0; j < hs; ++j)
+          yh[batchFirst ? (n * dirs + d) * hs + j : (d * batch + n) * hs + j] =
+              hPrev[n * hs + j];
+    }
+  }
+};
+
+struct GruCase {
+  int64_t steps;
+  const char *direction;
+  int64_t layout;
+  bool initial, bias;
+  int64_t linearBeforeReset;
+};
+
+void checkGru(const GruCase &c, const char *precision) {
+  bool f16 = std::string(precision) == "f16";
+  const int64_t batch = 2, input = 3, hidden = 4;
+  int64_t dirs = std::string(c.direction) == "bidirectional" ? 2 : 1;
+  bool batchFirst = c.layout == 1;
+  std::vector<int64_t> xShape =
+      batchFirst ? std::vector<int64_t>{batch, c.steps, input}
+                 : std::vector<int64_t>{c.steps, batch, input};
+  std::vector<int64_t> stateShape =
+      batchFirst ? std::vector<int64_t>{batch, dirs, hidden}
+                 : std::vector<int64_t>{dirs, batch, hidden};
+  std::vector<int64_t> yShape =
+      batchFirst ? std::vector<int64_t>{batch, c.steps, dirs, hidden}
+                 : std::vector<int64_t>{c.steps, dirs, batch, hidden};
+  std::vector<int64_t> wShape = {dirs, 3 * hidden, input},
+                       rShape = {dirs, 3 * hidden, hidden},
+                       bShape = {dirs, 6 * hidden};
+  std::vector<float> x = eighths(count(xShape), 13 + unsigned(c.steps));
+  std::vector<float> w = smallWeights(count(wShape), 15);
+  std::vector<float> r = smallWeights(count(rShape), 16);
+  std::vector<float> b = smallWeights(count(bShape), 17);
+  std::vector<float> h0 = eighths(count(stateShape), 18);
+  for (float &v : h0)
+    v /= 4;
+  std::string xt = tensorType(xShape), st = tensorType(stateShape),
+              yt = tensorType(yShape), wt = tensorType(wShape),
+              rt = tensorType(rShape), bt = tensorType(bShape);
+  std::string args = "%x: " + xt, operands = "%x, %w, %r",
+              types = xt + ", " + wt + ", " + rt;
+  if (c.bias) {
+    operands += " b(%b)";
+    types += ", " + bt;
+  }
+  if (c.initial) {
+    args += ", %h0: " + st;
+    operands += " initial_h(%h0)";
+    types += ", " + st;
+  }
+  std::string source =
+      std::string("mix.network @n precision(") + precision + ") (" + args +
+      ") -> (" + yt + ", " + st + ") {\n  %w = mix.weight " +
+      denseLiteral(w, wShape) + " : " + wt + "\n  %r = mix.weight " +
+      denseLiteral(r, rShape) + " : " + rt + "\n" +
+      (c.bias
+           ? "  %b = mix.weight " + denseLiteral(b, bShape) + " : " + bt + "\n"
+           : std::string()) +
+      "  %y:2 = mix.gru " + operands + " {direction = \"" + c.direction +
+      "\", layout = " + std::to_string(c.layout) +
+      " : i64, linear_before_reset = " + std::to_string(c.linearBeforeReset) +
+      " : i64} : (" + types + ") -> (" + yt + ", " + st +
+      ")\n  mix.return %y#0, %y#1 : " + yt + ", " + st + "\n}\n";
+  INFO(source);
+
+  GruReference ref{c.steps,
+                   batch,
+                   input,
+                   hidden,
+                   dirs,
+                   batchFirst,
+                   std::string(c.direction) == "reverse",
+                   c.linearBeforeReset != 0};
+  ref.x.assign(x.begin(), x.end());
+  ref.w.assign(w.begin(), w.end());
+  ref.r.assign(r.begin(), r.end());
+  if (c.bias)
+    ref.b.assign(b.begin(), b.end());
+  if (c.initial)
+    ref.h0.assign(h0.begin(), h0.end());
+  ref.run();
+
+  std::vector<std::vector<float>> inputs = {x};
+  if (c.initial)
+    inputs.push_back(h0);
+  ExecutionResult result = runBoth(source, inputs);
+  REQUIRE(result.compiled.size() == 2);
+  const std::vector<double> *expected[] = {&ref.y, &ref.yh};
+  for (int o = 0; o < 2; ++o) {
+    INFO("output " << o);
+    const std::vector<double> &interp = result.reference[o].data;
+    REQUIRE(interp.size() == expected[o]->size());
+    for (size_t i = 0; i < interp.size(); ++i) {
+      INFO("element " << i);
+      CHECK(std::fabs(interp[i] - (*expected[o])[i]) <= 1e-12);
+    }
+    checkClose(result.compiled[o], *expected[o], std::ldexp(1.0, -18), f16);
+  }
+}
+
+} // namespace
+
+TEST_CASE("compiled gru matches a hand-written f64 reference", "[exec][gru]") {
+  for (const char *precision : {"f32", "f16"})
+    for (int64_t lbr : {0, 1})
+      for (int64_t steps : {1, 2, 50})
+        for (bool initial : {false, true})
+          for (const char *direction : {"forward", "bidirectional"}) {
+            INFO(precision << " lbr " << lbr << " steps " << steps
+                           << " initial " << initial << " " << direction);
+            checkGru({steps, direction, 0, initial, true, lbr}, precision);
+          }
+}
+
+TEST_CASE("compiled gru: reverse, batch first, without bias", "[exec][gru]") {
+  for (const char *precision : {"f32", "f16"})
+    for (int64_t lbr : {0, 1}) {
+      checkGru({7, "reverse", 0, true, true, lbr}, precision);
+      checkGru({7, "forward", 1, true, false, lbr}, precision);
+      checkGru({50, "bidirectional", 1, true, true, lbr}, precision);
+    }
 }
