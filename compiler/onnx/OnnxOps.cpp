@@ -907,6 +907,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Pad",
           "Pow",
           "Reciprocal",
+          "ReduceL2",
           "ReduceMax",
           "ReduceMean",
           "ReduceMin",
