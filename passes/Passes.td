@@ -124,6 +124,55 @@ def MixVerifyPolicyPass : Pass<"mix-verify-policy", "mlir::ModuleOp"> {
   ];
 }
 
+def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
+  let summary = "Build the gradient network of a network that ends in a loss";
+  let description = [{
+    For each network whose last result is a loss (or only `network`), adds
+    `@<name>_grad` after it. It takes the network's inputs and a
+    `loss_scale` (`tensor<f32>`), and returns the loss, then the gradient
+    of `loss_scale * loss` with respect to every floating-point weight the
+    loss depends on, in the order the weights appear; each output is named
+    (`mix.name`) `loss` or `grad.<weight name>`.
+
+    The gradient is written in ordinary mix ops (the rules are in
+    docs/precision.md, "Gradients"), so the gradient network resolves,
+    lints, compiles and interprets like any other. The forward is kept, not
+    recomputed. The forward layers and the backward of each layer sit in
+    blocks named as the blocks that enclosed the forward layer, with their
+    precisions: the backward of a layer runs at the layer's precision (f32
+    for an int8 layer); weight gradients are computed and summed at f32
+    (f64 for f64 weights). A layer on the path from a weight to the loss
+    without a gradient rule is an error naming it.
+
+    Before:
+    ```mlir
+    mix.network @fit precision(f32) (%x: tensor<4x3xf32>, %t: tensor<4x2xf32>) -> tensor<f32> {
+      %w = mix.weight external "w" : tensor<3x2xf32>
+      %y = mix.dense %x, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+      %l = mix.mse_loss %y, %t : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<f32>
+      mix.return %l : tensor<f32>
+    }
+    ```
+    After, next to it:
+    ```mlir
+    mix.network @fit_grad precision(f32) (%x: tensor<4x3xf32>, %t: tensor<4x2xf32>,
+        %s: tensor<f32> {mix.name = "loss_scale"})
+        -> (tensor<f32> {mix.name = "loss"}, tensor<3x2xf32> {mix.name = "grad.w"}) {
+      // the forward, then dy = (y - t) * (s * 2/8) and dw = x^T dy
+    }
+    ```
+  }];
+  let options = [
+    Option<"network", "network", "std::string", /*default=*/"\"\"",
+           "Differentiate only this network (default: every network that "
+           "ends in a loss)">,
+  ];
+  let statistics = [
+    Statistic<"numNetworks", "networks", "Gradient networks built">,
+  ];
+  let dependentDialects = ["::mix::MixDialect"];
+}
+
 def MixFoldBatchNormPass : Pass<"mix-fold-batch-norm", "mlir::ModuleOp"> {
   let summary = "Fold inference batch_norm layers into the conv2d before them";
   let description = [{

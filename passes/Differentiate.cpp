@@ -1,0 +1,853 @@
+//===- Differentiate.cpp - reverse-mode differentiation of a network ------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// mix-differentiate: for a network whose last result is a loss, builds
+// `@<name>_grad`, a network that computes the loss and the gradient of the
+// loss (times a `loss_scale` input) with respect to every floating-point
+// weight the loss depends on.
+//
+// How the gradient network is built:
+//
+// 1. The forward network is cloned flat: every op of every block is copied
+//    to the top level, in order (block arguments and results become the
+//    values they are bound to).
+// 2. Activity analysis: a value is active when it depends on a weight and
+//    the loss depends on it. Only ops with an active result need a gradient
+//    rule; an active op without one is an error naming it.
+// 3. The backward sweep walks the cloned ops in reverse, with the adjoint of
+//    the loss seeded by `loss_scale`, and emits each op's rule as ordinary
+//    mix ops (matmul, transpose, reduce_sum, where, ...). Contributions to a
+//    value used more than once are summed with mix.add.
+// 4. Scopes: the ops of each forward layer, and the backward ops of each
+//    forward layer, are wrapped back into a chain of blocks with the names
+//    and precisions of the blocks that enclosed the forward layer. The
+//    backward of a layer therefore inherits exactly what its forward
+//    inherits, and `mix-lint --explain` of the gradient network names the
+//    same blocks as sources. The forward layer's own `precision` is copied
+//    to its backward ops; per-property overrides are not (they name the
+//    forward layer's operands).
+//
+// Precision rules of the backward (docs/precision.md, "Gradients"):
+// - the backward of a layer runs at the layer's precision, as above;
+// - the backward of a layer that resolves to int8 runs at f32 (int8 is a
+//   quantization of the forward; its gradient is taken with respect to the
+//   float weights, straight through the quantization);
+// - everything that computes a weight gradient (the weight GEMM, bias and
+//   broadcast sums, and the sums of several contributions) runs at f32, or
+//   f64 when the weight is f64: weight gradients accumulate in at least f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/MixOps.h"
+#include "passes/Passes.h"
+#include "passes/PrecisionAnalysis.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace mix {
+#define GEN_PASS_DEF_MIXDIFFERENTIATEPASS
+#include "passes/Passes.h.inc"
+} // namespace mix
+
+using namespace mlir;
+using namespace mix;
+
+namespace {
+
+/// The blocks enclosing a forward op, outermost first.
+using ScopeChain = SmallVector<BlockOp, 4>;
+
+/// Ops of the gradient network that go into one chain of scope blocks.
+struct Group {
+  SmallVector<Operation *> ops;
+  ScopeChain scopes;
+};
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+/// Builds the gradient network of one forward network.
+class Differentiator {
+public:
+  explicit Differentiator(NetworkOp forward)
+      : forward(forward), ctx(forward.getContext()), b(ctx),
+        loc(forward.getLoc()) {}
+
+  /// Builds `@<name>_grad` after the forward network; on failure nothing is
+  /// left in the module.
+  FailureOr<NetworkOp> run();
+
+private:
+  // Step 1.
+  void cloneFlat(Block &body, ScopeChain &scopes, IRMapping &map,
+                 SmallVectorImpl<Value> &terminatorValues);
+  // Step 2.
+  void analyzeActivity(Value loss);
+  // Step 3.
+  LogicalResult differentiate(Operation *op);
+  FailureOr<Value> operandAdjoint(Operation *op, unsigned index, Value g);
+  void accumulate(Value v, Value contribution, bool weightGradient);
+  // Step 4.
+  void wrap(const Group &group);
+  BlockOp wrapOne(ArrayRef<Operation *> ops, BlockOp proto);
+
+  // Builders of the ops the rules are written in, at the end of the body.
+  RankedTensorType tensorType(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, elementType);
+  }
+  template <typename OpTy>
+  Value make(Type type, ValueRange operands,
+             ArrayRef<NamedAttribute> attrs = {}) {
+    Operation *op = OpTy::create(b, loc, TypeRange{type}, operands, attrs);
+    if (stamp && isa<LayerOpInterface>(op))
+      op->setAttr("precision", stamp);
+    return op->getResult(0);
+  }
+  template <typename OpTy> Value binary(Value lhs, Value rhs) {
+    SmallVector<int64_t> shape = broadcastShape(shapeOf(lhs), shapeOf(rhs));
+    return make<OpTy>(tensorType(shape), {lhs, rhs});
+  }
+  template <typename OpTy> Value unary(Value x) {
+    return make<OpTy>(x.getType(), {x});
+  }
+  Value constant(double value);
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+  Value transpose(Value v, ArrayRef<int64_t> permutation);
+  Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepdims);
+  Value matmul(Value lhs, Value rhs);
+  Value compareWithZero(Value x, StringRef predicate);
+  Value where(Value condition, Value x, Value y);
+  /// Sums `g` down to `shape` (the reverse of numpy broadcasting).
+  Value unbroadcast(Value g, ArrayRef<int64_t> shape);
+  static SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a,
+                                             ArrayRef<int64_t> b);
+
+  NetworkOp forward;
+  MLIRContext *ctx;
+  OpBuilder b;
+  Location loc;
+  Type elementType;
+  NetworkOp grad;
+  Block *body = nullptr;
+
+  /// The forward ops cloned flat, in order, with their scopes and the layer
+  /// resolution of the original.
+  SmallVector<Operation *> forwardOps;
+  DenseMap<Operation *, ScopeChain> scopesOf;
+  DenseMap<Operation *, LayerOpInterface> originalOf;
+  /// The trainable weights: clones of float mix.weight ops, in order.
+  SmallVector<WeightOp> weights;
+  DenseMap<Operation *, WeightOp> originalWeight;
+
+  DenseSet<Value> active;
+  DenseMap<Value, Value> adjoints;
+  PrecisionAnalysis *resolution = nullptr;
+  /// The precision the ops being emitted get (null: inherit).
+  PrecisionAttr stamp;
+  SmallVector<Group> groups;
+
+public:
+  void setResolution(PrecisionAnalysis *analysis) { resolution = analysis; }
+};
+
+SmallVector<int64_t> Differentiator::broadcastShape(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Value Differentiator::constant(double value) {
+  auto type = tensorType({});
+  auto attr = DenseElementsAttr::get(type, static_cast<float>(value));
+  return WeightOp::create(b, loc, TypeRange{type}, ValueRange{},
+                          {b.getNamedAttr("value", attr)})
+      ->getResult(0);
+}
+
+Value Differentiator::reshape(Value v, ArrayRef<int64_t> shape) {
+  if (shapeOf(v) == shape)
+    return v;
+  return make<ReshapeOp>(tensorType(shape), {v});
+}
+
+Value Differentiator::transpose(Value v, ArrayRef<int64_t> permutation) {
+  ArrayRef<int64_t> in = shapeOf(v);
+  SmallVector<int64_t> out;
+  for (int64_t p : permutation)
+    out.push_back(in[p]);
+  return make<TransposeOp>(
+      tensorType(out), {v},
+      {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(permutation))});
+}
+
+Value Differentiator::reduceSum(Value v, ArrayRef<int64_t> axes,
+                                bool keepdims) {
+  if (axes.empty())
+    return v;
+  ArrayRef<int64_t> in = shapeOf(v);
+  SmallVector<int64_t> out;
+  for (auto [i, d] : llvm::enumerate(in)) {
+    bool reduced = llvm::is_contained(axes, int64_t(i));
+    if (!reduced)
+      out.push_back(d);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return make<ReduceSumOp>(
+      tensorType(out), {v},
+      {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+       b.getNamedAttr("keepdims", b.getBoolAttr(keepdims))});
+}
+
+Value Differentiator::matmul(Value lhs, Value rhs) {
+  SmallVector<int64_t> out(shapeOf(lhs));
+  out.back() = shapeOf(rhs).back();
+  return make<MatmulOp>(tensorType(out), {lhs, rhs});
+}
+
+Value Differentiator::compareWithZero(Value x, StringRef predicate) {
+  auto maskType = RankedTensorType::get(shapeOf(x), b.getI1Type());
+  return make<CompareOp>(
+      maskType, {x, constant(0.0)},
+      {b.getNamedAttr("predicate", b.getStringAttr(predicate))});
+}
+
+Value Differentiator::where(Value condition, Value x, Value y) {
+  SmallVector<int64_t> shape = broadcastShape(
+      shapeOf(condition), broadcastShape(shapeOf(x), shapeOf(y)));
+  return make<WhereOp>(tensorType(shape), {condition, x, y});
+}
+
+Value Differentiator::unbroadcast(Value g, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> in = shapeOf(g);
+  if (in == shape)
+    return g;
+  size_t lead = in.size() - shape.size();
+  SmallVector<int64_t> axes;
+  for (size_t i = 0; i < lead; ++i)
+    axes.push_back(i);
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1 && in[lead + i] != 1)
+      axes.push_back(lead + i);
+  return reshape(reduceSum(g, axes, /*keepdims=*/true), shape);
+}
+
+void Differentiator::cloneFlat(Block &source, ScopeChain &scopes,
+                               IRMapping &map,
+                               SmallVectorImpl<Value> &terminatorValues) {
+  for (Operation &op : source) {
+    if (auto block = dyn_cast<BlockOp>(op)) {
+      Block &inner = block.getBody().front();
+      for (auto [arg, input] :
+           llvm::zip_equal(inner.getArguments(), block.getInputs()))
+        map.map(arg, map.lookup(input));
+      scopes.push_back(block);
+      SmallVector<Value> yielded;
+      cloneFlat(inner, scopes, map, yielded);
+      scopes.pop_back();
+      for (auto [result, value] : llvm::zip_equal(block.getResults(), yielded))
+        map.map(result, value);
+      continue;
+    }
+    if (isa<YieldOp, ReturnOp>(op)) {
+      for (Value v : op.getOperands())
+        terminatorValues.push_back(map.lookup(v));
+      continue;
+    }
+    Operation *clone = b.clone(op, map);
+    clone->removeAttr("resolved");
+    forwardOps.push_back(clone);
+    scopesOf[clone] = scopes;
+    if (auto layer = dyn_cast<LayerOpInterface>(op))
+      originalOf[clone] = layer;
+    if (auto weight = dyn_cast<WeightOp>(clone))
+      if (isa<FloatType>(getElementTypeOrSelf(weight.getType()))) {
+        weights.push_back(weight);
+        originalWeight[clone] = cast<WeightOp>(op);
+      }
+  }
+}
+
+void Differentiator::analyzeActivity(Value loss) {
+  DenseSet<Value> varied;
+  for (WeightOp w : weights)
+    varied.insert(w.getResult());
+  for (Operation *op : forwardOps)
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return varied.contains(v); }))
+      for (Value r : op->getResults())
+        if (isa<FloatType>(getElementTypeOrSelf(r.getType())))
+          varied.insert(r);
+  DenseSet<Value> useful{loss};
+  for (Operation *op : llvm::reverse(forwardOps))
+    if (llvm::any_of(op->getResults(),
+                     [&](Value v) { return useful.contains(v); }))
+      for (Value v : op->getOperands())
+        useful.insert(v);
+  for (Value v : varied)
+    if (useful.contains(v))
+      active.insert(v);
+}
+
+void Differentiator::accumulate(Value v, Value contribution,
+                                bool weightGradient) {
+  auto [it, inserted] = adjoints.try_emplace(v, contribution);
+  if (inserted)
+    return;
+  PrecisionAttr saved = stamp;
+  if (weightGradient)
+    stamp = PrecisionAttr::get(ctx, PrecisionKind::f32);
+  it->second = binary<AddOp>(it->second, contribution);
+  stamp = saved;
+}
+
+/// The adjoint contribution of `g` (the adjoint of `op`'s result) to
+/// operand `index` of `op`; failure when `op` has no rule for it.
+FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
+                                                Value g) {
+  Value x = op->getOperand(index);
+  ArrayRef<int64_t> xShape = shapeOf(x);
+  Value y = op->getNumResults() == 1 ? op->getResult(0) : Value();
+
+  // Elementwise unary layers.
+  if (isa<ReluOp>(op))
+    return where(compareWithZero(x, "gt"), g, constant(0.0));
+  if (auto leaky = dyn_cast<LeakyReluOp>(op))
+    return where(
+        compareWithZero(x, "gt"), g,
+        binary<MulOp>(g, constant(leaky.getAlpha().convertToDouble())));
+  if (isa<SigmoidOp>(op))
+    return binary<MulOp>(g, binary<MulOp>(y, binary<SubOp>(constant(1.0), y)));
+  if (isa<TanhOp>(op))
+    return binary<MulOp>(g, binary<SubOp>(constant(1.0), binary<MulOp>(y, y)));
+  if (isa<ExpOp>(op))
+    return binary<MulOp>(g, y);
+  if (isa<LogOp>(op))
+    return binary<DivOp>(g, x);
+  if (isa<NegOp>(op))
+    return unary<NegOp>(g);
+  if (isa<SiluOp>(op)) {
+    Value s = unary<SigmoidOp>(x);
+    Value d = binary<MulOp>(
+        s, binary<AddOp>(constant(1.0),
+                         binary<MulOp>(x, binary<SubOp>(constant(1.0), s))));
+    return binary<MulOp>(g, d);
+  }
+  if (auto gelu = dyn_cast<GeluOp>(op)) {
+    if (gelu.getApproximate())
+      return failure();
+    // d/dx x * Phi(x) = Phi(x) + x * phi(x).
+    Value cdf = binary<MulOp>(
+        constant(0.5),
+        binary<AddOp>(constant(1.0),
+                      unary<ErfOp>(binary<MulOp>(x, constant(M_SQRT1_2)))));
+    Value pdf = binary<MulOp>(
+        constant(0.5 * M_2_SQRTPI * M_SQRT1_2),
+        unary<ExpOp>(binary<MulOp>(constant(-0.5), binary<MulOp>(x, x))));
+    return binary<MulOp>(g, binary<AddOp>(cdf, binary<MulOp>(x, pdf)));
+  }
+
+  // Elementwise binary layers (numpy broadcasting).
+  if (isa<AddOp>(op))
+    return unbroadcast(g, xShape);
+  if (isa<SubOp>(op))
+    return unbroadcast(index == 0 ? g : unary<NegOp>(g), xShape);
+  if (isa<MulOp>(op))
+    return unbroadcast(binary<MulOp>(g, op->getOperand(1 - index)), xShape);
+  if (isa<DivOp>(op)) {
+    Value rhs = op->getOperand(1);
+    if (index == 0)
+      return unbroadcast(binary<DivOp>(g, rhs), xShape);
+    return unbroadcast(unary<NegOp>(binary<MulOp>(g, binary<DivOp>(y, rhs))),
+                       xShape);
+  }
+
+  // Data movement.
+  if (isa<ReshapeOp, FlattenOp>(op))
+    return reshape(g, xShape);
+  if (auto t = dyn_cast<TransposeOp>(op)) {
+    ArrayRef<int64_t> perm = t.getPermutation();
+    SmallVector<int64_t> inverse(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      inverse[p] = i;
+    return transpose(g, inverse);
+  }
+  if (isa<ExpandOp>(op))
+    return unbroadcast(g, xShape);
+
+  // Reductions.
+  if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
+    ArrayRef<int64_t> axesAttr = isa<ReduceSumOp>(op)
+                                     ? cast<ReduceSumOp>(op).getAxes()
+                                     : cast<ReduceMeanOp>(op).getAxes();
+    SmallVector<int64_t> kept(xShape);
+    int64_t count = 1;
+    for (auto [i, d] : llvm::enumerate(xShape)) {
+      bool reduced =
+          axesAttr.empty() || llvm::any_of(axesAttr, [&, i = i](int64_t a) {
+            return (a < 0 ? a + int64_t(xShape.size()) : a) == int64_t(i);
+          });
+      if (reduced) {
+        kept[i] = 1;
+        count *= d;
+      }
+    }
+    Value spread = make<ExpandOp>(x.getType(), {reshape(g, kept)});
+    if (isa<ReduceMeanOp>(op))
+      spread = binary<MulOp>(spread, constant(1.0 / double(count)));
+    return spread;
+  }
+  if (isa<GlobalAvgPoolOp>(op)) {
+    SmallVector<int64_t> kept(xShape);
+    for (size_t i = 2; i < kept.size(); ++i)
+      kept[i] = 1;
+    Value spread = make<ExpandOp>(x.getType(), {reshape(g, kept)});
+    return binary<MulOp>(
+        spread, constant(1.0 / double(numElements(xShape.drop_front(2)))));
+  }
+
+  // Softmax family.
+  if (auto softmax = dyn_cast<SoftmaxOp>(op)) {
+    int64_t axis = softmax.getAxis();
+    if (axis < 0)
+      axis += xShape.size();
+    Value dot = reduceSum(binary<MulOp>(g, y), {axis}, /*keepdims=*/true);
+    return binary<MulOp>(y, binary<SubOp>(g, dot));
+  }
+  if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op)) {
+    int64_t axis = logSoftmax.getAxis();
+    if (axis < 0)
+      axis += xShape.size();
+    Value sum = reduceSum(g, {axis}, /*keepdims=*/true);
+    return binary<SubOp>(g, binary<MulOp>(unary<ExpOp>(y), sum));
+  }
+
+  // GEMMs.
+  if (auto dense = dyn_cast<DenseOp>(op)) {
+    Value in = dense.getInput(), w = dense.getWeight();
+    ArrayRef<int64_t> inShape = shapeOf(in);
+    int64_t k = inShape.back(), n = shapeOf(w).back();
+    int64_t m = numElements(inShape) / k;
+    Value g2 = reshape(g, {m, n});
+    if (index == 0)
+      return reshape(matmul(g2, transpose(w, {1, 0})), inShape);
+    if (index == 1)
+      return matmul(transpose(reshape(in, {m, k}), {1, 0}), g2);
+    return reduceSum(g2, {0}, /*keepdims=*/false);
+  }
+  if (auto mm = dyn_cast<MatmulOp>(op)) {
+    int64_t rank = xShape.size();
+    SmallVector<int64_t> swap(rank);
+    std::iota(swap.begin(), swap.end(), 0);
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    if (index == 0)
+      return matmul(g, transpose(mm.getRhs(), swap));
+    return matmul(transpose(mm.getLhs(), swap), g);
+  }
+
+  // Normalization.
+  if (auto ln = dyn_cast<LayerNormOp>(op)) {
+    Value in = ln.getInput();
+    ArrayRef<int64_t> inShape = shapeOf(in);
+    int64_t rank = inShape.size();
+    int64_t axis = static_cast<int64_t>(ln.getAxis());
+    if (axis < 0)
+      axis += rank;
+    SmallVector<int64_t> normAxes, leadAxes;
+    for (int64_t i = 0; i < rank; ++i)
+      (i >= axis ? normAxes : leadAxes).push_back(i);
+    int64_t d = numElements(inShape.drop_front(axis));
+    // Recompute x-hat as the forward does.
+    Value mean =
+        binary<MulOp>(reduceSum(in, normAxes, true), constant(1.0 / double(d)));
+    Value centered = binary<SubOp>(in, mean);
+    Value var = binary<MulOp>(
+        reduceSum(binary<MulOp>(centered, centered), normAxes, true),
+        constant(1.0 / double(d)));
+    Value rstd = unary<RsqrtOp>(
+        binary<AddOp>(var, constant(ln.getEpsilon().convertToDouble())));
+    Value xhat = binary<MulOp>(centered, rstd);
+    if (index == 1)
+      return reshape(reduceSum(binary<MulOp>(g, xhat), leadAxes, false),
+                     xShape);
+    if (index == 2)
+      return reshape(reduceSum(g, leadAxes, false), xShape);
+    Value gh = binary<MulOp>(g, ln.getGamma());
+    Value meanG =
+        binary<MulOp>(reduceSum(gh, normAxes, true), constant(1.0 / double(d)));
+    Value meanGX =
+        binary<MulOp>(reduceSum(binary<MulOp>(gh, xhat), normAxes, true),
+                      constant(1.0 / double(d)));
+    return binary<MulOp>(rstd, binary<SubOp>(binary<SubOp>(gh, meanG),
+                                             binary<MulOp>(xhat, meanGX)));
+  }
+
+  // Losses (their result is the scalar loss).
+  if (isa<MseLossOp>(op)) {
+    // L = sum((p - t)^2) / N.
+    Value diff = binary<SubOp>(op->getOperand(0), op->getOperand(1));
+    Value scale = binary<MulOp>(g, constant(2.0 / double(numElements(xShape))));
+    Value dp = binary<MulOp>(diff, scale);
+    return index == 0 ? dp : unary<NegOp>(dp);
+  }
+  if (auto ce = dyn_cast<CrossEntropyLossOp>(op)) {
+    if (index != 0)
+      return failure();
+    // L = mean_i(logsumexp(z_i) - z_i[label_i]):
+    // dz = (softmax(z) - onehot(labels)) / N.
+    int64_t n = xShape[0], c = xShape[1];
+    Value probs = make<SoftmaxOp>(
+        x.getType(), {x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(1))});
+    auto eyeType = tensorType({c, c});
+    SmallVector<float> eye(c * c, 0.0f);
+    for (int64_t i = 0; i < c; ++i)
+      eye[i * c + i] = 1.0f;
+    Value identity =
+        WeightOp::create(
+            b, loc, TypeRange{eyeType}, ValueRange{},
+            {b.getNamedAttr("value", DenseElementsAttr::get(
+                                         eyeType, ArrayRef<float>(eye)))})
+            ->getResult(0);
+    Value onehot = make<EmbeddingOp>(x.getType(), {ce.getLabels(), identity});
+    Value scale = binary<MulOp>(g, constant(1.0 / double(n)));
+    return binary<MulOp>(binary<SubOp>(probs, onehot), scale);
+  }
+  return failure();
+}
+
+LogicalResult Differentiator::differentiate(Operation *op) {
+  if (isa<WeightOp>(op))
+    return success();
+  if (llvm::none_of(op->getResults(),
+                    [&](Value r) { return active.contains(r); }))
+    return success();
+  auto noRule = [&](std::optional<unsigned> index) {
+    Operation *original =
+        originalOf.count(op) ? originalOf[op].getOperation() : op;
+    InFlightDiagnostic diag = original->emitError()
+                              << "mix-differentiate: no gradient rule for '"
+                              << op->getName().getStringRef() << "'";
+    if (auto gelu = dyn_cast<GeluOp>(op); gelu && gelu.getApproximate())
+      diag << " with approximate = true";
+    if (index)
+      diag << " with respect to operand #" << *index;
+    diag.attachNote(forward.getLoc())
+        << "needed for the gradient of the loss of network @"
+        << forward.getSymName();
+    return failure();
+  };
+  auto layer = dyn_cast<LayerOpInterface>(op);
+  if (!layer || op->getNumResults() != 1)
+    return noRule(std::nullopt);
+  Value g = adjoints.lookup(op->getResult(0));
+  if (!g)
+    return success(); // The result reaches the loss only through masks.
+
+  // The precision of this layer's backward ops.
+  LayerOpInterface original = originalOf.lookup(op);
+  FailureOr<LayerResolution> resolved = resolution->resolve(original);
+  if (failed(resolved))
+    return failure();
+  PrecisionAttr layerStamp = layer.getLayerPrecision();
+  bool int8 = resolved->activations.precision.isInt8() ||
+              (resolved->weights && resolved->weights->precision.isInt8());
+  if (int8)
+    layerStamp = PrecisionAttr::get(ctx, PrecisionKind::f32);
+
+  loc = op->getLoc();
+  Operation *before = body->empty() ? nullptr : &body->back();
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    if (!active.contains(operand))
+      continue;
+    bool weightGradient = operand.getDefiningOp<WeightOp>() != nullptr;
+    stamp = layerStamp;
+    if (weightGradient) {
+      bool f64 = resolved->weights &&
+                 resolved->weights->precision.getKind() == PrecisionKind::f64;
+      stamp = PrecisionAttr::get(ctx,
+                                 f64 ? PrecisionKind::f64 : PrecisionKind::f32);
+    }
+    FailureOr<Value> contribution = operandAdjoint(op, index, g);
+    if (failed(contribution))
+      return noRule(index);
+    accumulate(operand, *contribution, weightGradient);
+  }
+  stamp = nullptr;
+  Block::iterator start =
+      before ? std::next(Block::iterator(before)) : body->begin();
+  Group group;
+  group.scopes = scopesOf.lookup(op);
+  for (Operation &emitted : llvm::make_range(start, body->end()))
+    group.ops.push_back(&emitted);
+  if (!group.ops.empty())
+    groups.push_back(std::move(group));
+  return success();
+}
+
+BlockOp Differentiator::wrapOne(ArrayRef<Operation *> ops, BlockOp proto) {
+  DenseSet<Operation *> inside(ops.begin(), ops.end());
+  // Weights used by the group are cloned into it rather than bound.
+  b.setInsertionPoint(ops.front());
+  llvm::SetVector<Value> inputs, weightInputs;
+  for (Operation *op : ops)
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
+      Operation *def = v.getDefiningOp();
+      if (def && inside.contains(def))
+        continue;
+      (isa_and_nonnull<WeightOp>(def) ? weightInputs : inputs).insert(v);
+    }
+  SmallVector<Value> outputs;
+  for (Operation *op : ops)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
+        outputs.push_back(r);
+
+  SmallVector<Type> resultTypes;
+  for (Value v : outputs)
+    resultTypes.push_back(v.getType());
+  auto block =
+      BlockOp::create(b, proto.getLoc(), resultTypes, inputs.getArrayRef(),
+                      proto.getSymNameAttr(), proto.getPrecisionAttr());
+  Block *inner = new Block();
+  block.getBody().push_back(inner);
+  for (Value v : inputs)
+    inner->addArgument(v.getType(), v.getLoc());
+  for (Operation *op : ops)
+    op->moveBefore(inner, inner->end());
+  OpBuilder ib = OpBuilder::atBlockEnd(inner);
+  YieldOp::create(ib, proto.getLoc(), outputs);
+  // A weight defined outside is cloned next to its users instead of bound.
+  OpBuilder wb = OpBuilder::atBlockBegin(inner);
+  for (Value v : weightInputs) {
+    Value copy = wb.clone(*v.getDefiningOp())->getResult(0);
+    v.replaceUsesWithIf(copy, [&](OpOperand &use) {
+      return block->isProperAncestor(use.getOwner());
+    });
+  }
+  for (auto [v, arg] :
+       llvm::zip_equal(inputs.takeVector(), inner->getArguments()))
+    v.replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return block->isProperAncestor(use.getOwner());
+    });
+  for (auto [v, r] : llvm::zip_equal(outputs, block.getResults()))
+    v.replaceUsesWithIf(r, [&](OpOperand &use) {
+      return !block->isProperAncestor(use.getOwner());
+    });
+  return block;
+}
+
+void Differentiator::wrap(const Group &group) {
+  if (group.scopes.empty())
+    return;
+  SmallVector<Operation *> ops(group.ops);
+  for (BlockOp scope : llvm::reverse(group.scopes))
+    ops = {wrapOne(ops, scope).getOperation()};
+}
+
+FailureOr<NetworkOp> Differentiator::run() {
+  auto fail = [&]() -> FailureOr<NetworkOp> {
+    if (grad)
+      grad.erase();
+    return failure();
+  };
+  ArrayRef<Type> resultTypes = forward.getResultTypes();
+  if (resultTypes.empty())
+    return forward.emitError()
+           << "mix-differentiate: network @" << forward.getSymName()
+           << " has no results; its last result must be "
+              "a loss";
+  std::string name = (forward.getSymName() + "_grad").str();
+  if (SymbolTable::lookupNearestSymbolFrom(forward, StringAttr::get(ctx, name)))
+    return forward.emitError() << "mix-differentiate: cannot create @" << name
+                               << ": the module already has a symbol of that "
+                                  "name";
+
+  // The gradient network: the forward inputs, then the loss scale.
+  auto scalar = RankedTensorType::get({}, Float32Type::get(ctx));
+  SmallVector<Type> inputs(forward.getArgumentTypes());
+  inputs.push_back(scalar);
+  b.setInsertionPointAfter(forward);
+  grad = NetworkOp::create(
+      b, forward.getLoc(), name, FunctionType::get(ctx, inputs, {}),
+      forward.getPrecisionAttr(), ArrayAttr(), ArrayAttr());
+  body = new Block();
+  grad.getBody().push_back(body);
+  for (auto [i, arg] : llvm::enumerate(forward.getArguments()))
+    body->addArgument(arg.getType(), arg.getLoc());
+  Value lossScale = body->addArgument(scalar, forward.getLoc());
+
+  // 1. The forward, flat.
+  IRMapping map;
+  for (auto [from, to] :
+       llvm::zip(forward.getArguments(), body->getArguments()))
+    map.map(from, to);
+  b.setInsertionPointToEnd(body);
+  ScopeChain scopes;
+  SmallVector<Value> results;
+  cloneFlat(forward.getBody().front(), scopes, map, results);
+  Value loss = results.back();
+  Operation *lossOp = loss.getDefiningOp();
+  if (!lossOp || !lossOp->hasTrait<mix::OpTrait::Loss>()) {
+    InFlightDiagnostic diag =
+        forward.emitError()
+        << "mix-differentiate: the last result of network @"
+        << forward.getSymName()
+        << " is not a loss (mix.mse_loss or mix.cross_entropy_loss)";
+    if (lossOp)
+      diag.attachNote(originalOf.count(lossOp) ? originalOf[lossOp].getLoc()
+                                               : lossOp->getLoc())
+          << "it is computed here";
+    return fail();
+  }
+  elementType = getElementTypeOrSelf(loss.getType());
+
+  // 2-3. Activity, then the backward sweep.
+  analyzeActivity(loss);
+  // The forward ops form groups by scope (consecutive ops of one scope).
+  SmallVector<Group> forwardGroups;
+  for (Operation *op : forwardOps) {
+    const ScopeChain &s = scopesOf[op];
+    if (isa<WeightOp>(op))
+      continue; // Cloned into the groups that use them.
+    if (forwardGroups.empty() || forwardGroups.back().scopes != s)
+      forwardGroups.push_back({{}, s});
+    forwardGroups.back().ops.push_back(op);
+  }
+  adjoints[loss] = lossScale;
+  b.setInsertionPointToEnd(body);
+  for (Operation *op : llvm::reverse(forwardOps))
+    if (failed(differentiate(op)))
+      return fail();
+
+  // The results: the loss, then the gradient of each weight that has one.
+  SmallVector<Value> outputs{loss};
+  SmallVector<Attribute> resultAttrs{b.getDictionaryAttr(
+      {b.getNamedAttr("mix.name", b.getStringAttr("loss"))})};
+  unsigned unnamed = 0;
+  for (WeightOp w : weights) {
+    Value g = adjoints.lookup(w.getResult());
+    if (!g)
+      continue;
+    outputs.push_back(g);
+    WeightOp original = originalWeight[w];
+    std::string label = original.getRefAttr()
+                            ? ("grad." + original.getRefAttr().getValue()).str()
+                            : "grad.weight" + std::to_string(unnamed++);
+    resultAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("mix.name", b.getStringAttr(label))}));
+  }
+  if (outputs.size() == 1)
+    return forward.emitError() << "mix-differentiate: the loss of network @"
+                               << forward.getSymName()
+                               << " depends on no floating-point weight",
+           fail();
+  ReturnOp::create(b, forward.getLoc(), outputs);
+  SmallVector<Type> outputTypes;
+  for (Value v : outputs)
+    outputTypes.push_back(v.getType());
+  grad.setFunctionType(FunctionType::get(ctx, inputs, outputTypes));
+  SmallVector<Attribute> argAttrs(inputs.size(), b.getDictionaryAttr({}));
+  if (ArrayAttr fwdArgAttrs = forward.getArgAttrsAttr())
+    for (auto [i, a] : llvm::enumerate(fwdArgAttrs))
+      argAttrs[i] = a;
+  argAttrs.back() = b.getDictionaryAttr(
+      {b.getNamedAttr("mix.name", b.getStringAttr("loss_scale"))});
+  grad.setArgAttrsAttr(b.getArrayAttr(argAttrs));
+  grad.setResAttrsAttr(b.getArrayAttr(resultAttrs));
+
+  // 4. Scopes back, then drop the weights no group uses any more.
+  for (const Group &group : forwardGroups)
+    wrap(group);
+  // Consecutive backward groups of one scope chain share its blocks.
+  SmallVector<Group> merged;
+  for (Group &group : groups) {
+    if (!merged.empty() && merged.back().scopes == group.scopes)
+      merged.back().ops.append(group.ops.begin(), group.ops.end());
+    else
+      merged.push_back(std::move(group));
+  }
+  for (const Group &group : merged)
+    wrap(group);
+  for (Operation &op : llvm::make_early_inc_range(*body))
+    if (isa<WeightOp>(op) && op.use_empty())
+      op.erase();
+  return grad;
+}
+
+/// The op computing `v`, looking through block results.
+Operation *producer(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto block = dyn_cast_or_null<BlockOp>(def)) {
+    auto yield = cast<YieldOp>(block.getBody().front().getTerminator());
+    return producer(yield.getValues()[cast<OpResult>(v).getResultNumber()]);
+  }
+  return def;
+}
+
+/// Whether the last result of `network` is computed by a loss op.
+bool endsInLoss(NetworkOp network) {
+  auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
+  if (ret.getNumOperands() == 0)
+    return false;
+  Operation *def = producer(ret.getOperands().back());
+  return def && def->hasTrait<mix::OpTrait::Loss>();
+}
+
+struct MixDifferentiatePass
+    : public mix::impl::MixDifferentiatePassBase<MixDifferentiatePass> {
+  using MixDifferentiatePassBase::MixDifferentiatePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<NetworkOp> networks;
+    for (NetworkOp n : module.getOps<NetworkOp>())
+      if (network.empty() ? endsInLoss(n) : n.getSymName() == network)
+        networks.push_back(n);
+    if (networks.empty()) {
+      module.emitError() << "mix-differentiate: "
+                         << (network.empty()
+                                 ? std::string("no network ends in a loss "
+                                               "(mix.mse_loss or "
+                                               "mix.cross_entropy_loss)")
+                                 : "the module has no network @" + network);
+      return signalPassFailure();
+    }
+    PrecisionAnalysis &analysis = getAnalysis<PrecisionAnalysis>();
+    for (NetworkOp n : networks) {
+      Differentiator d(n);
+      d.setResolution(&analysis);
+      if (failed(d.run()))
+        return signalPassFailure();
+      ++numNetworks;
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,54 @@
+// RUN: mix-opt %s --mix-differentiate --split-input-file -verify-diagnostics
+// Each error of mix-differentiate, at the op it names.
+
+// expected-error @below {{mix-differentiate: no network ends in a loss (mix.mse_loss or mix.cross_entropy_loss)}}
+module {
+  mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
+    %r = mix.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    mix.return %r : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-note @below {{needed for the gradient of the loss of network @n}}
+mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x2x2xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<1x1x3x3xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.conv2d' with respect to operand #1}}
+  %c = mix.conv2d %x, %w : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+  %l = mix.mse_loss %c, %t : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+
+// -----
+
+// expected-note @below {{needed for the gradient of the loss of network @n}}
+mix.network @n precision(f32) (%x: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %a = mix.add %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.gelu' with approximate = true with respect to operand #0}}
+  %g = mix.gelu %a {approximate = true} : (tensor<4xf32>) -> tensor<4xf32>
+  %l = mix.mse_loss %g, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @below {{mix-differentiate: the loss of network @n depends on no floating-point weight}}
+mix.network @n precision(f32) (%x: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<f32> {
+  %l = mix.mse_loss %x, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @below {{mix-differentiate: cannot create @n_grad: the module already has a symbol of that name}}
+mix.network @n precision(f32) (%x: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %a = mix.add %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %l = mix.mse_loss %a, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+mix.network @n_grad precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
+  mix.return %x : tensor<4xf32>
+}
