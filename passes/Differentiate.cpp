@@ -88,9 +88,9 @@ int64_t numElements(ArrayRef<int64_t> shape) {
 /// Builds the gradient network of one forward network.
 class Differentiator {
 public:
-  explicit Differentiator(NetworkOp forward)
+  Differentiator(NetworkOp forward, bool weightsAsInputs)
       : forward(forward), ctx(forward.getContext()), b(ctx),
-        loc(forward.getLoc()) {}
+        loc(forward.getLoc()), weightsAsInputs(weightsAsInputs) {}
 
   /// Builds `@<name>_grad` after the forward network; on failure nothing is
   /// left in the module.
@@ -145,6 +145,7 @@ private:
   MLIRContext *ctx;
   OpBuilder b;
   Location loc;
+  bool weightsAsInputs;
   Type elementType;
   NetworkOp grad;
   Block *body = nullptr;
@@ -769,6 +770,27 @@ FailureOr<NetworkOp> Differentiator::run() {
                                << " depends on no floating-point weight",
            fail();
   ReturnOp::create(b, forward.getLoc(), outputs);
+
+  // With weights-as-inputs, each differentiated weight becomes an input
+  // named as the weight, in the order of the gradients.
+  SmallVector<Attribute> weightArgAttrs;
+  if (weightsAsInputs) {
+    for (WeightOp w : weights) {
+      if (!adjoints.lookup(w.getResult()))
+        continue;
+      WeightOp original = originalWeight[w];
+      std::string label =
+          original.getRefAttr()
+              ? original.getRefAttr().getValue().str()
+              : "weight" + std::to_string(weightArgAttrs.size());
+      inputs.push_back(w.getType());
+      Value arg = body->addArgument(w.getType(), w.getLoc());
+      w.getResult().replaceAllUsesWith(arg);
+      weightArgAttrs.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("mix.name", b.getStringAttr(label))}));
+      w.erase();
+    }
+  }
   SmallVector<Type> outputTypes;
   for (Value v : outputs)
     outputTypes.push_back(v.getType());
@@ -777,8 +799,11 @@ FailureOr<NetworkOp> Differentiator::run() {
   if (ArrayAttr fwdArgAttrs = forward.getArgAttrsAttr())
     for (auto [i, a] : llvm::enumerate(fwdArgAttrs))
       argAttrs[i] = a;
-  argAttrs.back() = b.getDictionaryAttr(
+  size_t scaleIndex = forward.getNumArguments();
+  argAttrs[scaleIndex] = b.getDictionaryAttr(
       {b.getNamedAttr("mix.name", b.getStringAttr("loss_scale"))});
+  for (auto [i, attr] : llvm::enumerate(weightArgAttrs))
+    argAttrs[scaleIndex + 1 + i] = attr;
   grad.setArgAttrsAttr(b.getArrayAttr(argAttrs));
   grad.setResAttrsAttr(b.getArrayAttr(resultAttrs));
 
@@ -841,7 +866,7 @@ struct MixDifferentiatePass
     }
     PrecisionAnalysis &analysis = getAnalysis<PrecisionAnalysis>();
     for (NetworkOp n : networks) {
-      Differentiator d(n);
+      Differentiator d(n, weightsAsInputs);
       d.setResolution(&analysis);
       if (failed(d.run()))
         return signalPassFailure();

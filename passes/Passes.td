@@ -132,7 +132,10 @@ def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
     `loss_scale` (`tensor<f32>`), and returns the loss, then the gradient
     of `loss_scale * loss` with respect to every floating-point weight the
     loss depends on, in the order the weights appear; each output is named
-    (`mix.name`) `loss` or `grad.<weight name>`.
+    (`mix.name`) `loss` or `grad.<weight name>`. With `weights-as-inputs`,
+    those weights are inputs of the gradient network instead of constants
+    (after `loss_scale`, named as the weights, in the order of the
+    gradients): what a training step that updates them calls.
 
     The gradient is written in ordinary mix ops (the rules are in
     docs/precision.md, "Gradients"), so the gradient network resolves,
@@ -166,6 +169,10 @@ def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
     Option<"network", "network", "std::string", /*default=*/"\"\"",
            "Differentiate only this network (default: every network that "
            "ends in a loss)">,
+    Option<"weightsAsInputs", "weights-as-inputs", "bool", /*default=*/"false",
+           "Make the differentiated weights inputs of the gradient network, "
+           "after loss_scale and in the order of the gradients (a training "
+           "step feeds it the current weights)">,
   ];
   let statistics = [
     Statistic<"numNetworks", "networks", "Gradient networks built">,

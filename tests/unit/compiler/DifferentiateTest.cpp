@@ -34,6 +34,8 @@
 
 #include "passes/Passes.h"
 
+#include "mixrt/mixrt.h"
+
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -60,9 +62,13 @@ std::string ty(const std::vector<int64_t> &shape) {
 
 /// A forward network with external weights and its gradient network.
 struct Differentiated {
-  explicit Differentiated(const std::string &source) : model(source) {
+  explicit Differentiated(const std::string &source,
+                          bool weightsAsInputs = false)
+      : model(source) {
     PassManager pm(&model.context);
-    pm.addPass(createMixDifferentiatePass());
+    MixDifferentiatePassOptions options;
+    options.weightsAsInputs = weightsAsInputs;
+    pm.addPass(createMixDifferentiatePass(options));
     std::string diagnostics;
     {
       ScopedDiagnosticHandler handler(&model.context, [&](Diagnostic &d) {
@@ -351,4 +357,277 @@ mix.network @fit precision(f32) (%x: tensor<4x3xf32>, %t: tensor<4x2xf32>) -> te
       CHECK(std::fabs(r.compiled[o][i] - want) <=
             std::ldexp(1.0, -14) * (1 + std::fabs(want)));
     }
+}
+
+namespace {
+
+/// Two interleaved spirals of `perClass` points each (class 0 and 1), in
+/// [-1, 1]^2: a task a linear model cannot solve.
+void spirals(int perClass, std::vector<float> &x, std::vector<int32_t> &y) {
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < perClass; ++i) {
+      double r = 0.15 + 0.85 * i / perClass;
+      double angle = 1.75 * M_PI * i / perClass + c * M_PI;
+      x.push_back(float(r * std::cos(angle)));
+      x.push_back(float(r * std::sin(angle)));
+      y.push_back(c);
+    }
+}
+
+/// An MLP 2 -> 24 -> 24 -> 2 (relu) for `n` samples with a cross-entropy
+/// loss; its hidden layers in a block of precision `body`.
+std::string spiralMlp(int n, const std::string &body) {
+  std::string N = std::to_string(n);
+  return "mix.network @spiral precision(f32) (%x: tensor<" + N +
+         "x2xf32>, %labels: tensor<" + N +
+         "xi32>) -> tensor<f32> {\n"
+         "  %h = mix.block @body precision(" +
+         body + ") (%a = %x) : (tensor<" + N + "x2xf32>) -> tensor<" + N +
+         "x24xf32> {\n"
+         "    %w1 = mix.weight external \"w1\" : tensor<2x24xf32>\n"
+         "    %b1 = mix.weight external \"b1\" : tensor<24xf32>\n"
+         "    %d1 = mix.dense %a, %w1, %b1 : (tensor<" +
+         N + "x2xf32>, tensor<2x24xf32>, tensor<24xf32>) -> tensor<" + N +
+         "x24xf32>\n"
+         "    %r1 = mix.relu %d1 : (tensor<" +
+         N + "x24xf32>) -> tensor<" + N +
+         "x24xf32>\n"
+         "    %w2 = mix.weight external \"w2\" : tensor<24x24xf32>\n"
+         "    %b2 = mix.weight external \"b2\" : tensor<24xf32>\n"
+         "    %d2 = mix.dense %r1, %w2, %b2 : (tensor<" +
+         N + "x24xf32>, tensor<24x24xf32>, tensor<24xf32>) -> tensor<" + N +
+         "x24xf32>\n"
+         "    %r2 = mix.relu %d2 : (tensor<" +
+         N + "x24xf32>) -> tensor<" + N +
+         "x24xf32>\n"
+         "    mix.yield %r2 : tensor<" +
+         N +
+         "x24xf32>\n  }\n"
+         "  %w3 = mix.weight external \"w3\" : tensor<24x2xf32>\n"
+         "  %b3 = mix.weight external \"b3\" : tensor<2xf32>\n"
+         "  %z = mix.dense %h, %w3, %b3 : (tensor<" +
+         N + "x24xf32>, tensor<24x2xf32>, tensor<2xf32>) -> tensor<" + N +
+         "x2xf32>\n"
+         "  %l = mix.cross_entropy_loss %z, %labels : (tensor<" +
+         N + "x2xf32>, tensor<" + N +
+         "xi32>) -> tensor<f32>\n"
+         "  mix.return %l : tensor<f32>\n}\n";
+}
+
+struct TrainingRun {
+  double accuracy = 0;
+  double finalLoss = 0;
+  int skipped = 0;
+  std::vector<double> scales;
+};
+
+/// Trains the spiral MLP with its hidden block at `body`: the compiled
+/// gradient network (weights as inputs) gives the scaled gradients,
+/// mixrt's loss scaler unscales them, checks them and skips the step on
+/// overflow, mixrt's Adam updates f64 master weights, and the f32 working
+/// copies are re-derived from the masters (RNE). The accuracy is that of
+/// the final weights, by the f64 interpreter.
+TrainingRun trainSpirals(const std::string &body, int steps,
+                         double initialScale) {
+  const int perClass = 48, n = 2 * perClass;
+  std::vector<float> x;
+  std::vector<int32_t> labels;
+  spirals(perClass, x, labels);
+  Differentiated d(spiralMlp(n, body), /*weightsAsInputs=*/true);
+  std::string forwardText, gradText;
+  {
+    llvm::raw_string_ostream os(forwardText);
+    d.forward.print(os);
+  }
+  d.forward.erase();
+  {
+    llvm::raw_string_ostream os(gradText);
+    d.grad.print(os);
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("train", "mlir", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    REQUIRE(!ec);
+    os << gradText;
+  }
+  CompileOptions options;
+  options.modelPath = std::string(path);
+  std::string diagnostics;
+  llvm::raw_string_ostream diag(diagnostics);
+  auto compiled = CompiledNetwork::compile(options, "", diag);
+  llvm::sys::fs::remove(path);
+  INFO(diagnostics);
+  if (!compiled)
+    FAIL(llvm::toString(compiled.takeError()));
+  const NetworkSignature &sig = (*compiled)->signature();
+  // x, labels, loss_scale, then the six weights; loss and six gradients.
+  REQUIRE(sig.inputs.size() == 9);
+  REQUIRE(sig.outputs.size() == 7);
+
+  // Weights: He-style uniform init from a fixed seed, as f64 masters.
+  const char *names[] = {"w1", "b1", "w2", "b2", "w3", "b3"};
+  std::vector<std::vector<int64_t>> shapes = {{2, 24}, {24},    {24, 24},
+                                              {24},    {24, 2}, {2}};
+  std::mt19937 rng(5);
+  mixrt_optimizer_config config;
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_ADAM, &config);
+  config.learning_rate = 0.01;
+  mixrt_optimizer *optimizer = nullptr;
+  REQUIRE(mixrt_optimizer_create(&config, &optimizer) == MIXRT_STATUS_OK);
+  std::vector<std::vector<float>> working(6);
+  for (int i = 0; i < 6; ++i) {
+    int64_t fanIn = shapes[i][0];
+    double bound = shapes[i].size() == 2 ? std::sqrt(6.0 / fanIn) : 0.0;
+    std::uniform_real_distribution<double> u(-bound, bound);
+    std::vector<double> init(count(shapes[i]));
+    for (double &v : init)
+      v = bound > 0 ? u(rng) : 0.0;
+    int64_t index;
+    REQUIRE(mixrt_optimizer_add_param(optimizer, init.data(), init.size(),
+                                      MIXRT_LOWP_NONE,
+                                      &index) == MIXRT_STATUS_OK);
+    working[i].assign(init.begin(), init.end());
+  }
+  mixrt_loss_scaler_config scalerConfig;
+  mixrt_loss_scaler_config_init(&scalerConfig);
+  scalerConfig.initial_scale = initialScale;
+  scalerConfig.growth_interval = 25;
+  mixrt_loss_scaler *scaler = nullptr;
+  REQUIRE(mixrt_loss_scaler_create(&scalerConfig, &scaler) == MIXRT_STATUS_OK);
+
+  float scale = 0, loss = 0;
+  std::vector<std::vector<float>> grads;
+  for (int i = 0; i < 6; ++i)
+    grads.emplace_back(count(shapes[i]));
+  std::vector<void *> buffers = {x.data(), labels.data(), &scale};
+  for (auto &w : working)
+    buffers.push_back(w.data());
+  buffers.push_back(&loss);
+  for (auto &g : grads)
+    buffers.push_back(g.data());
+  void *workspace = nullptr;
+  if (uint64_t bytes = (*compiled)->workspaceBytes())
+    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
+  auto call = (*compiled)->prepare(buffers, 1, workspace);
+
+  struct Apply {
+    mixrt_optimizer *optimizer;
+    std::vector<std::vector<float>> *grads;
+  } apply{optimizer, &grads};
+  auto applyStep = [](void *user) -> mixrt_status_code {
+    auto *a = static_cast<Apply *>(user);
+    std::vector<const float *> g;
+    std::vector<int64_t> sizes;
+    for (auto &t : *a->grads) {
+      g.push_back(t.data());
+      sizes.push_back(t.size());
+    }
+    return mixrt_optimizer_step_f32(a->optimizer, g.data(), sizes.data(),
+                                    g.size());
+  };
+
+  TrainingRun run;
+  for (int step = 0; step < steps; ++step) {
+    scale = float(mixrt_loss_scaler_scale(scaler));
+    run.scales.push_back(scale);
+    mixrt_check_reset();
+    call();
+    // A checked cast may report an f16 overflow of the scaled gradients:
+    // the step is then skipped like an inf found by the unscale.
+    bool overflow = mixrt_check_status() != MIXRT_STATUS_OK;
+    if (overflow)
+      for (auto &g : grads)
+        g[0] = std::numeric_limits<float>::infinity();
+    std::vector<float *> g;
+    std::vector<int64_t> sizes;
+    for (auto &t : grads) {
+      g.push_back(t.data());
+      sizes.push_back(t.size());
+    }
+    std::vector<std::vector<double>> before;
+    for (int i = 0; i < 6; ++i)
+      before.emplace_back(mixrt_optimizer_master(optimizer, i),
+                          mixrt_optimizer_master(optimizer, i) +
+                              working[i].size());
+    int32_t skipped = 0;
+    REQUIRE(mixrt_loss_scaler_step_f32(scaler, g.data(), sizes.data(), g.size(),
+                                       applyStep, &apply,
+                                       &skipped) == MIXRT_STATUS_OK);
+    for (int i = 0; i < 6; ++i) {
+      const double *master = mixrt_optimizer_master(optimizer, i);
+      if (skipped)
+        // A skipped step leaves every master weight bit-identical.
+        REQUIRE(std::equal(before[i].begin(), before[i].end(), master));
+      for (size_t j = 0; j < working[i].size(); ++j)
+        working[i][j] = float(master[j]);
+    }
+    run.skipped += skipped;
+    run.finalLoss = loss;
+  }
+  std::free(workspace);
+
+  // Accuracy of the final master weights (f64 interpreter, forward).
+  Model forward(forwardText);
+  WeightMap weights;
+  for (int i = 0; i < 6; ++i) {
+    RefTensor t;
+    t.shape.assign(shapes[i].begin(), shapes[i].end());
+    const double *master = mixrt_optimizer_master(optimizer, i);
+    t.data.assign(master, master + working[i].size());
+    weights[names[i]] = t;
+  }
+  // The logits: the input of the loss, via the interpreter's hook.
+  std::vector<double> logits;
+  InterpreterOptions hooks;
+  hooks.beforeLayer = [&](Operation *layer, ArrayRef<const RefTensor *> in) {
+    if (isa<CrossEntropyLossOp>(layer))
+      logits = in[0]->data;
+  };
+  RefTensor xr, yr;
+  xr.shape = {n, 2};
+  xr.data.assign(x.begin(), x.end());
+  yr.shape = {n};
+  yr.data.assign(labels.begin(), labels.end());
+  auto out = interpret(forward.network(), {xr, yr}, weights, hooks);
+  if (!out)
+    FAIL(llvm::toString(out.takeError()));
+  int correct = 0;
+  for (int i = 0; i < n; ++i)
+    correct += (logits[2 * i + 1] > logits[2 * i]) == (labels[i] == 1);
+  run.accuracy = double(correct) / n;
+  mixrt_loss_scaler_destroy(scaler);
+  mixrt_optimizer_destroy(optimizer);
+  return run;
+}
+
+} // namespace
+
+// Compiled mixed-precision training of a small MLP on two spirals, f32
+// against an f16 hidden block: the loop a compiled training step runs
+// (scaled loss, backward, unscale, finite check, skip or Adam on f64
+// masters, working copies re-derived), driven by hand with mixrt.
+// Measured (2026-12-03, 400 steps): both reach 100% training accuracy; the
+// f16 run skips a few steps while the scale finds its level. Asserted: the
+// f32 run reaches 95%, the f16 run is within 3 points (3 samples of 96) of
+// it, and no step of the f32 run is skipped at scale 2^16.
+TEST_CASE("mix-differentiate: compiled mixed-precision training on spirals",
+          "[differentiate][train]") {
+  TrainingRun f32 = trainSpirals("f32", 400, 65536.0);
+  TrainingRun f16 = trainSpirals("f16", 400, 65536.0);
+  INFO("f32: accuracy " << f32.accuracy << ", loss " << f32.finalLoss
+                        << ", skipped " << f32.skipped);
+  INFO("f16: accuracy " << f16.accuracy << ", loss " << f16.finalLoss
+                        << ", skipped " << f16.skipped);
+  CHECK(f32.skipped == 0);
+  CHECK(f32.accuracy >= 0.95);
+  CHECK(f16.accuracy >= f32.accuracy - 3.0 / 96);
+  WARN("f32: accuracy " << f32.accuracy << ", loss " << f32.finalLoss
+                        << ", skipped " << f32.skipped << "; f16: accuracy "
+                        << f16.accuracy << ", loss " << f16.finalLoss
+                        << ", skipped " << f16.skipped);
 }
