@@ -105,6 +105,8 @@ private:
   // Step 3.
   LogicalResult differentiate(Operation *op);
   FailureOr<Value> operandAdjoint(Operation *op, unsigned index, Value g);
+  FailureOr<Value> conv2dAdjoint(Conv2DOp conv, unsigned index, Value g);
+  FailureOr<Value> avgPoolAdjoint(AvgPool2DOp pool, Value g);
   void accumulate(Value v, Value contribution, bool weightGradient);
   // Step 4.
   void wrap(const Group &group);
@@ -471,6 +473,11 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return matmul(transpose(mm.getLhs(), swap), g);
   }
 
+  if (auto conv = dyn_cast<Conv2DOp>(op))
+    return conv2dAdjoint(conv, index, g);
+  if (auto pool = dyn_cast<AvgPool2DOp>(op))
+    return avgPoolAdjoint(pool, g);
+
   // Normalization.
   if (auto ln = dyn_cast<LayerNormOp>(op)) {
     Value in = ln.getInput();
@@ -539,6 +546,120 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return binary<MulOp>(binary<SubOp>(probs, onehot), scale);
   }
   return failure();
+}
+
+/// conv2d: y[n, f] = sum over the group's channels c of x[n, c] (*) w[f, c]
+/// (a cross-correlation with strides s, dilations d, padding p).
+/// - dx: the transposed convolution of dy with the same weights, strides,
+///   dilations, padding and groups, with the output padding that gives x's
+///   size back;
+/// - dw: per group, the cross-correlation of x with dy, i.e. a conv2d of
+///   x^T (channels as batch, samples as channels) with dy^T as weights, with
+///   strides and dilations exchanged, then cropped to the kernel size;
+/// - db: dy summed over samples and pixels.
+FailureOr<Value> Differentiator::conv2dAdjoint(Conv2DOp conv, unsigned index,
+                                               Value g) {
+  Value x = conv.getInput(), w = conv.getWeight();
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w), gs = shapeOf(g);
+  ArrayRef<int64_t> strides = conv.getStrides(), dil = conv.getDilations(),
+                    pad = conv.getPadding();
+  int64_t groups = static_cast<int64_t>(conv.getGroups());
+  int64_t n = xs[0], c = xs[1], f = ws[0], kh = ws[2], kw = ws[3];
+  int64_t oh = gs[2], ow = gs[3], cg = c / groups, fg = f / groups;
+  if (index == 2)
+    return reduceSum(g, {0, 2, 3}, /*keepdims=*/false);
+  if (index == 0) {
+    int64_t full[2];
+    for (int i = 0; i < 2; ++i)
+      full[i] = (gs[2 + i] - 1) * strides[i] - pad[i] - pad[i + 2] +
+                dil[i] * (ws[2 + i] - 1) + 1;
+    int64_t outPad[2] = {xs[2] - full[0], xs[3] - full[1]};
+    return make<ConvTranspose2DOp>(
+        x.getType(), {g, w},
+        {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
+         b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
+         b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
+         b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
+         b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
+  }
+  // x^T: [Cg, G * N, H, W] with channel (group, sample).
+  Value xt = reshape(
+      transpose(reshape(x, {n, groups, cg, xs[2], xs[3]}), {2, 1, 0, 3, 4}),
+      {cg, groups * n, xs[2], xs[3]});
+  // dy^T: [F, N, OH, OW], output channels in group order.
+  Value gt =
+      reshape(transpose(reshape(g, {n, groups, fg, oh, ow}), {1, 2, 0, 3, 4}),
+              {f, n, oh, ow});
+  int64_t k[2];
+  for (int i = 0; i < 2; ++i)
+    k[i] =
+        (xs[2 + i] + pad[i] + pad[i + 2] - strides[i] * (gs[2 + i] - 1) - 1) /
+            dil[i] +
+        1;
+  Value corr = make<Conv2DOp>(
+      tensorType({cg, f, k[0], k[1]}), {xt, gt},
+      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(dil)),
+       b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
+       b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(strides)),
+       b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
+  if (k[0] != kh || k[1] != kw)
+    corr = make<SliceOp>(
+        tensorType({cg, f, kh, kw}), {corr},
+        {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({2, 3})),
+         b.getNamedAttr("starts", b.getDenseI64ArrayAttr({0, 0})),
+         b.getNamedAttr("ends", b.getDenseI64ArrayAttr({kh, kw})),
+         b.getNamedAttr("steps", b.getDenseI64ArrayAttr({1, 1}))});
+  return transpose(corr, {1, 0, 2, 3});
+}
+
+/// avg_pool2d: each output's adjoint, divided by its window's count,
+/// spread back over the window: a depthwise transposed convolution of
+/// dy / count with a kernel of ones (count is the window size with
+/// count_include_pad, else the number of its cells inside the input, a
+/// constant of the layer's shape).
+FailureOr<Value> Differentiator::avgPoolAdjoint(AvgPool2DOp pool, Value g) {
+  Value x = pool.getInput();
+  ArrayRef<int64_t> xs = shapeOf(x), gs = shapeOf(g);
+  ArrayRef<int64_t> kernel = pool.getKernel(), strides = pool.getStrides(),
+                    pad = pool.getPadding();
+  int64_t c = xs[1];
+  SmallVector<float> counts(gs[2] * gs[3]);
+  for (int64_t i = 0; i < gs[2]; ++i)
+    for (int64_t j = 0; j < gs[3]; ++j) {
+      int64_t count = kernel[0] * kernel[1];
+      if (!pool.getCountIncludePad()) {
+        int64_t h0 = i * strides[0] - pad[0], w0 = j * strides[1] - pad[1];
+        int64_t rows =
+            std::min(h0 + kernel[0], xs[2]) - std::max<int64_t>(h0, 0);
+        int64_t cols =
+            std::min(w0 + kernel[1], xs[3]) - std::max<int64_t>(w0, 0);
+        count = rows * cols;
+      }
+      counts[i * gs[3] + j] = 1.0f / float(count);
+    }
+  auto countType = tensorType({gs[2], gs[3]});
+  Value inverse =
+      WeightOp::create(
+          b, loc, TypeRange{countType}, ValueRange{},
+          {b.getNamedAttr("value", DenseElementsAttr::get(
+                                       countType, ArrayRef<float>(counts)))})
+          ->getResult(0);
+  auto onesType = tensorType({c, 1, kernel[0], kernel[1]});
+  Value ones =
+      WeightOp::create(
+          b, loc, TypeRange{onesType}, ValueRange{},
+          {b.getNamedAttr("value", DenseElementsAttr::get(onesType, 1.0f))})
+          ->getResult(0);
+  int64_t full[2];
+  for (int i = 0; i < 2; ++i)
+    full[i] = (gs[2 + i] - 1) * strides[i] - pad[i] - pad[i + 2] + kernel[i];
+  int64_t outPad[2] = {xs[2] - full[0], xs[3] - full[1]};
+  return make<ConvTranspose2DOp>(
+      x.getType(), {binary<MulOp>(g, inverse), ones},
+      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
+       b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
+       b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
+       b.getNamedAttr("groups", b.getI64IntegerAttr(c))});
 }
 
 LogicalResult Differentiator::differentiate(Operation *op) {

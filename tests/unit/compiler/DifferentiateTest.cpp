@@ -421,19 +421,28 @@ struct TrainingRun {
   std::vector<double> scales;
 };
 
-/// Trains the spiral MLP with its hidden block at `body`: the compiled
-/// gradient network (weights as inputs) gives the scaled gradients,
-/// mixrt's loss scaler unscales them, checks them and skips the step on
-/// overflow, mixrt's Adam updates f64 master weights, and the f32 working
-/// copies are re-derived from the masters (RNE). The accuracy is that of
-/// the final weights, by the f64 interpreter.
-TrainingRun trainSpirals(const std::string &body, int steps,
-                         double initialScale) {
-  const int perClass = 48, n = 2 * perClass;
+/// A classification task: a network source with external weights (in
+/// `params` order, each with its initial values), inputs `x` of shape
+/// `xShape` and `labels`.
+struct Task {
+  std::string source;
   std::vector<float> x;
+  std::vector<int64_t> xShape;
   std::vector<int32_t> labels;
-  spirals(perClass, x, labels);
-  Differentiated d(spiralMlp(n, body), /*weightsAsInputs=*/true);
+  int64_t classes;
+  std::vector<std::string> params;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<double>> init;
+};
+
+/// Trains `task`: the compiled gradient network (weights as inputs) gives
+/// the scaled gradients, mixrt's loss scaler unscales them, checks them and
+/// skips the step on overflow, mixrt's Adam updates f64 master weights, and
+/// the f32 working copies are re-derived from the masters (RNE). The
+/// accuracy is that of the final weights, by the f64 interpreter.
+TrainingRun train(const Task &task, int steps, double initialScale,
+                  double learningRate) {
+  Differentiated d(task.source, /*weightsAsInputs=*/true);
   std::string forwardText, gradText;
   {
     llvm::raw_string_ostream os(forwardText);
@@ -465,33 +474,24 @@ TrainingRun trainSpirals(const std::string &body, int steps,
   if (!compiled)
     FAIL(llvm::toString(compiled.takeError()));
   const NetworkSignature &sig = (*compiled)->signature();
-  // x, labels, loss_scale, then the six weights; loss and six gradients.
-  REQUIRE(sig.inputs.size() == 9);
-  REQUIRE(sig.outputs.size() == 7);
+  const size_t p = task.params.size();
+  // x, labels, loss_scale, then the weights; the loss and the gradients.
+  REQUIRE(sig.inputs.size() == 3 + p);
+  REQUIRE(sig.outputs.size() == 1 + p);
 
-  // Weights: He-style uniform init from a fixed seed, as f64 masters.
-  const char *names[] = {"w1", "b1", "w2", "b2", "w3", "b3"};
-  std::vector<std::vector<int64_t>> shapes = {{2, 24}, {24},    {24, 24},
-                                              {24},    {24, 2}, {2}};
-  std::mt19937 rng(5);
   mixrt_optimizer_config config;
   mixrt_optimizer_config_init(MIXRT_OPTIMIZER_ADAM, &config);
-  config.learning_rate = 0.01;
+  config.learning_rate = learningRate;
   mixrt_optimizer *optimizer = nullptr;
   REQUIRE(mixrt_optimizer_create(&config, &optimizer) == MIXRT_STATUS_OK);
-  std::vector<std::vector<float>> working(6);
-  for (int i = 0; i < 6; ++i) {
-    int64_t fanIn = shapes[i][0];
-    double bound = shapes[i].size() == 2 ? std::sqrt(6.0 / fanIn) : 0.0;
-    std::uniform_real_distribution<double> u(-bound, bound);
-    std::vector<double> init(count(shapes[i]));
-    for (double &v : init)
-      v = bound > 0 ? u(rng) : 0.0;
+  std::vector<std::vector<float>> working(p), grads(p);
+  for (size_t i = 0; i < p; ++i) {
     int64_t index;
-    REQUIRE(mixrt_optimizer_add_param(optimizer, init.data(), init.size(),
-                                      MIXRT_LOWP_NONE,
+    REQUIRE(mixrt_optimizer_add_param(optimizer, task.init[i].data(),
+                                      task.init[i].size(), MIXRT_LOWP_NONE,
                                       &index) == MIXRT_STATUS_OK);
-    working[i].assign(init.begin(), init.end());
+    working[i].assign(task.init[i].begin(), task.init[i].end());
+    grads[i].resize(task.init[i].size());
   }
   mixrt_loss_scaler_config scalerConfig;
   mixrt_loss_scaler_config_init(&scalerConfig);
@@ -501,9 +501,8 @@ TrainingRun trainSpirals(const std::string &body, int steps,
   REQUIRE(mixrt_loss_scaler_create(&scalerConfig, &scaler) == MIXRT_STATUS_OK);
 
   float scale = 0, loss = 0;
-  std::vector<std::vector<float>> grads;
-  for (int i = 0; i < 6; ++i)
-    grads.emplace_back(count(shapes[i]));
+  std::vector<float> x = task.x;
+  std::vector<int32_t> labels = task.labels;
   std::vector<void *> buffers = {x.data(), labels.data(), &scale};
   for (auto &w : working)
     buffers.push_back(w.data());
@@ -539,10 +538,8 @@ TrainingRun trainSpirals(const std::string &body, int steps,
     call();
     // A checked cast may report an f16 overflow of the scaled gradients:
     // the step is then skipped like an inf found by the unscale.
-    bool overflow = mixrt_check_status() != MIXRT_STATUS_OK;
-    if (overflow)
-      for (auto &g : grads)
-        g[0] = std::numeric_limits<float>::infinity();
+    if (mixrt_check_status() != MIXRT_STATUS_OK)
+      grads[0][0] = std::numeric_limits<float>::infinity();
     std::vector<float *> g;
     std::vector<int64_t> sizes;
     for (auto &t : grads) {
@@ -550,7 +547,7 @@ TrainingRun trainSpirals(const std::string &body, int steps,
       sizes.push_back(t.size());
     }
     std::vector<std::vector<double>> before;
-    for (int i = 0; i < 6; ++i)
+    for (size_t i = 0; i < p; ++i)
       before.emplace_back(mixrt_optimizer_master(optimizer, i),
                           mixrt_optimizer_master(optimizer, i) +
                               working[i].size());
@@ -558,7 +555,7 @@ TrainingRun trainSpirals(const std::string &body, int steps,
     REQUIRE(mixrt_loss_scaler_step_f32(scaler, g.data(), sizes.data(), g.size(),
                                        applyStep, &apply,
                                        &skipped) == MIXRT_STATUS_OK);
-    for (int i = 0; i < 6; ++i) {
+    for (size_t i = 0; i < p; ++i) {
       const double *master = mixrt_optimizer_master(optimizer, i);
       if (skipped)
         // A skipped step leaves every master weight bit-identical.
@@ -574,12 +571,12 @@ TrainingRun trainSpirals(const std::string &body, int steps,
   // Accuracy of the final master weights (f64 interpreter, forward).
   Model forward(forwardText);
   WeightMap weights;
-  for (int i = 0; i < 6; ++i) {
+  for (size_t i = 0; i < p; ++i) {
     RefTensor t;
-    t.shape.assign(shapes[i].begin(), shapes[i].end());
+    t.shape.assign(task.shapes[i].begin(), task.shapes[i].end());
     const double *master = mixrt_optimizer_master(optimizer, i);
     t.data.assign(master, master + working[i].size());
-    weights[names[i]] = t;
+    weights[task.params[i]] = t;
   }
   // The logits: the input of the loss, via the interpreter's hook.
   std::vector<double> logits;
@@ -589,20 +586,134 @@ TrainingRun trainSpirals(const std::string &body, int steps,
       logits = in[0]->data;
   };
   RefTensor xr, yr;
-  xr.shape = {n, 2};
-  xr.data.assign(x.begin(), x.end());
+  xr.shape.assign(task.xShape.begin(), task.xShape.end());
+  xr.data.assign(task.x.begin(), task.x.end());
+  int64_t n = task.labels.size();
   yr.shape = {n};
-  yr.data.assign(labels.begin(), labels.end());
+  yr.data.assign(task.labels.begin(), task.labels.end());
   auto out = interpret(forward.network(), {xr, yr}, weights, hooks);
   if (!out)
     FAIL(llvm::toString(out.takeError()));
   int correct = 0;
-  for (int i = 0; i < n; ++i)
-    correct += (logits[2 * i + 1] > logits[2 * i]) == (labels[i] == 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const double *row = &logits[i * task.classes];
+    correct +=
+        std::max_element(row, row + task.classes) - row == task.labels[i];
+  }
   run.accuracy = double(correct) / n;
   mixrt_loss_scaler_destroy(scaler);
   mixrt_optimizer_destroy(optimizer);
   return run;
+}
+
+/// Uniform in +-sqrt(6 / fanIn) for matrices and kernels, zeros for biases,
+/// from a fixed seed.
+std::vector<std::vector<double>>
+initialWeights(const std::vector<std::vector<int64_t>> &shapes, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::vector<double>> init;
+  for (const auto &shape : shapes) {
+    int64_t fanIn = shape.size() == 1 ? 0 : count(shape) / shape[0];
+    if (shape.size() == 2)
+      fanIn = shape[0];
+    double bound = fanIn ? std::sqrt(6.0 / fanIn) : 0.0;
+    std::uniform_real_distribution<double> u(-bound, bound);
+    std::vector<double> v(count(shape));
+    for (double &e : v)
+      e = bound > 0 ? u(rng) : 0.0;
+    init.push_back(std::move(v));
+  }
+  return init;
+}
+
+Task spiralTask(const std::string &body) {
+  Task t;
+  const int perClass = 48;
+  spirals(perClass, t.x, t.labels);
+  t.xShape = {2 * perClass, 2};
+  t.classes = 2;
+  t.source = spiralMlp(2 * perClass, body);
+  t.params = {"w1", "b1", "w2", "b2", "w3", "b3"};
+  t.shapes = {{2, 24}, {24}, {24, 24}, {24}, {24, 2}, {2}};
+  t.init = initialWeights(t.shapes, 5);
+  return t;
+}
+
+/// Synthetic 8x8 "digits": four classes of strokes (a horizontal bar, a
+/// vertical bar, a diagonal, a ring) at random offsets, with noise.
+Task digitTask(const std::string &body) {
+  Task t;
+  const int n = 64;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> offset(0, 3);
+  std::normal_distribution<double> noise(0.0, 0.2);
+  for (int i = 0; i < n; ++i) {
+    int c = i % 4, dx = offset(rng), dy = offset(rng);
+    double img[8][8] = {};
+    for (int k = 0; k < 5; ++k) {
+      int a = std::min(7, k + dx), bb = std::min(7, 2 + dy);
+      if (c == 0)
+        img[bb][a] = 1;
+      if (c == 1)
+        img[a][bb] = 1;
+      if (c == 2)
+        img[std::min(7, k + dy)][std::min(7, k + dx)] = 1;
+    }
+    if (c == 3)
+      for (int r = 0; r < 4; ++r)
+        for (int q = 0; q < 4; ++q)
+          if (r == 0 || r == 3 || q == 0 || q == 3)
+            img[std::min(7, r + dy)][std::min(7, q + dx)] = 1;
+    for (auto &row : img)
+      for (double v : row)
+        t.x.push_back(float(v + noise(rng)));
+    t.labels.push_back(c);
+  }
+  t.xShape = {n, 1, 8, 8};
+  t.classes = 4;
+  std::string N = std::to_string(n);
+  t.source =
+      "mix.network @digits precision(f32) (%x: tensor<" + N +
+      "x1x8x8xf32>, %labels: tensor<" + N +
+      "xi32>) -> tensor<f32> {\n"
+      "  %f = mix.block @features precision(" +
+      body + ") (%a = %x) : (tensor<" + N + "x1x8x8xf32>) -> tensor<" + N +
+      "x8x4x4xf32> {\n"
+      "    %wc = mix.weight external \"conv.weight\" : tensor<8x1x3x3xf32>\n"
+      "    %bc = mix.weight external \"conv.bias\" : tensor<8xf32>\n"
+      "    %c = mix.conv2d %a, %wc, %bc {padding = array<i64: 1, 1, 1, 1>} : "
+      "(tensor<" +
+      N +
+      "x1x8x8xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> "
+      "tensor<" +
+      N +
+      "x8x8x8xf32>\n"
+      "    %r = mix.relu %c : (tensor<" +
+      N + "x8x8x8xf32>) -> tensor<" + N +
+      "x8x8x8xf32>\n"
+      "    %p = mix.avg_pool2d %r {kernel = array<i64: 2, 2>, strides = "
+      "array<i64: 2, 2>} : (tensor<" +
+      N + "x8x8x8xf32>) -> tensor<" + N +
+      "x8x4x4xf32>\n"
+      "    mix.yield %p : tensor<" +
+      N +
+      "x8x4x4xf32>\n  }\n"
+      "  %flat = mix.flatten %f : (tensor<" +
+      N + "x8x4x4xf32>) -> tensor<" + N +
+      "x128xf32>\n"
+      "  %wd = mix.weight external \"fc.weight\" : tensor<128x4xf32>\n"
+      "  %bd = mix.weight external \"fc.bias\" : tensor<4xf32>\n"
+      "  %z = mix.dense %flat, %wd, %bd : (tensor<" +
+      N + "x128xf32>, tensor<128x4xf32>, tensor<4xf32>) -> tensor<" + N +
+      "x4xf32>\n"
+      "  %l = mix.cross_entropy_loss %z, %labels : (tensor<" +
+      N + "x4xf32>, tensor<" + N +
+      "xi32>) -> tensor<f32>\n"
+      "  mix.return %l : tensor<f32>\n}\n";
+  t.params = {"conv.weight", "conv.bias", "fc.weight", "fc.bias"};
+  t.shapes = {{8, 1, 3, 3}, {8}, {128, 4}, {4}};
+  t.init = initialWeights(t.shapes, 13);
+  return t;
 }
 
 } // namespace
@@ -611,14 +722,14 @@ TrainingRun trainSpirals(const std::string &body, int steps,
 // against an f16 hidden block: the loop a compiled training step runs
 // (scaled loss, backward, unscale, finite check, skip or Adam on f64
 // masters, working copies re-derived), driven by hand with mixrt.
-// Measured (2026-12-03, 400 steps): both reach 100% training accuracy; the
-// f16 run skips a few steps while the scale finds its level. Asserted: the
+// Measured (2026-12-03, 400 steps): both reach 100% training accuracy
+// (final losses 1.63e-4 in both), no step skipped. Asserted: the
 // f32 run reaches 95%, the f16 run is within 3 points (3 samples of 96) of
 // it, and no step of the f32 run is skipped at scale 2^16.
 TEST_CASE("mix-differentiate: compiled mixed-precision training on spirals",
           "[differentiate][train]") {
-  TrainingRun f32 = trainSpirals("f32", 400, 65536.0);
-  TrainingRun f16 = trainSpirals("f16", 400, 65536.0);
+  TrainingRun f32 = train(spiralTask("f32"), 400, 65536.0, 0.01);
+  TrainingRun f16 = train(spiralTask("f16"), 400, 65536.0, 0.01);
   INFO("f32: accuracy " << f32.accuracy << ", loss " << f32.finalLoss
                         << ", skipped " << f32.skipped);
   INFO("f16: accuracy " << f16.accuracy << ", loss " << f16.finalLoss
@@ -630,4 +741,99 @@ TEST_CASE("mix-differentiate: compiled mixed-precision training on spirals",
                         << ", skipped " << f32.skipped << "; f16: accuracy "
                         << f16.accuracy << ", loss " << f16.finalLoss
                         << ", skipped " << f16.skipped);
+}
+
+TEST_CASE("mix-differentiate: conv2d (strides, padding, dilations, groups) "
+          "and avg_pool2d",
+          "[differentiate]") {
+  std::mt19937 rng(3);
+  struct Case {
+    int64_t n, c, h, w, f, k, stride, dilation, groups;
+    std::vector<int64_t> pad;
+    bool includePad;
+  };
+  for (const Case &cs : {Case{1, 2, 5, 5, 3, 3, 1, 1, 1, {1, 1, 1, 1}, true},
+                         Case{2, 4, 7, 6, 4, 3, 2, 1, 2, {1, 0, 2, 1}, false},
+                         Case{1, 3, 8, 7, 3, 2, 1, 2, 3, {0, 1, 1, 0}, false},
+                         Case{2, 2, 6, 6, 4, 1, 2, 1, 1, {0, 0, 0, 0}, true}}) {
+    auto out = [&](int64_t in, int64_t lo, int64_t hi) {
+      return (in + lo + hi - cs.dilation * (cs.k - 1) - 1) / cs.stride + 1;
+    };
+    int64_t oh = out(cs.h, cs.pad[0], cs.pad[2]),
+            ow = out(cs.w, cs.pad[1], cs.pad[3]);
+    // The pool: kernel 2, stride 2, padding 1 on the top and left.
+    int64_t ph = (oh + 1 - 2) / 2 + 1, pw = (ow + 1 - 2) / 2 + 1;
+    auto arr = [](std::vector<int64_t> v) {
+      std::string s = "array<i64: ";
+      for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+      return s + ">";
+    };
+    std::string tx = ty({cs.n, cs.c, cs.h, cs.w}),
+                tw = ty({cs.f, cs.c / cs.groups, cs.k, cs.k}), tb = ty({cs.f}),
+                ty_ = ty({cs.n, cs.f, oh, ow}), tp = ty({cs.n, cs.f, ph, pw});
+    std::string source =
+        "mix.network @cnn precision(f32) (%x: " + tx + ", %t: " + tp +
+        ") -> tensor<f32> {\n"
+        "  %w = mix.weight external \"w\" : " +
+        tw +
+        "\n"
+        "  %b = mix.weight external \"b\" : " +
+        tb +
+        "\n"
+        // A per-channel scale before the conv, so that the conv's input
+        // gradient is needed too.
+        "  %sc = mix.weight external \"scale\" : " +
+        ty({cs.c, 1, 1}) +
+        "\n"
+        "  %xs = mix.mul %x, %sc : (" +
+        tx + ", " + ty({cs.c, 1, 1}) + ") -> " + tx +
+        "\n"
+        "  %y = mix.conv2d %xs, %w, %b {strides = " +
+        arr({cs.stride, cs.stride}) +
+        ", dilations = " + arr({cs.dilation, cs.dilation}) +
+        ", padding = " + arr(cs.pad) +
+        ", groups = " + std::to_string(cs.groups) + " : i64} : (" + tx + ", " +
+        tw + ", " + tb + ") -> " + ty_ +
+        "\n"
+        "  %s = mix.tanh %y : (" +
+        ty_ + ") -> " + ty_ +
+        "\n"
+        "  %p = mix.avg_pool2d %s {kernel = array<i64: 2, 2>, strides = "
+        "array<i64: 2, 2>, padding = array<i64: 1, 1, 0, 0>, "
+        "count_include_pad = " +
+        (cs.includePad ? "true" : "false") + "} : (" + ty_ + ") -> " + tp +
+        "\n"
+        "  %l = mix.mse_loss %p, %t : (" +
+        tp + ", " + tp +
+        ") -> tensor<f32>\n"
+        "  mix.return %l : tensor<f32>\n}\n";
+    INFO(source);
+    Differentiated d(source);
+    WeightMap weights;
+    weights["w"] = random({cs.f, cs.c / cs.groups, cs.k, cs.k}, rng);
+    weights["b"] = random({cs.f}, rng);
+    weights["scale"] = random({cs.c, 1, 1}, rng);
+    checkAgainstFiniteDifferences(d,
+                                  {random({cs.n, cs.c, cs.h, cs.w}, rng),
+                                   random({cs.n, cs.f, ph, pw}, rng)},
+                                  weights);
+  }
+}
+
+// The same loop for a small CNN (conv2d 3x3, relu, avg_pool2d, dense) on
+// synthetic 8x8 digits, its convolution block in f32 and in f16. Measured
+// (2026-12-03, 150 steps): both 100%, final losses 4.99e-3 and 4.99e-3.
+// Asserted: f32 reaches 95%, f16 within 2 samples of 64 of it.
+TEST_CASE("mix-differentiate: compiled mixed-precision training of a CNN",
+          "[differentiate][train]") {
+  TrainingRun f32 = train(digitTask("f32"), 150, 65536.0, 0.01);
+  TrainingRun f16 = train(digitTask("f16"), 150, 65536.0, 0.01);
+  WARN("f32: accuracy " << f32.accuracy << ", loss " << f32.finalLoss
+                        << ", skipped " << f32.skipped << "; f16: accuracy "
+                        << f16.accuracy << ", loss " << f16.finalLoss
+                        << ", skipped " << f16.skipped);
+  CHECK(f32.skipped == 0);
+  CHECK(f32.accuracy >= 0.95);
+  CHECK(f16.accuracy >= f32.accuracy - 2.0 / 64);
 }
