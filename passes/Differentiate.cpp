@@ -362,8 +362,25 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return binary<MulOp>(g, d);
   }
   if (auto gelu = dyn_cast<GeluOp>(op)) {
-    if (gelu.getApproximate())
-      return failure();
+    if (gelu.getApproximate()) {
+      // y = x/2 (1 + t), t = tanh(c (x + a x^3)), c = sqrt(2/pi):
+      // dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3a x^2).
+      const double a = 0.044715, c = M_2_SQRTPI * M_SQRT1_2;
+      Value x2 = binary<MulOp>(x, x);
+      Value inner = binary<MulOp>(
+          binary<MulOp>(
+              x, binary<AddOp>(constant(1.0), binary<MulOp>(constant(a), x2))),
+          constant(c));
+      Value t = unary<TanhOp>(inner);
+      Value left =
+          binary<MulOp>(constant(0.5), binary<AddOp>(constant(1.0), t));
+      Value slope = binary<MulOp>(
+          constant(0.5 * c),
+          binary<MulOp>(binary<SubOp>(constant(1.0), binary<MulOp>(t, t)),
+                        binary<AddOp>(constant(1.0),
+                                      binary<MulOp>(constant(3 * a), x2))));
+      return binary<MulOp>(g, binary<AddOp>(left, binary<MulOp>(x, slope)));
+    }
     // d/dx x * Phi(x) = Phi(x) + x * phi(x).
     Value cdf = binary<MulOp>(
         constant(0.5),
@@ -674,8 +691,6 @@ LogicalResult Differentiator::differentiate(Operation *op) {
     InFlightDiagnostic diag = original->emitError()
                               << "mix-differentiate: no gradient rule for '"
                               << op->getName().getStringRef() << "'";
-    if (auto gelu = dyn_cast<GeluOp>(op); gelu && gelu.getApproximate())
-      diag << " with approximate = true";
     if (index)
       diag << " with respect to operand #" << *index;
     diag.attachNote(forward.getLoc())
@@ -977,12 +992,12 @@ struct MixDifferentiatePass
       if (network.empty() ? endsInLoss(n) : n.getSymName() == network)
         networks.push_back(n);
     if (networks.empty()) {
-      module.emitError() << "mix-differentiate: "
-                         << (network.empty()
-                                 ? std::string("no network ends in a loss "
-                                               "(mix.mse_loss or "
-                                               "mix.cross_entropy_loss)")
-                                 : "the module has no network @" + network);
+      mlir::emitError(module.getLoc())
+          << "mix-differentiate: "
+          << (network.empty() ? std::string("no network ends in a loss "
+                                            "(mix.mse_loss or "
+                                            "mix.cross_entropy_loss)")
+                              : "the module has no network @" + network);
       return signalPassFailure();
     }
     PrecisionAnalysis &analysis = getAnalysis<PrecisionAnalysis>();

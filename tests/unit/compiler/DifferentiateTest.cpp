@@ -266,7 +266,9 @@ TEST_CASE("mix-differentiate: elementwise layers with broadcasting, mse loss",
       bin("sub", "v3", "u5", "v4", t34, t34) + un("exp", "u1", "u6") +
       bin("div", "v4", "u6", "v5", t34, t34) +
       bin("div", "e", "u6", "v6", t34, t34) +
-      bin("add", "v5", "v6", "v7", t34, t34) + "  %n = mix.neg %v7 : (" + t34 +
+      bin("add", "v5", "v6", "v7a", t34, t34) +
+      un("gelu", "s", "u7", " {approximate = true}") +
+      bin("add", "v7a", "u7", "v7", t34, t34) + "  %n = mix.neg %v7 : (" + t34 +
       ") -> " + t34 + "\n" + "  %l = mix.mse_loss %n, %t : (" + t34 + ", " +
       t34 + ") -> tensor<f32>\n  mix.return %l : tensor<f32>\n}\n";
   Differentiated d(source);
