@@ -136,7 +136,10 @@ private:
   Value transpose(Value v, ArrayRef<int64_t> permutation);
   Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepdims);
   Value matmul(Value lhs, Value rhs);
-  Value compareWithZero(Value x, StringRef predicate);
+  Value compareWithZero(Value x, StringRef predicate) {
+    return compare(x, constant(0.0), predicate);
+  }
+  Value compare(Value lhs, Value rhs, StringRef predicate);
   Value where(Value condition, Value x, Value y);
   /// Sums `g` down to `shape` (the reverse of numpy broadcasting).
   Value unbroadcast(Value g, ArrayRef<int64_t> shape);
@@ -233,10 +236,11 @@ Value Differentiator::matmul(Value lhs, Value rhs) {
   return make<MatmulOp>(tensorType(out), {lhs, rhs});
 }
 
-Value Differentiator::compareWithZero(Value x, StringRef predicate) {
-  auto maskType = RankedTensorType::get(shapeOf(x), b.getI1Type());
+Value Differentiator::compare(Value lhs, Value rhs, StringRef predicate) {
+  auto maskType = RankedTensorType::get(
+      broadcastShape(shapeOf(lhs), shapeOf(rhs)), b.getI1Type());
   return make<CompareOp>(
-      maskType, {x, constant(0.0)},
+      maskType, {lhs, rhs},
       {b.getNamedAttr("predicate", b.getStringAttr(predicate))});
 }
 
@@ -354,6 +358,53 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return binary<DivOp>(g, x);
   if (isa<NegOp>(op))
     return unary<NegOp>(g);
+  if (isa<SqrtOp>(op))
+    return binary<MulOp>(g, binary<DivOp>(constant(0.5), y));
+  if (isa<RsqrtOp>(op)) // d/dx x^-1/2 = -y^3 / 2
+    return binary<MulOp>(
+        g,
+        binary<MulOp>(constant(-0.5), binary<MulOp>(y, binary<MulOp>(y, y))));
+  if (isa<ReciprocalOp>(op))
+    return unary<NegOp>(binary<MulOp>(g, binary<MulOp>(y, y)));
+  if (isa<AbsOp>(op)) // 0 at 0, as PyTorch
+    return where(
+        compareWithZero(x, "gt"), g,
+        where(compareWithZero(x, "lt"), unary<NegOp>(g), constant(0.0)));
+  if (isa<ErfOp>(op))
+    return binary<MulOp>(
+        g, binary<MulOp>(constant(M_2_SQRTPI),
+                         unary<ExpOp>(unary<NegOp>(binary<MulOp>(x, x)))));
+  if (auto elu = dyn_cast<EluOp>(op)) // y + alpha below 0
+    return where(
+        compareWithZero(x, "gt"), g,
+        binary<MulOp>(
+            g, binary<AddOp>(y, constant(elu.getAlpha().convertToDouble()))));
+  if (auto clip = dyn_cast<ClipOp>(op)) // dy inside [min, max], else 0
+    return where(
+        compare(x, constant(clip.getMin().convertToDouble()), "lt"),
+        constant(0.0),
+        where(compare(x, constant(clip.getMax().convertToDouble()), "gt"),
+              constant(0.0), g));
+  if (isa<HardSigmoidOp, HardSwishOp>(op)) {
+    double alpha = 1.0 / 6, beta = 0.5;
+    if (auto hs = dyn_cast<HardSigmoidOp>(op)) {
+      alpha = hs.getAlpha().convertToDouble();
+      beta = hs.getBeta().convertToDouble();
+    }
+    // u = alpha x + beta; hard_sigmoid' = alpha where 0 < u < 1.
+    Value u = binary<AddOp>(binary<MulOp>(x, constant(alpha)), constant(beta));
+    Value inside = where(
+        compareWithZero(u, "gt"),
+        where(compare(u, constant(1.0), "lt"), constant(alpha), constant(0.0)),
+        constant(0.0));
+    if (isa<HardSigmoidOp>(op))
+      return binary<MulOp>(g, inside);
+    // hard_swish = x hs(x): hs(x) + x hs'(x), hs(x) = clip(u, 0, 1).
+    Value hs = make<ClipOp>(x.getType(), {u},
+                            {b.getNamedAttr("min", b.getF64FloatAttr(0.0)),
+                             b.getNamedAttr("max", b.getF64FloatAttr(1.0))});
+    return binary<MulOp>(g, binary<AddOp>(hs, binary<MulOp>(x, inside)));
+  }
   if (isa<SiluOp>(op)) {
     Value s = unary<SigmoidOp>(x);
     Value d = binary<MulOp>(
@@ -408,6 +459,84 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   }
 
   // Data movement.
+  if (isa<MaximumOp, MinimumOp>(op)) {
+    // The adjoint goes to the operand selected (to lhs on ties).
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Value pick = compare(lhs, rhs, isa<MaximumOp>(op) ? "ge" : "le");
+    Value toLhs = where(pick, g, constant(0.0));
+    Value toRhs = where(pick, constant(0.0), g);
+    return unbroadcast(index == 0 ? toLhs : toRhs, xShape);
+  }
+  if (isa<PowOp>(op)) {
+    Value base = op->getOperand(0), exponent = op->getOperand(1);
+    if (index == 0) { // e * a^(e - 1)
+      Value lower = binary<PowOp>(base, binary<SubOp>(exponent, constant(1.0)));
+      return unbroadcast(binary<MulOp>(g, binary<MulOp>(exponent, lower)),
+                         xShape);
+    }
+    return unbroadcast(binary<MulOp>(g, binary<MulOp>(y, unary<LogOp>(base))),
+                       xShape);
+  }
+  if (auto sel = dyn_cast<WhereOp>(op)) {
+    if (index == 0)
+      return failure();
+    Value picked = index == 1 ? where(sel.getCondition(), g, constant(0.0))
+                              : where(sel.getCondition(), constant(0.0), g);
+    return unbroadcast(picked, xShape);
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    int64_t axis = static_cast<int64_t>(concat.getAxis());
+    if (axis < 0)
+      axis += xShape.size();
+    int64_t start = 0;
+    for (unsigned i = 0; i < index; ++i)
+      start += shapeOf(op->getOperand(i))[axis];
+    return make<SliceOp>(
+        x.getType(), {g},
+        {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({axis})),
+         b.getNamedAttr("starts", b.getDenseI64ArrayAttr({start})),
+         b.getNamedAttr("ends", b.getDenseI64ArrayAttr({start + xShape[axis]})),
+         b.getNamedAttr("steps", b.getDenseI64ArrayAttr({1}))});
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    // Zeros around the slice: a constant pad of dy (steps of 1 only).
+    SmallVector<int64_t> before(xShape.size(), 0), after(xShape.size(), 0);
+    ArrayRef<int64_t> ys = shapeOf(y);
+    for (auto [a, start, step] : llvm::zip_equal(
+             slice.getAxes(), slice.getStarts(), slice.getSteps())) {
+      if (step != 1)
+        return failure();
+      int64_t axis = a < 0 ? a + int64_t(xShape.size()) : a;
+      int64_t dim = xShape[axis];
+      int64_t first =
+          std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+      before[axis] = first;
+      after[axis] = dim - first - ys[axis];
+    }
+    SmallVector<int64_t> pads(before);
+    pads.append(after);
+    return make<PadOp>(x.getType(), {g},
+                       {b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads))});
+  }
+  if (auto pad = dyn_cast<PadOp>(op)) {
+    if (pad.getMode() != "constant")
+      return failure();
+    ArrayRef<int64_t> pads = pad.getPads();
+    int64_t rank = xShape.size();
+    SmallVector<int64_t> axes, starts, ends, steps;
+    for (int64_t i = 0; i < rank; ++i) {
+      axes.push_back(i);
+      starts.push_back(pads[i]);
+      ends.push_back(pads[i] + xShape[i]);
+      steps.push_back(1);
+    }
+    return make<SliceOp>(
+        x.getType(), {g},
+        {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+         b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)),
+         b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
+         b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
+  }
   if (isa<ReshapeOp, FlattenOp>(op))
     return reshape(g, xShape);
   if (auto t = dyn_cast<TransposeOp>(op)) {

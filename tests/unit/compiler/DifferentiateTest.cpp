@@ -839,3 +839,64 @@ TEST_CASE("mix-differentiate: compiled mixed-precision training of a CNN",
   CHECK(f32.accuracy >= 0.95);
   CHECK(f16.accuracy >= f32.accuracy - 2.0 / 64);
 }
+
+TEST_CASE("mix-differentiate: more elementwise layers, where, maximum, pow, "
+          "concat, slice, pad",
+          "[differentiate]") {
+  std::mt19937 rng(17);
+  std::string source = R"(
+mix.network @more precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> tensor<f32> {
+  %a = mix.weight external "a" : tensor<4xf32>
+  %c = mix.weight external "c" : tensor<3x1xf32>
+  %e2 = mix.weight external "e2" : tensor<3x4xf32>
+  %p = mix.weight external "p" : tensor<4xf32>
+  %m = mix.mul %x, %a : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %s = mix.add %m, %c : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  %e = mix.exp %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r1 = mix.sqrt %e : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r2 = mix.rsqrt %e : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r3 = mix.reciprocal %e : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r4 = mix.abs %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r5 = mix.erf %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r6 = mix.elu %s {alpha = 0.5 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r7 = mix.clip %s {min = -0.5 : f64, max = 0.5 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r8 = mix.hard_sigmoid %s {alpha = 0.3 : f64, beta = 0.5 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r9 = mix.hard_swish %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r10 = mix.maximum %r1, %r5 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r11 = mix.minimum %r2, %e2 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r12 = mix.pow %e, %p : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %mask = mix.compare %r6, %r7 {predicate = "gt"} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xi1>
+  %r13 = mix.where %mask, %r3, %r4 : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %cat = mix.concat %r8, %r9 {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x8xf32>
+  %r14 = mix.slice %cat {axes = array<i64: 1>, starts = array<i64: 2>, ends = array<i64: 6>, steps = array<i64: 1>} : (tensor<3x8xf32>) -> tensor<3x4xf32>
+  %padded = mix.pad %r10 {pads = array<i64: 1, 0, 0, 0>} : (tensor<3x4xf32>) -> tensor<4x4xf32>
+  %r15 = mix.slice %padded {axes = array<i64: 0>, starts = array<i64: 0>, ends = array<i64: 3>, steps = array<i64: 1>} : (tensor<4x4xf32>) -> tensor<3x4xf32>
+  %v1 = mix.add %r11, %r12 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v2 = mix.add %v1, %r13 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v3 = mix.add %v2, %r14 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v4 = mix.add %v3, %r15 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v5 = mix.mul %v4, %r6 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v6 = mix.add %v5, %r7 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %l = mix.mse_loss %v6, %t : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  // As in the elementwise test, s = x a + c is a multiple of 1/64 plus
+  // 1/128: at least 1/128 away from the kinks at multiples of 1/64 (0 for
+  // abs and elu, +-0.5 for clip, +-3 for hard_swish) and 1/384 away from
+  // hard_sigmoid's +-5/3, far more than the finite-difference step.
+  weights["a"] = random({4}, rng);
+  for (double &v : weights["a"].data)
+    v = std::round(v * 8) / 8;
+  weights["c"] = random({3, 1}, rng);
+  for (double &v : weights["c"].data)
+    v = std::round(v * 64) / 64 + 1.0 / 128;
+  weights["e2"] = random({3, 4}, rng);
+  weights["p"] = random({4}, rng);
+  RefTensor x = random({3, 4}, rng);
+  for (double &v : x.data)
+    v = std::round(v * 8) / 8;
+  checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
+}
