@@ -100,6 +100,8 @@ private:
   // Step 1.
   void cloneFlat(Block &body, ScopeChain &scopes, IRMapping &map,
                  SmallVectorImpl<Value> &terminatorValues);
+  void cloneBatchNormForTraining(BatchNormOp bn, ScopeChain &scopes,
+                                 IRMapping &map);
   // Step 2.
   void analyzeActivity(Value loss);
   // Step 3.
@@ -107,7 +109,7 @@ private:
   FailureOr<Value> operandAdjoint(Operation *op, unsigned index, Value g);
   FailureOr<Value> conv2dAdjoint(Conv2DOp conv, unsigned index, Value g);
   FailureOr<Value> avgPoolAdjoint(AvgPool2DOp pool, Value g);
-  void accumulate(Value v, Value contribution, bool weightGradient);
+  void accumulate(Value v, Value contribution);
   // Step 4.
   void wrap(const Group &group);
   BlockOp wrapOne(ArrayRef<Operation *> ops, BlockOp proto);
@@ -170,6 +172,14 @@ private:
   /// The precision the ops being emitted get (null: inherit).
   PrecisionAttr stamp;
   SmallVector<Group> groups;
+  /// The batch statistics of each batch_norm, in order.
+  struct BatchStatistics {
+    Value mean, variance;
+    BatchNormOp layer;
+  };
+  SmallVector<BatchStatistics> batchStatistics;
+  /// A batch_norm with a single value per channel (no batch statistics).
+  BatchNormOp tooFewSamples;
 
 public:
   void setResolution(PrecisionAnalysis *analysis) { resolution = analysis; }
@@ -286,6 +296,10 @@ void Differentiator::cloneFlat(Block &source, ScopeChain &scopes,
         terminatorValues.push_back(map.lookup(v));
       continue;
     }
+    if (auto bn = dyn_cast<BatchNormOp>(op)) {
+      cloneBatchNormForTraining(bn, scopes, map);
+      continue;
+    }
     Operation *clone = b.clone(op, map);
     clone->removeAttr("resolved");
     forwardOps.push_back(clone);
@@ -297,6 +311,65 @@ void Differentiator::cloneFlat(Block &source, ScopeChain &scopes,
         weights.push_back(weight);
         originalWeight[clone] = cast<WeightOp>(op);
       }
+  }
+}
+
+/// In the gradient network a batch_norm normalizes with the statistics of
+/// the batch, as in training (biased variance), written in mix ops so that
+/// their rules differentiate it:
+///   mean = sum(x) / M, c = x - mean, var = sum(c * c) / M,
+///   y = c * rsqrt(var + epsilon) * scale + bias
+/// over every dimension but the channels (M values per channel). The batch
+/// mean and the unbiased batch variance (var * M / (M - 1), what running
+/// averages use) become outputs of the gradient network.
+void Differentiator::cloneBatchNormForTraining(BatchNormOp bn,
+                                               ScopeChain &scopes,
+                                               IRMapping &map) {
+  Block::iterator start = body->empty() ? body->end() : std::prev(body->end());
+  bool wasEmpty = body->empty();
+  PrecisionAttr saved = stamp;
+  stamp = bn.getPrecisionAttr();
+  loc = bn.getLoc();
+  Value x = map.lookup(bn.getInput());
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t rank = xs.size(), channels = xs[1];
+  SmallVector<int64_t> axes, kept(rank, 1);
+  kept[1] = channels;
+  int64_t m = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != 1) {
+      axes.push_back(i);
+      m *= xs[i];
+    }
+  Value mean = binary<DivOp>(reduceSum(x, axes, true), constant(double(m)));
+  Value centered = binary<SubOp>(x, mean);
+  Value var =
+      binary<DivOp>(reduceSum(binary<MulOp>(centered, centered), axes, true),
+                    constant(double(m)));
+  Value rstd = unary<RsqrtOp>(
+      binary<AddOp>(var, constant(bn.getEpsilon().convertToDouble())));
+  Value scale = reshape(map.lookup(bn.getScale()), kept);
+  Value bias = reshape(map.lookup(bn.getBias()), kept);
+  Value y =
+      binary<AddOp>(binary<MulOp>(binary<MulOp>(centered, rstd), scale), bias);
+  map.map(bn.getResult(), y);
+  BatchStatistics stats;
+  stats.mean = reshape(mean, {channels});
+  if (m < 2 && !tooFewSamples)
+    tooFewSamples = bn;
+  stats.variance =
+      reshape(binary<DivOp>(binary<MulOp>(var, constant(double(m))),
+                            constant(double(std::max<int64_t>(m - 1, 1)))),
+              {channels});
+  stats.layer = bn;
+  batchStatistics.push_back(stats);
+  stamp = saved;
+  for (Operation &op : llvm::make_range(
+           wasEmpty ? body->begin() : std::next(start), body->end())) {
+    forwardOps.push_back(&op);
+    scopesOf[&op] = scopes;
+    if (isa<LayerOpInterface>(op))
+      originalOf[&op] = cast<LayerOpInterface>(bn.getOperation());
   }
 }
 
@@ -321,16 +394,12 @@ void Differentiator::analyzeActivity(Value loss) {
       active.insert(v);
 }
 
-void Differentiator::accumulate(Value v, Value contribution,
-                                bool weightGradient) {
+void Differentiator::accumulate(Value v, Value contribution) {
   auto [it, inserted] = adjoints.try_emplace(v, contribution);
   if (inserted)
     return;
-  PrecisionAttr saved = stamp;
-  if (weightGradient)
-    stamp = PrecisionAttr::get(ctx, PrecisionKind::f32);
+  // At the precision of the contribution's ops (weight gradients: f32).
   it->second = binary<AddOp>(it->second, contribution);
-  stamp = saved;
 }
 
 /// The adjoint contribution of `g` (the adjoint of `op`'s result) to
@@ -568,7 +637,7 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     }
     Value spread = make<ExpandOp>(x.getType(), {reshape(g, kept)});
     if (isa<ReduceMeanOp>(op))
-      spread = binary<MulOp>(spread, constant(1.0 / double(count)));
+      spread = binary<DivOp>(spread, constant(double(count)));
     return spread;
   }
   if (isa<GlobalAvgPoolOp>(op)) {
@@ -576,8 +645,8 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     for (size_t i = 2; i < kept.size(); ++i)
       kept[i] = 1;
     Value spread = make<ExpandOp>(x.getType(), {reshape(g, kept)});
-    return binary<MulOp>(
-        spread, constant(1.0 / double(numElements(xShape.drop_front(2)))));
+    return binary<DivOp>(spread,
+                         constant(double(numElements(xShape.drop_front(2)))));
   }
 
   // Softmax family.
@@ -638,11 +707,11 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     int64_t d = numElements(inShape.drop_front(axis));
     // Recompute x-hat as the forward does.
     Value mean =
-        binary<MulOp>(reduceSum(in, normAxes, true), constant(1.0 / double(d)));
+        binary<DivOp>(reduceSum(in, normAxes, true), constant(double(d)));
     Value centered = binary<SubOp>(in, mean);
-    Value var = binary<MulOp>(
+    Value var = binary<DivOp>(
         reduceSum(binary<MulOp>(centered, centered), normAxes, true),
-        constant(1.0 / double(d)));
+        constant(double(d)));
     Value rstd = unary<RsqrtOp>(
         binary<AddOp>(var, constant(ln.getEpsilon().convertToDouble())));
     Value xhat = binary<MulOp>(centered, rstd);
@@ -653,10 +722,10 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
       return reshape(reduceSum(g, leadAxes, false), xShape);
     Value gh = binary<MulOp>(g, ln.getGamma());
     Value meanG =
-        binary<MulOp>(reduceSum(gh, normAxes, true), constant(1.0 / double(d)));
+        binary<DivOp>(reduceSum(gh, normAxes, true), constant(double(d)));
     Value meanGX =
-        binary<MulOp>(reduceSum(binary<MulOp>(gh, xhat), normAxes, true),
-                      constant(1.0 / double(d)));
+        binary<DivOp>(reduceSum(binary<MulOp>(gh, xhat), normAxes, true),
+                      constant(double(d)));
     return binary<MulOp>(rstd, binary<SubOp>(binary<SubOp>(gh, meanG),
                                              binary<MulOp>(xhat, meanGX)));
   }
@@ -665,7 +734,8 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   if (isa<MseLossOp>(op)) {
     // L = sum((p - t)^2) / N.
     Value diff = binary<SubOp>(op->getOperand(0), op->getOperand(1));
-    Value scale = binary<MulOp>(g, constant(2.0 / double(numElements(xShape))));
+    Value scale = binary<DivOp>(binary<MulOp>(g, constant(2.0)),
+                                constant(double(numElements(xShape))));
     Value dp = binary<MulOp>(diff, scale);
     return index == 0 ? dp : unary<NegOp>(dp);
   }
@@ -688,7 +758,7 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
                                          eyeType, ArrayRef<float>(eye)))})
             ->getResult(0);
     Value onehot = make<EmbeddingOp>(x.getType(), {ce.getLabels(), identity});
-    Value scale = binary<MulOp>(g, constant(1.0 / double(n)));
+    Value scale = binary<DivOp>(g, constant(double(n)));
     return binary<MulOp>(binary<SubOp>(probs, onehot), scale);
   }
   return failure();
@@ -781,10 +851,10 @@ FailureOr<Value> Differentiator::avgPoolAdjoint(AvgPool2DOp pool, Value g) {
             std::min(w0 + kernel[1], xs[3]) - std::max<int64_t>(w0, 0);
         count = rows * cols;
       }
-      counts[i * gs[3] + j] = 1.0f / float(count);
+      counts[i * gs[3] + j] = float(count);
     }
   auto countType = tensorType({gs[2], gs[3]});
-  Value inverse =
+  Value counted =
       WeightOp::create(
           b, loc, TypeRange{countType}, ValueRange{},
           {b.getNamedAttr("value", DenseElementsAttr::get(
@@ -801,7 +871,7 @@ FailureOr<Value> Differentiator::avgPoolAdjoint(AvgPool2DOp pool, Value g) {
     full[i] = (gs[2 + i] - 1) * strides[i] - pad[i] - pad[i + 2] + kernel[i];
   int64_t outPad[2] = {xs[2] - full[0], xs[3] - full[1]};
   return make<ConvTranspose2DOp>(
-      x.getType(), {binary<MulOp>(g, inverse), ones},
+      x.getType(), {binary<DivOp>(g, counted), ones},
       {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
        b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
        b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
@@ -839,11 +909,21 @@ LogicalResult Differentiator::differentiate(Operation *op) {
   FailureOr<LayerResolution> resolved = resolution->resolve(original);
   if (failed(resolved))
     return failure();
+  // A precision is stamped only where it differs from what the backward
+  // ops inherit from their blocks (the forward layer's scopes).
+  FailureOr<Decision> inherited = inheritedPrecision(original);
+  if (failed(inherited))
+    return failure();
+  auto unlessInherited = [&](PrecisionAttr p) {
+    return p == inherited->precision ? PrecisionAttr() : p;
+  };
   PrecisionAttr layerStamp = layer.getLayerPrecision();
   bool int8 = resolved->activations.precision.isInt8() ||
               (resolved->weights && resolved->weights->precision.isInt8());
   if (int8)
     layerStamp = PrecisionAttr::get(ctx, PrecisionKind::f32);
+  if (layerStamp)
+    layerStamp = unlessInherited(layerStamp);
 
   loc = op->getLoc();
   Operation *before = body->empty() ? nullptr : &body->back();
@@ -855,13 +935,13 @@ LogicalResult Differentiator::differentiate(Operation *op) {
     if (weightGradient) {
       bool f64 = resolved->weights &&
                  resolved->weights->precision.getKind() == PrecisionKind::f64;
-      stamp = PrecisionAttr::get(ctx,
-                                 f64 ? PrecisionKind::f64 : PrecisionKind::f32);
+      stamp = unlessInherited(PrecisionAttr::get(
+          ctx, f64 ? PrecisionKind::f64 : PrecisionKind::f32));
     }
     FailureOr<Value> contribution = operandAdjoint(op, index, g);
     if (failed(contribution))
       return noRule(index);
-    accumulate(operand, *contribution, weightGradient);
+    accumulate(operand, *contribution);
   }
   stamp = nullptr;
   Block::iterator start =
@@ -949,6 +1029,9 @@ FailureOr<NetworkOp> Differentiator::run() {
            << "mix-differentiate: network @" << forward.getSymName()
            << " has no results; its last result must be "
               "a loss";
+  elementType = getElementTypeOrSelf(resultTypes.back());
+  if (!isa<FloatType>(elementType))
+    elementType = Float32Type::get(ctx);
   std::string name = (forward.getSymName() + "_grad").str();
   if (SymbolTable::lookupNearestSymbolFrom(forward, StringAttr::get(ctx, name)))
     return forward.emitError() << "mix-differentiate: cannot create @" << name
@@ -978,6 +1061,13 @@ FailureOr<NetworkOp> Differentiator::run() {
   ScopeChain scopes;
   SmallVector<Value> results;
   cloneFlat(forward.getBody().front(), scopes, map, results);
+  if (tooFewSamples) {
+    tooFewSamples.emitError()
+        << "mix-differentiate: batch_norm normalizes 1 value per channel: "
+           "training uses the statistics of the batch, which need at least 2 "
+           "(a batch or an image larger than 1)";
+    return fail();
+  }
   Value loss = results.back();
   Operation *lossOp = loss.getDefiningOp();
   if (!lossOp || !lossOp->hasTrait<mix::OpTrait::Loss>()) {
@@ -992,7 +1082,6 @@ FailureOr<NetworkOp> Differentiator::run() {
           << "it is computed here";
     return fail();
   }
-  elementType = getElementTypeOrSelf(loss.getType());
 
   // 2-3. Activity, then the backward sweep.
   analyzeActivity(loss);
@@ -1029,7 +1118,32 @@ FailureOr<NetworkOp> Differentiator::run() {
     resultAttrs.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("mix.name", b.getStringAttr(label))}));
   }
-  if (outputs.size() == 1)
+  unsigned numGradients = outputs.size() - 1;
+  for (BatchStatistics &stats : batchStatistics) {
+    auto name = [&](Value weight, StringRef kind) {
+      while (auto arg = dyn_cast<BlockArgument>(weight)) {
+        auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp());
+        if (!block)
+          break;
+        weight = block.getInputs()[arg.getArgNumber()];
+      }
+      WeightOp w = weight.getDefiningOp<WeightOp>();
+      std::string label = kind.str() + ".";
+      if (w && w.getRefAttr())
+        return label + w.getRefAttr().getValue().str();
+      return label + "batch_norm" +
+             std::to_string(&stats - batchStatistics.begin());
+    };
+    outputs.push_back(stats.mean);
+    resultAttrs.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("mix.name", b.getStringAttr(name(stats.layer.getMean(),
+                                                         "batch_mean")))}));
+    outputs.push_back(stats.variance);
+    resultAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr(
+        "mix.name",
+        b.getStringAttr(name(stats.layer.getVariance(), "batch_var")))}));
+  }
+  if (numGradients == 0)
     return forward.emitError() << "mix-differentiate: the loss of network @"
                                << forward.getSymName()
                                << " depends on no floating-point weight",

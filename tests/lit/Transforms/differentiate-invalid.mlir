@@ -24,16 +24,24 @@ mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x2x2xf32>)
 // -----
 
 // expected-note @below {{needed for the gradient of the loss of network @n}}
-mix.network @n precision(f32) (%x: tensor<2x3x4x4xf32>, %t: tensor<2x3x4x4xf32>) -> tensor<f32> {
-  %w = mix.weight external "w" : tensor<3x1x1xf32>
-  %a = mix.add %x, %w : (tensor<2x3x4x4xf32>, tensor<3x1x1xf32>) -> tensor<2x3x4x4xf32>
+mix.network @n precision(f32) (%ids: tensor<4xi32>, %t: tensor<4x3xf32>) -> tensor<f32> {
+  %table = mix.weight external "table" : tensor<10x3xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.embedding' with respect to operand #1}}
+  %e = mix.embedding %ids, %table : (tensor<4xi32>, tensor<10x3xf32>) -> tensor<4x3xf32>
+  %l = mix.mse_loss %e, %t : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<1x3x1x1xf32>, %t: tensor<1x3x1x1xf32>) -> tensor<f32> {
   %s = mix.weight external "bn.scale" : tensor<3xf32>
   %b = mix.weight external "bn.bias" : tensor<3xf32>
   %m = mix.weight external "bn.mean" : tensor<3xf32>
   %v = mix.weight external "bn.var" : tensor<3xf32>
-  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.batch_norm' with respect to operand #0}}
-  %n = mix.batch_norm %a, %s, %b, %m, %v : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
-  %l = mix.mse_loss %n, %t : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<f32>
+  // expected-error @below {{mix-differentiate: batch_norm normalizes 1 value per channel: training uses the statistics of the batch, which need at least 2 (a batch or an image larger than 1)}}
+  %n = mix.batch_norm %x, %s, %b, %m, %v : (tensor<1x3x1x1xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x1x1xf32>
+  %l = mix.mse_loss %n, %t : (tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
 

@@ -4,7 +4,8 @@
 // both in blocks named and set as the blocks that enclosed the layer. The
 // backward of a layer keeps the layer's own precision (the relu below is
 // f32 inside an f16 block); weight gradients run at f32; an int8 layer's
-// backward runs at f32.
+// backward runs at f32. A precision is written only where it differs from
+// what the blocks give.
 
 // CHECK-LABEL: mix.network @mlp precision(f32)
 // CHECK-LABEL: mix.network @mlp_grad precision(f32)
@@ -22,15 +23,16 @@
 // CHECK: %[[P:.*]] = mix.softmax %[[Z]] {axis = 1 : i64}
 // CHECK: %[[EYE:.*]] = mix.weight dense<{{\[\[}}1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00]]> : tensor<2x2xf32>
 // CHECK: %[[ONEHOT:.*]] = mix.embedding %[[L]], %[[EYE]]
-// CHECK: %[[QUARTER:.*]] = mix.weight dense<2.500000e-01> : tensor<f32>
-// CHECK: %[[SCALE:.*]] = mix.mul %[[S]], %[[QUARTER]]
+// CHECK: %[[FOUR:.*]] = mix.weight dense<4.000000e+00> : tensor<f32>
+// CHECK: %[[SCALE:.*]] = mix.div %[[S]], %[[FOUR]]
 // CHECK: %[[DIFF:.*]] = mix.sub %[[P]], %[[ONEHOT]]
 // CHECK: %[[DZ:.*]] = mix.mul %[[DIFF]], %[[SCALE]]
-// The int8 dense's backward runs at f32.
-// CHECK: %[[W2T:.*]] = mix.transpose %[[W2]] precision(f32) {permutation = array<i64: 1, 0>}
-// CHECK: %[[DH:.*]] = mix.matmul %[[DZ]], %[[W2T]] precision(f32)
-// CHECK: %[[HT:.*]] = mix.transpose %[[H]]#1 precision(f32)
-// CHECK: %[[DW2:.*]] = mix.matmul %[[HT]], %[[DZ]] precision(f32)
+// The int8 dense's backward runs at f32: what the network gives, so no
+// precision is written.
+// CHECK: %[[W2T:.*]] = mix.transpose %[[W2]] {permutation = array<i64: 1, 0>}
+// CHECK: %[[DH:.*]] = mix.matmul %[[DZ]], %[[W2T]] :
+// CHECK: %[[HT:.*]] = mix.transpose %[[H]]#1 {permutation = array<i64: 1, 0>}
+// CHECK: %[[DW2:.*]] = mix.matmul %[[HT]], %[[DZ]] :
 // The backward of @hidden, in a block @hidden: relu at f32 as its forward,
 // the dense's weight gradients at f32, nothing else overridden.
 // CHECK: %[[DW1:.*]]:2 = mix.block @hidden precision(f16) (%[[A0:.*]] = %[[H]]#0, %[[A1:.*]] = %[[DH]], %[[A2:.*]] = %[[X]])

@@ -44,6 +44,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -133,26 +134,39 @@ RefTensor random(const std::vector<int64_t> &shape, std::mt19937 &rng) {
 
 /// Checks every weight's gradient against central differences, and the
 /// loss scale.
+/// With `training`, the loss differentiated is the gradient network's own
+/// (batch_norm with batch statistics), and the weights in `frozen` (running
+/// statistics) have no gradient.
 void checkAgainstFiniteDifferences(Differentiated &d,
                                    const std::vector<RefTensor> &inputs,
-                                   WeightMap weights) {
+                                   WeightMap weights, bool training = false,
+                                   const std::set<std::string> &frozen = {}) {
   auto g = d.gradients(inputs, weights);
   auto g8 = d.gradients(inputs, weights, 8.0);
-  CHECK(g.at("loss").data[0] == d.loss(inputs, weights));
+  auto lossOf = [&](const WeightMap &w) {
+    return training ? d.gradients(inputs, w).at("loss").data[0]
+                    : d.loss(inputs, w);
+  };
+  if (!training)
+    CHECK(g.at("loss").data[0] == d.loss(inputs, weights));
   const double h = std::ldexp(1.0, -17);
   unsigned checked = 0;
   for (auto &entry : weights) {
     std::string name = ("grad." + entry.getKey()).str();
     INFO("weight " << entry.getKey().str());
+    if (frozen.count(entry.getKey().str())) {
+      CHECK(!g.count(name));
+      continue;
+    }
     REQUIRE(g.count(name));
     const RefTensor &gw = g.at(name);
     REQUIRE(gw.data.size() == entry.getValue().data.size());
     for (size_t i = 0; i < gw.data.size(); ++i) {
       double saved = entry.getValue().data[i];
       entry.getValue().data[i] = saved + h;
-      double up = d.loss(inputs, weights);
+      double up = lossOf(weights);
       entry.getValue().data[i] = saved - h;
-      double down = d.loss(inputs, weights);
+      double down = lossOf(weights);
       entry.getValue().data[i] = saved;
       double fd = (up - down) / (2 * h);
       INFO("element " << i << ": gradient " << gw.data[i]
@@ -899,4 +913,61 @@ mix.network @more precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> t
   for (double &v : x.data)
     v = std::round(v * 8) / 8;
   checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
+}
+
+// batch_norm in the gradient network normalizes with the batch's
+// statistics (training mode): its gradients are checked against finite
+// differences of that loss, the running statistics get none, and the batch
+// mean and unbiased variance come out exactly as computed here.
+TEST_CASE("mix-differentiate: batch_norm with batch statistics",
+          "[differentiate]") {
+  std::mt19937 rng(23);
+  std::string source = R"(
+mix.network @bn precision(f32) (%x: tensor<2x3x2x2xf32>, %t: tensor<2x3x2x2xf32>) -> tensor<f32> {
+  %y = mix.block @norm precision(f16) (%a = %x) : (tensor<2x3x2x2xf32>) -> tensor<2x3x2x2xf32> {
+    %w = mix.weight external "w" : tensor<3x1x1xf32>
+    %m = mix.mul %a, %w : (tensor<2x3x2x2xf32>, tensor<3x1x1xf32>) -> tensor<2x3x2x2xf32>
+    %s = mix.weight external "bn.scale" : tensor<3xf32>
+    %b = mix.weight external "bn.bias" : tensor<3xf32>
+    %mu = mix.weight external "bn.mean" : tensor<3xf32>
+    %v = mix.weight external "bn.var" : tensor<3xf32>
+    %n = mix.batch_norm %m, %s, %b, %mu, %v precision(f32) : (tensor<2x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x2x2xf32>
+    %r = mix.tanh %n : (tensor<2x3x2x2xf32>) -> tensor<2x3x2x2xf32>
+    mix.yield %r : tensor<2x3x2x2xf32>
+  }
+  %l = mix.mse_loss %y, %t : (tensor<2x3x2x2xf32>, tensor<2x3x2x2xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  weights["w"] = random({3, 1, 1}, rng);
+  weights["bn.scale"] = random({3}, rng);
+  weights["bn.bias"] = random({3}, rng);
+  weights["bn.mean"] = random({3}, rng);
+  weights["bn.var"] = random({3}, rng);
+  for (double &v : weights["bn.var"].data)
+    v = std::fabs(v);
+  RefTensor x = random({2, 3, 2, 2}, rng);
+  checkAgainstFiniteDifferences(d, {x, random({2, 3, 2, 2}, rng)}, weights,
+                                /*training=*/true, {"bn.mean", "bn.var"});
+
+  // The batch statistics of the normalized input x * w, per channel over
+  // the 8 values of the batch and the image.
+  auto g = d.gradients({x, random({2, 3, 2, 2}, rng)}, weights);
+  for (int c = 0; c < 3; ++c) {
+    std::vector<double> values;
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i)
+        values.push_back(x.data[(n * 3 + c) * 4 + i] * weights["w"].data[c]);
+    double mean = 0, sq = 0;
+    for (double v : values)
+      mean += v;
+    mean /= 8;
+    for (double v : values)
+      sq += (v - mean) * (v - mean);
+    INFO("channel " << c);
+    CHECK(std::fabs(g.at("batch_mean.bn.mean").data[c] - mean) <= 1e-15);
+    CHECK(std::fabs(g.at("batch_var.bn.var").data[c] - sq / 7) <= 1e-15);
+  }
 }
