@@ -1057,6 +1057,23 @@ def int_mask(out):
         [r.astype(np.float64) for r in ref]
 
 
+def int8_cast(out):
+    """An int8 graph input (signless i8, read signed): Cast to float, and
+    Equal against a constant int8 -128 selecting 1 or 0 with Where."""
+    consts = [numpy_helper.from_array(np.array(-128, np.int8), "lowest"),
+              numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+              numpy_helper.from_array(np.array(0.0, np.float32), "zero")]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/q/" + o, **kw)
+    nodes = [n("Cast", ["q"], "qf", to=TensorProto.FLOAT),
+             n("Equal", ["q", "lowest"], "low"),
+             n("Where", ["low", "one", "zero"], "low_f")]
+    m = model(nodes, [helper.make_tensor_value_info("q", TensorProto.INT8, [6])],
+              [value("qf", 6), value("low_f", 6)], consts)
+    q = np.array([-128, -1, 0, 1, 127, -128], np.int8)
+    return m, {"input0": q}, [q.astype(np.float64),
+                              (q == -128).astype(np.float64)]
+
+
 def matmul_bcast(out):
     """MatMul of two activations with numpy batch broadcasting: [2, 1, 4, 5]
     x [3, 5, 6] -> [2, 3, 4, 6], each side expanded."""
@@ -1288,7 +1305,7 @@ MODELS = {f.__name__: f for f in
            unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
-           int_mask,
+           int_mask, int8_cast,
            conformance]}
 
 
@@ -1324,6 +1341,8 @@ def write_safetensors_mixed(path, tensors):
             raw, dtype = np.ascontiguousarray(array, dtype="<i8").tobytes(), "I64"
         elif array.dtype == np.int32:
             raw, dtype = np.ascontiguousarray(array, dtype="<i4").tobytes(), "I32"
+        elif array.dtype == np.int8:
+            raw, dtype = np.ascontiguousarray(array, dtype="i1").tobytes(), "I8"
         else:
             raw, dtype = np.ascontiguousarray(array, dtype="<f4").tobytes(), "F32"
         header[name] = {"dtype": dtype, "shape": list(array.shape),
