@@ -49,5 +49,34 @@ int main(void) {
     printf("checked(fits): %s: 0x%04x 0x%04x 0x%04x 0x%04x\n",
            mixrt_status_code_name(status), h[0], h[1], h[2], h[3]);
   }
+  {
+    /* -(2^24 + 2^16 + 1), 2^24 + 2^16 + 1, -(2^62 + 2^54 + 1),
+     * 2^62 + 2^54 (a tie: to even), INT64_MAX, INT64_MIN, 257 (a tie),
+     * -2049 */
+    const int64_t ta[8] = {-16842753LL,
+                           16842753LL,
+                           -4629700416936869889LL,
+                           4629700416936869888LL,
+                           9223372036854775807LL,
+                           -9223372036854775807LL - 1,
+                           257,
+                           -2049};
+    /* INT32_MAX, INT32_MIN, 383 and 385 (ties), -65521, 65519 */
+    const int32_t tb[8] = {-16842753, 16842753, 2147483647, -2147483647 - 1,
+                           383,       385,      -65521,     65519};
+    uint16_t x[8], y[8], z[8];
+    status = ties_run(ta, tb, x, y, z);
+    printf("ties: %s\n", mixrt_status_code_name(status));
+    printf("i64 bf16:");
+    for (i = 0; i < 8; ++i)
+      printf(" 0x%04x", x[i]);
+    printf("\ni32 bf16:");
+    for (i = 0; i < 8; ++i)
+      printf(" 0x%04x", y[i]);
+    printf("\ni64 f16:");
+    for (i = 0; i < 8; ++i)
+      printf(" 0x%04x", z[i]);
+    printf("\n");
+  }
   return 0;
 }

@@ -24,3 +24,12 @@ mix.network @checked precision(f32) (%b: tensor<4xi32>) -> tensor<4xf16> {
   %h = mix.cast %b checked : tensor<4xi32> to tensor<4xf16>
   mix.return %h : tensor<4xf16>
 }
+
+// Ties and negative values: i64 -> bf16 (rounded to odd in f64 first),
+// i32 -> bf16 (through the exact f64), i64 -> f16 (through f32).
+mix.network @ties precision(f32) (%a: tensor<8xi64>, %b: tensor<8xi32>) -> (tensor<8xbf16>, tensor<8xbf16>, tensor<8xf16>) {
+  %0 = mix.cast %a : tensor<8xi64> to tensor<8xbf16>
+  %1 = mix.cast %b : tensor<8xi32> to tensor<8xbf16>
+  %2 = mix.cast %a : tensor<8xi64> to tensor<8xf16>
+  mix.return %0, %1, %2 : tensor<8xbf16>, tensor<8xbf16>, tensor<8xf16>
+}
