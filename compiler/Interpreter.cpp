@@ -445,7 +445,9 @@ llvm::Expected<RefTensor> Interpreter::evalWeight(WeightOp op) {
     return t;
   }
   if (auto ints = dyn_cast<DenseIntElementsAttr>(value)) {
-    bool isUnsigned = ints.getElementType().isUnsignedInteger();
+    // An i1 is 0 or 1 (true is 1), as mix.cast reads it.
+    bool isUnsigned = ints.getElementType().isUnsignedInteger() ||
+                      ints.getElementType().isInteger(1);
     for (auto [i, v] : llvm::enumerate(ints.getValues<llvm::APInt>()))
       t.data[i] = isUnsigned ? static_cast<double>(v.getZExtValue())
                              : static_cast<double>(v.getSExtValue());
@@ -458,6 +460,13 @@ llvm::Expected<RefTensor> Interpreter::evalWeight(WeightOp op) {
 llvm::Expected<RefTensor> Interpreter::evalCast(CastOp op, const RefTensor &x) {
   auto to = cast<FloatType>(getElementTypeOrSelf(op.getType()));
   RefTensor y = x;
+  // Integers are held as exact doubles (signed; an i1 as 0 or 1): an
+  // unsigned i8 reads its negative values + 256. Rounding the exact double
+  // to `to` is mix.cast's one RNE rounding of the integer.
+  if (op.getIsUnsigned())
+    for (double &v : y.data)
+      if (v < 0)
+        v += 256.0;
   for (auto [i, v] : llvm::enumerate(y.data)) {
     double rounded = roundToType(v, to);
     if (op.getChecked() && std::isinf(rounded) && std::isfinite(v))

@@ -178,7 +178,10 @@ void PrecisionReport::recordCasts(ModuleOp module) {
     // A cast of a weight is done at compile time (mix-insert-casts folds
     // those of inline weights; mix-lint's copy keeps those of external
     // ones): not a cast between layers.
-    if (isa<CastOp>(op) && !isWeight(op->getOperand(0))) {
+    // A cast of integers (an ONNX Cast of an int64 mask, ...) converts
+    // data, not a precision: not counted either.
+    if (isa<CastOp>(op) && !isWeight(op->getOperand(0)) &&
+        !isa<IntegerType>(getElementTypeOrSelf(op->getOperand(0).getType()))) {
       auto it = index.find(scopeName(op));
       if (it != index.end())
         ++scopes_[it->second].casts;
@@ -207,7 +210,8 @@ void PrecisionReport::recordCasts(ModuleOp module) {
   for (Layer &layer : layers_)
     layer.castsIn.clear();
   module.walk([&](CastOp cast) {
-    if (isWeight(cast.getInput()))
+    if (isWeight(cast.getInput()) ||
+        isa<IntegerType>(getElementTypeOrSelf(cast.getInput().getType())))
       return;
     std::string from =
         elementName(getElementTypeOrSelf(cast.getInput().getType()));

@@ -155,34 +155,67 @@ def Mix_WeightOp : Mix_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+// The element types mix.cast converts from: floats, and the integers of
+// masks (i1), quantized and ONNX int8/uint8 data (i8), indices and ONNX
+// int32/int64 tensors (i32, i64).
+def Mix_CastSourceTensor
+    : Mix_BatchTensorOf<[F16, BF16, F32, F64, I1, I8, I32, I64]>;
+
 def Mix_CastOp : Mix_Op<"cast", [Pure, SameOperandsAndResultShape]> {
-  let summary = "Converts a tensor to another floating-point type (one RNE rounding)";
+  let summary = "Converts a float or integer tensor to a floating-point type "
+                "(one RNE rounding)";
   let description = [{
     Inserted by `mix-insert-casts` where a value produced at one precision is
-    consumed at another. Narrowing rounds to nearest, ties to even, once
-    (f64 to f16 never goes through f32); values beyond the target's range
-    become +-inf, NaN stays NaN. Widening is exact.
+    consumed at another, and by importers for ONNX's Cast. The result is a
+    float tensor (f16, bf16, f32, f64); the input is a float tensor or a
+    signless integer tensor (i1, i8, i32, i64).
 
-    With `checked`, the compiled code reports a finite value that overflows
-    to infinity as an error (with this op's location) instead of propagating
-    it.
+    Float to float: narrowing rounds to nearest, ties to even, once (f64 to
+    f16 never goes through f32); values beyond the target's range become
+    +-inf, NaN stays NaN. Widening is exact.
 
-    Casts to the same type fold away, and `cast(cast(x))` folds to a single
-    cast from `x` when the inner cast is an exact widening.
+    Integer to float: the exact integer value is rounded to nearest, ties to
+    even, once. Integers are signed (two's complement), but `i1` is 0 or 1
+    (true is 1, as ONNX's bool) and `unsigned` reads an `i8` as 0 .. 255
+    (ONNX's uint8). Exact: i1 and i8 to every float type, i32 to f64.
+    Inexact: i32 and i64 to f32 above 2^24 in magnitude, i64 to f64 above
+    2^53, i32/i64 to bf16 above 2^8; i32 and i64 to f16 above 2048, and
+    magnitudes from 65520 up overflow to +-inf (the largest f16 is 65504).
+
+    With `checked`, the compiled code reports a finite value (float or
+    integer) that overflows to infinity as an error (with this op's
+    location) instead of propagating it.
+
+    Float to integer (ONNX's Cast to an integer type truncates toward zero)
+    and integer to integer are not supported: the verifier rejects them.
+
+    Casts to the same type fold away; `cast(cast(x))` folds to a single cast
+    from `x` when the inner cast is exact for every input value (an exact
+    float widening, or i1/i8 to any float, i32 to f64), never across an
+    inexact integer-to-float step. A cast of an inline integer weight folds
+    to an inline float weight (the same rounding; a checked cast that
+    overflows is kept, to report at run time).
 
     ```mlir
     %h = mix.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+    %m = mix.cast %mask : tensor<2x8xi64> to tensor<2x8xf32>
+    %p = mix.cast %pixels unsigned : tensor<1x3x4x4xi8> to tensor<1x3x4x4xf32>
     ```
   }];
-  let arguments = (ins Mix_FloatTensor:$input, UnitAttr:$checked);
-  let results = (outs Mix_FloatTensor:$result);
+  let arguments = (ins Mix_CastSourceTensor:$input, UnitAttr:$is_unsigned,
+                       UnitAttr:$checked);
+  let results = (outs Mix_CastSourceTensor:$result);
   let assemblyFormat = [{
-    $input (`checked` $checked^)? attr-dict `:` type($input) `to` type($result)
+    $input (`unsigned` $is_unsigned^)? (`checked` $checked^)? attr-dict `:`
+    type($input) `to` type($result)
   }];
   let hasFolder = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
   let extraClassDeclaration = [{
     /// True when every value of type `from` is exactly representable in
-    /// `to` (f16/bf16 -> f32/f64, f32 -> f64, and identity).
+    /// `to` (f16/bf16 -> f32/f64, f32 -> f64, i1/i8 -> any float, i32 ->
+    /// f64, and identity).
     static bool isExactWidening(::mlir::Type from, ::mlir::Type to);
   }];
 }
@@ -938,6 +971,10 @@ def Mix_ExpandOp : Mix_LayerOp<"expand"> {
 
 def Mix_MaskTensor : Mix_BatchTensorOf<[I1]>;
 
+// mix.compare's operands: floats, or integers (both of one integer type).
+def Mix_CompareOperandTensor
+    : Mix_BatchTensorOf<[F16, BF16, F32, F64, I8, I32, I64]>;
+
 def Mix_CompareOp : Mix_LayerOp<"compare"> {
   let summary = "Elementwise comparison to an i1 mask (numpy broadcasting)";
   let description = [{
@@ -953,15 +990,23 @@ def Mix_CompareOp : Mix_LayerOp<"compare"> {
     `i1` mask: it has no precision of its own, and cannot be a network input
     or output.
 
+    Integer operands (i8, i32 or i64; both of the same type) compare exactly
+    as signed integers; the layer's precision does not apply to them (no
+    cast is inserted). Integers have no unordered values, so each unordered
+    form is its ordered one (`ult` is `lt`). An integer compares with a float
+    only after a `mix.cast` of the integer.
+
     ```mlir
     %m = mix.compare %a, %b {predicate = "eq"}
         : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
     %n = mix.compare %a, %b {predicate = "uge"}
         : (tensor<2x1x1x8xf32>, tensor<f32>) -> tensor<2x1x1x8xi1>
+    %k = mix.compare %ids, %zero {predicate = "gt"}
+        : (tensor<2x8xi64>, tensor<i64>) -> tensor<2x8xi1>
     ```
   }];
-  let arguments = !con((ins Mix_FloatTensor:$lhs, Mix_FloatTensor:$rhs,
-                            StrAttr:$predicate),
+  let arguments = !con((ins Mix_CompareOperandTensor:$lhs,
+                            Mix_CompareOperandTensor:$rhs, StrAttr:$predicate),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_MaskTensor:$result);
 }

@@ -414,3 +414,40 @@ LogicalResult WeightOp::verify() {
                          << " does not match the result type " << getType();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  Type from = getElementTypeOrSelf(getInput().getType());
+  Type to = getElementTypeOrSelf(getType());
+  if (!isa<FloatType>(to)) {
+    InFlightDiagnostic diag =
+        emitOpError() << "cannot cast " << from << " to " << to
+                      << ": the result must be a float type (f16, bf16, f32 "
+                         "or f64)";
+    if (isa<FloatType>(from))
+      diag.attachNote(getLoc())
+          << "float to integer casts (ONNX's Cast truncates toward zero and "
+             "leaves out-of-range values undefined) are not supported";
+    else
+      diag.attachNote(getLoc()) << "integer to integer casts are not supported";
+    checks::noteDefinition(diag, getInput(), "input");
+    return diag;
+  }
+  if (getIsUnsigned() && !from.isInteger(8)) {
+    InFlightDiagnostic diag =
+        emitOpError() << "'unsigned' reads an i8 input as 0 .. 255, but the "
+                         "input is "
+                      << from;
+    diag.attachNote(getLoc())
+        << (isa<FloatType>(from) ? "a float input has no signedness"
+            : from.isInteger(1)  ? "an i1 input is always 0 or 1"
+                                 : "only i8 (ONNX's uint8) has an "
+                                   "unsigned reading");
+    checks::noteDefinition(diag, getInput(), "input");
+    return diag;
+  }
+  return success();
+}

@@ -891,6 +891,20 @@ LogicalResult CompareOp::verify() {
     return emitOpError() << "predicate \"" << getPredicate()
                          << "\" is not one of eq, ne, lt, le, gt, ge, ult, "
                             "ule, ugt, uge";
+  Type lhs = getElementTypeOrSelf(getLhs().getType());
+  Type rhs = getElementTypeOrSelf(getRhs().getType());
+  if ((isa<IntegerType>(lhs) || isa<IntegerType>(rhs)) && lhs != rhs) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "compares " << lhs << " with " << rhs
+                              << ": integer operands must have the same type";
+    diag.attachNote(getLoc())
+        << (isa<FloatType>(lhs) || isa<FloatType>(rhs)
+                ? "convert the integer operand with mix.cast to compare it "
+                  "with a float"
+                : "integers of different widths are not compared (ONNX's "
+                  "comparisons take two operands of one type)");
+    return diag;
+  }
   return checkBroadcast(*this, getLhs(), getRhs());
 }
 

@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace mix::lowering {
@@ -89,6 +91,68 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   if (fromWidth < toWidth)
     return arith::ExtFOp::create(b, loc, to, v);
   return arith::TruncFOp::create(b, loc, to, v);
+}
+
+/// i64 -> f64 rounding to odd: the neighbour of the exact value towards
+/// zero, with its last significand bit set when inexact. A following RNE
+/// rounding to a format of at most 51 significant bits (through
+/// truncF64ToF32RoundToOdd for bf16) equals one RNE rounding of the integer.
+static Value integerToF64RoundToOdd(OpBuilder &b, Location loc, Value x) {
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value d = arith::SIToFPOp::create(b, loc, f64, x);
+  // fptosi of 2^63 (INT64_MAX rounded up) is out of range: its integer is
+  // INT64_MIN's bit pattern, and x - 2^63 wraps to the exact difference.
+  Value limit = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(0x1p63));
+  Value big =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, d, limit);
+  Value truncated = arith::FPToSIOp::create(b, loc, i64, d);
+  Value minimum = arith::ConstantIntOp::create(
+      b, loc, i64, std::numeric_limits<int64_t>::min());
+  Value back = arith::SelectOp::create(b, loc, big, minimum, truncated);
+  Value error = arith::SubIOp::create(b, loc, x, back);
+  Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value inexact =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, error, zero);
+  // |d| > |x|: d rounded away from zero (error and d of opposite signs).
+  Value errorNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, error, zero);
+  // d has x's sign (x is not 0 when inexact).
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  Value away = arith::XOrIOp::create(b, loc, errorNegative, negative);
+  Value bits = arith::BitcastOp::create(b, loc, i64, d);
+  Value one = arith::ConstantIntOp::create(b, loc, i64, 1);
+  // Sign-magnitude: one less in the bits is one ulp towards zero.
+  Value less = arith::SubIOp::create(b, loc, bits, one);
+  Value toward = arith::SelectOp::create(b, loc, away, less, bits);
+  Value odd = arith::OrIOp::create(b, loc, toward, one);
+  Value result = arith::SelectOp::create(b, loc, inexact, odd, bits);
+  return arith::BitcastOp::create(b, loc, f64, result);
+}
+
+Value integerToFloat(OpBuilder &b, Location loc, Value v, Type to,
+                     bool isUnsigned) {
+  unsigned width = cast<IntegerType>(v.getType()).getWidth();
+  Type f32 = b.getF32Type();
+  // i1 (0 or 1) and i8 (signed or unsigned) are exact in f32, and from there
+  // in every float type.
+  if (width == 1 || isUnsigned)
+    return convertScalar(b, loc, arith::UIToFPOp::create(b, loc, f32, v), to);
+  if (width <= 8)
+    return convertScalar(b, loc, arith::SIToFPOp::create(b, loc, f32, v), to);
+  // One RNE rounding of the integer (cvtsi2ss / cvtsi2sd).
+  if (to.isF32() || to.isF64())
+    return arith::SIToFPOp::create(b, loc, to, v);
+  // f16: below 2^24 the f32 value is exact; from 65520 up both f32 and the
+  // direct rounding overflow f16, so rounding through f32 is one rounding.
+  if (to.isF16())
+    return convertScalar(b, loc, arith::SIToFPOp::create(b, loc, f32, v), to);
+  // bf16 (8 significant bits, f32's range): i32 is exact in f64; i64 is
+  // rounded to odd in f64 first.
+  Value d = width <= 32
+                ? Value(arith::SIToFPOp::create(b, loc, b.getF64Type(), v))
+                : integerToF64RoundToOdd(b, loc, v);
+  return truncToBF16(b, loc, d);
 }
 
 /// The indexing map reading `operandType` inside an iteration space equal

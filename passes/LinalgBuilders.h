@@ -38,6 +38,12 @@ mlir::Value truncToBF16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           mlir::Type to);
 
+/// Converts a scalar integer (i1 as 0/1; i8 read unsigned when
+/// `isUnsigned`; otherwise signed) to the float type `to` with one RNE
+/// rounding of its exact value (mix.cast's contract).
+mlir::Value integerToFloat(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value v, mlir::Type to, bool isUnsigned);
+
 /// The map reading `operandType` in an iteration space of `resultType`'s
 /// shape with numpy broadcasting.
 mlir::AffineMap broadcastMap(mlir::ShapedType operandType,

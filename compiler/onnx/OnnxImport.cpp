@@ -108,10 +108,14 @@ RankedTensorType Importer::tensorType(const onnx::TypeProto &type,
   case onnx::TensorProto::INT32:
     element = IntegerType::get(&context, 32);
     break;
+  case onnx::TensorProto::INT8: // signless i8, read signed (mix.cast)
+    element = IntegerType::get(&context, 8);
+    break;
   default:
     error = "'" + valueName.str() + "' has the ONNX element type " +
             std::to_string(tensor.elem_type()) +
-            " (mix takes float, double, float16, bfloat16, int32, int64)";
+            " (mix takes float, double, float16, bfloat16, int64, int32, "
+            "int8)";
     return {};
   }
   if (!tensor.has_shape()) {

@@ -122,13 +122,29 @@ broadcastShapes(Importer &im, const onnx::NodeProto &node,
   return out;
 }
 
-/// Equal, Less, ... of two float tensors: a mix.compare mask.
+/// Equal, Less, ... of two float tensors, or of two integer tensors of one
+/// type (int32, int64: exact signed comparison): a mix.compare mask.
 void convertCompare(Importer &im, const onnx::NodeProto &node,
                     StringRef predicate) {
   Value a = im.operand(node, input(node, 0));
   Value b = im.operand(node, input(node, 1));
-  if (!a || !b || !isFloat(im, node, a) || !isFloat(im, node, b))
+  if (!a || !b)
     return;
+  Type ae = getElementTypeOrSelf(a.getType()),
+       be = getElementTypeOrSelf(b.getType());
+  if (isa<IntegerType>(ae) || isa<IntegerType>(be)) {
+    if (ae != be || ae.isInteger(1)) {
+      std::string types;
+      llvm::raw_string_ostream os(types);
+      os << ae << " and " << be;
+      im.problem(node, node.op_type() + " of " + types +
+                           " tensors is not supported (mix.compare takes two "
+                           "float tensors or two integer tensors of one type)");
+      return;
+    }
+  } else if (!isFloat(im, node, a) || !isFloat(im, node, b)) {
+    return;
+  }
   auto at = cast<RankedTensorType>(a.getType()),
        bt = cast<RankedTensorType>(b.getType());
   auto shape = broadcastShapes(im, node, {at.getShape(), bt.getShape()});

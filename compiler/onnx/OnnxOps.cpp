@@ -327,18 +327,28 @@ void Importer::convert(const onnx::NodeProto &node) {
     return;
   }
   if (op == "Cast") {
-    // Between floating-point types, of a value computed at run time:
-    // mix.cast, one round-to-nearest-even like ONNX's Cast (overflow to
-    // +-inf, unchecked). Casts of constants are folded (OnnxFold.cpp).
-    RankedTensorType type = floatTypeOf(node, out);
-    Value x = type ? operandAt(0) : Value();
-    if (!x)
-      return;
-    if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType())) {
-      problem(node, "Cast of an integer tensor computed at run time is not "
-                    "supported (mix layers compute on floating-point tensors)");
+    // Of a value computed at run time, to a floating-point type: mix.cast.
+    // From a float: one round-to-nearest-even like ONNX's Cast (overflow to
+    // +-inf, unchecked). From an integer (int32, int64, or a bool mask of a
+    // comparison: 0 or 1): one RNE rounding of the exact integer. Casts of
+    // integer constants to integers are folded (OnnxFold.cpp); those to
+    // floats become a mix.cast of an integer weight, which canonicalization
+    // folds.
+    RankedTensorType resultType = typeOf(node, out);
+    if (resultType && !isa<FloatType>(resultType.getElementType())) {
+      std::string elem;
+      llvm::raw_string_ostream(elem) << resultType.getElementType();
+      problem(node, "Cast to an integer type (" + elem +
+                        ") of a tensor computed at run time is not supported "
+                        "(mix.cast converts to f16, bf16, f32 and f64 only)");
       return;
     }
+    Value x = resultType ? operandAt(0) : Value();
+    if (!x)
+      return;
+    auto type =
+        RankedTensorType::get(cast<RankedTensorType>(x.getType()).getShape(),
+                              resultType.getElementType());
     define(out, x.getType() == type
                     ? x
                     : CastOp::create(builder, loc, type, x).getResult());

@@ -57,6 +57,8 @@ ElementInfo elementInfo(MLIRContext &context, int32_t dtype) {
     return {b.getI64Type(), 8, io::DType::I64};
   case onnx::TensorProto::INT32:
     return {b.getI32Type(), 4, io::DType::I32};
+  case onnx::TensorProto::INT8:
+    return {b.getI8Type(), 1, io::DType::I8};
   default:
     return {};
   }
@@ -102,6 +104,7 @@ std::optional<std::vector<char>> readBytes(const onnx::TensorProto &t,
     ok = copy(t.int64_data());
     break;
   case onnx::TensorProto::INT32:
+  case onnx::TensorProto::INT8: // int32_data, one value each (low byte)
     ok = copy(t.int32_data());
     break;
   case onnx::TensorProto::FLOAT16:

@@ -23,12 +23,16 @@ using namespace mix::lowering;
 
 namespace {
 
-/// True when some finite value of `from` rounds to infinity in `to`.
-bool canOverflow(Type from, Type to) {
+/// True when some finite value of `from` rounds to infinity in `to`: a
+/// wider float, or an i32/i64 converted to f16.
+bool canOverflow(Type from, Type to, bool isUnsigned) {
   auto largest = [](Type t) {
     return APFloat::getLargest(cast<FloatType>(t).getFloatSemantics())
         .convertToDouble();
   };
+  if (auto integer = dyn_cast<IntegerType>(from))
+    return !isUnsigned && integer.getWidth() > 8 &&
+           largest(to) < std::ldexp(1.0, integer.getWidth() - 1);
   return largest(to) < largest(from);
 }
 
@@ -40,14 +44,33 @@ struct CastLowering : MixLoweringPattern<CastOp> {
     auto type = cast<ShapedType>(op.getType());
     Type to = type.getElementType();
     Type from = getElementTypeOrSelf(op.getInput().getType());
-    bool check = options.checks && op.getChecked() && canOverflow(from, to);
+    bool isUnsigned = op.getIsUnsigned();
+    bool check =
+        options.checks && op.getChecked() && canOverflow(from, to, isUnsigned);
+    std::string what;
+    llvm::raw_string_ostream(what)
+        << "checked cast from " << (isUnsigned ? "unsigned " : "") << from
+        << " to " << to << " overflows";
+    if (isa<IntegerType>(from)) {
+      // An integer overflows only f16 (i32, i64), whose conversion goes
+      // through the f32 value (exact where the result is finite).
+      Value result = elementwise(
+          rewriter, op.getLoc(), adaptor.getInput(), type,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            if (!check)
+              return integerToFloat(b, loc, args[0], to, isUnsigned);
+            Value wide =
+                arith::SIToFPOp::create(b, loc, b.getF32Type(), args[0]);
+            return roundChecked(b, loc, wide, to, check, op, what,
+                                type.getShape());
+          });
+      rewriter.replaceOp(op, result);
+      return success();
+    }
     // Overflow is detected in a type that holds both sides exactly.
     Type wide = cast<FloatType>(from).getWidth() < 32
                     ? Type(rewriter.getF32Type())
                     : from;
-    std::string what;
-    llvm::raw_string_ostream(what)
-        << "checked cast from " << from << " to " << to << " overflows";
     Value result = elementwise(
         rewriter, op.getLoc(), adaptor.getInput(), type,
         [&](OpBuilder &b, Location loc, ValueRange args) {

@@ -19,6 +19,7 @@
 // is f64; f16 and bf16 values are exact there, so the comparison is the one
 // at the operands' precision) and emits arith.cmpf, ordered for every
 // predicate but `ne` (unordered: NaN compares false, `ne` true, as IEEE);
+// integer operands (one type) compare exactly with a signed arith.cmpi;
 // where selects with arith.select and converts the chosen value once.
 //
 //===----------------------------------------------------------------------===//
@@ -138,12 +139,35 @@ arith::CmpFPredicate cmpPredicate(StringRef p) {
       .Default(arith::CmpFPredicate::UGE);
 }
 
+/// The signed integer predicate of a mix.compare predicate (integers are
+/// never unordered: `ult` is `lt`).
+arith::CmpIPredicate cmpIPredicate(StringRef p) {
+  return llvm::StringSwitch<arith::CmpIPredicate>(p)
+      .Case("eq", arith::CmpIPredicate::eq)
+      .Case("ne", arith::CmpIPredicate::ne)
+      .Cases({"lt", "ult"}, arith::CmpIPredicate::slt)
+      .Cases({"le", "ule"}, arith::CmpIPredicate::sle)
+      .Cases({"gt", "ugt"}, arith::CmpIPredicate::sgt)
+      .Default(arith::CmpIPredicate::sge);
+}
+
 struct CompareLowering : MixLoweringPattern<CompareOp> {
   using MixLoweringPattern::MixLoweringPattern;
   LogicalResult
   matchAndRewrite(CompareOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<ShapedType>(op.getType());
+    if (isa<IntegerType>(getElementTypeOrSelf(op.getLhs().getType()))) {
+      // Integers (both of one type): exact signed comparison.
+      arith::CmpIPredicate predicate = cmpIPredicate(op.getPredicate());
+      Value result = elementwise(
+          rewriter, op.getLoc(), adaptor.getOperands(), type,
+          [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+            return arith::CmpIOp::create(b, loc, predicate, args[0], args[1]);
+          });
+      rewriter.replaceOp(op, result);
+      return success();
+    }
     Type wide = rewriter.getF32Type();
     for (Value v : adaptor.getOperands())
       if (getElementTypeOrSelf(v.getType()).isF64())

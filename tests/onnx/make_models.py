@@ -1013,6 +1013,67 @@ def casts(out):
     return m, {"input0": x}, [y]
 
 
+def int_mask(out):
+    """A BERT-style mask from a run-time int64 attention_mask: Cast to float,
+    (1 - m) * -10000 added to the scores (output 0); int64 and int32
+    comparisons (Greater against a constant 0, Less against a constant 3)
+    And-ed into a Where (output 1); the bool Greater cast to float (output
+    2); a third int64 input cast to float (output 3: one RNE rounding,
+    inexact above 2^24). Static shapes [2, 4]; inputs scores (f32),
+    attention_mask (int64), ids (int32), big (int64). Every f32 operation of
+    outputs 0-2 is exact, so the f64 interpreter matches too."""
+    f = lambda name, v, t=np.float32: numpy_helper.from_array(np.array(v, t), name)
+    consts = [f("one", 1.0), f("neg", -10000.0), f("big_neg", -1e9),
+              f("zero64", 0, np.int64), f("three32", 3, np.int32)]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/mask/" + o, **kw)
+    nodes = [
+        n("Cast", ["attention_mask"], "mf", to=TensorProto.FLOAT),
+        n("Sub", ["one", "mf"], "inv"),
+        n("Mul", ["inv", "neg"], "ext"),
+        n("Add", ["scores", "ext"], "masked"),
+        n("Greater", ["attention_mask", "zero64"], "pos"),
+        n("Less", ["ids", "three32"], "small"),
+        n("And", ["pos", "small"], "both"),
+        n("Where", ["both", "scores", "big_neg"], "selected"),
+        n("Cast", ["pos"], "pos_f", to=TensorProto.FLOAT),
+        n("Cast", ["big"], "big_f", to=TensorProto.FLOAT),
+    ]
+    ints = lambda name, t: helper.make_tensor_value_info(name, t, [2, 4])
+    m = model(nodes, [value("scores", 2, 4), ints("attention_mask", TensorProto.INT64),
+                      ints("ids", TensorProto.INT32), ints("big", TensorProto.INT64)],
+              [value(k, 2, 4) for k in ["masked", "selected", "pos_f", "big_f"]],
+              consts)
+    scores = np.array([[0.5, -1.25, 2.0, 3.0], [1.5, -0.75, 0.25, 4.0]], np.float32)
+    mask = np.array([[1, 1, 0, 2], [1, -3, 1, 0]], np.int64)
+    ids = np.array([[0, 5, 2, 1], [3, 2, -7, 1]], np.int32)
+    big = np.array([[16777217, 16777219, -16777221, 2**40 + 2**16 + 1],
+                    [2**62 + 2**38 + 2**10, -(2**62 + 2**38), 123456789, 0]], np.int64)
+    mf = mask.astype(np.float32)
+    masked = scores + (np.float32(1) - mf) * np.float32(-10000)
+    both = (mask > 0) & (ids < 3)
+    selected = np.where(both, scores, np.float32(-1e9))
+    ref = [masked, selected, (mask > 0).astype(np.float32), big.astype(np.float32)]
+    return m, {"input0": scores, "input1": mask, "input2": ids, "input3": big}, \
+        [r.astype(np.float64) for r in ref]
+
+
+def int8_cast(out):
+    """An int8 graph input (signless i8, read signed): Cast to float, and
+    Equal against a constant int8 -128 selecting 1 or 0 with Where."""
+    consts = [numpy_helper.from_array(np.array(-128, np.int8), "lowest"),
+              numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+              numpy_helper.from_array(np.array(0.0, np.float32), "zero")]
+    n = lambda op, ins, o, **kw: helper.make_node(op, ins, [o], name="/q/" + o, **kw)
+    nodes = [n("Cast", ["q"], "qf", to=TensorProto.FLOAT),
+             n("Equal", ["q", "lowest"], "low"),
+             n("Where", ["low", "one", "zero"], "low_f")]
+    m = model(nodes, [helper.make_tensor_value_info("q", TensorProto.INT8, [6])],
+              [value("qf", 6), value("low_f", 6)], consts)
+    q = np.array([-128, -1, 0, 1, 127, -128], np.int8)
+    return m, {"input0": q}, [q.astype(np.float64),
+                              (q == -128).astype(np.float64)]
+
+
 def matmul_bcast(out):
     """MatMul of two activations with numpy batch broadcasting: [2, 1, 4, 5]
     x [3, 5, 6] -> [2, 3, 4, 6], each side expanded."""
@@ -1244,6 +1305,7 @@ MODELS = {f.__name__: f for f in
            unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
+           int_mask, int8_cast,
            conformance]}
 
 
@@ -1277,6 +1339,10 @@ def write_safetensors_mixed(path, tensors):
     for name, array in tensors.items():
         if array.dtype == np.int64:
             raw, dtype = np.ascontiguousarray(array, dtype="<i8").tobytes(), "I64"
+        elif array.dtype == np.int32:
+            raw, dtype = np.ascontiguousarray(array, dtype="<i4").tobytes(), "I32"
+        elif array.dtype == np.int8:
+            raw, dtype = np.ascontiguousarray(array, dtype="i1").tobytes(), "I8"
         else:
             raw, dtype = np.ascontiguousarray(array, dtype="<f4").tobytes(), "F32"
         header[name] = {"dtype": dtype, "shape": list(array.shape),

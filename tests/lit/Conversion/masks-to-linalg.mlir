@@ -139,3 +139,40 @@ mix.network @logic precision(f32) (%s: tensor<2x3xf32>, %m: tensor<3xf32>) -> te
   %y = mix.where %not, %s, %m : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   mix.return %y : tensor<2x3xf32>
 }
+
+// Integer compare: arith.cmpi with the signed predicate (the unordered
+// forms are the ordered ones), no cast of the integer operands. Integer
+// casts: i64 -> f32 one arith.sitofp; i1 and unsigned i8 arith.uitofp (0/1,
+// 0 .. 255) exactly to f32, then to the result; i64 -> bf16 rounds to odd
+// in f64 (sitofp, the error through fptosi, the last bit set when inexact)
+// before the one RNE rounding to bf16.
+// CHECK-LABEL: func.func @ints
+// CHECK-NOT:   mix.cast
+// CHECK:       ^bb0(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i1):
+// CHECK-NEXT:    arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
+// CHECK:       ^bb0(%{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i1):
+// CHECK-NEXT:    arith.cmpi slt, %{{.*}}, %{{.*}} : i32
+// CHECK:       ^bb0(%[[X:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT:    %[[F:.*]] = arith.sitofp %[[X]] : i64 to f32
+// CHECK-NEXT:    linalg.yield %[[F]] : f32
+// CHECK:       ^bb0(%[[M:.*]]: i1, %{{.*}}: f32):
+// CHECK-NEXT:    arith.uitofp %[[M]] : i1 to f32
+// CHECK:       ^bb0(%[[P:.*]]: i8, %{{.*}}: f16):
+// CHECK-NEXT:    %[[PF:.*]] = arith.uitofp %[[P]] : i8 to f32
+// CHECK-NEXT:    arith.truncf %[[PF]] : f32 to f16
+// CHECK:       ^bb0(%[[Y:.*]]: i64, %{{.*}}: bf16):
+// CHECK-NEXT:    %[[D:.*]] = arith.sitofp %[[Y]] : i64 to f64
+// CHECK:         arith.fptosi %[[D]] : f64 to i64
+// CHECK:         arith.ori
+mix.network @ints precision(f32) (%a: tensor<4xi64>, %b: tensor<4xi32>, %p: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xbf16>) {
+  %zero = mix.weight dense<0> : tensor<i64>
+  %three = mix.weight dense<3> : tensor<i32>
+  %gt = mix.compare %a, %zero {predicate = "gt"} : (tensor<4xi64>, tensor<i64>) -> tensor<4xi1>
+  %lt = mix.compare %b, %three {predicate = "ult"} : (tensor<4xi32>, tensor<i32>) -> tensor<4xi1>
+  %m = mix.logical %gt, %lt {kind = "and"} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %f = mix.cast %a : tensor<4xi64> to tensor<4xf32>
+  %mf = mix.cast %m : tensor<4xi1> to tensor<4xf32>
+  %pf = mix.cast %p unsigned : tensor<4xi8> to tensor<4xf16>
+  %bf = mix.cast %a : tensor<4xi64> to tensor<4xbf16>
+  mix.return %f, %mf, %pf, %bf : tensor<4xf32>, tensor<4xf32>, tensor<4xf16>, tensor<4xbf16>
+}

@@ -67,3 +67,26 @@ mix.network @labels precision(bf16) (%x: tensor<4x3xf32>, %y: tensor<4xi32>) -> 
   %l = mix.cross_entropy_loss %x, %y : (tensor<4x3xf32>, tensor<4xi32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
+
+// Integers are data, not a precision: in an f16 block an integer compare
+// keeps its i64 operands (no cast), an explicit integer -> f32 cast stays
+// as written, and only the float value it produces is cast to the block's
+// f16 for the layer that reads it.
+// CHECK-LABEL: mix.network @integers
+// CHECK:       mix.block @half precision(f16) (%[[IDS:.*]] = %arg0)
+// CHECK-NEXT:    %[[Z:.*]] = mix.weight dense<0> : tensor<i64>
+// CHECK-NEXT:    %[[M:.*]] = mix.compare %[[IDS]], %[[Z]] {{.*}}{predicate = "gt"{{.*}}} : (tensor<2x4xi64>, tensor<i64>) -> tensor<2x4xi1>
+// CHECK-NEXT:    %[[F:.*]] = mix.cast %[[IDS]] : tensor<2x4xi64> to tensor<2x4xf32>
+// CHECK-NEXT:    %[[H:.*]] = mix.cast %[[F]] checked : tensor<2x4xf32> to tensor<2x4xf16>
+// CHECK-NEXT:    %[[R:.*]] = mix.relu %[[H]] {{.*}}: (tensor<2x4xf16>) -> tensor<2x4xf16>
+mix.network @integers precision(f32) (%ids: tensor<2x4xi64>) -> (tensor<2x4xf32>) {
+  %r = mix.block @half precision(f16) (%i = %ids) : (tensor<2x4xi64>) -> tensor<2x4xf32> {
+    %zero = mix.weight dense<0> : tensor<i64>
+    %m = mix.compare %i, %zero {predicate = "gt"} : (tensor<2x4xi64>, tensor<i64>) -> tensor<2x4xi1>
+    %f = mix.cast %i : tensor<2x4xi64> to tensor<2x4xf32>
+    %y = mix.relu %f : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %w = mix.where %m, %y, %f : (tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    mix.yield %w : tensor<2x4xf32>
+  }
+  mix.return %r : tensor<2x4xf32>
+}

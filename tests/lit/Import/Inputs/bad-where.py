@@ -15,7 +15,8 @@ nodes = [
     helper.make_node("Less", ["x", "zero"], ["lt"], name="/m/less"),
     helper.make_node("Not", ["lt"], ["nlt"], name="/m/not_less"),
     helper.make_node("Where", ["nlt", "x", "zero"], ["w1"], name="/m/where_not"),
-    helper.make_node("Equal", ["ids", "ids"], ["ieq"], name="/m/int_equal"),
+    helper.make_node("Cast", ["x"], ["xi"], name="/m/to_int", to=TensorProto.INT64),
+    helper.make_node("Equal", ["xi", "ids"], ["ieq"], name="/m/int_equal"),
     helper.make_node("Where", ["ieq", "x", "zero"], ["w3"], name="/m/where_int"),
 ]
 graph = helper.make_graph(
