@@ -55,10 +55,7 @@ using namespace mix::test;
 namespace {
 
 std::string ty(const std::vector<int64_t> &shape) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + "f32>";
+  return f32TensorType(shape);
 }
 
 /// A forward network with external weights and its gradient network.
@@ -470,26 +467,8 @@ TrainingRun train(const Task &task, int steps, double initialScale,
     d.grad.print(os);
   }
 
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("train", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << gradText;
-  }
-  CompileOptions options;
-  options.modelPath = std::string(path);
-  std::string diagnostics;
-  llvm::raw_string_ostream diag(diagnostics);
-  auto compiled = CompiledNetwork::compile(options, "", diag);
-  llvm::sys::fs::remove(path);
-  INFO(diagnostics);
-  if (!compiled)
-    FAIL(llvm::toString(compiled.takeError()));
-  const NetworkSignature &sig = (*compiled)->signature();
+  std::unique_ptr<CompiledNetwork> compiled = compileSource(gradText);
+  const NetworkSignature &sig = compiled->signature();
   const size_t p = task.params.size();
   // x, labels, loss_scale, then the weights; the loss and the gradients.
   REQUIRE(sig.inputs.size() == 3 + p);
@@ -526,9 +505,9 @@ TrainingRun train(const Task &task, int steps, double initialScale,
   for (auto &g : grads)
     buffers.push_back(g.data());
   void *workspace = nullptr;
-  if (uint64_t bytes = (*compiled)->workspaceBytes())
+  if (uint64_t bytes = compiled->workspaceBytes())
     REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
-  auto call = (*compiled)->prepare(buffers, 1, workspace);
+  auto call = compiled->prepare(buffers, 1, workspace);
 
   struct Apply {
     mixrt_optimizer *optimizer;

@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +80,44 @@ inline double ulp(double x, const llvm::fltSemantics &sem) {
   return next.convertToDouble() - v.convertToDouble();
 }
 
+/// "tensor<2x3xf32>" for {2, 3}.
+inline std::string f32TensorType(const std::vector<int64_t> &shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+/// Compiles `source` with mixc (`configure`, if given, changes options) and
+/// loads it; fails the test with mixc's diagnostics if it does not compile.
+inline std::unique_ptr<CompiledNetwork> compileSource(
+    const std::string &source,
+    const std::function<void(CompileOptions &)> &configure = nullptr) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("exec", "mlir", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    REQUIRE(!ec);
+    os << source;
+  }
+  CompileOptions options;
+  options.modelPath = std::string(path);
+  if (configure)
+    configure(options);
+  std::string diagnostics;
+  llvm::raw_string_ostream diag(diagnostics);
+  auto compiled = CompiledNetwork::compile(options, "", diag);
+  llvm::sys::fs::remove(path);
+  INFO(source);
+  INFO(diagnostics);
+  if (!compiled)
+    FAIL(llvm::toString(compiled.takeError()));
+  return std::move(*compiled);
+}
+
 /// A compiled network's outputs and the interpreter's for the same inputs.
 struct ExecutionResult {
   std::vector<std::vector<float>> compiled;
@@ -94,30 +133,12 @@ inline ExecutionResult
 runBoth(const std::string &source,
         const std::vector<std::vector<float>> &inputs, bool verifyPolicy = true,
         const std::function<void(CompileOptions &)> &configure = nullptr) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("exec", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << source;
-  }
-  CompileOptions options;
-  options.modelPath = std::string(path);
-  options.pipeline.verifyPolicy = verifyPolicy;
-  if (configure)
-    configure(options);
-  std::string diagnostics;
-  llvm::raw_string_ostream diag(diagnostics);
-  auto compiled = CompiledNetwork::compile(options, "", diag);
-  llvm::sys::fs::remove(path);
-  INFO(source);
-  INFO(diagnostics);
-  if (!compiled)
-    FAIL(llvm::toString(compiled.takeError()));
-  const NetworkSignature &sig = (*compiled)->signature();
+  auto compiled = compileSource(source, [&](CompileOptions &options) {
+    options.pipeline.verifyPolicy = verifyPolicy;
+    if (configure)
+      configure(options);
+  });
+  const NetworkSignature &sig = compiled->signature();
   REQUIRE(sig.inputs.size() == inputs.size());
 
   std::vector<std::vector<float>> buffers = inputs;
@@ -127,10 +148,10 @@ runBoth(const std::string &source,
   for (auto &b : buffers)
     pointers.push_back(b.data());
   void *workspace = nullptr;
-  if (uint64_t bytes = (*compiled)->workspaceBytes())
+  if (uint64_t bytes = compiled->workspaceBytes())
     REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
   mixrt_check_reset();
-  (*compiled)->prepare(pointers, 1, workspace)();
+  compiled->prepare(pointers, 1, workspace)();
   std::free(workspace);
   CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
 

@@ -60,14 +60,6 @@ using namespace mix::test;
 
 namespace {
 
-/// "tensor<2x3xf32>" for {2, 3}.
-std::string tensorType(const std::vector<int64_t> &shape) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + "f32>";
-}
-
 /// Checks `got` against the interpreter's `want` within `relative` (times
 /// 1 + |want|), plus one f16 ulp of `want` when `f16`.
 void checkClose(const std::vector<float> &got, const std::vector<double> &want,
@@ -99,7 +91,7 @@ TEST_CASE("compiled glu matches the reference on every axis", "[exec][glu]") {
       int64_t a = axis < 0 ? axis + 3 : axis;
       std::vector<int64_t> out = shape;
       out[a] /= 2;
-      std::string in = tensorType(shape), res = tensorType(out);
+      std::string in = f32TensorType(shape), res = f32TensorType(out);
       std::string source =
           std::string("mix.network @n precision(") + precision +
           ") (%x: " + in + ") -> " + res +
@@ -239,7 +231,7 @@ std::string denseLiteral(const std::vector<float> &v,
 }
 
 std::string shapeType(const std::vector<int64_t> &shape) {
-  return tensorType(shape);
+  return f32TensorType(shape);
 }
 
 struct LstmCase {
@@ -481,9 +473,9 @@ void checkGru(const GruCase &c, const char *precision) {
   std::vector<float> h0 = eighths(count(stateShape), 18);
   for (float &v : h0)
     v /= 4;
-  std::string xt = tensorType(xShape), st = tensorType(stateShape),
-              yt = tensorType(yShape), wt = tensorType(wShape),
-              rt = tensorType(rShape), bt = tensorType(bShape);
+  std::string xt = f32TensorType(xShape), st = f32TensorType(stateShape),
+              yt = f32TensorType(yShape), wt = f32TensorType(wShape),
+              rt = f32TensorType(rShape), bt = f32TensorType(bShape);
   std::string args = "%x: " + xt, operands = "%x, %w, %r",
               types = xt + ", " + wt + ", " + rt;
   if (c.bias) {
