@@ -398,11 +398,58 @@ UK_INLINE __m256 dwLoad(const int S, const float *row, __m256i m, int64_t valid,
                                   _mm256_castsi256_ps(m), 4);
 }
 
+/* Lanes [lo, hi) of 8 (both clamped to [0, 8]). */
+UK_INLINE __m256i rangeMask(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo > 8 ? 8 : lo;
+  hi = hi < 0 ? 0 : hi > 8 ? 8 : hi;
+  return _mm256_andnot_si256(laneMask(lo), laneMask(hi));
+}
+
+/* The same loads at the border: lane j (of the first `valid`) reads column
+ * col + j * sw of `row` (an input row of W columns) when it lies in [0, W)
+ * and is +0 otherwise (masked off: nothing outside the row is read; the
+ * address is formed as an integer, as it may lie before the row). */
+UK_INLINE __m256 dwLoadEdge(const int S, const float *row, int64_t col,
+                            int64_t W, int64_t sw, int64_t valid,
+                            __m256i gather) {
+  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+  if (S == 2) {
+    /* Positions [0, 2 * valid - 1) of the span; inside: [plo, phi). */
+    const int64_t span = 2 * valid - 1;
+    const int64_t plo = col >= 0 ? 0 : -col;
+    int64_t phi = W - col < span ? W - col : span;
+    if (phi < plo)
+      phi = plo;
+    const __m256 lo = _mm256_maskload_ps(base, rangeMask(plo, phi));
+    const __m256 hi =
+        _mm256_maskload_ps((const float *)((uintptr_t)base + 8 * sizeof(float)),
+                           rangeMask(plo - 8, phi - 8));
+    const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  /* Lanes inside: col + j * sw in [0, W) for j in [jlo, jhi). */
+  const int64_t jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
+  int64_t jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
+  if (jhi > valid)
+    jhi = valid;
+  const __m256i m = rangeMask(jlo, jhi);
+  if (S == 1)
+    return _mm256_maskload_ps(base, m);
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, gather,
+                                  _mm256_castsi256_ps(m), 4);
+}
+
 /* R output rows from oh0 of one plane, 8 outputs of a row at a time: per
- * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. */
+ * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. A block
+ * whose taps all lie inside the input (`rowsIn`: every tap row of the R
+ * rows, and columns [owLo, owHi)) loads them directly; any other block
+ * loads +0 for the padded taps (whole rows of zeros, masked-off lanes) and
+ * still runs every fma, as the loops do. */
 UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
                       const float *in, const float *w, float *out, int64_t oh0,
-                      const float *bias) {
+                      const float *bias, int rowsIn, int64_t owLo,
+                      int64_t owHi) {
   const __m256i gather = _mm256_mullo_epi32(
       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)p->sw));
   const int64_t rowStep = p->sh * p->W;
@@ -413,15 +460,34 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       acc[r] = _mm256_setzero_ps();
-    for (int64_t kh = 0; kh < p->KH; ++kh) {
-      const float *src = in + (oh0 * p->sh + kh * p->dh) * p->W + ow0 * p->sw;
-      for (int64_t kw = 0; kw < p->KW; ++kw) {
-        const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
-        const float *tap = src + kw * p->dw;
+    if (rowsIn && ow0 >= owLo && ow0 + valid <= owHi) {
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        const float *src = in + (oh0 * p->sh + kh * p->dh - p->pt) * p->W +
+                           ow0 * p->sw - p->pl;
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
+          const float *tap = src + kw * p->dw;
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r)
-          acc[r] = _mm256_fmadd_ps(
-              dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+          for (int r = 0; r < R; ++r)
+            acc[r] = _mm256_fmadd_ps(
+                dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+        }
+      }
+    } else {
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
+          const int64_t col = ow0 * p->sw + kw * p->dw - p->pl;
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
+            const __m256 x = ih >= 0 && ih < p->H
+                                 ? dwLoadEdge(S, in + ih * p->W, col, p->W,
+                                              p->sw, valid, gather)
+                                 : _mm256_setzero_ps();
+            acc[r] = _mm256_fmadd_ps(x, wv, acc[r]);
+          }
+        }
       }
     }
 #pragma GCC unroll 4
@@ -435,6 +501,9 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
 }
 
 UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
+  int64_t ohLo, ohHi, owLo, owHi;
+  mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
+  mixrt_uk_dw_inside(p->OW, p->W, p->KW, p->sw, p->dw, p->pl, &owLo, &owHi);
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
@@ -442,14 +511,18 @@ UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
     int64_t oh = 0;
-    for (; oh + 4 <= p->OH; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias);
-    if (oh + 2 <= p->OH) {
-      dwRows(2, S, p, in, w, out, oh, bias);
+    for (; oh < ohLo; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
+    for (; oh + 4 <= ohHi; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias, 1, owLo, owHi);
+    if (oh + 2 <= ohHi) {
+      dwRows(2, S, p, in, w, out, oh, bias, 1, owLo, owHi);
       oh += 2;
     }
+    for (; oh < ohHi; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias, 1, owLo, owHi);
     for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias);
+      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
     if (++c == p->C)
       c = 0;
   }

@@ -526,11 +526,55 @@ UK_INLINE UK_T __m512 dwLoad(const int S, const float *row, __mmask16 m,
   return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, gather, row, 4);
 }
 
+/* Lanes [lo, hi) of 16 (both clamped to [0, 16]). */
+UK_INLINE UK_T __mmask16 rangeMask(int64_t lo, int64_t hi) {
+  return (__mmask16)(colMask(hi) & (__mmask16)~colMask(lo));
+}
+
+/* The same loads at the border: lane j (of the first `valid`) reads column
+ * col + j * sw of `row` (an input row of W columns) when it lies in [0, W)
+ * and is +0 otherwise (masked off: nothing outside the row is read; the
+ * address is formed as an integer, as it may lie before the row). */
+UK_INLINE UK_T __m512 dwLoadEdge(const int S, const float *row, int64_t col,
+                                 int64_t W, int64_t sw, int64_t valid,
+                                 __m512i gather) {
+  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+  if (S == 2) {
+    /* Positions [0, 2 * valid - 1) of the span; inside: [plo, phi). */
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                           20, 22, 24, 26, 28, 30);
+    const int64_t span = 2 * valid - 1;
+    const int64_t plo = col >= 0 ? 0 : -col;
+    int64_t phi = W - col < span ? W - col : span;
+    if (phi < plo)
+      phi = plo;
+    const __m512 lo = _mm512_maskz_loadu_ps(rangeMask(plo, phi), base);
+    const __m512 hi = _mm512_maskz_loadu_ps(
+        rangeMask(plo - 16, phi - 16),
+        (const float *)((uintptr_t)base + 16 * sizeof(float)));
+    return _mm512_permutex2var_ps(lo, even, hi);
+  }
+  /* Lanes inside: col + j * sw in [0, W) for j in [jlo, jhi). */
+  const int64_t jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
+  int64_t jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
+  if (jhi > valid)
+    jhi = valid;
+  const __mmask16 m = rangeMask(jlo, jhi);
+  if (S == 1)
+    return _mm512_maskz_loadu_ps(m, base);
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, gather, base, 4);
+}
+
 /* R output rows from oh0 of one plane, 16 outputs of a row at a time: per
- * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. */
+ * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. A block
+ * whose taps all lie inside the input (`rowsIn`: every tap row of the R
+ * rows, and columns [owLo, owHi)) loads them directly; any other block
+ * loads +0 for the padded taps (whole rows of zeros, masked-off lanes) and
+ * still runs every fma, as the loops do. */
 UK_INLINE UK_T void dwRows(const int R, const int S, const uk_dw_problem *p,
                            const float *in, const float *w, float *out,
-                           int64_t oh0, const float *bias) {
+                           int64_t oh0, const float *bias, int rowsIn,
+                           int64_t owLo, int64_t owHi) {
   const __m512i gather = _mm512_mullo_epi32(
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
       _mm512_set1_epi32((int)p->sw));
@@ -542,15 +586,34 @@ UK_INLINE UK_T void dwRows(const int R, const int S, const uk_dw_problem *p,
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       acc[r] = _mm512_setzero_ps();
-    for (int64_t kh = 0; kh < p->KH; ++kh) {
-      const float *src = in + (oh0 * p->sh + kh * p->dh) * p->W + ow0 * p->sw;
-      for (int64_t kw = 0; kw < p->KW; ++kw) {
-        const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
-        const float *tap = src + kw * p->dw;
+    if (rowsIn && ow0 >= owLo && ow0 + valid <= owHi) {
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        const float *src = in + (oh0 * p->sh + kh * p->dh - p->pt) * p->W +
+                           ow0 * p->sw - p->pl;
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
+          const float *tap = src + kw * p->dw;
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r)
-          acc[r] = _mm512_fmadd_ps(
-              dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+          for (int r = 0; r < R; ++r)
+            acc[r] = _mm512_fmadd_ps(
+                dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+        }
+      }
+    } else {
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
+          const int64_t col = ow0 * p->sw + kw * p->dw - p->pl;
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
+            const __m512 x = ih >= 0 && ih < p->H
+                                 ? dwLoadEdge(S, in + ih * p->W, col, p->W,
+                                              p->sw, valid, gather)
+                                 : _mm512_setzero_ps();
+            acc[r] = _mm512_fmadd_ps(x, wv, acc[r]);
+          }
+        }
       }
     }
 #pragma GCC unroll 4
@@ -564,6 +627,9 @@ UK_INLINE UK_T void dwRows(const int R, const int S, const uk_dw_problem *p,
 }
 
 UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
+  int64_t ohLo, ohHi, owLo, owHi;
+  mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
+  mixrt_uk_dw_inside(p->OW, p->W, p->KW, p->sw, p->dw, p->pl, &owLo, &owHi);
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
@@ -571,14 +637,18 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
     int64_t oh = 0;
-    for (; oh + 4 <= p->OH; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias);
-    if (oh + 2 <= p->OH) {
-      dwRows(2, S, p, in, w, out, oh, bias);
+    for (; oh < ohLo; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
+    for (; oh + 4 <= ohHi; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias, 1, owLo, owHi);
+    if (oh + 2 <= ohHi) {
+      dwRows(2, S, p, in, w, out, oh, bias, 1, owLo, owHi);
       oh += 2;
     }
+    for (; oh < ohHi; ++oh)
+      dwRows(1, S, p, in, w, out, oh, bias, 1, owLo, owHi);
     for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias);
+      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
     if (++c == p->C)
       c = 0;
   }

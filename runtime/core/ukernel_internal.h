@@ -54,11 +54,13 @@ typedef struct uk_s8_problem {
 } uk_s8_problem;
 
 /* A depthwise f32 convolution over planes [0, planes) of an N*C stack:
- * plane i reads input + i * H * W, weight + (i % C) * KH * KW (and
- * bias[i % C]), writes output + i * OH * OW. `c0` is the channel of plane
- * 0 (a part of a split starts mid-stack). */
+ * plane i reads input + i * H * W (unpadded: the tap of output (oh, ow) at
+ * (kh, kw) reads row oh * sh + kh * dh - pt, column ow * sw + kw * dw - pl,
+ * +0 outside), weight + (i % C) * KH * KW (and bias[i % C]), writes
+ * output + i * OH * OW. `c0` is the channel of plane 0 (a part of a split
+ * starts mid-stack). */
 typedef struct uk_dw_problem {
-  int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW;
+  int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW, pt, pl;
   const float *input, *weight, *bias;
   float *output;
 } uk_dw_problem;
@@ -71,6 +73,24 @@ typedef void (*uk_s8_fn)(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
+/* Outputs whose every tap lies inside the input, per direction: rows
+ * [lo, hi) (lo <= hi <= OH) of an extent `out`, for padding `pad` before,
+ * stride s, dilation d, kernel extent k, input extent `in`. */
+static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
+                                      int64_t s, int64_t d, int64_t pad,
+                                      int64_t *lo, int64_t *hi) {
+  int64_t l = (pad + s - 1) / s;
+  const int64_t last = in - 1 + pad - (k - 1) * d; /* oh * s <= last */
+  int64_t h = last < 0 ? 0 : last / s + 1;
+  if (l > out)
+    l = out;
+  if (h > out)
+    h = out;
+  if (h < l)
+    h = l;
+  *lo = l;
+  *hi = h;
+}
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
  * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
 typedef struct uk_range {
