@@ -405,39 +405,58 @@ UK_INLINE __m256i rangeMask(int64_t lo, int64_t hi) {
   return _mm256_andnot_si256(laneMask(lo), laneMask(hi));
 }
 
-/* The same loads at the border: lane j (of the first `valid`) reads column
- * col + j * sw of `row` (an input row of W columns) when it lies in [0, W)
- * and is +0 otherwise (masked off: nothing outside the row is read; the
- * address is formed as an integer, as it may lie before the row). */
-UK_INLINE __m256 dwLoadEdge(const int S, const float *row, int64_t col,
-                            int64_t W, int64_t sw, int64_t valid,
-                            __m256i gather) {
-  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+/* The lanes of a border tap load: lane j (of the first `valid`) reads
+ * column col + j * sw of an input row of W columns when it lies in [0, W),
+ * and is +0 otherwise. S = 1 and S = 0 (the gather): the lanes `a`; S = 2:
+ * the positions of the two span loads, `a` and `b`. No division for S = 1
+ * and 2. */
+typedef struct dwEdge {
+  __m256i a, b;
+} dwEdge;
+
+UK_INLINE dwEdge dwEdgeMask(const int S, int64_t col, int64_t W, int64_t sw,
+                            int64_t valid) {
+  dwEdge e;
   if (S == 2) {
     /* Positions [0, 2 * valid - 1) of the span; inside: [plo, phi). */
     const int64_t span = 2 * valid - 1;
     const int64_t plo = col >= 0 ? 0 : -col;
-    int64_t phi = W - col < span ? W - col : span;
-    if (phi < plo)
-      phi = plo;
-    const __m256 lo = _mm256_maskload_ps(base, rangeMask(plo, phi));
-    const __m256 hi =
-        _mm256_maskload_ps((const float *)((uintptr_t)base + 8 * sizeof(float)),
-                           rangeMask(plo - 8, phi - 8));
+    const int64_t phi = W - col < span ? W - col : span;
+    e.a = rangeMask(plo, phi);
+    e.b = rangeMask(plo - 8, phi - 8);
+    return e;
+  }
+  int64_t jlo, jhi;
+  if (S == 1) {
+    jlo = col >= 0 ? 0 : -col;
+    jhi = W - col;
+  } else {
+    jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
+    jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
+  }
+  e.a = rangeMask(jlo, jhi < valid ? jhi : valid);
+  e.b = _mm256_setzero_si256();
+  return e;
+}
+
+/* The border tap load of `row` from column `col` with the lanes of `e`:
+ * masked-off lanes read nothing (the address is formed as an integer, as
+ * it may lie before the row). */
+UK_INLINE __m256 dwLoadEdge(const int S, const float *row, int64_t col,
+                            dwEdge e, __m256i gather) {
+  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+  if (S == 2) {
+    const __m256 lo = _mm256_maskload_ps(base, e.a);
+    const __m256 hi = _mm256_maskload_ps(
+        (const float *)((uintptr_t)base + 8 * sizeof(float)), e.b);
     const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
     return _mm256_castpd_ps(
         _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
   }
-  /* Lanes inside: col + j * sw in [0, W) for j in [jlo, jhi). */
-  const int64_t jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
-  int64_t jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
-  if (jhi > valid)
-    jhi = valid;
-  const __m256i m = rangeMask(jlo, jhi);
   if (S == 1)
-    return _mm256_maskload_ps(base, m);
+    return _mm256_maskload_ps(base, e.a);
   return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, gather,
-                                  _mm256_castsi256_ps(m), 4);
+                                  _mm256_castsi256_ps(e.a), 4);
 }
 
 /* R output rows from oh0 of one plane, 8 outputs of a row at a time: per
@@ -474,17 +493,32 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
         }
       }
     } else {
+      /* The lanes of each tap column, once per block (up to 8 columns). */
+      dwEdge edges[8];
+      const int cached = p->KW <= 8;
+      if (cached)
+        for (int64_t kw = 0; kw < p->KW; ++kw)
+          edges[kw] = dwEdgeMask(S, ow0 * p->sw + kw * p->dw - p->pl, p->W,
+                                 p->sw, valid);
       for (int64_t kh = 0; kh < p->KH; ++kh) {
+        /* Tap rows outside the image read nothing: +0. */
+        int rowOk[4];
+        const float *rows[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
+          rowOk[r] = ih >= 0 && ih < p->H;
+          rows[r] = rowOk[r] ? in + ih * p->W : in;
+        }
         for (int64_t kw = 0; kw < p->KW; ++kw) {
           const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
           const int64_t col = ow0 * p->sw + kw * p->dw - p->pl;
+          const dwEdge e =
+              cached ? edges[kw] : dwEdgeMask(S, col, p->W, p->sw, valid);
 #pragma GCC unroll 4
           for (int r = 0; r < R; ++r) {
-            const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
-            const __m256 x = ih >= 0 && ih < p->H
-                                 ? dwLoadEdge(S, in + ih * p->W, col, p->W,
-                                              p->sw, valid, gather)
-                                 : _mm256_setzero_ps();
+            const __m256 x = rowOk[r] ? dwLoadEdge(S, rows[r], col, e, gather)
+                                      : _mm256_setzero_ps();
             acc[r] = _mm256_fmadd_ps(x, wv, acc[r]);
           }
         }
@@ -510,19 +544,21 @@ UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
     const float *w = p->weight + c * p->KH * p->KW;
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
+    /* Blocks of 4, 2, 1 rows as without padding (border rows too: one
+     * accumulator alone would wait on each fma); a block is inside when
+     * all its rows are. */
     int64_t oh = 0;
-    for (; oh < ohLo; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
-    for (; oh + 4 <= ohHi; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias, 1, owLo, owHi);
-    if (oh + 2 <= ohHi) {
-      dwRows(2, S, p, in, w, out, oh, bias, 1, owLo, owHi);
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 4 <= ohHi, owLo,
+             owHi);
+    if (oh + 2 <= p->OH) {
+      dwRows(2, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 2 <= ohHi, owLo,
+             owHi);
       oh += 2;
     }
-    for (; oh < ohHi; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 1, owLo, owHi);
     for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
+      dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo,
+             owHi);
     if (++c == p->C)
       c = 0;
   }

@@ -531,38 +531,57 @@ UK_INLINE UK_T __mmask16 rangeMask(int64_t lo, int64_t hi) {
   return (__mmask16)(colMask(hi) & (__mmask16)~colMask(lo));
 }
 
-/* The same loads at the border: lane j (of the first `valid`) reads column
- * col + j * sw of `row` (an input row of W columns) when it lies in [0, W)
- * and is +0 otherwise (masked off: nothing outside the row is read; the
- * address is formed as an integer, as it may lie before the row). */
-UK_INLINE UK_T __m512 dwLoadEdge(const int S, const float *row, int64_t col,
-                                 int64_t W, int64_t sw, int64_t valid,
-                                 __m512i gather) {
-  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+/* The lanes of a border tap load: lane j (of the first `valid`) reads
+ * column col + j * sw of an input row of W columns when it lies in [0, W),
+ * and is +0 otherwise. S = 1 and S = 0 (the gather): the lanes `a`; S = 2:
+ * the positions of the two span loads, `a` and `b`. No division for S = 1
+ * and 2. */
+typedef struct dwEdge {
+  __mmask16 a, b;
+} dwEdge;
+
+UK_INLINE UK_T dwEdge dwEdgeMask(const int S, int64_t col, int64_t W,
+                                 int64_t sw, int64_t valid) {
+  dwEdge e;
   if (S == 2) {
     /* Positions [0, 2 * valid - 1) of the span; inside: [plo, phi). */
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                           20, 22, 24, 26, 28, 30);
     const int64_t span = 2 * valid - 1;
     const int64_t plo = col >= 0 ? 0 : -col;
-    int64_t phi = W - col < span ? W - col : span;
-    if (phi < plo)
-      phi = plo;
-    const __m512 lo = _mm512_maskz_loadu_ps(rangeMask(plo, phi), base);
+    const int64_t phi = W - col < span ? W - col : span;
+    e.a = rangeMask(plo, phi);
+    e.b = rangeMask(plo - 16, phi - 16);
+    return e;
+  }
+  int64_t jlo, jhi;
+  if (S == 1) {
+    jlo = col >= 0 ? 0 : -col;
+    jhi = W - col;
+  } else {
+    jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
+    jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
+  }
+  e.a = rangeMask(jlo, jhi < valid ? jhi : valid);
+  e.b = 0;
+  return e;
+}
+
+/* The border tap load of `row` from column `col` with the lanes of `e`:
+ * masked-off lanes read nothing (the address is formed as an integer, as
+ * it may lie before the row). */
+UK_INLINE UK_T __m512 dwLoadEdge(const int S, const float *row, int64_t col,
+                                 dwEdge e, __m512i gather) {
+  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+  if (S == 2) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                           20, 22, 24, 26, 28, 30);
+    const __m512 lo = _mm512_maskz_loadu_ps(e.a, base);
     const __m512 hi = _mm512_maskz_loadu_ps(
-        rangeMask(plo - 16, phi - 16),
-        (const float *)((uintptr_t)base + 16 * sizeof(float)));
+        e.b, (const float *)((uintptr_t)base + 16 * sizeof(float)));
     return _mm512_permutex2var_ps(lo, even, hi);
   }
-  /* Lanes inside: col + j * sw in [0, W) for j in [jlo, jhi). */
-  const int64_t jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
-  int64_t jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
-  if (jhi > valid)
-    jhi = valid;
-  const __mmask16 m = rangeMask(jlo, jhi);
   if (S == 1)
-    return _mm512_maskz_loadu_ps(m, base);
-  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, gather, base, 4);
+    return _mm512_maskz_loadu_ps(e.a, base);
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), e.a, gather, base, 4);
 }
 
 /* R output rows from oh0 of one plane, 16 outputs of a row at a time: per
@@ -600,17 +619,32 @@ UK_INLINE UK_T void dwRows(const int R, const int S, const uk_dw_problem *p,
         }
       }
     } else {
+      /* The lanes of each tap column, once per block (up to 8 columns). */
+      dwEdge edges[8];
+      const int cached = p->KW <= 8;
+      if (cached)
+        for (int64_t kw = 0; kw < p->KW; ++kw)
+          edges[kw] = dwEdgeMask(S, ow0 * p->sw + kw * p->dw - p->pl, p->W,
+                                 p->sw, valid);
       for (int64_t kh = 0; kh < p->KH; ++kh) {
+        /* Tap rows outside the image read nothing: +0. */
+        int rowOk[4];
+        const float *rows[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
+          rowOk[r] = ih >= 0 && ih < p->H;
+          rows[r] = rowOk[r] ? in + ih * p->W : in;
+        }
         for (int64_t kw = 0; kw < p->KW; ++kw) {
           const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
           const int64_t col = ow0 * p->sw + kw * p->dw - p->pl;
+          const dwEdge e =
+              cached ? edges[kw] : dwEdgeMask(S, col, p->W, p->sw, valid);
 #pragma GCC unroll 4
           for (int r = 0; r < R; ++r) {
-            const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
-            const __m512 x = ih >= 0 && ih < p->H
-                                 ? dwLoadEdge(S, in + ih * p->W, col, p->W,
-                                              p->sw, valid, gather)
-                                 : _mm512_setzero_ps();
+            const __m512 x = rowOk[r] ? dwLoadEdge(S, rows[r], col, e, gather)
+                                      : _mm512_setzero_ps();
             acc[r] = _mm512_fmadd_ps(x, wv, acc[r]);
           }
         }
@@ -636,19 +670,21 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
     const float *w = p->weight + c * p->KH * p->KW;
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
+    /* Blocks of 4, 2, 1 rows as without padding (border rows too: one
+     * accumulator alone would wait on each fma); a block is inside when
+     * all its rows are. */
     int64_t oh = 0;
-    for (; oh < ohLo; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
-    for (; oh + 4 <= ohHi; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias, 1, owLo, owHi);
-    if (oh + 2 <= ohHi) {
-      dwRows(2, S, p, in, w, out, oh, bias, 1, owLo, owHi);
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwRows(4, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 4 <= ohHi, owLo,
+             owHi);
+    if (oh + 2 <= p->OH) {
+      dwRows(2, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 2 <= ohHi, owLo,
+             owHi);
       oh += 2;
     }
-    for (; oh < ohHi; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 1, owLo, owHi);
     for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, 0, owLo, owHi);
+      dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo,
+             owHi);
     if (++c == p->C)
       c = 0;
   }
