@@ -534,31 +534,72 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
   }
 }
 
+UK_INLINE void dwPlane(const int S, const uk_dw_problem *p, const float *in,
+                       const float *w, float *out, const float *bias,
+                       int64_t ohLo, int64_t ohHi, int64_t owLo, int64_t owHi) {
+  /* Blocks of 4, 2, 1 rows as without padding (border rows too: one
+   * accumulator alone would wait on each fma); a block is inside when all
+   * its rows are. */
+  int64_t oh = 0;
+  for (; oh + 4 <= p->OH; oh += 4)
+    dwRows(4, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 4 <= ohHi, owLo,
+           owHi);
+  if (oh + 2 <= p->OH) {
+    dwRows(2, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 2 <= ohHi, owLo,
+           owHi);
+    oh += 2;
+  }
+  for (; oh < p->OH; ++oh)
+    dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo, owHi);
+}
+
 UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
   int64_t ohLo, ohHi, owLo, owHi;
   mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
   mixrt_uk_dw_inside(p->OW, p->W, p->KW, p->sw, p->dw, p->pl, &owLo, &owHi);
+  /* Small planes with a border, at most two vectors wide (MobileNet's
+   * 7x7 to 28x28: every vector of a row is a border one) are staged: the
+   * taps' extent, padded with +0, into a buffer on the stack (L1), then the
+   * interior code runs on it -- the same +0 inputs, so the same fmas and
+   * bits. Wider rows take the border blocks above. */
+  const int64_t hn = (p->OH - 1) * p->sh + (p->KH - 1) * p->dh + 1;
+  const int64_t wn = (p->OW - 1) * p->sw + (p->KW - 1) * p->dw + 1;
+  const int border = ohLo > 0 || ohHi < p->OH || owLo > 0 || owHi < p->OW;
+  float staged[UK_DW_STAGE];
+  uk_dw_problem q = *p;
+  if (border && p->OW <= 16 && hn * wn <= UK_DW_STAGE) {
+    q.H = hn, q.W = wn, q.pt = 0, q.pl = 0;
+  } else {
+    q.H = 0; /* not staged */
+  }
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
     const float *w = p->weight + c * p->KH * p->KW;
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
-    /* Blocks of 4, 2, 1 rows as without padding (border rows too: one
-     * accumulator alone would wait on each fma); a block is inside when
-     * all its rows are. */
-    int64_t oh = 0;
-    for (; oh + 4 <= p->OH; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 4 <= ohHi, owLo,
-             owHi);
-    if (oh + 2 <= p->OH) {
-      dwRows(2, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 2 <= ohHi, owLo,
-             owHi);
-      oh += 2;
+    if (q.H > 0) {
+      for (int64_t y = 0; y < hn; ++y) {
+        /* Columns x0 .. x0 + 8 - 1 of staged row y: input column x - pl
+         * of row y - pt where it exists (masked load), +0 elsewhere. */
+        const int64_t iy = y - p->pt;
+        float *dst = staged + y * wn;
+        const int rowIn = iy >= 0 && iy < p->H;
+        for (int64_t x0 = 0; x0 < wn; x0 += 8) {
+          __m256 v = _mm256_setzero_ps();
+          if (rowIn) {
+            const float *src = (const float *)((uintptr_t)(in + iy * p->W) +
+                                               (uintptr_t)((x0 - p->pl) * 4));
+            const __m256i m = rangeMask(p->pl - x0, p->pl + p->W - x0);
+            v = _mm256_maskload_ps(src, m);
+          }
+          _mm256_maskstore_ps(dst + x0, laneMask(wn - x0 < 8 ? wn - x0 : 8), v);
+        }
+      }
+      dwPlane(S, &q, staged, w, out, bias, 0, p->OH, 0, p->OW);
+    } else {
+      dwPlane(S, p, in, w, out, bias, ohLo, ohHi, owLo, owHi);
     }
-    for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo,
-             owHi);
     if (++c == p->C)
       c = 0;
   }

@@ -73,6 +73,9 @@ typedef void (*uk_s8_fn)(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
+/* Floats of the stack buffer into which the vector paths stage a small
+ * padded plane (8 KiB). */
+#define UK_DW_STAGE 2048
 /* Outputs whose every tap lies inside the input, per direction: rows
  * [lo, hi) (lo <= hi <= OH) of an extent `out`, for padding `pad` before,
  * stride s, dilation d, kernel extent k, input extent `in`. */

@@ -12,8 +12,10 @@
 // padding); infinities, NaN, -0 and subnormals in the input and the
 // weights, padded taps times an infinite or NaN weight; the padding inside
 // the kernel equals the loops over an explicitly zero-padded copy, -0 sums
-// included; the words after the output stay untouched. Then threads, and
-// the argument checks.
+// included (rows of up to two vectors are staged on the stack by the
+// vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
+// both covered); the words after the output stay untouched. Then threads,
+// and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
