@@ -82,15 +82,15 @@ UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
 static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
                                       int64_t s, int64_t d, int64_t pad,
                                       int64_t *lo, int64_t *hi) {
-  int64_t l = (pad + s - 1) / s;
-  const int64_t last = in - 1 + pad - (k - 1) * d; /* oh * s <= last */
-  int64_t h = last < 0 ? 0 : last / s + 1;
-  if (l > out)
-    l = out;
-  if (h > out)
-    h = out;
-  if (h < l)
-    h = l;
+  /* Counted, not divided: 32-bit targets would call a 64-bit division
+   * helper (the freestanding core links none). Both conditions are
+   * monotonic in the output index. */
+  int64_t l = 0;
+  while (l < out && l * s < pad)
+    ++l;
+  int64_t h = l;
+  while (h < out && h * s + (k - 1) * d - pad <= in - 1)
+    ++h;
   *lo = l;
   *hi = h;
 }
