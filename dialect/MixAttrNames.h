@@ -36,6 +36,12 @@ inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.
 inline constexpr llvm::StringLiteral kUkernelBias = "mix.ukernel_bias";
+/// `mix.ukernel_window = array<i64: stride_h, stride_w, dilation_h,
+/// dilation_w, top, left, bottom, right>` beside `mix.ukernel =
+/// "depthwise_f32"`: the window of the depthwise loop, which reads its
+/// unpadded input inside its body (strides and dilations >= 1, padding >=
+/// 0). Removed by mix-use-microkernels with mix.ukernel.
+inline constexpr llvm::StringLiteral kUkernelWindow = "mix.ukernel_window";
 /// `mix.folded_batch_norm = loc(...)` on a conv2d into which
 /// mix-fold-batch-norm folded a batch_norm: that batch_norm's location (for
 /// `mixc --report`).

@@ -106,6 +106,25 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
                                   "GEMMs and epilogues have it";
     return success();
   }
+  if (name == attr::kUkernelWindow) {
+    // Set by the lowering on a depthwise loop, removed by
+    // mix-use-microkernels.
+    auto window = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    bool valid = window && window.size() == 8;
+    for (int i = 0; valid && i < 8; ++i)
+      valid = window[i] >= (i < 4 ? 1 : 0);
+    if (!valid)
+      return op->emitOpError()
+             << "expects '" << name
+             << "' to be 8 i64 (strides and dilations >= 1, then padding >= "
+                "0: top, left, bottom, right), got "
+             << attr.getValue();
+    if (op->getName().getStringRef() != "linalg.generic")
+      return op->emitOpError()
+             << "cannot carry '" << name
+             << "': only the lowering's depthwise linalg.generic has it";
+    return success();
+  }
   if (name == attr::kFoldedBatchNorm) {
     // Set by mix-fold-batch-norm; read by mixc --report.
     if (!isa<LocationAttr>(attr.getValue()))

@@ -518,10 +518,12 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
       workspace view and one caller buffer).
 
     The loop of a depthwise `conv2d` (groups == C == F, f32; marked
-    `"depthwise_f32"`) with contiguous NCHW input (already padded), weight
-    [C, 1, KH, KW] and output buffers becomes one call of
-    `mixrt_ukernel_depthwise_f32` (any weight, constant or not; the zero
-    fill before it is dropped; the bias epilogue stays a loop).
+    `"depthwise_f32"` with its strides, dilations and padding in
+    `mix.ukernel_window`), which reads a contiguous NCHW input unpadded in
+    its body, with weight [C, 1, KH, KW] and output buffers becomes one call
+    of `mixrt_ukernel_depthwise_f32` on that input with the padding (no
+    padded copy; any weight, constant or not; the zero fill before it is
+    dropped; the bias epilogue stays a loop).
 
     The microkernels compute what the loops did, bit for bit (each output
     from +0 in ascending k with one FMA per step; exact int32 sums; see

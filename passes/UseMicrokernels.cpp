@@ -9,8 +9,9 @@
 // time by the same mixrt function the runtime documents. The microkernels
 // keep the numeric contract of the loops they replace (ascending k, one FMA
 // per step from +0; exact int32 sums), so results are bit-identical.
-// Depthwise convolutions (the loop marked "depthwise_f32") call
-// mixrt_ukernel_depthwise_f32 on their buffers as they are.
+// Depthwise convolutions (the loop marked "depthwise_f32", which reads its
+// unpadded input in its body) call mixrt_ukernel_depthwise_f32 on that
+// input with the padding of mix.ukernel_window: no padded copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,6 +250,7 @@ struct MixUseMicrokernelsPass
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
+      op->removeAttr(attr::kUkernelWindow);
       op->removeAttr(attr::kUkernelBias);
     });
     // Weights now read only in packed form are dropped.
@@ -493,16 +495,39 @@ struct MixUseMicrokernelsPass
   }
 
   /// The depthwise conv2d loop of the lowering (convMaps with groups == C ==
-  /// F over (n, f, c, kh, kw, oh, ow): input [N, C, H, W] padded, weight
-  /// [C, 1, KH, KW], output [N, C, OH, OW]) as one call; strides and
-  /// dilations read back from the input's indexing map, which must then be
-  /// exactly the one convMaps builds.
+  /// F over (n, f, c, kh, kw, oh, ow): the weight [C, 1, KH, KW] its only
+  /// operand, output [N, C, OH, OW]; the unpadded input [N, C, H, W] read by
+  /// the one memref.load of its body, +0 outside the image) as one call,
+  /// with the strides, dilations and padding of mix.ukernel_window; the
+  /// weight's and output's indexing maps must then be exactly convMaps'.
   LogicalResult rewriteDepthwise(linalg::GenericOp op) {
-    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
+    if (!window || window.size() != 8 || op.getNumDpsInputs() != 1 ||
+        op.getNumDpsInits() != 1)
+      return failure();
+    ArrayRef<int64_t> win = window.asArrayRef();
+    if (llvm::any_of(win.take_front(4), [](int64_t v) { return v < 1; }) ||
+        llvm::any_of(win.drop_front(4), [](int64_t v) { return v < 0; }))
+      return failure();
+    // The input: the one buffer the body reads, defined outside the loop;
+    // the body's only other work is the fma.
+    Value in;
+    int loads = 0, fmas = 0;
+    op.getRegion().walk([&](Operation *inner) {
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        ++loads;
+        in = load.getMemRef();
+      } else if (isa<math::FmaOp>(inner)) {
+        ++fmas;
+      } else if (!isPure(inner) && !isa<linalg::YieldOp>(inner)) {
+        loads = -1;
+      }
+    });
+    if (loads != 1 || fmas != 1 ||
+        op.getRegion().isAncestor(in.getParentRegion()))
       return failure();
     Type f32 = Float32Type::get(&getContext());
-    Value in = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
-          out = op.getDpsInits()[0];
+    Value w = op.getDpsInputs()[0], out = op.getDpsInits()[0];
     if (!isPlainBuffer(in, f32, 4) || !isPlainBuffer(w, f32, 4) ||
         !isPlainBuffer(out, f32, 4))
       return failure();
@@ -513,23 +538,20 @@ struct MixUseMicrokernelsPass
     if (c < 1 || wType.getDimSize(0) != c || wType.getDimSize(1) != 1 ||
         outType.getDimSize(0) != n || outType.getDimSize(1) != c)
       return failure();
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    auto at = [&](unsigned dim) {
-      SmallVector<int64_t> point(7, 0);
-      point[dim] = 1;
-      return maps[0].compose(point);
-    };
-    SmallVector<int64_t> oh = at(5), kh = at(3), ow = at(6), kw = at(4);
-    int64_t strides[] = {oh[2], ow[3]}, dilations[] = {kh[2], kw[3]};
-    if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
-        llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
-      return failure();
+    ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
+                      pad = win.slice(4, 4);
     lowering::ConvMaps expected =
         lowering::convMaps(strides, dilations, c, wType, op.getContext());
-    SmallVector<AffineMap> want = {expected.input, expected.weight,
-                                   expected.output};
-    if (maps != want)
+    SmallVector<AffineMap> want = {expected.weight, expected.output};
+    if (op.getIndexingMapsArray() != want)
       return failure();
+    // The padded input covers every tap (the kernel checks it too).
+    for (int i = 0; i < 2; ++i) {
+      int64_t o = outType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
+      if (o > 0 && (o - 1) * strides[i] + (k - 1) * dilations[i] >=
+                       inType.getDimSize(2 + i) + pad[i] + pad[i + 2])
+        return failure();
+    }
 
     // The kernel writes every output from +0: the fill is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);
@@ -538,7 +560,8 @@ struct MixUseMicrokernelsPass
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
     declare(getOperation(), kDepthwiseF32,
-            b.getFunctionType({i64, i64, i64, i64, ptr, i64, i64, ptr, i64, i64,
+            b.getFunctionType({i64, i64, i64, i64, ptr, i64, i64,
+                               ptr, i64, i64, i64, i64, i64, i64,
                                i64, i64, i64, i64, ptr, ptr, i32},
                               {i32}));
     Value args[] = {i64Const(b, loc, n),
@@ -553,6 +576,10 @@ struct MixUseMicrokernelsPass
                     i64Const(b, loc, strides[1]),
                     i64Const(b, loc, dilations[0]),
                     i64Const(b, loc, dilations[1]),
+                    i64Const(b, loc, pad[0]),
+                    i64Const(b, loc, pad[1]),
+                    i64Const(b, loc, pad[2]),
+                    i64Const(b, loc, pad[3]),
                     i64Const(b, loc, outType.getDimSize(2)),
                     i64Const(b, loc, outType.getDimSize(3)),
                     pointerTo(b, loc, out),

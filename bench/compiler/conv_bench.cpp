@@ -17,9 +17,9 @@
 // and MobileNet-V2-shaped depthwise 3x3 layers (groups = C = F, padded by
 // 1): dw1 32 channels at 112x112, dw2 96 at 56x56 stride 2, dw3 144 at
 // 56x56, dw4 960 at 7x7 -- compiled f32 (one call of
-// mixrt_ukernel_depthwise_f32 on the padded input) and f32 loops only, with
-// oneDNN's f32 depthwise convolution (goihw weights, NCHW and blocked
-// activations) as the peer;
+// mixrt_ukernel_depthwise_f32 on the unpadded input, the kernel pads) and
+// f32 loops only, with oneDNN's f32 depthwise convolution (goihw weights,
+// NCHW and blocked activations) as the peer;
 //
 // each as
 //

@@ -23,11 +23,15 @@
 //
 // Depthwise (groups == C == F, one input channel per group, C = 1 included;
 // f32 activations and accumulator; f32, f16 or bf16 weight, widened exactly
-// first): the loops' linalg.generic itself, marked "depthwise_f32", which
-// mix-use-microkernels turns into a call of mixrt_ukernel_depthwise_f32 on
-// the padded input (its per-output chain is the loops': fma from +0 over
-// (kh, kw) ascending). The bias epilogue stays a loop after it. Grouped
-// convolutions with 1 < groups < C stay loops.
+// first): no padded copy of the input. The loop reads the unpadded input
+// itself (tensor.extract at the clamped position, +0 selected outside: the
+// same value the padded copy would hold, so the same fma chain from +0
+// over (kh, kw) ascending, padded taps included), is marked
+// "depthwise_f32" with its window (mix.ukernel_window: strides, dilations,
+// padding), and mix-use-microkernels turns it into one call of
+// mixrt_ukernel_depthwise_f32 on the unpadded input, which pads inside.
+// The bias epilogue stays a loop after it. Grouped convolutions with 1 <
+// groups < C stay loops (over a padded copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,6 +256,60 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
            (wElem.isF32() || wElem.isF16() || wElem.isBF16());
   }
 
+  /// The depthwise loop over the unpadded f32 input (see the file comment):
+  /// over (n, f, c, kh, kw, oh, ow) of convMaps, the weight [C, 1, KH, KW]
+  /// its only operand; per step the input at (n, f, oh * sh + kh * dh - top,
+  /// ow * sw + kw * dw - left), clamped into the image and replaced by +0
+  /// outside it (padSpatial's select), then one fma into the sum.
+  Value lowerDepthwise(Conv2DOp op, Value input, Value weight,
+                       const ConvMaps &conv, const LayerTypes &types,
+                       ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(),
+                      pad = op.getPadding();
+    Value zero = zeroConstant(rewriter, loc, types.acc);
+    Value sum = generic(
+        rewriter, loc, ValueRange{weight}, buildInit(rewriter, loc, types),
+        {conv.weight, conv.output}, conv.iterators,
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          // One operand op per statement (host-compiler independent IR).
+          auto index = [&](int64_t i) {
+            return arith::ConstantIndexOp::create(b, l, i);
+          };
+          Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+          SmallVector<Value> at = {linalg::IndexOp::create(b, l, 0),
+                                   linalg::IndexOp::create(b, l, 1)};
+          for (int64_t i = 0; i < 2; ++i) {
+            // oh * s + kh * d - before (ow, kw for the columns).
+            Value o = linalg::IndexOp::create(b, l, 5 + i);
+            Value k = linalg::IndexOp::create(b, l, 3 + i);
+            Value os = arith::MulIOp::create(b, l, o, index(s[i]));
+            Value kd = arith::MulIOp::create(b, l, k, index(d[i]));
+            Value sumPos = arith::AddIOp::create(b, l, os, kd);
+            Value pos = arith::SubIOp::create(b, l, sumPos, index(pad[i]));
+            int64_t size = inType.getDimSize(2 + i);
+            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                             pos, index(0));
+            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                             pos, index(size));
+            Value both = arith::AndIOp::create(b, l, ge, lt);
+            inside = arith::AndIOp::create(b, l, inside, both);
+            Value low = arith::MaxSIOp::create(b, l, pos, index(0));
+            at.push_back(arith::MinSIOp::create(b, l, low, index(size - 1)));
+          }
+          Value v = tensor::ExtractOp::create(b, l, input, at);
+          Value x = arith::SelectOp::create(b, l, inside, v, zero);
+          return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
+        });
+    Operation *loop = sum.getDefiningOp();
+    loop->setAttr(attr::kUkernel, rewriter.getStringAttr("depthwise_f32"));
+    loop->setAttr(attr::kUkernelWindow,
+                  rewriter.getDenseI64ArrayAttr({s[0], s[1], d[0], d[1], pad[0],
+                                                 pad[1], pad[2], pad[3]}));
+    return sum;
+  }
+
   Value lower(Conv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     bool depthwise = isMicrokernelDepthwise(op, adaptor, types);
@@ -265,13 +323,22 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
       // f16/bf16 weights widened exactly (the loops' own conversion).
       weight = convertTensor(rewriter, loc, weight,
                              wType.clone(rewriter.getF32Type()));
+    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
+                             wType, rewriter.getContext());
+    Type acc = types.acc;
+    if (depthwise) {
+      Value sum =
+          lowerDepthwise(op, adaptor.getInput(), weight, conv, types, rewriter);
+      BiasEpilogue epilogue;
+      epilogue.biasType = acc;
+      epilogue.bias = adaptor.getBias();
+      epilogue.channelDim = 1;
+      return addBias(rewriter, loc, types, sum, epilogue);
+    }
     Type inElem =
         cast<ShapedType>(adaptor.getInput().getType()).getElementType();
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
                              zeroConstant(rewriter, loc, inElem));
-    ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
-                             wType, rewriter.getContext());
-    Type acc = types.acc;
     Value sum = generic(rewriter, loc, ValueRange{input, weight},
                         buildInit(rewriter, loc, types),
                         {conv.input, conv.weight, conv.output}, conv.iterators,
@@ -282,9 +349,6 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                           Value in = convertScalar(b, l, a[0], acc);
                           return Value(math::FmaOp::create(b, l, in, w, a[2]));
                         });
-    if (depthwise)
-      sum.getDefiningOp()->setAttr(attr::kUkernel,
-                                   rewriter.getStringAttr("depthwise_f32"));
     BiasEpilogue epilogue;
     epilogue.biasType = acc;
     epilogue.bias = adaptor.getBias();

@@ -630,33 +630,41 @@ static int mulFits(int64_t a, int64_t b, int64_t *out) {
 mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
     int64_t KW, const float *weight, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t OH, int64_t OW,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags) {
   if (N < 0 || C < 0 || H < 0 || W < 0 || OH < 0 || OW < 0 || KH < 1 ||
       KW < 1 || stride_h < 1 || stride_w < 1 || dilation_h < 1 ||
-      dilation_w < 1 || flags != 0)
+      dilation_w < 1 || pad_top < 0 || pad_left < 0 || pad_bottom < 0 ||
+      pad_right < 0 || flags != 0)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  int64_t planes, inPlane, outPlane, taps, e;
+  int64_t planes, inPlane, outPlane, taps, e, paddedH, paddedW;
   if (!mulFits(N, C, &planes) || !mulFits(H, W, &inPlane) ||
       !mulFits(OH, OW, &outPlane) || !mulFits(KH, KW, &taps) ||
       !mulFits(planes, inPlane, &e) || !mulFits(e, 4, &e) ||
       !mulFits(planes, outPlane, &e) || !mulFits(e, 4, &e) ||
-      !mulFits(C, taps, &e) || !mulFits(e, 4, &e))
+      !mulFits(C, taps, &e) || !mulFits(e, 4, &e) ||
+      __builtin_add_overflow(H, pad_top, &paddedH) ||
+      __builtin_add_overflow(paddedH, pad_bottom, &paddedH) ||
+      __builtin_add_overflow(W, pad_left, &paddedW) ||
+      __builtin_add_overflow(paddedW, pad_right, &paddedW))
     return MIXRT_STATUS_INVALID_ARGUMENT;
   if (planes == 0 || outPlane == 0)
     return MIXRT_STATUS_OK;
-  /* The last tap of the last output, in both directions, lies inside. */
+  /* The last tap of the last output, in both directions, lies inside the
+   * padded input. */
   int64_t lastH, lastW, t;
   if (!mulFits(OH - 1, stride_h, &lastH) || !mulFits(KH - 1, dilation_h, &t) ||
-      __builtin_add_overflow(lastH, t, &lastH) || lastH >= H ||
+      __builtin_add_overflow(lastH, t, &lastH) || lastH >= paddedH ||
       !mulFits(OW - 1, stride_w, &lastW) || !mulFits(KW - 1, dilation_w, &t) ||
-      __builtin_add_overflow(lastW, t, &lastW) || lastW >= W)
+      __builtin_add_overflow(lastW, t, &lastW) || lastW >= paddedW)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  if (input == NULL || weight == NULL || output == NULL)
+  if ((inPlane != 0 && input == NULL) || weight == NULL || output == NULL)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  const uk_dw_problem p = {
-      planes,     C,          0,  H,  W,     KH,     KW,   stride_h, stride_w,
-      dilation_h, dilation_w, OH, OW, input, weight, bias, output};
+  const uk_dw_problem p = {planes,     C,      0,        H,        W,
+                           KH,         KW,     stride_h, stride_w, dilation_h,
+                           dilation_w, OH,     OW,       pad_top,  pad_left,
+                           input,      weight, bias,     output};
   runDw(&p);
   return MIXRT_STATUS_OK;
 }
@@ -845,24 +853,57 @@ void mixrt_uk_s8_portable(const uk_s8_problem *p) {
   }
 }
 
+/* The chain of one output (the loops' own: fma from +0 over (kh, kw)
+ * ascending, an +0 input outside the image), + bias when not NULL. */
+static float dwOne(const uk_dw_problem *p, const float *in, const float *w,
+                   const float *bias, int64_t oh, int64_t ow) {
+  float acc = 0.0f;
+  for (int64_t kh = 0; kh < p->KH; ++kh) {
+    const int64_t ih = oh * p->sh + kh * p->dh - p->pt;
+    const int rowIn = ih >= 0 && ih < p->H;
+    for (int64_t kw = 0; kw < p->KW; ++kw) {
+      const int64_t iw = ow * p->sw + kw * p->dw - p->pl;
+      /* A padded tap is still an fma, of +0: fma(0, Inf, acc) is NaN and
+       * -0 + 0 * w is +0, as in the loops over a zero-padded copy. */
+      const float x = rowIn && iw >= 0 && iw < p->W ? in[ih * p->W + iw] : 0.0f;
+      acc = ukFmaf(x, w[kh * p->KW + kw], acc);
+    }
+  }
+  if (bias)
+    acc = acc + *bias;
+  return acc;
+}
+
 void mixrt_uk_dw_portable(const uk_dw_problem *p) {
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
     const float *w = p->weight + c * p->KH * p->KW;
+    const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
-    for (int64_t oh = 0; oh < p->OH; ++oh)
+    int64_t ohLo, ohHi, owLo, owHi;
+    mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
+    mixrt_uk_dw_inside(p->OW, p->W, p->KW, p->sw, p->dw, p->pl, &owLo, &owHi);
+    for (int64_t oh = 0; oh < p->OH; ++oh) {
+      const int rowIn = oh >= ohLo && oh < ohHi;
       for (int64_t ow = 0; ow < p->OW; ++ow) {
+        if (!rowIn || ow < owLo || ow >= owHi) {
+          out[oh * p->OW + ow] = dwOne(p, in, w, bias, oh, ow);
+          continue;
+        }
+        /* Every tap inside: no bounds checks. */
         float acc = 0.0f;
         for (int64_t kh = 0; kh < p->KH; ++kh) {
-          const float *row = in + (oh * p->sh + kh * p->dh) * p->W + ow * p->sw;
+          const float *row = in + (oh * p->sh + kh * p->dh - p->pt) * p->W +
+                             ow * p->sw - p->pl;
           for (int64_t kw = 0; kw < p->KW; ++kw)
             acc = ukFmaf(row[kw * p->dw], w[kh * p->KW + kw], acc);
         }
-        if (p->bias)
-          acc = acc + p->bias[c];
+        if (bias)
+          acc = acc + *bias;
         out[oh * p->OW + ow] = acc;
       }
+    }
     if (++c == p->C)
       c = 0;
   }

@@ -398,11 +398,77 @@ UK_INLINE __m256 dwLoad(const int S, const float *row, __m256i m, int64_t valid,
                                   _mm256_castsi256_ps(m), 4);
 }
 
+/* Lanes [lo, hi) of 8 (both clamped to [0, 8]). */
+UK_INLINE __m256i rangeMask(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo > 8 ? 8 : lo;
+  hi = hi < 0 ? 0 : hi > 8 ? 8 : hi;
+  return _mm256_andnot_si256(laneMask(lo), laneMask(hi));
+}
+
+/* The lanes of a border tap load: lane j (of the first `valid`) reads
+ * column col + j * sw of an input row of W columns when it lies in [0, W),
+ * and is +0 otherwise. S = 1 and S = 0 (the gather): the lanes `a`; S = 2:
+ * the positions of the two span loads, `a` and `b`. No division for S = 1
+ * and 2. */
+typedef struct dwEdge {
+  __m256i a, b;
+} dwEdge;
+
+UK_INLINE dwEdge dwEdgeMask(const int S, int64_t col, int64_t W, int64_t sw,
+                            int64_t valid) {
+  dwEdge e;
+  if (S == 2) {
+    /* Positions [0, 2 * valid - 1) of the span; inside: [plo, phi). */
+    const int64_t span = 2 * valid - 1;
+    const int64_t plo = col >= 0 ? 0 : -col;
+    const int64_t phi = W - col < span ? W - col : span;
+    e.a = rangeMask(plo, phi);
+    e.b = rangeMask(plo - 8, phi - 8);
+    return e;
+  }
+  int64_t jlo, jhi;
+  if (S == 1) {
+    jlo = col >= 0 ? 0 : -col;
+    jhi = W - col;
+  } else {
+    jlo = col >= 0 ? 0 : (-col + sw - 1) / sw;
+    jhi = W - 1 - col < 0 ? 0 : (W - 1 - col) / sw + 1;
+  }
+  e.a = rangeMask(jlo, jhi < valid ? jhi : valid);
+  e.b = _mm256_setzero_si256();
+  return e;
+}
+
+/* The border tap load of `row` from column `col` with the lanes of `e`:
+ * masked-off lanes read nothing (the address is formed as an integer, as
+ * it may lie before the row). */
+UK_INLINE __m256 dwLoadEdge(const int S, const float *row, int64_t col,
+                            dwEdge e, __m256i gather) {
+  const float *base = (const float *)((uintptr_t)row + (uintptr_t)(col * 4));
+  if (S == 2) {
+    const __m256 lo = _mm256_maskload_ps(base, e.a);
+    const __m256 hi = _mm256_maskload_ps(
+        (const float *)((uintptr_t)base + 8 * sizeof(float)), e.b);
+    const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(
+        _mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  if (S == 1)
+    return _mm256_maskload_ps(base, e.a);
+  return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), base, gather,
+                                  _mm256_castsi256_ps(e.a), 4);
+}
+
 /* R output rows from oh0 of one plane, 8 outputs of a row at a time: per
- * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. */
+ * tap (kh, kw ascending) one broadcast weight and R vfmadd231ps. A block
+ * whose taps all lie inside the input (`rowsIn`: every tap row of the R
+ * rows, and columns [owLo, owHi)) loads them directly; any other block
+ * loads +0 for the padded taps (whole rows of zeros, masked-off lanes) and
+ * still runs every fma, as the loops do. */
 UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
                       const float *in, const float *w, float *out, int64_t oh0,
-                      const float *bias) {
+                      const float *bias, int rowsIn, int64_t owLo,
+                      int64_t owHi) {
   const __m256i gather = _mm256_mullo_epi32(
       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)p->sw));
   const int64_t rowStep = p->sh * p->W;
@@ -413,15 +479,49 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       acc[r] = _mm256_setzero_ps();
-    for (int64_t kh = 0; kh < p->KH; ++kh) {
-      const float *src = in + (oh0 * p->sh + kh * p->dh) * p->W + ow0 * p->sw;
-      for (int64_t kw = 0; kw < p->KW; ++kw) {
-        const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
-        const float *tap = src + kw * p->dw;
+    if (rowsIn && ow0 >= owLo && ow0 + valid <= owHi) {
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        const float *src = in + (oh0 * p->sh + kh * p->dh - p->pt) * p->W +
+                           ow0 * p->sw - p->pl;
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
+          const float *tap = src + kw * p->dw;
 #pragma GCC unroll 4
-        for (int r = 0; r < R; ++r)
-          acc[r] = _mm256_fmadd_ps(
-              dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+          for (int r = 0; r < R; ++r)
+            acc[r] = _mm256_fmadd_ps(
+                dwLoad(S, tap + r * rowStep, m, valid, gather), wv, acc[r]);
+        }
+      }
+    } else {
+      /* The lanes of each tap column, once per block (up to 8 columns). */
+      dwEdge edges[8];
+      const int cached = p->KW <= 8;
+      if (cached)
+        for (int64_t kw = 0; kw < p->KW; ++kw)
+          edges[kw] = dwEdgeMask(S, ow0 * p->sw + kw * p->dw - p->pl, p->W,
+                                 p->sw, valid);
+      for (int64_t kh = 0; kh < p->KH; ++kh) {
+        /* Tap rows outside the image read nothing: +0. */
+        int rowOk[4];
+        const float *rows[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const int64_t ih = (oh0 + r) * p->sh + kh * p->dh - p->pt;
+          rowOk[r] = ih >= 0 && ih < p->H;
+          rows[r] = rowOk[r] ? in + ih * p->W : in;
+        }
+        for (int64_t kw = 0; kw < p->KW; ++kw) {
+          const __m256 wv = _mm256_set1_ps(w[kh * p->KW + kw]);
+          const int64_t col = ow0 * p->sw + kw * p->dw - p->pl;
+          const dwEdge e =
+              cached ? edges[kw] : dwEdgeMask(S, col, p->W, p->sw, valid);
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const __m256 x = rowOk[r] ? dwLoadEdge(S, rows[r], col, e, gather)
+                                      : _mm256_setzero_ps();
+            acc[r] = _mm256_fmadd_ps(x, wv, acc[r]);
+          }
+        }
       }
     }
 #pragma GCC unroll 4
@@ -434,22 +534,72 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
   }
 }
 
+UK_INLINE void dwPlane(const int S, const uk_dw_problem *p, const float *in,
+                       const float *w, float *out, const float *bias,
+                       int64_t ohLo, int64_t ohHi, int64_t owLo, int64_t owHi) {
+  /* Blocks of 4, 2, 1 rows as without padding (border rows too: one
+   * accumulator alone would wait on each fma); a block is inside when all
+   * its rows are. */
+  int64_t oh = 0;
+  for (; oh + 4 <= p->OH; oh += 4)
+    dwRows(4, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 4 <= ohHi, owLo,
+           owHi);
+  if (oh + 2 <= p->OH) {
+    dwRows(2, S, p, in, w, out, oh, bias, oh >= ohLo && oh + 2 <= ohHi, owLo,
+           owHi);
+    oh += 2;
+  }
+  for (; oh < p->OH; ++oh)
+    dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo, owHi);
+}
+
 UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
+  int64_t ohLo, ohHi, owLo, owHi;
+  mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
+  mixrt_uk_dw_inside(p->OW, p->W, p->KW, p->sw, p->dw, p->pl, &owLo, &owHi);
+  /* Small planes with a border, at most two vectors wide (MobileNet's
+   * 7x7 to 28x28: every vector of a row is a border one) are staged: the
+   * taps' extent, padded with +0, into a buffer on the stack (L1), then the
+   * interior code runs on it -- the same +0 inputs, so the same fmas and
+   * bits. Wider rows take the border blocks above. */
+  const int64_t hn = (p->OH - 1) * p->sh + (p->KH - 1) * p->dh + 1;
+  const int64_t wn = (p->OW - 1) * p->sw + (p->KW - 1) * p->dw + 1;
+  const int border = ohLo > 0 || ohHi < p->OH || owLo > 0 || owHi < p->OW;
+  float staged[UK_DW_STAGE];
+  uk_dw_problem q = *p;
+  if (border && p->OW <= 16 && hn * wn <= UK_DW_STAGE) {
+    q.H = hn, q.W = wn, q.pt = 0, q.pl = 0;
+  } else {
+    q.H = 0; /* not staged */
+  }
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
     const float *w = p->weight + c * p->KH * p->KW;
     const float *bias = p->bias ? p->bias + c : NULL;
     float *out = p->output + i * p->OH * p->OW;
-    int64_t oh = 0;
-    for (; oh + 4 <= p->OH; oh += 4)
-      dwRows(4, S, p, in, w, out, oh, bias);
-    if (oh + 2 <= p->OH) {
-      dwRows(2, S, p, in, w, out, oh, bias);
-      oh += 2;
+    if (q.H > 0) {
+      for (int64_t y = 0; y < hn; ++y) {
+        /* Columns x0 .. x0 + 8 - 1 of staged row y: input column x - pl
+         * of row y - pt where it exists (masked load), +0 elsewhere. */
+        const int64_t iy = y - p->pt;
+        float *dst = staged + y * wn;
+        const int rowIn = iy >= 0 && iy < p->H;
+        for (int64_t x0 = 0; x0 < wn; x0 += 8) {
+          __m256 v = _mm256_setzero_ps();
+          if (rowIn) {
+            const float *src = (const float *)((uintptr_t)(in + iy * p->W) +
+                                               (uintptr_t)((x0 - p->pl) * 4));
+            const __m256i m = rangeMask(p->pl - x0, p->pl + p->W - x0);
+            v = _mm256_maskload_ps(src, m);
+          }
+          _mm256_maskstore_ps(dst + x0, laneMask(wn - x0 < 8 ? wn - x0 : 8), v);
+        }
+      }
+      dwPlane(S, &q, staged, w, out, bias, 0, p->OH, 0, p->OW);
+    } else {
+      dwPlane(S, p, in, w, out, bias, ohLo, ohHi, owLo, owHi);
     }
-    for (; oh < p->OH; ++oh)
-      dwRows(1, S, p, in, w, out, oh, bias);
     if (++c == p->C)
       c = 0;
   }

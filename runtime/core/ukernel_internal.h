@@ -54,11 +54,13 @@ typedef struct uk_s8_problem {
 } uk_s8_problem;
 
 /* A depthwise f32 convolution over planes [0, planes) of an N*C stack:
- * plane i reads input + i * H * W, weight + (i % C) * KH * KW (and
- * bias[i % C]), writes output + i * OH * OW. `c0` is the channel of plane
- * 0 (a part of a split starts mid-stack). */
+ * plane i reads input + i * H * W (unpadded: the tap of output (oh, ow) at
+ * (kh, kw) reads row oh * sh + kh * dh - pt, column ow * sw + kw * dw - pl,
+ * +0 outside), weight + (i % C) * KH * KW (and bias[i % C]), writes
+ * output + i * OH * OW. `c0` is the channel of plane 0 (a part of a split
+ * starts mid-stack). */
 typedef struct uk_dw_problem {
-  int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW;
+  int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW, pt, pl;
   const float *input, *weight, *bias;
   float *output;
 } uk_dw_problem;
@@ -71,6 +73,27 @@ typedef void (*uk_s8_fn)(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_portable(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_portable(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
+/* Floats of the stack buffer into which the vector paths stage a small
+ * padded plane (8 KiB). */
+#define UK_DW_STAGE 2048
+/* Outputs whose every tap lies inside the input, per direction: rows
+ * [lo, hi) (lo <= hi <= OH) of an extent `out`, for padding `pad` before,
+ * stride s, dilation d, kernel extent k, input extent `in`. */
+static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
+                                      int64_t s, int64_t d, int64_t pad,
+                                      int64_t *lo, int64_t *hi) {
+  /* Counted, not divided: 32-bit targets would call a 64-bit division
+   * helper (the freestanding core links none). Both conditions are
+   * monotonic in the output index. */
+  int64_t l = 0;
+  while (l < out && l * s < pad)
+    ++l;
+  int64_t h = l;
+  while (h < out && h * s + (k - 1) * d - pad <= in - 1)
+    ++h;
+  *lo = l;
+  *hi = h;
+}
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
  * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
 typedef struct uk_range {

@@ -152,32 +152,42 @@ MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
                                           float *hi);
 
 /** Depthwise 2-D convolution in f32 (NCHW, one filter per channel, channel
- *  multiplier 1: groups == C == output channels), over an input the caller
- *  has already padded (mixc pads with +0, so a padded tap is an fma with a
- *  +0 input: 0 x Inf is NaN there as in the loops):
+ *  multiplier 1: groups == C == output channels) over the UNPADDED input,
+ *  padded with +0 by pad_top, pad_left, pad_bottom, pad_right (mixc's
+ *  `[top, left, bottom, right]`):
  *
  *    out[n][c][oh][ow] = bias?(acc) with acc = +0; for kh = 0 .. KH-1, for
- *    kw = 0 .. KW-1: acc = fmaf(in[n][c][oh*stride_h + kh*dilation_h]
- *                               [ow*stride_w + kw*dilation_w],
- *                               w[c][kh][kw], acc)
+ *    kw = 0 .. KW-1: acc = fmaf(x, w[c][kh][kw], acc), where
+ *      ih = oh*stride_h + kh*dilation_h - pad_top,
+ *      iw = ow*stride_w + kw*dilation_w - pad_left,
+ *      x  = in[n][c][ih][iw] inside the image, +0 outside (a padded tap)
  *
- *  then + bias[c] (one f32 add) when `bias` is not NULL. No relu, and no
- *  NaN canonicalization (unlike the GEMMs): the bits of the loops mixc
- *  would generate, but for the payload of a NaN. `input` is N x C x H x W,
- *  `weight` C x KH x KW, `output` N x C x OH x OW, all contiguous; the
- *  input must cover every tap: (OH-1)*stride_h + (KH-1)*dilation_h < H and
- *  the same for W. Every path (portable, AVX2, AVX-512) vectorizes along
- *  the output row with masked tails (strides > 1 gather); with
+ *  then + bias[c] (one f32 add) when `bias` is not NULL. A padded tap is
+ *  still an fma of +0, never skipped: an infinite or NaN weight makes the
+ *  output NaN even where it only meets padding (0 x Inf), and a sum of -0
+ *  becomes +0 (-0 + 0 x w), exactly as the loops over an explicitly
+ *  zero-padded copy. No relu, and no NaN canonicalization (unlike the
+ *  GEMMs): the bits of the loops mixc would generate, but for the payload
+ *  of a NaN. `input` is N x C x H x W, `weight` C x KH x KW, `output` N x C
+ *  x OH x OW, all contiguous; the padded input must cover every tap:
+ *  (OH-1)*stride_h + (KH-1)*dilation_h < pad_top + H + pad_bottom and the
+ *  same for W. Every path (portable, AVX2, AVX-512) vectorizes along the
+ *  output row with masked tails (strides > 1 gather); outputs whose taps
+ *  all lie inside the image take the unchecked loads, the border ones
+ *  (whole rows and the first/last vector of a row) load +0 for padded taps
+ *  by masked-off lanes and still run every fma. With
  *  mixrt_ukernel_set_parallel, work of at least 2^20 multiply-adds is split
  *  by whole (n, c) planes, so results are identical for any thread count.
- *  `flags` must be 0. INVALID_ARGUMENT for negative sizes, KH, KW,
- *  strides or dilations < 1, an input that does not cover the taps, sizes
- *  beyond PTRDIFF_MAX, or NULL pointers (allowed when the output is
- *  empty). */
+ *  `flags` must be 0. INVALID_ARGUMENT for negative sizes or paddings, KH,
+ *  KW, strides or dilations < 1, an input that does not cover the taps,
+ *  sizes beyond PTRDIFF_MAX, or NULL pointers (allowed when the output is
+ *  empty; `input` also when H or W is 0: every tap is padding). API
+ *  version 7 added the paddings (6 took a padded input). */
 MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
     int64_t KW, const float *weight, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t OH, int64_t OW,
+    int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+    int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags);
 
 /** One task of a parallel loop: runs the items [begin, end). */

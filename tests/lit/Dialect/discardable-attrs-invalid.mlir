@@ -1,6 +1,7 @@
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
 // The discardable attributes of the mix dialect (mix.k_chunk, mix.name, and
-// those the lowering sets: mix.memory_plan, mix.ukernel, mix.ukernel_bias) are
+// those the lowering sets: mix.memory_plan, mix.ukernel, mix.ukernel_bias,
+// mix.ukernel_window) are
 // declared and verified by the dialect; any other mix.* attribute is an error.
 
 mix.network @k_chunk_type precision(f32) (%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
@@ -102,6 +103,39 @@ func.func @ukernel_bias_value(%a: tensor<4xf32>) -> tensor<4xf32> {
     linalg.yield %x : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+// -----
+
+// mix.ukernel_window: the depthwise loop's strides, dilations and padding.
+#id = affine_map<(d0) -> (d0)>
+func.func @ukernel_window_size(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel_window' to be 8 i64 (strides and dilations >= 1, then padding >= 0: top, left, bottom, right), got array<i64: 1, 1, 1, 1>}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) attrs = {mix.ukernel_window = array<i64: 1, 1, 1, 1>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func @ukernel_window_values(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel_window' to be 8 i64 (strides and dilations >= 1, then padding >= 0: top, left, bottom, right), got array<i64: 1, 1, 1, 1, 0, -1, 0, 0>}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) attrs = {mix.ukernel_window = array<i64: 1, 1, 1, 1, 0, -1, 0, 0>} {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+mix.network @ukernel_window_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.ukernel_window': only the lowering's depthwise linalg.generic has it}}
+  %r = mix.relu %x {mix.ukernel_window = array<i64: 1, 1, 1, 1, 0, 0, 0, 0>} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %r : tensor<1x4xf32>
 }
 
 // -----

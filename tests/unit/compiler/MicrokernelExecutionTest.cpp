@@ -22,11 +22,14 @@
 #include "mixrt/ukernel.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -293,13 +296,69 @@ void checkConv(const ConvCase &c, unsigned seed,
              inputData(inputs, c.n * c.c * c.h * c.w, rng));
 }
 
+/// The loop the lowering marks for the depthwise microkernel, compiled with
+/// the rewrite off (mix-use-microkernels{enabled=false}: it reads the
+/// unpadded input in its body), against the plain loops over a padded copy
+/// (microkernels = false): the same bits, and no call in either.
+void checkMarkedLoop(const std::string &text,
+                     const std::vector<int64_t> &inShape,
+                     const std::vector<int64_t> &outShape,
+                     const std::vector<float> &x) {
+  Jit jit;
+  INFO(text);
+  OwningOpRef<ModuleOp> marked =
+      parseSourceString<ModuleOp>(text, &jit.context);
+  REQUIRE(marked);
+  MixPipelineOptions toLinalg;
+  toLinalg.stopAfter = MixPhase::linalg;
+  PassManager pm(&jit.context);
+  REQUIRE(succeeded(buildMixPipeline(pm, toLinalg)));
+  REQUIRE(succeeded(pm.run(*marked)));
+  int markedLoops = 0;
+  marked->walk([&](Operation *op) {
+    if (auto kind = op->getAttrOfType<StringAttr>("mix.ukernel"))
+      markedLoops += kind.getValue() == "depthwise_f32";
+  });
+  REQUIRE(markedLoops == 1);
+  MixPipelineOptions rest;
+  rest.startAt = MixPhase::llvm;
+  rest.microkernels = false;
+  auto markedEngine = compile(*marked, rest);
+  REQUIRE(countCalls(*marked, "mixrt_ukernel_depthwise_f32") == 0);
+  MixPipelineOptions loops;
+  loops.microkernels = false;
+  auto loopEngine = compile(jit.context, text, loops);
+  auto markedFn = markedEngine->lookup("_mlir_ciface_d");
+  auto loopFn = loopEngine->lookup("_mlir_ciface_d");
+  REQUIRE(bool(markedFn));
+  REQUIRE(bool(loopFn));
+  std::vector<float> want = run(*loopFn, inShape, outShape, x);
+  std::vector<float> got = run(*markedFn, inShape, outShape, x);
+  int mismatches = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (bits(got[i]) != bits(want[i]) &&
+        !(std::isnan(got[i]) && std::isnan(want[i])) && ++mismatches <= 5)
+      UNSCOPED_INFO("marked loop y[" << i << "] = " << got[i]
+                                     << ", loops: " << want[i]);
+  CHECK(mismatches == 0);
+}
+
+/// Padding [top, left, bottom, right].
+using Padding = std::array<int64_t, 4>;
+
 /// A depthwise conv2d (groups == C == F, weight [C, 1, KH, KW]) against the
 /// loops; `specials`: an infinite weight in the corner of channel 0 (it
 /// reads the zero padding: NaN in the loops) and a NaN weight in channel 1.
-void checkDepthwise(const ConvCase &c, bool specials, unsigned seed) {
+/// `padding` (default: c.pad on every side) may be asymmetric. Also the
+/// marked loop without the rewrite against the loops.
+void checkDepthwise(const ConvCase &c, bool specials, unsigned seed,
+                    std::optional<Padding> padding = std::nullopt) {
   std::mt19937 rng(seed);
-  int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
-  int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+  Padding pad = padding.value_or(Padding{c.pad, c.pad, c.pad, c.pad});
+  int64_t oh =
+      (c.h + pad[0] + pad[2] - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+  int64_t ow =
+      (c.w + pad[1] + pad[3] - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
   std::string in = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, c.h, c.w);
   std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, oh, ow);
   std::string wt = llvm::formatv("{0}x1x{1}x{2}", c.c, c.kh, c.kw);
@@ -332,17 +391,20 @@ void checkDepthwise(const ConvCase &c, bool specials, unsigned seed) {
                           vectorText(rng, c.c), c.c);
   text += llvm::formatv(
       "  %y = mix.conv2d %x, %w{0} {4} {{strides = array<i64: {1}, {1}>, "
-      "padding = array<i64: {2}, {2}, {2}, {2}>, dilations = array<i64: {3}, "
+      "padding = array<i64: {2}>, dilations = array<i64: {3}, "
       "{3}>, groups = {9} : i64} : (tensor<{5}xf32>, tensor<{6}xf32>{7}) -> "
       "tensor<{8}xf32>\n",
-      c.bias ? ", %b" : "", c.stride, c.pad, c.dilation, c.precision, in, wt,
+      c.bias ? ", %b" : "", c.stride,
+      llvm::formatv("{0}, {1}, {2}, {3}", pad[0], pad[1], pad[2], pad[3]).str(),
+      c.dilation, c.precision, in, wt,
       c.bias ? llvm::formatv(", tensor<{0}xf32>", c.c).str() : std::string(),
       out, c.c);
   text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
   GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+  std::vector<float> x = inputData(inputs, c.n * c.c * c.h * c.w, rng);
   checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.c, oh, ow},
-             "mixrt_ukernel_depthwise_f32",
-             inputData(inputs, c.n * c.c * c.h * c.w, rng));
+             "mixrt_ukernel_depthwise_f32", x);
+  checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.c, oh, ow}, x);
 }
 
 } // namespace
@@ -551,6 +613,51 @@ TEST_CASE("compiled depthwise conv2d, stride 2: the depthwise microkernel "
   cases.push_back(
       {1, 3, 9, 13, 3, 3, 3, 2, 1, 1, "precision(weights = f16)", true});
   checkDepthwiseCases(cases, false, 600);
+}
+
+TEST_CASE("compiled depthwise conv2d: the kernel's own padding (asymmetric, "
+          "larger than 1, tiny images) equals the loops bit for bit",
+          "[exec][ukernel][depthwise]") {
+  // ConvCase: n, c, h, w, f (= c), kh, kw, stride, pad (unused), dilation,
+  // precision, bias; then [top, left, bottom, right].
+  struct PadCase {
+    ConvCase c;
+    Padding pad;
+    bool specials;
+  };
+  const PadCase cases[] = {
+      // Asymmetric, stride 1 and 2, with and without bias.
+      {{1, 3, 8, 17, 3, 3, 3, 1, 0, 1, "", true}, {0, 1, 2, 3}, false},
+      {{2, 3, 9, 33, 3, 3, 3, 2, 0, 1, "", false}, {1, 0, 0, 1}, true},
+      {{1, 17, 12, 40, 17, 3, 3, 2, 0, 1, "", true}, {2, 1, 1, 2}, false},
+      // Padding 2 and 3 around a 3x3 and a 5x5 window, dilation 2.
+      {{1, 3, 7, 19, 3, 3, 3, 1, 0, 1, "", true}, {2, 2, 2, 2}, true},
+      {{1, 3, 6, 21, 3, 5, 5, 2, 0, 1, "", false}, {3, 3, 3, 3}, false},
+      {{1, 3, 9, 18, 3, 3, 3, 1, 0, 2, "", true}, {3, 1, 2, 4}, true},
+      // Tiny images: every output is a border one (1x1, 2x2, 3x2 images).
+      {{1, 3, 1, 1, 3, 3, 3, 1, 0, 1, "", true}, {1, 1, 1, 1}, true},
+      {{2, 3, 2, 2, 3, 3, 3, 1, 0, 1, "", false}, {1, 1, 1, 1}, true},
+      {{1, 3, 3, 2, 3, 3, 3, 2, 0, 1, "", true}, {2, 2, 2, 2}, true},
+      {{1, 3, 2, 3, 3, 5, 5, 1, 0, 1, "", false}, {2, 2, 2, 2}, true},
+      // f16 weights, asymmetric.
+      {{1, 3, 7, 9, 3, 3, 3, 2, 0, 1, "precision(weights = f16)", true},
+       {1, 2, 0, 1},
+       false},
+  };
+  unsigned seed = 800;
+  for (const PadCase &p : cases) {
+    const ConvCase &c = p.c;
+    DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                         << " " << c.kh << "x" << c.kw << " stride " << c.stride
+                         << " padding " << p.pad[0] << "," << p.pad[1] << ","
+                         << p.pad[2] << "," << p.pad[3] << " dilation "
+                         << c.dilation << " " << c.precision
+                         << (c.bias ? " bias" : "")
+                         << (p.specials ? " inf/NaN weights" : "")) {
+      checkDepthwise(c, p.specials, seed, p.pad);
+    }
+    ++seed;
+  }
 }
 
 TEST_CASE("compiled depthwise conv2d: infinite and NaN weights through the "

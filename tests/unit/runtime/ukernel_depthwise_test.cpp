@@ -7,9 +7,15 @@
 // not part of the contract). Shapes: output widths 1, 7, 8, 9, 16, 17, 33
 // (tails of the 8- and 16-lane rows), channels 1, 3, 17, two images, 3x3,
 // 1x1, 5x3 and 2x4 windows, strides 1, 2, 3 (the gather), dilations 1, 2;
-// infinities, NaN, -0 and subnormals in the input and the weights, zeros in
-// the padding times an infinite weight; the words after the output stay
-// untouched. Then threads, and the argument checks.
+// no padding, symmetric, asymmetric and larger than the window, down to
+// images whose every output is a border one (and an empty image: all
+// padding); infinities, NaN, -0 and subnormals in the input and the
+// weights, padded taps times an infinite or NaN weight; the padding inside
+// the kernel equals the loops over an explicitly zero-padded copy, -0 sums
+// included (rows of up to two vectors are staged on the stack by the
+// vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
+// both covered); the words after the output stay untouched. Then threads,
+// and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,9 +55,24 @@ std::vector<mixrt_ukernel_isa> availablePaths() {
 
 struct DwShape {
   int64_t n, c, oh, ow, kh, kw, sh, sw, dh, dw;
-  int64_t h() const { return (oh - 1) * sh + (kh - 1) * dh + 1; }
-  int64_t w() const { return (ow - 1) * sw + (kw - 1) * dw + 1; }
+  /// [top, left, bottom, right]
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  /// The unpadded input: the padded extent the taps cover, minus the
+  /// padding (at least 0).
+  int64_t h() const {
+    const int64_t e = (oh - 1) * sh + (kh - 1) * dh + 1 - pt - pb;
+    return e < 0 ? 0 : e;
+  }
+  int64_t w() const {
+    const int64_t e = (ow - 1) * sw + (kw - 1) * dw + 1 - pl - pr;
+    return e < 0 ? 0 : e;
+  }
   int64_t outputs() const { return n * c * oh * ow; }
+  DwShape padded(int64_t t, int64_t l, int64_t b, int64_t r) const {
+    DwShape s = *this;
+    s.pt = t, s.pl = l, s.pb = b, s.pr = r;
+    return s;
+  }
 };
 
 /// The contract, as plainly as possible.
@@ -65,10 +86,15 @@ std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
         for (int64_t x = 0; x < s.ow; ++x) {
           float acc = 0.0f;
           for (int64_t i = 0; i < s.kh; ++i)
-            for (int64_t j = 0; j < s.kw; ++j)
-              acc = std::fma(in[((n * s.c + c) * h + y * s.sh + i * s.dh) * wd +
-                                x * s.sw + j * s.dw],
-                             w[(c * s.kh + i) * s.kw + j], acc);
+            for (int64_t j = 0; j < s.kw; ++j) {
+              const int64_t iy = y * s.sh + i * s.dh - s.pt;
+              const int64_t ix = x * s.sw + j * s.dw - s.pl;
+              // A padded tap is an fma of +0 (never skipped).
+              const float v = iy >= 0 && iy < h && ix >= 0 && ix < wd
+                                  ? in[((n * s.c + c) * h + iy) * wd + ix]
+                                  : 0.0f;
+              acc = std::fma(v, w[(c * s.kh + i) * s.kw + j], acc);
+            }
           if (bias)
             acc = acc + bias[c];
           out[((n * s.c + c) * s.oh + y) * s.ow + x] = acc;
@@ -79,9 +105,10 @@ std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
 mixrt_status_code run(const DwShape &s, const std::vector<float> &in,
                       const std::vector<float> &w, float *out,
                       const float *bias) {
-  return mixrt_ukernel_depthwise_f32(s.n, s.c, s.h(), s.w(), in.data(), s.kh,
-                                     s.kw, w.data(), s.sh, s.sw, s.dh, s.dw,
-                                     s.oh, s.ow, out, bias, 0);
+  return mixrt_ukernel_depthwise_f32(
+      s.n, s.c, s.h(), s.w(), in.empty() ? nullptr : in.data(), s.kh, s.kw,
+      w.data(), s.sh, s.sw, s.dh, s.dw, s.pt, s.pl, s.pb, s.pr, s.oh, s.ow, out,
+      bias, 0);
 }
 
 /// Random data; `specials`: infinities, NaN, -0, subnormals, and a border
@@ -100,7 +127,7 @@ struct DwData {
       v = normal(rng);
     for (float &v : bias)
       v = normal(rng);
-    if (!specials)
+    if (!specials || in.empty())
       return;
     // Zero borders (what mixc's padding writes).
     for (int64_t p = 0; p < s.n * s.c; ++p)
@@ -124,7 +151,8 @@ void checkShape(const DwShape &s, bool specials, bool withBias,
                 std::mt19937 &rng) {
   INFO("N " << s.n << " C " << s.c << " out " << s.oh << "x" << s.ow
             << " window " << s.kh << "x" << s.kw << " stride " << s.sh << ","
-            << s.sw << " dilation " << s.dh << "," << s.dw
+            << s.sw << " dilation " << s.dh << "," << s.dw << " padding "
+            << s.pt << "," << s.pl << "," << s.pb << "," << s.pr
             << (specials ? " specials" : "") << (withBias ? " bias" : ""));
   DwData d(s, specials, rng);
   const float *bias = withBias ? d.bias.data() : nullptr;
@@ -172,6 +200,104 @@ TEST_CASE("ukernel.depthwise equals the reference on every path",
     checkShape(s, false, true, rng);
 }
 
+TEST_CASE("ukernel.depthwise pads inside the kernel on every path",
+          "[ukernel][depthwise]") {
+  std::mt19937 rng(21);
+  // Symmetric, asymmetric (each side alone), and padding beyond the window.
+  const int64_t pads[][4] = {
+      {1, 1, 1, 1}, {0, 2, 1, 0}, {2, 0, 0, 1}, {1, 0, 2, 3}, {3, 3, 3, 3}};
+  for (int64_t ow : {1, 7, 8, 9, 16, 17, 33})
+    for (int64_t stride : {1, 2, 3})
+      for (int64_t dilation : {1, 2})
+        for (const auto &pad : pads) {
+          const DwShape s =
+              DwShape{2, 3, 6, ow, 3, 3, stride, stride, dilation, dilation}
+                  .padded(pad[0], pad[1], pad[2], pad[3]);
+          checkShape(s, false, ow % 2 == 1, rng);
+        }
+  // Windows other than 3x3, one stride per direction, many channels.
+  for (DwShape s : {
+           DwShape{1, 2, 3, 17, 5, 3, 1, 2, 1, 1}.padded(2, 1, 2, 1),
+           DwShape{2, 3, 4, 33, 2, 4, 2, 1, 1, 3}.padded(0, 3, 1, 2),
+           DwShape{1, 32, 9, 40, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 4, 20, 70, 3, 3, 2, 2, 1, 1}.padded(0, 0, 1, 1),
+           DwShape{1, 2, 5, 19, 7, 7, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+       })
+    checkShape(s, false, true, rng);
+  // Tiny images: every output is a border one; a 1x1 image under a 3x3
+  // window; an empty image (all taps padding).
+  for (DwShape s : {
+           DwShape{1, 3, 1, 1, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 3, 2, 2, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 3, 3, 3, 3, 3, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{2, 3, 2, 5, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 2, 4, 4, 3, 3, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+           DwShape{1, 2, 3, 3, 3, 3, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+       }) {
+    checkShape(s, false, true, rng);
+    checkShape(s, true, false, rng);
+  }
+}
+
+TEST_CASE("ukernel.depthwise padding equals a zero-padded copy",
+          "[ukernel][depthwise]") {
+  // The kernel's padding against the old contract: the same kernel (no
+  // padding) over an explicit +0-padded copy. Bit for bit, including the
+  // sign of zero sums: -1e-30 x 1e-30 underflows to -0, so a chain of
+  // inside taps is -0, and a padded tap after them makes it +0 (fma(+0, w,
+  // -0) = +0); skipping padded taps would leave -0.
+  for (bool tiny : {false, true}) {
+    const DwShape s0 = DwShape{1, 2, 4, 5, 3, 3, 1, 1, 1, 1};
+    const DwShape s = s0.padded(1, 2, 2, 0);
+    const int64_t h = s.h(), wd = s.w();
+    REQUIRE(h == 3);
+    REQUIRE(wd == 5);
+    std::mt19937 rng(22);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(2 * h * wd));
+    std::vector<float> w(18);
+    for (float &v : in)
+      v = tiny ? -1e-30f : normal(rng);
+    for (float &v : w)
+      v = tiny ? 1e-30f : normal(rng);
+    // The padded copy: [pt + h + pb] x [pl + wd + pr].
+    const DwShape sp = s0; // h() = 6, w() = 7
+    REQUIRE(sp.h() == 6);
+    REQUIRE(sp.w() == 7);
+    std::vector<float> padded(static_cast<size_t>(2 * 6 * 7), 0.0f);
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < wd; ++x)
+          padded[static_cast<size_t>((c * 6 + y + 1) * 7 + x + 2)] =
+              in[static_cast<size_t>((c * h + y) * wd + x)];
+    for (mixrt_ukernel_isa isa : availablePaths()) {
+      IsaScope scope(isa);
+      INFO("path " << mixrt_ukernel_isa_name(isa) << (tiny ? " tiny" : ""));
+      std::vector<float> want(40), got(40);
+      REQUIRE(run(sp, padded, w, want.data(), nullptr) == MIXRT_STATUS_OK);
+      REQUIRE(run(s, in, w, got.data(), nullptr) == MIXRT_STATUS_OK);
+      for (size_t i = 0; i < 40; ++i) {
+        INFO("out[" << i << "]");
+        CHECK(bitsOf(got[i]) == bitsOf(want[i]));
+      }
+      if (tiny) {
+        // Row 0: the padded row comes first, then inside taps: -0. Row 3
+        // (the last): its last window rows are padding: +0 after -0.
+        // Column 4: the last tap column of each row is inside (pr = 0),
+        // but rows 2 and 3 end on padded rows.
+        for (int64_t c = 0; c < 2; ++c) {
+          CHECK(bitsOf(got[static_cast<size_t>(c * 20 + 0 * 5 + 4)]) ==
+                0x80000000u);
+          CHECK(bitsOf(got[static_cast<size_t>(c * 20 + 1 * 5 + 4)]) ==
+                0x80000000u);
+          CHECK(bitsOf(got[static_cast<size_t>(c * 20 + 3 * 5 + 4)]) == 0u);
+          CHECK(bitsOf(got[static_cast<size_t>(c * 20 + 3 * 5 + 0)]) == 0u);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("ukernel.depthwise propagates infinities and NaN like the loops",
           "[ukernel][depthwise]") {
   std::mt19937 rng(12);
@@ -193,6 +319,33 @@ TEST_CASE("ukernel.depthwise propagates infinities and NaN like the loops",
     REQUIRE(run(s, in, w, &out, nullptr) == MIXRT_STATUS_OK);
     CHECK(std::isnan(out));
   }
+  // The same through the kernel's padding: a 1x1 image under a 3x3 window
+  // padded by 1 on every side, an infinite (then NaN) weight on a padded
+  // tap only: NaN; finite weights: exactly 2 x w[4], bias added.
+  const DwShape one = DwShape{1, 1, 1, 1, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1);
+  REQUIRE(one.h() == 1);
+  REQUIRE(one.w() == 1);
+  const std::vector<float> x1 = {2.0f};
+  for (float special : {INFINITY, -INFINITY, NAN, 0.5f})
+    for (int tap : {0, 2, 6, 8}) {
+      std::vector<float> w1(9, 1.0f);
+      w1[4] = 1.5f;
+      w1[static_cast<size_t>(tap)] = special;
+      const float b1 = 0.25f;
+      for (mixrt_ukernel_isa isa : availablePaths()) {
+        IsaScope scope(isa);
+        INFO("path " << mixrt_ukernel_isa_name(isa) << " tap " << tap << " "
+                     << special);
+        float out = 5.0f;
+        REQUIRE(mixrt_ukernel_depthwise_f32(
+                    1, 1, 1, 1, x1.data(), 3, 3, w1.data(), 1, 1, 1, 1, 1, 1, 1,
+                    1, 1, 1, &out, &b1, 0) == MIXRT_STATUS_OK);
+        if (special == 0.5f)
+          CHECK(out == 3.25f);
+        else
+          CHECK(std::isnan(out));
+      }
+    }
 }
 
 TEST_CASE("ukernel.depthwise with threads gives bit-identical results",
@@ -225,7 +378,17 @@ TEST_CASE("ukernel.depthwise checks its arguments", "[ukernel][depthwise]") {
                   int64_t sw, int64_t dh, int64_t dw, int64_t oh, int64_t ow,
                   float *y, uint32_t flags) {
     return mixrt_ukernel_depthwise_f32(n, c, h, wd, x, kh, kw, wt, sh, sw, dh,
-                                       dw, oh, ow, y, nullptr, flags);
+                                       dw, 0, 0, 0, 0, oh, ow, y, nullptr,
+                                       flags);
+  };
+  // Room for 2 planes of up to 7 x 7 outputs.
+  std::vector<float> big(98, -7.0f);
+  auto padded = [&](int64_t h, int64_t wd, const float *x, int64_t pt,
+                    int64_t pl, int64_t pb, int64_t pr, int64_t oh,
+                    int64_t ow) {
+    return mixrt_ukernel_depthwise_f32(1, 2, h, wd, x, 3, 3, w.data(), 1, 1, 1,
+                                       1, pt, pl, pb, pr, oh, ow, big.data(),
+                                       nullptr, 0);
   };
   const float *x = in.data(), *wt = w.data();
   float *y = out.data();
@@ -265,4 +428,26 @@ TEST_CASE("ukernel.depthwise checks its arguments", "[ukernel][depthwise]") {
   CHECK(call(1, 2, huge, huge, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 0) == bad);
   // Nothing written on a failure.
   CHECK(out[1] == 9.0f);
+  // Paddings: negative ones; the padded input must cover the taps (5 x 6
+  // padded by 1 on each side: 5 x 6 outputs, not 6 or 7); padding on one
+  // side only covers that side.
+  CHECK(padded(5, 6, x, -1, 0, 0, 0, 3, 4) == bad);
+  CHECK(padded(5, 6, x, 0, -1, 0, 0, 3, 4) == bad);
+  CHECK(padded(5, 6, x, 0, 0, -1, 0, 3, 4) == bad);
+  CHECK(padded(5, 6, x, 0, 0, 0, -1, 3, 4) == bad);
+  CHECK(padded(5, 6, x, 1, 1, 1, 1, 6, 6) == bad);
+  CHECK(padded(5, 6, x, 1, 1, 1, 1, 5, 7) == bad);
+  CHECK(padded(5, 6, x, 0, 0, 1, 0, 4, 4) == MIXRT_STATUS_OK);
+  CHECK(padded(5, 6, x, 0, 0, 0, 1, 3, 5) == MIXRT_STATUS_OK);
+  CHECK(padded(5, 6, x, 0, 0, 0, 1, 4, 5) == bad);
+  CHECK(padded(5, 6, x, huge, 0, huge, 0, 3, 4) == bad);
+  CHECK(padded(5, 6, x, 1, 1, 1, 1, 5, 6) == MIXRT_STATUS_OK);
+  // The corner sees 2 x 2 ones of 3 x 3: 4; the centre 9.
+  CHECK(big[0] == 4.0f);
+  CHECK(big[1 * 6 + 1] == 9.0f);
+  // An empty image (every tap padding) needs no input: all outputs +0.
+  CHECK(padded(0, 0, nullptr, 1, 1, 2, 2, 1, 1) == MIXRT_STATUS_OK);
+  CHECK(bitsOf(big[0]) == 0u);
+  CHECK(bitsOf(big[1]) == 0u);
+  CHECK(padded(5, 6, nullptr, 1, 1, 1, 1, 5, 6) == bad);
 }
