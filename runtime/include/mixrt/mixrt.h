@@ -38,7 +38,7 @@
 
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 7
+#define MIXRT_API_VERSION 8
 
 #ifdef __cplusplus
 extern "C" {
@@ -429,6 +429,10 @@ typedef enum mixrt_optimizer_kind MIXRT_ENUM_BASE {
   MIXRT_OPTIMIZER_SGD = 0,
   /** PyTorch torch.optim.Adam (L2 weight decay added to the gradient). */
   MIXRT_OPTIMIZER_ADAM = 1,
+  /** PyTorch torch.optim.AdamW (decoupled weight decay: the master is
+   *  multiplied by 1 - lr * weight_decay before the Adam update; added in
+   *  API version 8). */
+  MIXRT_OPTIMIZER_ADAMW = 2,
   MIXRT_OPTIMIZER_MAX_ENUM = 0x7fffffff, /**< not a kind (32-bit enum) */
 } mixrt_optimizer_kind;
 
@@ -505,6 +509,174 @@ mixrt_optimizer_lowp_int8(const mixrt_optimizer *optimizer, int64_t index);
 MIXRT_API float
 mixrt_optimizer_lowp_int8_scale(const mixrt_optimizer *optimizer,
                                 int64_t index);
+
+/*===----------------------------------------------------------------------===*\
+|* Training steps (the code `mixc --train` generates; API version 8)          *|
+|*                                                                            *|
+|* A trainer lives in memory the caller provides (mixrt_train_state_size()    *|
+|* bytes, 64-byte aligned) and allocates nothing. It holds, per trained       *|
+|* weight, the master (f64 or f32), the optimizer state, the working copy the *|
+|* compiled gradient function reads and the gradient it writes; per batch     *|
+|* norm statistic, the running value and the batch value; the loss scaler;    *|
+|* and the gradient function's workspace. A state must not be moved or copied *|
+|* after mixrt_train_prepare() (it holds pointers into itself), and the       *|
+|* layout passed there must outlive it. Nothing needs to be released.         *|
+|*                                                                            *|
+|* The generated header drives it: NAME_train_init() = prepare, the compiled  *|
+|* initial weights written into the buffers (unless a file is named), start;  *|
+|* NAME_train_step() = begin, the compiled gradient function, finish.         *|
+|* The optimizer, scaler, norm and clipping are the ones above (one           *|
+|* implementation).                                                           *|
+\*===----------------------------------------------------------------------===*/
+
+/** Precision of the master weights a trainer keeps. */
+typedef enum mixrt_master_format MIXRT_ENUM_BASE {
+  MIXRT_MASTER_F64 = 0, /**< default */
+  /** The optimizer computes in f64 and rounds each new master (and its
+   *  moments) to f32: updates below half an f32 ulp of a weight are lost. */
+  MIXRT_MASTER_F32 = 1,
+  MIXRT_MASTER_MAX_ENUM = 0x7fffffff, /**< not a format (32-bit enum) */
+} mixrt_master_format;
+
+/** One trained weight, as the compiled gradient function takes it. */
+typedef struct mixrt_train_param {
+  const char *name;     /**< the weight's name: the safetensors key */
+  int32_t rank;         /**< 0..8 */
+  const int64_t *shape; /**< `rank` positive dimensions */
+  int32_t element_f64;  /**< the buffers hold double (1) or float (0) */
+  /** The precision the compiled layers read the weight at. NONE: the
+   *  working copy is the master rounded (RNE) to the buffer type. F16/BF16:
+   *  the master rounded once (RNE) to that format, stored widened in the
+   *  buffer (so the compiled cast to f16/bf16 is exact). INT8 is refused:
+   *  an int8 layer quantizes its f32 copy itself. */
+  mixrt_lowp_format working;
+} mixrt_train_param;
+
+/** A batch_norm running statistic (mean or variance). The gradient
+ *  function returns the batch value; a step that is not skipped folds it:
+ *  running = (1 - momentum) * running + momentum * batch, in f64, rounded
+ *  once to the buffer type. */
+typedef struct mixrt_train_stat {
+  const char *name;     /**< the running weight's name: the safetensors key */
+  int32_t rank;         /**< 0..8 */
+  const int64_t *shape; /**< `rank` positive dimensions */
+  int32_t element_f64;  /**< the buffers hold double (1) or float (0) */
+} mixrt_train_stat;
+
+/** What a compiled model trains (the generated header has it as a static
+ *  constant). */
+typedef struct mixrt_train_layout {
+  const char *network; /**< the network's name, for messages */
+  int64_t num_params;  /**< >= 1 */
+  const mixrt_train_param *params;
+  int64_t num_stats; /**< >= 0 */
+  const mixrt_train_stat *stats;
+  /** Bytes of the workspace of the gradient function and of the function
+   *  giving the compiled initial weights (the larger of the two). */
+  int64_t workspace_bytes;
+} mixrt_train_layout;
+
+typedef struct mixrt_train_config {
+  /** SGD (with momentum), Adam or AdamW and its hyper-parameters, checked
+   *  as mixrt_optimizer_create() checks them. Default: Adam, lr 1e-3. */
+  mixrt_optimizer_config optimizer;
+  mixrt_master_format master_format; /**< default MIXRT_MASTER_F64 */
+  /** Default: mixrt_loss_scaler_config_init(). Training without scaling:
+   *  initial_scale 1 and a growth_interval no run reaches. */
+  mixrt_loss_scaler_config loss_scaler;
+  /** > 0: the global L2 norm of the unscaled gradients (f64) is clipped to
+   *  it (mixrt_clip_grad_norm, eps MIXRT_CLIP_DEFAULT_EPS); 0: no
+   *  clipping. Finite and >= 0. */
+  double max_grad_norm;
+  /** Weight of the batch statistic in the running statistics, in [0, 1];
+   *  default 0.1 (PyTorch's). */
+  double batch_norm_momentum;
+  /** NULL: start from the weights compiled into the model. Otherwise a
+   *  safetensors file holding every param and stat by name, with the same
+   *  shape, as F64, F32, F16 or BF16 (other keys are ignored). */
+  const char *initial_weights;
+} mixrt_train_config;
+
+typedef struct mixrt_train_step_result {
+  double loss;       /**< the unscaled loss of the step's forward pass */
+  int32_t skipped;   /**< 1: a non-finite gradient skipped the update */
+  double scale;      /**< the loss scale used by the step */
+  double next_scale; /**< the loss scale after the step's update */
+  /** Global L2 norm of the unscaled gradients before clipping (f64); NaN
+   *  when the step was skipped. */
+  double grad_norm;
+  int64_t updates; /**< updates applied so far (skipped steps excluded) */
+} mixrt_train_step_result;
+
+/** The buffers of one step inside the state (all 64-byte aligned). */
+typedef struct mixrt_train_buffers {
+  float *loss_scale;  /**< input of the gradient function (set by begin) */
+  float *loss;        /**< first output of the gradient function */
+  void *const *weights; /**< num_params working copies (gradient inputs) */
+  void *const *grads;   /**< num_params gradients (gradient outputs) */
+  void *const *batch_stats; /**< num_stats batch statistics (its outputs) */
+  void *const *running;     /**< num_stats running statistics */
+  void *workspace;    /**< layout->workspace_bytes */
+} mixrt_train_buffers;
+
+/** Fills `out_config` with the defaults above. */
+MIXRT_API void mixrt_train_config_init(mixrt_train_config *out_config);
+
+/** Bytes of a state for `layout` with any config (f64 masters and two
+ *  moments per weight are the largest). -1 (and the last error message
+ *  set) if the layout is invalid (NULL pointers, a rank outside 0..8, a
+ *  dimension < 1, no params, a negative workspace, a size overflowing). */
+MIXRT_API int64_t mixrt_train_state_size(const mixrt_train_layout *layout);
+
+/** Checks `config` (NULL: the defaults) and `layout` and lays out `state`
+ *  (`state_bytes` >= mixrt_train_state_size(layout), 64-byte aligned). The
+ *  caller then writes the initial weights into out_buffers->weights and the
+ *  initial running statistics into out_buffers->running (unless
+ *  config->initial_weights names a file) and calls mixrt_train_start().
+ *  INVALID_ARGUMENT names the offending field (e.g. "learning_rate (nan)
+ *  must be positive and finite"). */
+MIXRT_API mixrt_status_code mixrt_train_prepare(
+    void *state, int64_t state_bytes, const mixrt_train_layout *layout,
+    const mixrt_train_config *config, mixrt_train_buffers *out_buffers);
+
+/** Loads config->initial_weights if set (NOT_FOUND, DATA_LOSS or
+ *  INVALID_ARGUMENT naming the file and the key), checks that every initial
+ *  value is finite (naming the weight and index), sets the masters from the
+ *  buffers, rounds the working copies, zeroes the optimizer state and starts
+ *  the loss scaler. FAILED_PRECONDITION unless prepared. */
+MIXRT_API mixrt_status_code mixrt_train_start(void *state);
+
+/** Starts a step: writes the current scale to *loss_scale and returns the
+ *  buffers. FAILED_PRECONDITION unless started. */
+MIXRT_API mixrt_status_code mixrt_train_begin(void *state,
+                                              mixrt_train_buffers *out_buffers);
+
+/** Ends a step whose gradient function returned `grad_status`.
+ *  OUT_OF_RANGE (a checked overflow inside the step, e.g. an f16 cast of a
+ *  scaled gradient) counts as a non-finite gradient; any other failure is
+ *  returned as it is and changes nothing. Otherwise: the gradients are
+ *  unscaled with the f64 reciprocal of the scale (one fused pass that also
+ *  finds any inf/NaN); on a non-finite gradient the update is skipped
+ *  (masters, moments, working copies and running statistics stay
+ *  bit-identical) and the scale backs off; else the norm is computed (f64),
+ *  clipped if configured, the optimizer updates the masters, the working
+ *  copies are re-derived, the running statistics folded and the scaler
+ *  counts the step. `out_result` may be NULL. */
+MIXRT_API mixrt_status_code mixrt_train_finish(
+    void *state, mixrt_status_code grad_status,
+    mixrt_train_step_result *out_result);
+
+/** Writes the working copies and running statistics, in their buffer types
+ *  (F32 or F64) and shapes, under their names, to a safetensors file that
+ *  `mixc --weights` reads as it is. Written to a temporary file in the same
+ *  directory and renamed: on failure nothing is left behind. UNAVAILABLE names the path and the reason. */
+MIXRT_API mixrt_status_code mixrt_train_export(const void *state,
+                                               const char *path);
+
+/** The master of param `index` (double or float as *out_format says), or
+ *  NULL for a bad index or a state not started. */
+MIXRT_API const void *mixrt_train_master(const void *state, int64_t index,
+                                         mixrt_master_format *out_format);
 
 #ifdef __cplusplus
 } /* extern "C" */
