@@ -27,7 +27,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "passes/Differentiate.h"
 #include "passes/NetworkSymbols.h"
+#include "passes/Passes.h"
 #include "passes/Policy.h"
 #include "passes/PolicyCheck.h"
 #include "support/Error.h"
@@ -192,6 +194,8 @@ private:
   llvm::Error load();
   /// Erases the networks that --entry does not name.
   llvm::Error selectEntries(ModuleOp module);
+  /// --train: mix-differentiate{weights-as-inputs} on the loaded model.
+  llvm::Error addTrainingNetworks(ModuleOp module);
   /// The pipeline in three stages, so that the report can look in between.
   llvm::Error runPipeline(std::optional<PrecisionReport> &report);
   /// Runs phases [start, stop] of the pipeline.
@@ -386,6 +390,11 @@ llvm::Error Compilation::load() {
   module = std::move(*loaded);
   if (llvm::Error error = selectEntries(*module))
     return error;
+  // Before the weights are bound: the gradient network names its weight
+  // inputs after the external weights.
+  if (options.train)
+    if (llvm::Error error = addTrainingNetworks(*module))
+      return error;
 
   if (!options.weightsPath.empty()) {
     llvm::Expected<io::SafetensorsFile> file =
@@ -414,8 +423,50 @@ llvm::Error Compilation::load() {
     if (!collected)
       return collected.takeError();
     signatures = std::move(*collected);
+    if (options.train)
+      if (llvm::Error error = checkTrainingSignatures(signatures))
+        return error;
   }
   return llvm::Error::success();
+}
+
+llvm::Error Compilation::addTrainingNetworks(ModuleOp module) {
+  if (freestanding)
+    return makeError("--train needs the hosted mixrt (the training step "
+                     "reads and writes files); it cannot be combined with "
+                     "--freestanding or a target without an OS");
+  if (llvm::none_of(module.getOps<NetworkOp>(), endsInLoss))
+    return makeError(
+        (options.modelPath == "-" ? "<stdin>" : options.modelPath) +
+        ": --train: no network" + (options.entries.empty() ? "" : " selected") +
+        " ends in a loss (mix.mse_loss or mix.cross_entropy_loss): there is "
+        "nothing to train");
+  PassManager pm(context.get());
+  pm.addPass(createMixDifferentiatePass({/*network=*/"",
+                                         /*weightsAsInputs=*/true}));
+  if (failed(pm.run(module)))
+    return diagnostics->getNumErrors()
+               ? reported()
+               : makeError(options.modelPath +
+                           ": cannot build the gradient networks");
+  // Every trained weight and running statistic must have a name: the
+  // exported file is bound to the inference build by name.
+  std::optional<std::string> error;
+  for (NetworkOp network : module.getOps<NetworkOp>()) {
+    if (!network.getSymName().ends_with("_initial_weights"))
+      continue;
+    auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
+    for (Value v : ret.getOperands()) {
+      auto w = v.getDefiningOp<WeightOp>();
+      if (w && !w.getRefAttr() && !error)
+        error = formatLocation(w.getLoc()) +
+                ": --train: this weight has inline data and no name; the "
+                "trained values are exported by name, so a trained weight "
+                "must be external (mix.weight external \"NAME\", with "
+                "--weights)";
+    }
+  }
+  return error ? makeError(*error) : llvm::Error::success();
 }
 
 llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
@@ -739,6 +790,7 @@ llvm::Error Compilation::emit(Target &target,
     info.version = getMixcVersion();
     info.freestanding = freestanding;
     info.checks = options.pipeline.checkedCasts;
+    info.train = options.train;
     files.add(stem + ".h", generateHeader(signatures, info));
   }
   std::string reportJSON, reportText;

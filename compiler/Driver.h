@@ -65,6 +65,10 @@ struct CompileOptions {
   /// and a header that needs only mixrt's freestanding core. Implied for a
   /// target without an operating system (`thumbv7em-none-eabihf`).
   bool freestanding = false;
+  /// `--train`: also compile, for every network ending in a loss, its
+  /// gradient network and initial weights (mix-differentiate
+  /// {weights-as-inputs}), and put the training step in the header.
+  bool train = false;
   /// LLVM optimization level (IR passes and code generation), 0 to 3.
   unsigned optLevel = 2;
   /// Networks to compile; empty: all.

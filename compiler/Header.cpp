@@ -320,6 +320,12 @@ mix::collectNetworkSignatures(ModuleOp module) {
       wanted.push_back(
           attr ? attr.getValue().str()
                : argumentSourceName(network.getArgument(i), sources));
+      if (attr)
+        sig.inputs.back().label = attr.getValue().str();
+      if (auto working = network.getArgAttrOfType<PrecisionAttr>(
+              i, "mix.working_precision"))
+        sig.inputs.back().workingPrecision =
+            stringifyPrecisionKind(working.getKind()).str();
       fallback.push_back("in" + std::to_string(i));
     }
     for (auto [i, type] : llvm::enumerate(network.getResultTypes())) {
@@ -330,6 +336,8 @@ mix::collectNetworkSignatures(ModuleOp module) {
       auto attr = network.getResultAttrOfType<StringAttr>(i, "mix.name");
       wanted.push_back(attr ? attr.getValue().str()
                             : valueSourceName(ret->getOperand(i), sources));
+      if (attr)
+        sig.outputs.back().label = attr.getValue().str();
       fallback.push_back("out" + std::to_string(i));
     }
     SmallVector<HeaderTensor *> all;
@@ -627,6 +635,286 @@ void emitNetwork(llvm::raw_ostream &os, const NetworkSignature &sig,
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Training entry points (mixc --train)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The networks of one trained model: NAME, NAME_grad, NAME_initial_weights.
+struct TrainedNetwork {
+  const NetworkSignature *forward = nullptr;
+  const NetworkSignature *grad = nullptr;
+  const NetworkSignature *initial = nullptr;
+  size_t numParams = 0, numStats = 0;
+};
+
+std::vector<TrainedNetwork>
+findTrainedNetworks(ArrayRef<NetworkSignature> networks) {
+  auto find = [&](const std::string &name) -> const NetworkSignature * {
+    for (const NetworkSignature &sig : networks)
+      if (sig.name == name)
+        return &sig;
+    return nullptr;
+  };
+  std::vector<TrainedNetwork> trained;
+  for (const NetworkSignature &sig : networks) {
+    TrainedNetwork t;
+    t.forward = &sig;
+    t.grad = find(sig.name + "_grad");
+    t.initial = find(sig.name + "_initial_weights");
+    if (!t.grad)
+      continue;
+    size_t forwardInputs = sig.inputs.size();
+    t.numParams = t.grad->inputs.size() > forwardInputs + 1
+                      ? t.grad->inputs.size() - forwardInputs - 1
+                      : 0;
+    t.numStats = t.grad->outputs.size() > 1 + t.numParams
+                     ? (t.grad->outputs.size() - 1 - t.numParams) / 2
+                     : 0;
+    trained.push_back(t);
+  }
+  return trained;
+}
+
+std::string cString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20 ||
+        static_cast<unsigned char>(c) >= 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+void emitTraining(llvm::raw_ostream &os, const TrainedNetwork &t) {
+  const NetworkSignature &fwd = *t.forward, &grad = *t.grad, &init = *t.initial;
+  const std::string &n = fwd.name;
+  size_t numInputs = fwd.inputs.size();
+  auto param = [&](size_t i) -> const HeaderTensor & {
+    return grad.inputs[numInputs + 1 + i];
+  };
+  auto stat = [&](size_t i) -> const HeaderTensor & {
+    return init.outputs[t.numParams + i];
+  };
+  os << "/*\n * Training of network @" << n << " (mixc --train).\n *\n"
+     << " * " << n
+     << "_train_step() runs one mixed-precision training step: " << n
+     << "_grad\n"
+     << " * (the forward at the resolved precisions and the backward of "
+        "loss_scale * loss)\n"
+     << " * on the current working copies of the weights, then mixrt's "
+        "trainer: unscale\n"
+     << " * with the f64 reciprocal of the scale and find inf/NaN in one pass; "
+        "on overflow\n"
+     << " * skip the update (every weight stays bit-identical) and back the "
+        "scale off;\n"
+     << " * otherwise the gradient norm (f64), optional clipping, the "
+        "optimizer on the\n"
+     << " * master weights, the working copies re-derived (RNE) and the "
+        "running statistics\n"
+     << " * folded. See mixrt.h, \"Training steps\", and docs/training.md.\n"
+     << " *\n * Trained weights (" << t.numParams << "):\n";
+  for (size_t i = 0; i < t.numParams; ++i)
+    os << " *   " << param(i).label << "  " << cArrayType(param(i))
+       << (param(i).workingPrecision.empty()
+               ? ""
+               : "  (read at " + param(i).workingPrecision + ")")
+       << "\n";
+  if (t.numStats) {
+    os << " * Running statistics (" << t.numStats << "):\n";
+    for (size_t i = 0; i < t.numStats; ++i)
+      os << " *   " << stat(i).label << "  " << cArrayType(stat(i)) << "\n";
+  }
+  os << " *\n * The state: " << n
+     << "_train_state_size() bytes aligned to 64, provided by the\n"
+     << " * caller; " << n
+     << "_train_init() fills it and nothing needs to be released. It must\n"
+     << " * not be moved after " << n << "_train_init(); " << n
+     << "_train_export() writes the working\n"
+     << " * copies and running statistics to a safetensors file that `mixc "
+        "--weights`\n"
+     << " * takes as it is.\n */\n";
+  os << "typedef mixrt_train_config " << n << "_train_config;\n"
+     << "typedef mixrt_train_step_result " << n << "_step_result;\n\n";
+
+  // The layout, as function-local statics (no unused-variable warnings).
+  os << "static inline const mixrt_train_layout *" << n
+     << "_train_layout(void) {\n";
+  auto shapeArray = [&](const char *prefix, size_t i, const HeaderTensor &x) {
+    if (x.shape.empty())
+      return std::string("NULL");
+    std::string name = std::string("mixc_") + prefix + std::to_string(i);
+    os << "  static const int64_t " << name << "[] = {";
+    for (auto [k, d] : llvm::enumerate(x.shape))
+      os << (k ? ", " : "") << d;
+    os << "};\n";
+    return name;
+  };
+  std::vector<std::string> paramShapes, statShapes;
+  for (size_t i = 0; i < t.numParams; ++i)
+    paramShapes.push_back(shapeArray("p", i, param(i)));
+  for (size_t i = 0; i < t.numStats; ++i)
+    statShapes.push_back(shapeArray("s", i, stat(i)));
+  os << "  static const mixrt_train_param mixc_params[] = {\n";
+  for (size_t i = 0; i < t.numParams; ++i) {
+    const HeaderTensor &x = param(i);
+    std::string working = x.workingPrecision == "f16"    ? "MIXRT_LOWP_F16"
+                          : x.workingPrecision == "bf16" ? "MIXRT_LOWP_BF16"
+                                                         : "MIXRT_LOWP_NONE";
+    os << "      {" << cString(x.label) << ", " << x.shape.size() << ", "
+       << paramShapes[i] << ", " << (x.cType == "double" ? 1 : 0) << ", "
+       << working << "},\n";
+  }
+  os << "  };\n";
+  if (t.numStats) {
+    os << "  static const mixrt_train_stat mixc_stats[] = {\n";
+    for (size_t i = 0; i < t.numStats; ++i) {
+      const HeaderTensor &x = stat(i);
+      os << "      {" << cString(x.label) << ", " << x.shape.size() << ", "
+         << statShapes[i] << ", " << (x.cType == "double" ? 1 : 0) << "},\n";
+    }
+    os << "  };\n";
+  }
+  os << "  static const mixrt_train_layout mixc_layout = {\n"
+     << "      " << cString(n) << ", " << t.numParams << ", mixc_params, "
+     << t.numStats << ", " << (t.numStats ? "mixc_stats" : "NULL") << ",\n"
+     << "      " << std::max(grad.workspaceBytes, init.workspaceBytes) << "};\n"
+     << "  return &mixc_layout;\n}\n\n";
+
+  os << "/* Bytes of a training state (the largest any config needs). */\n"
+     << "static inline size_t " << n << "_train_state_size(void) {\n"
+     << "  int64_t mixc_bytes = mixrt_train_state_size(" << n
+     << "_train_layout());\n"
+     << "  return mixc_bytes < 0 ? 0 : (size_t)mixc_bytes;\n}\n"
+     << "#define " << n << "_TRAIN_STATE_ALIGNMENT 64\n\n";
+
+  auto bufferArgs = [&](const char *table, size_t count, size_t first,
+                        const std::vector<HeaderTensor> &list, bool input) {
+    std::string s;
+    for (size_t i = 0; i < count; ++i)
+      s += std::string(", (") + (input ? "const " : "") +
+           list[first + i].cType + " *)mixc_b." + table + "[" +
+           std::to_string(i) + "]";
+    return s;
+  };
+  os << "/* Lays out `mixc_state` (" << n
+     << "_train_state_size() bytes, 64-byte aligned) for\n"
+     << " * `mixc_config` (NULL: mixrt_train_config_init()'s defaults) and "
+        "loads the initial\n"
+     << " * weights: the compiled ones, or config->initial_weights. */\n"
+     << "static inline mixrt_status_code " << n
+     << "_train_init(void *mixc_state,\n"
+     << "    const " << n << "_train_config *mixc_config) {\n"
+     << "  mixrt_train_buffers mixc_b;\n"
+     << "  mixrt_status_code mixc_status = mixrt_train_prepare(\n"
+     << "      mixc_state, (int64_t)" << n << "_train_state_size(), " << n
+     << "_train_layout(), mixc_config,\n"
+     << "      &mixc_b);\n"
+     << "  if (mixc_status != MIXRT_STATUS_OK)\n    return mixc_status;\n"
+     << "  if (mixc_config == NULL || mixc_config->initial_weights == NULL) {\n"
+     << "    mixc_status = " << n << "_initial_weights_run_with_workspace(\n"
+     << "        "
+     << bufferArgs("weights", t.numParams, 0, init.outputs, false).substr(2)
+     << bufferArgs("running", t.numStats, t.numParams, init.outputs, false)
+     << ",\n        mixc_b.workspace);\n"
+     << "    if (mixc_status != MIXRT_STATUS_OK)\n      return mixc_status;\n"
+     << "  }\n"
+     << "  return mixrt_train_start(mixc_state);\n}\n\n";
+
+  std::string inputs, forwardArgs;
+  for (size_t i = 0; i < numInputs; ++i) {
+    const HeaderTensor &x = grad.inputs[i];
+    inputs += "const " + x.cType + " *" + x.name + ", ";
+    forwardArgs += x.name + ", ";
+  }
+  os << "/* One training step on the inputs (the network's, "
+        "with their targets);\n"
+     << " * `mixc_result` may be NULL. A step skipped for a non-finite "
+        "gradient returns\n"
+     << " * MIXRT_STATUS_OK with mixc_result->skipped = 1. */\n"
+     << "static inline mixrt_status_code " << n
+     << "_train_step(void *mixc_state, " << inputs.substr(0, inputs.size() - 1)
+     << "\n"
+     << "    " << n << "_step_result *mixc_result) {\n"
+     << "  mixrt_train_buffers mixc_b;\n"
+     << "  mixrt_status_code mixc_status = mixrt_train_begin(mixc_state, "
+        "&mixc_b);\n"
+     << "  if (mixc_status != MIXRT_STATUS_OK)\n    return mixc_status;\n"
+     << "  mixc_status = " << n << "_grad_run_with_workspace(\n"
+     << "      " << forwardArgs << "mixc_b.loss_scale"
+     << bufferArgs("weights", t.numParams, numInputs + 1, grad.inputs, true)
+     << ",\n      mixc_b.loss"
+     << bufferArgs("grads", t.numParams, 1, grad.outputs, false)
+     << bufferArgs("batch_stats", 2 * t.numStats, 1 + t.numParams, grad.outputs,
+                   false)
+     << ",\n      mixc_b.workspace);\n"
+     << "  return mixrt_train_finish(mixc_state, mixc_status, mixc_result);\n"
+     << "}\n\n"
+     << "/* Writes the trained weights and running statistics to `path` "
+        "(safetensors). */\n"
+     << "static inline mixrt_status_code " << n
+     << "_train_export(const void *mixc_state, const char *mixc_path) {\n"
+     << "  return mixrt_train_export(mixc_state, mixc_path);\n}\n\n";
+}
+
+} // namespace
+
+llvm::Error mix::checkTrainingSignatures(ArrayRef<NetworkSignature> networks) {
+  for (const TrainedNetwork &t : findTrainedNetworks(networks)) {
+    const NetworkSignature &fwd = *t.forward, &grad = *t.grad;
+    std::string prefix = fwd.location + ": network @" + fwd.name + ": ";
+    if (!t.initial)
+      return makeError(prefix + "mixc --train needs @" + fwd.name +
+                       "_initial_weights beside @" + fwd.name +
+                       "_grad (mix-differentiate{weights-as-inputs})");
+    if (grad.dynamicBatch)
+      return makeError(prefix +
+                       "training needs a static batch: the training step "
+                       "computes the loss over the whole batch at once");
+    size_t numInputs = fwd.inputs.size();
+    if (grad.inputs.size() < numInputs + 2 ||
+        grad.inputs[numInputs].label != "loss_scale" || grad.outputs.empty() ||
+        grad.outputs[0].label != "loss" ||
+        grad.outputs.size() != 1 + t.numParams + 2 * t.numStats ||
+        t.initial->outputs.size() != t.numParams + t.numStats)
+      return makeError(prefix + "@" + fwd.name + "_grad and @" + fwd.name +
+                       "_initial_weights are not what "
+                       "mix-differentiate{weights-as-inputs} builds");
+    if (grad.outputs[0].cType != "float")
+      return makeError(prefix + "the loss is " + grad.outputs[0].mlirType +
+                       "; a training step needs an f32 loss");
+    for (size_t i = 0; i < t.numParams; ++i) {
+      const HeaderTensor &w = grad.inputs[numInputs + 1 + i];
+      if (w.cType != "float" && w.cType != "double")
+        return makeError(prefix + "weight '" + w.label + "' is a tensor of " +
+                         w.mlirType +
+                         "; trained weights must be f32 or f64 tensors (the "
+                         "precision hierarchy sets the precision layers read "
+                         "them at)");
+      if (w.shape.size() > 8)
+        return makeError(prefix + "weight '" + w.label + "' has rank " +
+                         llvm::Twine(w.shape.size()) +
+                         "; the trainer takes ranks up to 8");
+    }
+    for (size_t i = 0; i < t.numStats; ++i) {
+      const HeaderTensor &s = t.initial->outputs[t.numParams + i];
+      if (s.cType != "float" && s.cType != "double")
+        return makeError(prefix + "running statistic '" + s.label +
+                         "' is a tensor of " + s.mlirType +
+                         "; it must be f32 or f64");
+    }
+  }
+  return llvm::Error::success();
+}
+
 std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
                                 const HeaderInfo &info) {
   std::string guard = "MIXC_";
@@ -710,6 +998,10 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
 
   for (const NetworkSignature &sig : networks)
     emitNetwork(os, sig, info);
+  if (info.train)
+    for (const TrainedNetwork &t : findTrainedNetworks(networks))
+      if (t.initial)
+        emitTraining(os, t);
 
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n"
      << "#endif /* " << guard << " */\n";

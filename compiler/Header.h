@@ -48,6 +48,12 @@ struct HeaderTensor {
   /// The leading dimension is the network's dynamic batch (`?`): the
   /// buffer holds `batch` samples of `shape`.
   bool batched = false;
+  /// The `mix.name` attribute as written ("" without one): the weight and
+  /// statistic names of a training layout.
+  std::string label;
+  /// A weight input of a gradient network: the `mix.working_precision`
+  /// ("f16", "bf16") or "".
+  std::string workingPrecision;
 };
 
 /// The C-level signature of one `mix.network`.
@@ -85,7 +91,18 @@ struct HeaderInfo {
   /// The object has run-time checks; without them (`--no-checks`) the
   /// wrappers call no mixrt function.
   bool checks = true;
+  /// `mixc --train`: for every network NAME compiled with NAME_grad and
+  /// NAME_initial_weights (mix-differentiate{weights-as-inputs}), the
+  /// training entry points NAME_train_state_size/init/step/export, which
+  /// drive mixrt's trainer (checked by checkTrainingSignatures).
+  bool train = false;
 };
+
+/// For `mixc --train`: fails (one line naming the network) unless every
+/// network NAME with a NAME_grad can be trained by the header's step: a
+/// static batch, an f32 loss, f32 or f64 weights, and NAME_initial_weights
+/// matching the gradient network.
+llvm::Error checkTrainingSignatures(llvm::ArrayRef<NetworkSignature> networks);
 
 /// The text of the header declaring `networks`.
 std::string generateHeader(llvm::ArrayRef<NetworkSignature> networks,

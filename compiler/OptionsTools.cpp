@@ -78,6 +78,10 @@ void CompileOptions::bindOptions(OptionsBinder &b) {
         cl::desc("precisions for an ONNX model (docs/onnx.md)"));
   b.list("entry", entries, {"a network name"}, cl::value_desc("NAME"),
          cl::desc("compile only network @NAME (repeatable)"));
+  b.flag("train", train, true,
+         cl::desc("also compile the training step of every network\n"
+                  "ending in a loss: NAME_train_init/step/export\n"
+                  "in the header (docs/training.md)"));
   b.opt("policy", pipeline.policyPath.getValue(), {"a file name"},
         cl::value_desc("FILE"),
         cl::desc("precision policy (default: built-in)"));

@@ -53,9 +53,14 @@ def Mix_Dialect : Dialect {
   //     `mix-check-int8-accumulation{split-k}`: the K of each i32 partial sum.
   //   mix.name: on a network input or output, the parameter name the
   //     generated C header uses (a C identifier).
+  //   mix.working_precision: on a weight input of a gradient network
+  //     (`mix-differentiate{weights-as-inputs}`), f16 or bf16: the precision
+  //     its layers read it at, to which a training step rounds the working
+  //     copy once, from the master.
   let discardableAttrs = (ins
     "::mlir::IntegerAttr":$k_chunk,
-    "::mlir::StringAttr":$name
+    "::mlir::StringAttr":$name,
+    "::mlir::Attribute":$working_precision
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

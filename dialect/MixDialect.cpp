@@ -29,16 +29,16 @@ void MixDialect::initialize() {
 
 static LogicalResult unknownAttribute(Operation *op, StringRef name,
                                       StringRef where) {
-  return op->emitOpError() << "has unknown attribute '" << name << "'"
-                           << (where.empty() ? "" : " ") << where
-                           << "; the mix dialect defines '"
-                           << MixDialect::KChunkAttrHelper::getNameStr()
-                           << "' (on int8 dense, "
-                           << "matmul and conv2d layers), '"
-                           << MixDialect::NameAttrHelper::getNameStr()
-                           << "' (on network inputs and outputs) and '"
-                           << kMemoryPlanAttrName
-                           << "' (on lowered network functions)";
+  return op->emitOpError()
+         << "has unknown attribute '" << name << "'"
+         << (where.empty() ? "" : " ") << where << "; the mix dialect defines '"
+         << MixDialect::KChunkAttrHelper::getNameStr() << "' (on int8 dense, "
+         << "matmul and conv2d layers), '"
+         << MixDialect::NameAttrHelper::getNameStr()
+         << "' (on network inputs and outputs), '"
+         << MixDialect::WorkingPrecisionAttrHelper::getNameStr()
+         << "' (on weight inputs of gradient networks) and '"
+         << kMemoryPlanAttrName << "' (on lowered network functions)";
 }
 
 LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
@@ -168,6 +168,22 @@ LogicalResult MixDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned /*regionIndex*/,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == WorkingPrecisionAttrHelper::getNameStr()) {
+    // Set by mix-differentiate{weights-as-inputs} on a weight input of a
+    // gradient network; read by mixc --train for the training layout.
+    auto precision = dyn_cast<PrecisionAttr>(attr.getValue());
+    if (!precision || (precision.getKind() != PrecisionKind::f16 &&
+                       precision.getKind() != PrecisionKind::bf16))
+      return op->emitOpError()
+             << "expects '" << name << "' of input #" << argIndex
+             << " to be #mix.precision<f16> or #mix.precision<bf16>, got "
+             << attr.getValue();
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "cannot carry '" << name << "' on input #"
+                               << argIndex << ": only networks have it";
+    return success();
+  }
   return verifyNameAttribute(op, attr, "input", argIndex);
 }
 

@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Differentiate.h"
 #include "dialect/MixOps.h"
 #include "passes/Passes.h"
 #include "passes/PrecisionAnalysis.h"
@@ -155,6 +156,7 @@ private:
   bool weightsAsInputs;
   Type elementType;
   NetworkOp grad;
+  std::string initialName;
   Block *body = nullptr;
 
   /// The forward ops cloned flat, in order, with their scopes and the layer
@@ -165,6 +167,9 @@ private:
   /// The trainable weights: clones of float mix.weight ops, in order.
   SmallVector<WeightOp> weights;
   DenseMap<Operation *, WeightOp> originalWeight;
+  /// The precision the layers read each weight at (f16 or bf16; f32 when
+  /// they disagree or read it at f32, f64 or int8).
+  DenseMap<Operation *, PrecisionAttr> workingPrecision;
 
   DenseSet<Value> active;
   DenseMap<Value, Value> adjoints;
@@ -932,6 +937,16 @@ LogicalResult Differentiator::differentiate(Operation *op) {
       continue;
     bool weightGradient = operand.getDefiningOp<WeightOp>() != nullptr;
     stamp = layerStamp;
+    if (weightGradient && resolved->weights) {
+      PrecisionAttr read = resolved->weights->precision;
+      if (read.getKind() != PrecisionKind::f16 &&
+          read.getKind() != PrecisionKind::bf16)
+        read = PrecisionAttr::get(ctx, PrecisionKind::f32);
+      auto [it, inserted] =
+          workingPrecision.try_emplace(operand.getDefiningOp(), read);
+      if (!inserted && it->second != read)
+        it->second = PrecisionAttr::get(ctx, PrecisionKind::f32);
+    }
     if (weightGradient) {
       bool f64 = resolved->weights &&
                  resolved->weights->precision.getKind() == PrecisionKind::f64;
@@ -1033,10 +1048,15 @@ FailureOr<NetworkOp> Differentiator::run() {
   if (!isa<FloatType>(elementType))
     elementType = Float32Type::get(ctx);
   std::string name = (forward.getSymName() + "_grad").str();
-  if (SymbolTable::lookupNearestSymbolFrom(forward, StringAttr::get(ctx, name)))
-    return forward.emitError() << "mix-differentiate: cannot create @" << name
-                               << ": the module already has a symbol of that "
-                                  "name";
+  initialName = (forward.getSymName() + "_initial_weights").str();
+  for (const std::string &symbol :
+       weightsAsInputs ? SmallVector<std::string>{name, initialName}
+                       : SmallVector<std::string>{name})
+    if (SymbolTable::lookupNearestSymbolFrom(forward,
+                                             StringAttr::get(ctx, symbol)))
+      return forward.emitError()
+             << "mix-differentiate: cannot create @" << symbol
+             << ": the module already has a symbol of that name";
 
   // The gradient network: the forward inputs, then the loss scale.
   auto scalar = RankedTensorType::get({}, Float32Type::get(ctx));
@@ -1102,6 +1122,9 @@ FailureOr<NetworkOp> Differentiator::run() {
       return fail();
 
   // The results: the loss, then the gradient of each weight that has one.
+  // (With weights-as-inputs, the initial values of the weights and of the
+  // running statistics are collected for @<name>_initial_weights.)
+  SmallVector<std::pair<WeightOp, std::string>> initialWeights, runningStats;
   SmallVector<Value> outputs{loss};
   SmallVector<Attribute> resultAttrs{b.getDictionaryAttr(
       {b.getNamedAttr("mix.name", b.getStringAttr("loss"))})};
@@ -1128,11 +1151,15 @@ FailureOr<NetworkOp> Differentiator::run() {
         weight = block.getInputs()[arg.getArgNumber()];
       }
       WeightOp w = weight.getDefiningOp<WeightOp>();
-      std::string label = kind.str() + ".";
-      if (w && w.getRefAttr())
-        return label + w.getRefAttr().getValue().str();
-      return label + "batch_norm" +
-             std::to_string(&stats - batchStatistics.begin());
+      std::string running =
+          w && w.getRefAttr()
+              ? w.getRefAttr().getValue().str()
+              : "batch_norm" +
+                    std::to_string(&stats - batchStatistics.begin()) + "." +
+                    (kind == "batch_mean" ? "mean" : "var");
+      if (w)
+        runningStats.push_back({w, running});
+      return kind.str() + "." + running;
     };
     outputs.push_back(stats.mean);
     resultAttrs.push_back(b.getDictionaryAttr(
@@ -1165,8 +1192,15 @@ FailureOr<NetworkOp> Differentiator::run() {
       inputs.push_back(w.getType());
       Value arg = body->addArgument(w.getType(), w.getLoc());
       w.getResult().replaceAllUsesWith(arg);
-      weightArgAttrs.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("mix.name", b.getStringAttr(label))}));
+      SmallVector<NamedAttribute> attrs{
+          b.getNamedAttr("mix.name", b.getStringAttr(label))};
+      // A weight its layers read at f16/bf16: the training step rounds the
+      // working copy to that precision once, from the master.
+      PrecisionAttr read = workingPrecision.lookup(w.getOperation());
+      if (read && read.getKind() != PrecisionKind::f32)
+        attrs.push_back(b.getNamedAttr("mix.working_precision", read));
+      weightArgAttrs.push_back(b.getDictionaryAttr(attrs));
+      initialWeights.push_back({original, label});
       w.erase();
     }
   }
@@ -1202,6 +1236,31 @@ FailureOr<NetworkOp> Differentiator::run() {
   for (Operation &op : llvm::make_early_inc_range(*body))
     if (isa<WeightOp>(op) && op.use_empty())
       op.erase();
+
+  // 5. With weights-as-inputs, @<name>_initial_weights returns the values
+  // the weights inputs start from, then the running statistics.
+  if (weightsAsInputs) {
+    b.setInsertionPointAfter(grad);
+    SmallVector<Type> types;
+    SmallVector<Attribute> names;
+    for (auto &[w, label] : llvm::concat<std::pair<WeightOp, std::string>>(
+             initialWeights, runningStats)) {
+      types.push_back(w.getType());
+      names.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("mix.name", b.getStringAttr(label))}));
+    }
+    auto init = NetworkOp::create(
+        b, forward.getLoc(), initialName, FunctionType::get(ctx, {}, types),
+        forward.getPrecisionAttr(), ArrayAttr(), b.getArrayAttr(names));
+    Block *initBody = new Block();
+    init.getBody().push_back(initBody);
+    b.setInsertionPointToEnd(initBody);
+    SmallVector<Value> values;
+    for (auto &entry : llvm::concat<std::pair<WeightOp, std::string>>(
+             initialWeights, runningStats))
+      values.push_back(b.clone(*entry.first)->getResult(0));
+    ReturnOp::create(b, forward.getLoc(), values);
+  }
   return grad;
 }
 
@@ -1213,15 +1272,6 @@ Operation *producer(Value v) {
     return producer(yield.getValues()[cast<OpResult>(v).getResultNumber()]);
   }
   return def;
-}
-
-/// Whether the last result of `network` is computed by a loss op.
-bool endsInLoss(NetworkOp network) {
-  auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
-  if (ret.getNumOperands() == 0)
-    return false;
-  Operation *def = producer(ret.getOperands().back());
-  return def && def->hasTrait<mix::OpTrait::Loss>();
 }
 
 struct MixDifferentiatePass
@@ -1255,3 +1305,11 @@ struct MixDifferentiatePass
 };
 
 } // namespace
+
+bool mix::endsInLoss(NetworkOp network) {
+  auto ret = cast<ReturnOp>(network.getBody().front().getTerminator());
+  if (ret.getNumOperands() == 0)
+    return false;
+  Operation *def = producer(ret.getOperands().back());
+  return def && def->hasTrait<mix::OpTrait::Loss>();
+}

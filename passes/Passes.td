@@ -135,7 +135,15 @@ def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
     (`mix.name`) `loss` or `grad.<weight name>`. With `weights-as-inputs`,
     those weights are inputs of the gradient network instead of constants
     (after `loss_scale`, named as the weights, in the order of the
-    gradients): what a training step that updates them calls.
+    gradients): what a training step that updates them calls. A weight its
+    layers read at f16 or bf16 carries `mix.working_precision` (the step
+    rounds its working copy to that precision once, from the master), and
+    `@<name>_initial_weights` (no inputs) returns the values the weights
+    start from, then the running statistics of each batch_norm (named as
+    those weights): what `mixc --train` compiles for `NAME_train_init`.
+    Each batch_norm adds two outputs, `batch_mean.<mean weight>` and
+    `batch_var.<variance weight>` (the unbiased variance), which the step
+    folds into the running statistics.
 
     The gradient is written in ordinary mix ops (the rules are in
     docs/precision.md, "Gradients"), so the gradient network resolves,
@@ -172,7 +180,8 @@ def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
     Option<"weightsAsInputs", "weights-as-inputs", "bool", /*default=*/"false",
            "Make the differentiated weights inputs of the gradient network, "
            "after loss_scale and in the order of the gradients (a training "
-           "step feeds it the current weights)">,
+           "step feeds it the current weights), and add "
+           "@<name>_initial_weights">,
   ];
   let statistics = [
     Statistic<"numNetworks", "networks", "Gradient networks built">,

@@ -18,4 +18,7 @@ for model in examples/*.mlir; do
   echo
 done
 bash scripts/embed-app.sh build || status=$?
+# Train a model with the compiled training step, then check the inference
+# build of the trained weights (examples/train-mlp).
+bash scripts/train-mlp.sh build || status=$?
 exit "${status}"

@@ -37,7 +37,7 @@ mix.network @name_on_op precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> 
 // -----
 
 mix.network @unknown precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers), 'mix.name' (on network inputs and outputs) and 'mix.memory_plan' (on lowered network functions)}}
+  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers), 'mix.name' (on network inputs and outputs), 'mix.working_precision' (on weight inputs of gradient networks) and 'mix.memory_plan' (on lowered network functions)}}
   %y = mix.relu %x {mix.kchunk = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %y : tensor<1x4xf32>
 }
@@ -161,4 +161,11 @@ mix.network @folded_on_relu precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf
   // expected-error @+1 {{'mix.relu' op cannot carry 'mix.folded_batch_norm': only a conv2d has a batch_norm folded into it}}
   %r = mix.relu %x {mix.folded_batch_norm = loc("m.mlir":3:4)} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %r : tensor<1x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'mix.network' op expects 'mix.working_precision' of input #0 to be #mix.precision<f16> or #mix.precision<bf16>, got #mix.precision<int8>}}
+mix.network @bad_working precision(f32) (%w: tensor<2xf32> {mix.working_precision = #mix.precision<int8>}) -> tensor<2xf32> {
+  mix.return %w : tensor<2xf32>
 }

@@ -65,3 +65,4 @@ mix.network @n precision(f32) (%x: tensor<4xf32>, %t: tensor<4xf32>) -> tensor<f
 mix.network @n_grad precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   mix.return %x : tensor<4xf32>
 }
+
