@@ -461,7 +461,8 @@ typedef enum mixrt_lowp_format MIXRT_ENUM_BASE {
 typedef struct mixrt_optimizer mixrt_optimizer;
 
 /** Fills `out_config` with PyTorch's defaults for `kind` (SGD: lr 0.01;
- *  Adam: lr 1e-3, betas 0.9/0.999, eps 1e-8). */
+ *  Adam: lr 1e-3, betas 0.9/0.999, eps 1e-8; AdamW: the same and weight
+ *  decay 1e-2). */
 MIXRT_API void mixrt_optimizer_config_init(mixrt_optimizer_kind kind,
                                            mixrt_optimizer_config *out_config);
 MIXRT_API mixrt_status_code mixrt_optimizer_create(
@@ -610,13 +611,13 @@ typedef struct mixrt_train_step_result {
 
 /** The buffers of one step inside the state (all 64-byte aligned). */
 typedef struct mixrt_train_buffers {
-  float *loss_scale;  /**< input of the gradient function (set by begin) */
-  float *loss;        /**< first output of the gradient function */
+  float *loss_scale;    /**< input of the gradient function (set by begin) */
+  float *loss;          /**< first output of the gradient function */
   void *const *weights; /**< num_params working copies (gradient inputs) */
   void *const *grads;   /**< num_params gradients (gradient outputs) */
   void *const *batch_stats; /**< num_stats batch statistics (its outputs) */
   void *const *running;     /**< num_stats running statistics */
-  void *workspace;    /**< layout->workspace_bytes */
+  void *workspace;          /**< layout->workspace_bytes */
 } mixrt_train_buffers;
 
 /** Fills `out_config` with the defaults above. */
@@ -662,14 +663,15 @@ MIXRT_API mixrt_status_code mixrt_train_begin(void *state,
  *  clipped if configured, the optimizer updates the masters, the working
  *  copies are re-derived, the running statistics folded and the scaler
  *  counts the step. `out_result` may be NULL. */
-MIXRT_API mixrt_status_code mixrt_train_finish(
-    void *state, mixrt_status_code grad_status,
-    mixrt_train_step_result *out_result);
+MIXRT_API mixrt_status_code
+mixrt_train_finish(void *state, mixrt_status_code grad_status,
+                   mixrt_train_step_result *out_result);
 
 /** Writes the working copies and running statistics, in their buffer types
  *  (F32 or F64) and shapes, under their names, to a safetensors file that
  *  `mixc --weights` reads as it is. Written to a temporary file in the same
- *  directory and renamed: on failure nothing is left behind. UNAVAILABLE names the path and the reason. */
+ *  directory and renamed: on failure nothing is left behind. UNAVAILABLE names
+ * the path and the reason. */
 MIXRT_API mixrt_status_code mixrt_train_export(const void *state,
                                                const char *path);
 
