@@ -266,6 +266,12 @@ absl::Status tensorSpans(absl::string_view op, T *const *tensors,
 absl::Status checkShape(absl::string_view op, absl::Span<const int64_t> shape,
                         int64_t &outCount);
 
+/// Checks a loss scaler configuration; messages read "<op>: <prefix><field>
+/// (<value>) must ..." (loss_scaler.cpp).
+absl::Status checkLossScalerConfig(absl::string_view op,
+                                   absl::string_view prefix,
+                                   const LossScalerConfig &config);
+
 //===----------------------------------------------------------------------===//
 // Gradient norm and clipping over tensors of mixed types (grad.cpp)
 //===----------------------------------------------------------------------===//
