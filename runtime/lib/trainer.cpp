@@ -81,6 +81,34 @@ std::string networkPrefix(absl::string_view op,
   return absl::StrCat(op, ": network '", layout.network, "'");
 }
 
+/// "<op>: network '<name>'", formatted only when a message is built (the
+/// success paths allocate nothing).
+struct Net {
+  absl::string_view op;
+  const char *network;
+};
+
+// The overloads below would hide these.
+using ::mixrt::detail::failedPrecondition;
+using ::mixrt::detail::invalidArgument;
+using ::mixrt::detail::outOfRange;
+
+template <class... Args>
+absl::Status invalidArgument(const Net &n, const Args &...args) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+template <class... Args>
+absl::Status outOfRange(const Net &n, const Args &...args) {
+  return absl::OutOfRangeError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+template <class... Args>
+absl::Status failedPrecondition(const Net &n, const Args &...args) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+
 /// Element count of a (validated) tensor.
 int64_t elementCount(int32_t rank, const int64_t *shape) {
   int64_t n = 1;
@@ -96,27 +124,28 @@ std::string shapeString(int32_t rank, const int64_t *shape) {
   return s + "]";
 }
 
-/// Checks one tensor description (`what` is e.g. "params[2] ('w1')").
-absl::Status checkTensor(absl::string_view prefix, absl::string_view what,
+/// Checks one tensor description (`kind` "weight" or "statistic").
+absl::Status checkTensor(const Net &prefix, const char *kind, const char *name,
                          int32_t rank, const int64_t *shape,
                          int32_t elementF64) {
+  const auto what = [&] { return absl::StrCat(kind, " '", name, "'"); };
   if (rank < 0 || rank > kMaxRank)
-    return invalidArgument(prefix, ": ", what, ": rank (", rank,
+    return invalidArgument(prefix, ": ", what(), ": rank (", rank,
                            ") must be in 0..", kMaxRank);
   if (rank > 0 && !shape)
-    return invalidArgument(prefix, ": ", what, ": shape is null");
+    return invalidArgument(prefix, ": ", what(), ": shape is null");
   int64_t count = 1;
   for (int32_t i = 0; i < rank; ++i) {
     if (shape[i] < 1)
-      return invalidArgument(prefix, ": ", what, ": shape[", i, "] (", shape[i],
-                             ") must be >= 1");
+      return invalidArgument(prefix, ": ", what(), ": shape[", i, "] (",
+                             shape[i], ") must be >= 1");
     if (__builtin_mul_overflow(count, shape[i], &count) ||
         count > PTRDIFF_MAX / 8)
-      return invalidArgument(prefix, ": ", what,
+      return invalidArgument(prefix, ": ", what(),
                              ": the element count overflows");
   }
   if (elementF64 != 0 && elementF64 != 1)
-    return invalidArgument(prefix, ": ", what, ": element_f64 (", elementF64,
+    return invalidArgument(prefix, ": ", what(), ": element_f64 (", elementF64,
                            ") must be 0 or 1");
   return absl::OkStatus();
 }
@@ -127,7 +156,7 @@ absl::Status checkLayout(absl::string_view op,
     return invalidArgument(op, ": layout is null");
   if (!layout->network)
     return invalidArgument(op, ": layout->network is null");
-  const std::string prefix = networkPrefix(op, *layout);
+  const Net prefix{op, layout->network};
   if (layout->num_params < 1)
     return invalidArgument(prefix, ": num_params (", layout->num_params,
                            ") must be >= 1");
@@ -148,17 +177,16 @@ absl::Status checkLayout(absl::string_view op,
     const mixrt_train_param &param = layout->params[p];
     if (!param.name)
       return invalidArgument(prefix, ": params[", p, "].name is null");
-    const std::string what = absl::StrCat("weight '", param.name, "'");
-    if (absl::Status s = checkTensor(prefix, what, param.rank, param.shape,
-                                     param.element_f64);
+    if (absl::Status s = checkTensor(prefix, "weight", param.name, param.rank,
+                                     param.shape, param.element_f64);
         !s.ok())
       return s;
-    if (absl::Status s = checkEnum(prefix, what + ": working",
-                                   "mixrt_lowp_format", param.working, 4);
-        !s.ok())
-      return s;
-    if (enumValue(param.working) == MIXRT_LOWP_INT8)
-      return invalidArgument(prefix, ": ", what,
+    const int32_t working = enumValue(param.working);
+    if (working < 0 || working > MIXRT_LOWP_INT8)
+      return invalidArgument(prefix, ": weight '", param.name, "': working (",
+                             working, ") is not a valid mixrt_lowp_format");
+    if (working == MIXRT_LOWP_INT8)
+      return invalidArgument(prefix, ": weight '", param.name, "'",
                              ": working format INT8 is refused (an int8 "
                              "layer quantizes its f32 copy itself)");
   }
@@ -166,9 +194,8 @@ absl::Status checkLayout(absl::string_view op,
     const mixrt_train_stat &stat = layout->stats[s];
     if (!stat.name)
       return invalidArgument(prefix, ": stats[", s, "].name is null");
-    if (absl::Status st =
-            checkTensor(prefix, absl::StrCat("statistic '", stat.name, "'"),
-                        stat.rank, stat.shape, stat.element_f64);
+    if (absl::Status st = checkTensor(prefix, "statistic", stat.name, stat.rank,
+                                      stat.shape, stat.element_f64);
         !st.ok())
       return st;
   }
@@ -544,7 +571,7 @@ absl::Status loadFile(absl::string_view prefix, const Header &h,
 }
 
 template <class S>
-absl::Status startWith(const std::string &prefix, Header &h,
+absl::Status startWith(const Net &prefix, Header &h,
                        const InitialValues &init) {
   const mixrt_train_layout &L = *h.layout;
   // 1. Every initial value is finite.
@@ -609,13 +636,14 @@ absl::Status start(void *state) {
   if (!header.ok())
     return header.status();
   Header &h = **header;
-  const std::string prefix = networkPrefix(kOp, *h.layout);
+  const Net prefix{kOp, h.layout->network};
   if (h.stage != Stage::kPrepared)
     return failedPrecondition(prefix, ": the state was already started");
   InitialValues init;
   init.path = h.config.initial_weights;
   if (h.config.initial_weights)
-    if (absl::Status s = loadFile(prefix, h, h.config.initial_weights, init);
+    if (absl::Status s = loadFile(networkPrefix(kOp, *h.layout), h,
+                                  h.config.initial_weights, init);
         !s.ok())
       return s;
   absl::Status s = h.masterF32 ? startWith<float>(prefix, h, init)

@@ -12,16 +12,48 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
+
+// Counts the operator new calls of the whole test binary, to check that
+// prepare, start, begin and finish allocate nothing (not under ASan, whose
+// own operator new checks every other test).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MIXRT_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define MIXRT_TEST_ASAN 1
+#endif
+
+#ifndef MIXRT_TEST_ASAN
+// GCC pairs the replaced operator new with its free() as a mismatch.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+namespace {
+std::atomic<int64_t> newCalls{0};
+} // namespace
+void *operator new(size_t n) {
+  ++newCalls;
+  if (void *p = std::malloc(n ? n : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -1077,3 +1109,46 @@ TEST_CASE("train.state_size_and_alignment", "[train]") {
   Model small(false);
   CHECK(mixrt_train_state_size(&small.layout) <= size);
 }
+
+#ifndef MIXRT_TEST_ASAN
+TEST_CASE("train.step_path_allocates_nothing", "[train]") {
+  Model model(/*f64=*/false, MIXRT_LOWP_F16);
+  mixrt_train_config config = defaultConfig();
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_ADAMW, &config.optimizer);
+  config.max_grad_norm = 0.5;
+  config.loss_scaler.growth_interval = 2;
+  const int64_t size = mixrt_train_state_size(&model.layout);
+  StateMemory memory(size);
+  mixrt_status_code codes[64];
+  int n = 0;
+  const int64_t before = newCalls.load();
+  mixrt_train_buffers b;
+  codes[n++] =
+      mixrt_train_prepare(memory.get(), size, &model.layout, &config, &b);
+  for (int i = 0; i < 3; ++i)
+    static_cast<float *>(b.weights[0])[i] = 0.25f * static_cast<float>(i);
+  static_cast<float *>(b.weights[1])[0] = 0.0f;
+  codes[n++] = mixrt_train_start(memory.get());
+  for (int step = 1; step <= 20; ++step) {
+    codes[n++] = mixrt_train_begin(memory.get(), &b);
+    gradient(static_cast<const float *>(b.weights[0]),
+             static_cast<const float *>(b.weights[1]), *b.loss_scale, b.loss,
+             static_cast<float *>(b.grads[0]), static_cast<float *>(b.grads[1]),
+             static_cast<float *>(b.batch_stats[0]), step,
+             step % 7 == 0 ? 0 : -1);
+    mixrt_train_step_result r;
+    codes[n++] = mixrt_train_finish(
+        memory.get(),
+        step % 9 == 0 ? MIXRT_STATUS_OUT_OF_RANGE : MIXRT_STATUS_OK, &r);
+  }
+  const int64_t after = newCalls.load();
+  CHECK(after == before);
+  for (int i = 0; i < n; ++i)
+    CHECK(codes[i] == MIXRT_STATUS_OK);
+  // The counter works: export (allowed to allocate) is seen.
+  const int64_t beforeExport = newCalls.load();
+  CHECK(mixrt_train_export(memory.get(), "/nonexistent-dir/x") ==
+        MIXRT_STATUS_UNAVAILABLE);
+  CHECK(newCalls.load() > beforeExport);
+}
+#endif
