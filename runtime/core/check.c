@@ -34,7 +34,10 @@ static int isStatusCode(int32_t code) {
   return code == MIXRT_STATUS_OK || code == MIXRT_STATUS_INVALID_ARGUMENT ||
          code == MIXRT_STATUS_OUT_OF_RANGE ||
          code == MIXRT_STATUS_UNIMPLEMENTED || code == MIXRT_STATUS_INTERNAL ||
-         code == MIXRT_STATUS_RESOURCE_EXHAUSTED;
+         code == MIXRT_STATUS_RESOURCE_EXHAUSTED ||
+         code == MIXRT_STATUS_NOT_FOUND ||
+         code == MIXRT_STATUS_FAILED_PRECONDITION ||
+         code == MIXRT_STATUS_UNAVAILABLE || code == MIXRT_STATUS_DATA_LOSS;
 }
 
 const char *mixrt_status_code_name(mixrt_status_code code) {
@@ -52,6 +55,14 @@ const char *mixrt_status_code_name(mixrt_status_code code) {
     return "INTERNAL";
   case MIXRT_STATUS_RESOURCE_EXHAUSTED:
     return "RESOURCE_EXHAUSTED";
+  case MIXRT_STATUS_NOT_FOUND:
+    return "NOT_FOUND";
+  case MIXRT_STATUS_FAILED_PRECONDITION:
+    return "FAILED_PRECONDITION";
+  case MIXRT_STATUS_UNAVAILABLE:
+    return "UNAVAILABLE";
+  case MIXRT_STATUS_DATA_LOSS:
+    return "DATA_LOSS";
   default:
     return "UNKNOWN";
   }

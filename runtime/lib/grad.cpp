@@ -12,22 +12,45 @@
 #include "internal.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace mixrt {
+namespace detail {
 namespace {
 
-template <class T>
-absl::StatusOr<double> gradNorm(absl::string_view op,
-                                absl::Span<const absl::Span<const T>> grads) {
+/// Calls f(i, x) for every element of `view` (x as double).
+template <class F> void forEachValue(const GradView &view, F &&f) {
+  if (view.f64) {
+    const double *p = static_cast<const double *>(view.data);
+    for (int64_t i = 0; i < view.size; ++i)
+      f(i, p[i]);
+  } else {
+    const float *p = static_cast<const float *>(view.data);
+    for (int64_t i = 0; i < view.size; ++i)
+      f(i, static_cast<double>(p[i]));
+  }
+}
+
+/// The norm over the tensors views(0) .. views(n - 1).
+template <class Views>
+absl::StatusOr<double> gradNormImpl(absl::string_view op, int64_t n,
+                                    const Views &views) {
   double maxAbs = 0.0;
-  for (size_t t = 0; t < grads.size(); ++t)
-    for (size_t i = 0; i < grads[t].size(); ++i) {
-      const T x = grads[t][i];
-      if (!std::isfinite(x))
-        return detail::invalidArgument(op, ": element ", i, " of tensor ", t,
-                                       " (", x, ") is not finite");
-      maxAbs = std::max(maxAbs, std::fabs(static_cast<double>(x)));
-    }
+  for (int64_t t = 0; t < n; ++t) {
+    const GradView view = views(t);
+    int64_t bad = -1;
+    double badValue = 0.0;
+    forEachValue(view, [&](int64_t i, double x) {
+      if (bad < 0 && !std::isfinite(x)) {
+        bad = i;
+        badValue = x;
+      }
+      maxAbs = std::max(maxAbs, std::fabs(x));
+    });
+    if (bad >= 0)
+      return invalidArgument(op, ": element ", bad, " of tensor ", t, " (",
+                             badValue, ") is not finite");
+  }
   if (maxAbs == 0.0)
     return 0.0;
 
@@ -39,38 +62,84 @@ absl::StatusOr<double> gradNorm(absl::string_view op,
   const bool multiply = -exponent <= 1023;
   const double factor = multiply ? std::ldexp(1.0, -exponent) : 1.0;
   double sum = 0.0;
-  for (absl::Span<const T> grad : grads)
-    for (const T x : grad) {
-      const double scaled = multiply
-                                ? static_cast<double>(x) * factor
-                                : std::ldexp(static_cast<double>(x), -exponent);
+  for (int64_t t = 0; t < n; ++t)
+    forEachValue(views(t), [&](int64_t, double x) {
+      const double scaled = multiply ? x * factor : std::ldexp(x, -exponent);
       sum += scaled * scaled;
-    }
+    });
   const double norm = std::ldexp(std::sqrt(sum), exponent);
   if (!std::isfinite(norm))
-    return detail::outOfRange(op, ": the norm overflows f64 (", std::sqrt(sum),
-                              " * 2^", exponent, ")");
+    return outOfRange(op, ": the norm overflows f64 (", std::sqrt(sum), " * 2^",
+                      exponent, ")");
   return norm;
+}
+
+} // namespace
+
+absl::StatusOr<double> gradNormViews(absl::string_view op,
+                                     absl::Span<const GradView> grads) {
+  return gradNormImpl(op, static_cast<int64_t>(grads.size()),
+                      [&](int64_t t) { return grads[t]; });
+}
+
+absl::Status checkClipArgs(absl::string_view op, double maxNorm, double eps) {
+  if (!std::isfinite(maxNorm) || maxNorm < 0.0)
+    return invalidArgument(op, ": max_norm (", maxNorm,
+                           ") must be finite and >= 0");
+  if (!std::isfinite(eps) || eps < 0.0)
+    return invalidArgument(op, ": eps (", eps, ") must be finite and >= 0");
+  return absl::OkStatus();
+}
+
+double clipCoef(double norm, double maxNorm, double eps) {
+  const double coef = maxNorm / (norm + eps);
+  return coef < 1.0 ? coef : 1.0; // Also 1 for 0/0 and x/0.
+}
+
+void scaleGradViews(absl::Span<const GradView> grads, double coef) {
+  for (const GradView &view : grads) {
+    if (view.f64) {
+      double *p = static_cast<double *>(view.data);
+      for (int64_t i = 0; i < view.size; ++i)
+        p[i] = p[i] * coef;
+    } else {
+      float *p = static_cast<float *>(view.data);
+      for (int64_t i = 0; i < view.size; ++i)
+        p[i] = static_cast<float>(static_cast<double>(p[i]) * coef);
+    }
+  }
+}
+
+} // namespace detail
+
+namespace {
+
+template <class T> detail::GradView viewOf(absl::Span<const T> grad) {
+  return {const_cast<T *>(grad.data()), static_cast<int64_t>(grad.size()),
+          std::is_same_v<T, double>};
+}
+
+template <class T>
+absl::StatusOr<double> gradNorm(absl::string_view op,
+                                absl::Span<const absl::Span<const T>> grads) {
+  return detail::gradNormImpl(op, static_cast<int64_t>(grads.size()),
+                              [&](int64_t t) { return viewOf(grads[t]); });
 }
 
 template <class T>
 absl::StatusOr<ClipResult> clipGradNorm(absl::Span<const absl::Span<T>> grads,
                                         double maxNorm, double eps) {
   constexpr absl::string_view kOp = "clip_grad_norm";
-  if (!std::isfinite(maxNorm) || maxNorm < 0.0)
-    return detail::invalidArgument(kOp, ": max_norm (", maxNorm,
-                                   ") must be finite and >= 0");
-  if (!std::isfinite(eps) || eps < 0.0)
-    return detail::invalidArgument(kOp, ": eps (", eps,
-                                   ") must be finite and >= 0");
-  std::vector<absl::Span<const T>> views(grads.begin(), grads.end());
-  absl::StatusOr<double> norm = gradNorm<T>(kOp, views);
+  if (absl::Status s = detail::checkClipArgs(kOp, maxNorm, eps); !s.ok())
+    return s;
+  absl::StatusOr<double> norm = detail::gradNormImpl(
+      kOp, static_cast<int64_t>(grads.size()),
+      [&](int64_t t) { return viewOf(absl::Span<const T>(grads[t])); });
   if (!norm.ok())
     return norm.status();
   ClipResult result;
   result.norm = *norm;
-  const double coef = maxNorm / (*norm + eps);
-  result.coef = coef < 1.0 ? coef : 1.0; // Also 1 for 0/0 and x/0.
+  result.coef = detail::clipCoef(*norm, maxNorm, eps);
   if (result.coef < 1.0)
     for (absl::Span<T> grad : grads)
       for (T &g : grad)

@@ -13,8 +13,10 @@
 #include "mixrt/mixrt.hpp"
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -44,6 +46,18 @@ template <class... Args> absl::Status invalidArgument(const Args &...args) {
 }
 template <class... Args> absl::Status outOfRange(const Args &...args) {
   return absl::OutOfRangeError(absl::StrCat(args...));
+}
+template <class... Args> absl::Status notFound(const Args &...args) {
+  return absl::NotFoundError(absl::StrCat(args...));
+}
+template <class... Args> absl::Status failedPrecondition(const Args &...args) {
+  return absl::FailedPreconditionError(absl::StrCat(args...));
+}
+template <class... Args> absl::Status unavailable(const Args &...args) {
+  return absl::UnavailableError(absl::StrCat(args...));
+}
+template <class... Args> absl::Status dataLoss(const Args &...args) {
+  return absl::DataLossError(absl::StrCat(args...));
 }
 
 /// Stores `status`'s message as the thread's last error (if not OK) and
@@ -119,7 +133,10 @@ constexpr bool isStatusCode(int32_t code) {
   return code == MIXRT_STATUS_OK || code == MIXRT_STATUS_INVALID_ARGUMENT ||
          code == MIXRT_STATUS_OUT_OF_RANGE ||
          code == MIXRT_STATUS_UNIMPLEMENTED || code == MIXRT_STATUS_INTERNAL ||
-         code == MIXRT_STATUS_RESOURCE_EXHAUSTED;
+         code == MIXRT_STATUS_RESOURCE_EXHAUSTED ||
+         code == MIXRT_STATUS_NOT_FOUND ||
+         code == MIXRT_STATUS_FAILED_PRECONDITION ||
+         code == MIXRT_STATUS_UNAVAILABLE || code == MIXRT_STATUS_DATA_LOSS;
 }
 
 /// `count` (>= 0) elements of `elemSize` bytes must fit in one object:
@@ -248,6 +265,35 @@ absl::Status tensorSpans(absl::string_view op, T *const *tensors,
 /// Total element count of `shape` (rank >= 1, dims >= 0), or an error.
 absl::Status checkShape(absl::string_view op, absl::Span<const int64_t> shape,
                         int64_t &outCount);
+
+/// Checks a loss scaler configuration; messages read "<op>: <prefix><field>
+/// (<value>) must ..." (loss_scaler.cpp).
+absl::Status checkLossScalerConfig(absl::string_view op,
+                                   absl::string_view prefix,
+                                   const LossScalerConfig &config);
+
+//===----------------------------------------------------------------------===//
+// Gradient norm and clipping over tensors of mixed types (grad.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A gradient tensor of float or double elements.
+struct GradView {
+  void *data;
+  int64_t size;
+  bool f64;
+};
+
+/// The L2 norm of mixrt_grad_norm over `grads` (in order, f64, without
+/// intermediate overflow): INVALID_ARGUMENT for a non-finite element,
+/// OUT_OF_RANGE if the norm overflows f64. Allocates nothing.
+absl::StatusOr<double> gradNormViews(absl::string_view op,
+                                     absl::Span<const GradView> grads);
+/// max_norm and eps of mixrt_clip_grad_norm must be finite and >= 0.
+absl::Status checkClipArgs(absl::string_view op, double maxNorm, double eps);
+/// min(1, max_norm / (norm + eps)).
+double clipCoef(double norm, double maxNorm, double eps);
+/// g = (T)((double)g * coef) for every element.
+void scaleGradViews(absl::Span<const GradView> grads, double coef);
 
 //===----------------------------------------------------------------------===//
 // SIMD dispatch

@@ -16,34 +16,38 @@ struct mixrt_loss_scaler {
 };
 
 namespace mixrt {
-namespace {
+namespace detail {
 
-absl::Status checkConfig(const LossScalerConfig &c) {
-  constexpr absl::string_view kOp = "loss_scaler_create";
+absl::Status checkLossScalerConfig(absl::string_view kOp,
+                                   absl::string_view prefix,
+                                   const LossScalerConfig &c) {
   if (!std::isfinite(c.initial_scale) || !(c.initial_scale > 0.0))
-    return detail::invalidArgument(kOp, ": initial_scale (", c.initial_scale,
-                                   ") must be positive and finite");
+    return invalidArgument(kOp, ": ", prefix, "initial_scale (",
+                           c.initial_scale, ") must be positive and finite");
   if (!std::isfinite(c.growth_factor) || !(c.growth_factor > 1.0))
-    return detail::invalidArgument(kOp, ": growth_factor (", c.growth_factor,
-                                   ") must be finite and > 1");
+    return invalidArgument(kOp, ": ", prefix, "growth_factor (",
+                           c.growth_factor, ") must be finite and > 1");
   if (!(c.backoff_factor > 0.0 && c.backoff_factor < 1.0))
-    return detail::invalidArgument(kOp, ": backoff_factor (", c.backoff_factor,
-                                   ") must be in (0, 1)");
+    return invalidArgument(kOp, ": ", prefix, "backoff_factor (",
+                           c.backoff_factor, ") must be in (0, 1)");
   if (c.growth_interval < 1)
-    return detail::invalidArgument(kOp, ": growth_interval (",
-                                   c.growth_interval, ") must be >= 1");
+    return invalidArgument(kOp, ": ", prefix, "growth_interval (",
+                           c.growth_interval, ") must be >= 1");
   if (!std::isfinite(c.max_scale) || !(c.max_scale >= c.initial_scale))
-    return detail::invalidArgument(kOp, ": max_scale (", c.max_scale,
-                                   ") must be finite and >= initial_scale (",
-                                   c.initial_scale, ")");
+    return invalidArgument(kOp, ": ", prefix, "max_scale (", c.max_scale,
+                           ") must be finite and >= initial_scale (",
+                           c.initial_scale, ")");
   if (!std::isfinite(c.min_scale) || !(c.min_scale > 0.0) ||
       !(c.min_scale <= c.initial_scale))
-    return detail::invalidArgument(
-        kOp, ": min_scale (", c.min_scale,
-        ") must be positive, finite and <= initial_scale (", c.initial_scale,
-        ")");
+    return invalidArgument(kOp, ": ", prefix, "min_scale (", c.min_scale,
+                           ") must be positive, finite and <= initial_scale (",
+                           c.initial_scale, ")");
   return absl::OkStatus();
 }
+
+} // namespace detail
+
+namespace {
 
 template <class T> absl::StatusOr<T> scaleLoss(double scale, T loss) {
   if (!std::isfinite(loss))
@@ -71,7 +75,9 @@ bool unscale(double scale, absl::Span<const absl::Span<T>> grads) {
 } // namespace
 
 absl::StatusOr<LossScaler> LossScaler::Create(const LossScalerConfig &config) {
-  if (absl::Status s = checkConfig(config); !s.ok())
+  if (absl::Status s =
+          detail::checkLossScalerConfig("loss_scaler_create", "", config);
+      !s.ok())
     return s;
   return LossScaler(config);
 }

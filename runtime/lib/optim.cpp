@@ -1,7 +1,8 @@
-//===-- optim.cpp - Master-weight SGD and Adam ----------------------------===//
+//===-- optim.cpp - Master-weight SGD, Adam and AdamW ---------------------===//
 //
 // f64 master weights updated by SGD (momentum, dampening, nesterov, weight
-// decay) or Adam with PyTorch's single-tensor formulas, and the
+// decay), Adam or AdamW with PyTorch's single-tensor formulas (the update
+// math is optim_math.h, shared with the trainer), and the
 // low-precision copies (f16, bf16, or int8 symmetric per tensor) re-derived
 // from the new masters after every step. A step is all or nothing.
 //
@@ -9,6 +10,7 @@
 
 #include "float_bits.h"
 #include "internal.h"
+#include "optim_math.h"
 
 #include <cmath>
 #include <optional>
@@ -35,42 +37,6 @@ struct Optimizer::Impl {
 };
 
 namespace {
-
-absl::Status checkConfig(const OptimizerConfig &c) {
-  constexpr absl::string_view kOp = "optimizer_create";
-  if (!std::isfinite(c.learning_rate) || !(c.learning_rate > 0.0))
-    return detail::invalidArgument(kOp, ": learning_rate (", c.learning_rate,
-                                   ") must be positive and finite");
-  if (!std::isfinite(c.weight_decay) || c.weight_decay < 0.0)
-    return detail::invalidArgument(kOp, ": weight_decay (", c.weight_decay,
-                                   ") must be finite and >= 0");
-  switch (c.kind) {
-  case OptimizerKind::kSgd:
-    if (!(c.momentum >= 0.0 && c.momentum < 1.0))
-      return detail::invalidArgument(kOp, ": momentum (", c.momentum,
-                                     ") must be in [0, 1)");
-    if (!(c.dampening >= 0.0 && c.dampening <= 1.0))
-      return detail::invalidArgument(kOp, ": dampening (", c.dampening,
-                                     ") must be in [0, 1]");
-    if (c.nesterov && (c.momentum <= 0.0 || c.dampening != 0.0))
-      return detail::invalidArgument(
-          kOp, ": nesterov needs momentum > 0 and dampening 0");
-    return absl::OkStatus();
-  case OptimizerKind::kAdam:
-    if (!(c.beta1 >= 0.0 && c.beta1 < 1.0))
-      return detail::invalidArgument(kOp, ": beta1 (", c.beta1,
-                                     ") must be in [0, 1)");
-    if (!(c.beta2 >= 0.0 && c.beta2 < 1.0))
-      return detail::invalidArgument(kOp, ": beta2 (", c.beta2,
-                                     ") must be in [0, 1)");
-    if (!std::isfinite(c.epsilon) || !(c.epsilon > 0.0))
-      return detail::invalidArgument(kOp, ": epsilon (", c.epsilon,
-                                     ") must be positive and finite");
-    return absl::OkStatus();
-  }
-  return detail::invalidArgument(kOp, ": unknown optimizer kind ",
-                                 static_cast<int>(c.kind));
-}
 
 template <class Fmt>
 absl::Status deriveU16(absl::string_view op, absl::string_view fmtName,
@@ -110,53 +76,49 @@ absl::Status deriveLowp(absl::string_view op, int64_t index, Param &p) {
                                  static_cast<int>(p.lowp));
 }
 
-/// SGD as torch.optim.SGD: d = g + wd * w; with momentum, buf = d on the
-/// first step, else buf = momentum * buf + (1 - dampening) * d, and d = buf
-/// (or d + momentum * buf with nesterov); w -= lr * d.
-template <class T>
-void sgdStep(const OptimizerConfig &c, absl::Span<const T> grad, Param &p) {
-  const bool firstStep = p.moment1.empty();
-  if (c.momentum != 0.0 && firstStep)
-    p.moment1.resize(p.master.size());
-  for (size_t i = 0; i < p.master.size(); ++i) {
-    double d = static_cast<double>(grad[i]);
-    if (c.weight_decay != 0.0)
-      d += c.weight_decay * p.master[i];
-    if (c.momentum != 0.0) {
-      double &buf = p.moment1[i];
-      buf = firstStep ? d : c.momentum * buf + (1.0 - c.dampening) * d;
-      d = c.nesterov ? d + c.momentum * buf : buf;
-    }
-    p.master[i] -= c.learning_rate * d;
-  }
-}
-
-/// Adam as torch.optim.Adam (single-tensor path): g += wd * w;
-/// m += (1 - b1) * (g - m); v = b2 * v + (1 - b2) * g * g;
-/// w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
-template <class T>
-void adamStep(const OptimizerConfig &c, absl::Span<const T> grad, Param &p) {
-  if (p.moment1.empty()) {
-    p.moment1.assign(p.master.size(), 0.0);
-    p.moment2.assign(p.master.size(), 0.0);
-  }
-  const double t = static_cast<double>(p.steps + 1);
-  const double stepSize = c.learning_rate / (1.0 - std::pow(c.beta1, t));
-  const double correction2Sqrt = std::sqrt(1.0 - std::pow(c.beta2, t));
-  for (size_t i = 0; i < p.master.size(); ++i) {
-    double g = static_cast<double>(grad[i]);
-    if (c.weight_decay != 0.0)
-      g += c.weight_decay * p.master[i];
-    double &m = p.moment1[i];
-    double &v = p.moment2[i];
-    m += (1.0 - c.beta1) * (g - m);
-    v = c.beta2 * v + (1.0 - c.beta2) * g * g;
-    const double denom = std::sqrt(v) / correction2Sqrt + c.epsilon;
-    p.master[i] -= stepSize * (m / denom);
-  }
-}
-
 } // namespace
+
+namespace detail {
+
+absl::Status checkOptimizerConfig(absl::string_view op,
+                                  absl::string_view prefix,
+                                  const OptimizerConfig &c) {
+  if (!std::isfinite(c.learning_rate) || !(c.learning_rate > 0.0))
+    return invalidArgument(op, ": ", prefix, "learning_rate (", c.learning_rate,
+                           ") must be positive and finite");
+  if (!std::isfinite(c.weight_decay) || c.weight_decay < 0.0)
+    return invalidArgument(op, ": ", prefix, "weight_decay (", c.weight_decay,
+                           ") must be finite and >= 0");
+  switch (c.kind) {
+  case OptimizerKind::kSgd:
+    if (!(c.momentum >= 0.0 && c.momentum < 1.0))
+      return invalidArgument(op, ": ", prefix, "momentum (", c.momentum,
+                             ") must be in [0, 1)");
+    if (!(c.dampening >= 0.0 && c.dampening <= 1.0))
+      return invalidArgument(op, ": ", prefix, "dampening (", c.dampening,
+                             ") must be in [0, 1]");
+    if (c.nesterov && (c.momentum <= 0.0 || c.dampening != 0.0))
+      return invalidArgument(op, ": ", prefix,
+                             "nesterov needs momentum > 0 and dampening 0");
+    return absl::OkStatus();
+  case OptimizerKind::kAdam:
+  case OptimizerKind::kAdamW:
+    if (!(c.beta1 >= 0.0 && c.beta1 < 1.0))
+      return invalidArgument(op, ": ", prefix, "beta1 (", c.beta1,
+                             ") must be in [0, 1)");
+    if (!(c.beta2 >= 0.0 && c.beta2 < 1.0))
+      return invalidArgument(op, ": ", prefix, "beta2 (", c.beta2,
+                             ") must be in [0, 1)");
+    if (!std::isfinite(c.epsilon) || !(c.epsilon > 0.0))
+      return invalidArgument(op, ": ", prefix, "epsilon (", c.epsilon,
+                             ") must be positive and finite");
+    return absl::OkStatus();
+  }
+  return invalidArgument(op, ": unknown optimizer kind ",
+                         static_cast<int>(c.kind));
+}
+
+} // namespace detail
 
 OptimizerConfig OptimizerConfig::Sgd(double lr, double momentum) {
   OptimizerConfig c;
@@ -177,13 +139,23 @@ OptimizerConfig OptimizerConfig::Adam(double lr, double beta1, double beta2,
   return c;
 }
 
+OptimizerConfig OptimizerConfig::AdamW(double lr, double beta1, double beta2,
+                                       double epsilon, double weight_decay) {
+  OptimizerConfig c = Adam(lr, beta1, beta2, epsilon);
+  c.kind = OptimizerKind::kAdamW;
+  c.weight_decay = weight_decay;
+  return c;
+}
+
 Optimizer::Optimizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Optimizer::Optimizer(Optimizer &&) noexcept = default;
 Optimizer &Optimizer::operator=(Optimizer &&) noexcept = default;
 Optimizer::~Optimizer() = default;
 
 absl::StatusOr<Optimizer> Optimizer::Create(const OptimizerConfig &config) {
-  if (absl::Status s = checkConfig(config); !s.ok())
+  if (absl::Status s =
+          detail::checkOptimizerConfig("optimizer_create", "", config);
+      !s.ok())
     return s;
   auto impl = std::make_unique<Impl>();
   impl->config = config;
@@ -236,15 +208,26 @@ absl::Status stepImpl(const OptimizerConfig &config, std::vector<Param> &params,
   // Update a copy and commit only if every parameter succeeded.
   std::vector<Param> next = params;
   for (size_t p = 0; p < next.size(); ++p) {
-    if (config.kind == OptimizerKind::kSgd)
-      sgdStep(config, grads[p], next[p]);
-    else
-      adamStep(config, grads[p], next[p]);
-    ++next[p].steps;
-    for (size_t i = 0; i < next[p].master.size(); ++i)
-      if (!std::isfinite(next[p].master[i]))
-        return detail::outOfRange(kOp, ": element ", i, " of parameter ", p,
-                                  " becomes non-finite");
+    Param &param = next[p];
+    const int64_t size = static_cast<int64_t>(param.master.size());
+    // The moments start at zero on the first step (the SGD momentum buffer
+    // is then set to the first d, as PyTorch creates it lazily).
+    if (detail::usesMoment1(config) && param.moment1.empty())
+      param.moment1.assign(param.master.size(), 0.0);
+    if (detail::usesMoment2(config) && param.moment2.empty())
+      param.moment2.assign(param.master.size(), 0.0);
+    const detail::UpdateCoefficients k =
+        detail::updateCoefficients(config, param.steps + 1);
+    const int64_t bad = detail::updateParam(
+        config, k, param.master.data(),
+        param.moment1.empty() ? nullptr : param.moment1.data(),
+        param.moment2.empty() ? nullptr : param.moment2.data(), grads[p].data(),
+        size, /*commit=*/true,
+        [](int64_t, double w) { return std::isfinite(w); });
+    ++param.steps;
+    if (bad >= 0)
+      return detail::outOfRange(kOp, ": element ", bad, " of parameter ", p,
+                                " becomes non-finite");
     if (absl::Status s = deriveLowp(kOp, p, next[p]); !s.ok())
       return s;
   }
@@ -334,10 +317,11 @@ void mixrt_optimizer_config_init(mixrt_optimizer_kind kind,
     return;
   // An unknown kind (compared as an integer) gets the SGD defaults and keeps
   // its value, so mixrt_optimizer_create() rejects the config.
+  const int32_t k = mixrt::detail::enumValue(kind);
   const mixrt::OptimizerConfig c =
-      mixrt::detail::enumValue(kind) == MIXRT_OPTIMIZER_ADAM
-          ? mixrt::OptimizerConfig::Adam()
-          : mixrt::OptimizerConfig::Sgd(0.01);
+      k == MIXRT_OPTIMIZER_ADAM    ? mixrt::OptimizerConfig::Adam()
+      : k == MIXRT_OPTIMIZER_ADAMW ? mixrt::OptimizerConfig::AdamW()
+                                   : mixrt::OptimizerConfig::Sgd(0.01);
   out_config->kind = kind;
   out_config->learning_rate = c.learning_rate;
   out_config->weight_decay = c.weight_decay;
@@ -359,7 +343,7 @@ mixrt_status_code mixrt_optimizer_create(const mixrt_optimizer_config *config,
     if (absl::Status s = checkPtr(kOp, config, "config"); !s.ok())
       return s;
     if (absl::Status s = mixrt::detail::checkEnum(
-            kOp, "config->kind", "mixrt_optimizer_kind", config->kind, 2);
+            kOp, "config->kind", "mixrt_optimizer_kind", config->kind, 3);
         !s.ok())
       return s;
     mixrt::OptimizerConfig c;

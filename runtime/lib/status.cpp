@@ -39,6 +39,18 @@ mixrt_status_code toCStatus(const absl::Status &status) {
   case absl::StatusCode::kResourceExhausted:
     code = MIXRT_STATUS_RESOURCE_EXHAUSTED;
     break;
+  case absl::StatusCode::kNotFound:
+    code = MIXRT_STATUS_NOT_FOUND;
+    break;
+  case absl::StatusCode::kFailedPrecondition:
+    code = MIXRT_STATUS_FAILED_PRECONDITION;
+    break;
+  case absl::StatusCode::kUnavailable:
+    code = MIXRT_STATUS_UNAVAILABLE;
+    break;
+  case absl::StatusCode::kDataLoss:
+    code = MIXRT_STATUS_DATA_LOSS;
+    break;
   default:
     code = MIXRT_STATUS_INTERNAL;
     break;

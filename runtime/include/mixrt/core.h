@@ -70,6 +70,18 @@ typedef enum mixrt_status_code MIXRT_ENUM_BASE {
   MIXRT_STATUS_INTERNAL = 13,
   /** Memory allocation failed. */
   MIXRT_STATUS_RESOURCE_EXHAUSTED = 8,
+  /** A named thing is missing: a file that cannot be opened, a key absent
+   *  from a weights file (added in API version 8). */
+  MIXRT_STATUS_NOT_FOUND = 5,
+  /** The call is not valid in the object's current state (e.g. a training
+   *  step on a state that was not started; added in API version 8). */
+  MIXRT_STATUS_FAILED_PRECONDITION = 9,
+  /** An I/O operation failed (e.g. a file that cannot be written; added in
+   *  API version 8). */
+  MIXRT_STATUS_UNAVAILABLE = 14,
+  /** Malformed or truncated data (e.g. a corrupt weights file; added in API
+   *  version 8). */
+  MIXRT_STATUS_DATA_LOSS = 15,
   /** Not a status: forces a 32-bit enum so any int32 value is representable. */
   MIXRT_STATUS_MAX_ENUM = 0x7fffffff,
 } mixrt_status_code;

@@ -461,7 +461,8 @@ typedef enum mixrt_lowp_format MIXRT_ENUM_BASE {
 typedef struct mixrt_optimizer mixrt_optimizer;
 
 /** Fills `out_config` with PyTorch's defaults for `kind` (SGD: lr 0.01;
- *  Adam: lr 1e-3, betas 0.9/0.999, eps 1e-8). */
+ *  Adam: lr 1e-3, betas 0.9/0.999, eps 1e-8; AdamW: the same and weight
+ *  decay 1e-2). */
 MIXRT_API void mixrt_optimizer_config_init(mixrt_optimizer_kind kind,
                                            mixrt_optimizer_config *out_config);
 MIXRT_API mixrt_status_code mixrt_optimizer_create(
@@ -611,7 +612,8 @@ typedef struct mixrt_train_step_result {
 /** The buffers of one step inside the state (all 64-byte aligned). */
 typedef struct mixrt_train_buffers {
   float *loss_scale;    /**< input of the gradient function (set by begin) */
-  float *loss;          /**< first output of the gradient function */
+  float *loss;          /**< first output of the gradient function (the
+                             unscaled loss) */
   void *const *weights; /**< num_params working copies (gradient inputs) */
   void *const *grads;   /**< num_params gradients (gradient outputs) */
   void *const *batch_stats; /**< num_stats batch statistics (its outputs) */
@@ -633,8 +635,10 @@ MIXRT_API int64_t mixrt_train_state_size(const mixrt_train_layout *layout);
  *  caller then writes the initial weights into out_buffers->weights and the
  *  initial running statistics into out_buffers->running (unless
  *  config->initial_weights names a file) and calls mixrt_train_start().
- *  INVALID_ARGUMENT names the offending field (e.g. "learning_rate (nan)
- *  must be positive and finite"). */
+ *  The config is copied; the string config->initial_weights must stay valid
+ *  until mixrt_train_start(). `out_buffers` may be NULL (begin returns the
+ *  same buffers). INVALID_ARGUMENT names the offending field (e.g.
+ *  "optimizer.learning_rate (nan) must be positive and finite"). */
 MIXRT_API mixrt_status_code mixrt_train_prepare(
     void *state, int64_t state_bytes, const mixrt_train_layout *layout,
     const mixrt_train_config *config, mixrt_train_buffers *out_buffers);
@@ -661,7 +665,11 @@ MIXRT_API mixrt_status_code mixrt_train_begin(void *state,
  *  bit-identical) and the scale backs off; else the norm is computed (f64),
  *  clipped if configured, the optimizer updates the masters, the working
  *  copies are re-derived, the running statistics folded and the scaler
- *  counts the step. `out_result` may be NULL. */
+ *  counts the step. A non-finite batch statistic (or a norm above DBL_MAX)
+ *  also skips the step. The update is all or nothing: a master or working
+ *  copy that would become non-finite fails with OUT_OF_RANGE and changes
+ *  nothing (the scaler included). A grad_status that is no status code
+ *  gives INTERNAL. `out_result` may be NULL. */
 MIXRT_API mixrt_status_code
 mixrt_train_finish(void *state, mixrt_status_code grad_status,
                    mixrt_train_step_result *out_result);
@@ -669,8 +677,8 @@ mixrt_train_finish(void *state, mixrt_status_code grad_status,
 /** Writes the working copies and running statistics, in their buffer types
  *  (F32 or F64) and shapes, under their names, to a safetensors file that
  *  `mixc --weights` reads as it is. Written to a temporary file in the same
- *  directory and renamed: on failure nothing is left behind. UNAVAILABLE names
- * the path and the reason. */
+ *  directory and renamed: on failure nothing is left behind. UNAVAILABLE
+ *  names the path and the reason; FAILED_PRECONDITION unless started. */
 MIXRT_API mixrt_status_code mixrt_train_export(const void *state,
                                                const char *path);
 

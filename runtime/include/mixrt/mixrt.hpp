@@ -277,7 +277,9 @@ ClipGradNorm(absl::Span<const absl::Span<double>> grads, double max_norm,
 
 enum class OptimizerKind {
   kSgd = MIXRT_OPTIMIZER_SGD,
-  kAdam = MIXRT_OPTIMIZER_ADAM
+  kAdam = MIXRT_OPTIMIZER_ADAM,
+  /// Decoupled weight decay (torch.optim.AdamW; API version 8).
+  kAdamW = MIXRT_OPTIMIZER_ADAMW,
 };
 
 enum class LowpFormat {
@@ -301,6 +303,10 @@ struct OptimizerConfig {
   static OptimizerConfig Sgd(double lr, double momentum = 0.0);
   static OptimizerConfig Adam(double lr = 1e-3, double beta1 = 0.9,
                               double beta2 = 0.999, double epsilon = 1e-8);
+  /// PyTorch's AdamW defaults (weight decay 1e-2).
+  static OptimizerConfig AdamW(double lr = 1e-3, double beta1 = 0.9,
+                               double beta2 = 0.999, double epsilon = 1e-8,
+                               double weight_decay = 1e-2);
 };
 
 /// f64 master weights + optimizer state + low-precision copies re-derived

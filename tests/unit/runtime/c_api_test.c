@@ -115,6 +115,58 @@ static void test_optimizer(void) {
   mixrt_optimizer_destroy(opt);
 }
 
+/* The training-step API as the header of `mixc --train` drives it: one
+ * weight w (f32 [2]), gradient of 0.5 * |w|^2 (= w) times the loss scale. */
+static void test_train(void) {
+  static const int64_t shape[1] = {2};
+  static const mixrt_train_param params[1] = {
+      {"w", 1, shape, 0, MIXRT_LOWP_NONE}};
+  static const mixrt_train_layout layout = {"c_api", 1, params, 0, NULL, 0};
+  mixrt_train_config config;
+  mixrt_train_config_init(&config);
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_SGD, &config.optimizer);
+  config.optimizer.learning_rate = 0.5;
+  config.loss_scaler.initial_scale = 4.0;
+  static unsigned char state[4096] __attribute__((aligned(64)));
+  const int64_t size = mixrt_train_state_size(&layout);
+  EXPECT(size > 0 && size <= (int64_t)sizeof(state));
+  mixrt_train_buffers buffers;
+  EXPECT(mixrt_train_prepare(state, size, &layout, &config, &buffers) ==
+         MIXRT_STATUS_OK);
+  float *w = (float *)buffers.weights[0];
+  w[0] = 1.0f;
+  w[1] = -2.0f;
+  EXPECT(mixrt_train_start(state) == MIXRT_STATUS_OK);
+  EXPECT(mixrt_train_begin(state, &buffers) == MIXRT_STATUS_OK);
+  EXPECT(*buffers.loss_scale == 4.0f);
+  float *g = (float *)buffers.grads[0];
+  g[0] = w[0] * *buffers.loss_scale;
+  g[1] = w[1] * *buffers.loss_scale;
+  *buffers.loss = 2.5f;
+  mixrt_train_step_result result;
+  EXPECT(mixrt_train_finish(state, MIXRT_STATUS_OK, &result) ==
+         MIXRT_STATUS_OK);
+  EXPECT(result.skipped == 0 && result.updates == 1 && result.loss == 2.5);
+  EXPECT(result.grad_norm == sqrt(5.0));
+  EXPECT(w[0] == 0.5f && w[1] == -1.0f);
+  mixrt_master_format format = MIXRT_MASTER_F32;
+  const double *master = (const double *)mixrt_train_master(state, 0, &format);
+  EXPECT(format == MIXRT_MASTER_F64 && master && master[1] == -1.0);
+  /* A checked overflow in the gradient function skips the step. */
+  EXPECT(mixrt_train_begin(state, &buffers) == MIXRT_STATUS_OK);
+  EXPECT(mixrt_train_finish(state, MIXRT_STATUS_OUT_OF_RANGE, &result) ==
+         MIXRT_STATUS_OK);
+  EXPECT(result.skipped == 1 && isnan(result.grad_norm));
+  EXPECT(result.next_scale == 2.0);
+  EXPECT_ERROR(mixrt_train_export(state, "/nonexistent-dir/w.safetensors"),
+               MIXRT_STATUS_UNAVAILABLE, "cannot write");
+  config.optimizer.learning_rate = NAN;
+  EXPECT_ERROR(mixrt_train_prepare(state, size, &layout, &config, &buffers),
+               MIXRT_STATUS_INVALID_ARGUMENT, "optimizer.learning_rate (nan)");
+  EXPECT(strcmp(mixrt_status_code_name(MIXRT_STATUS_DATA_LOSS), "DATA_LOSS") ==
+         0);
+}
+
 /* Out-of-range enum values from a C caller: -1, large, INT32_MIN. */
 static void test_enum_arguments(void) {
   static const int32_t bad[4] = {-1, 1000, 0x7fffffff, INT32_MIN};
@@ -179,6 +231,7 @@ int main(void) {
   test_qtensor();
   test_gemm();
   test_optimizer();
+  test_train();
   test_enum_arguments();
   if (failures) {
     fprintf(stderr, "c_api_test: %d failures\n", failures);

@@ -32,6 +32,23 @@ TEST_CASE("enum.status_code_name", "[enum]") {
         "UNKNOWN");
   CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_RESOURCE_EXHAUSTED)) ==
         "RESOURCE_EXHAUSTED");
+  // The codes added in API version 8, numbered as absl::StatusCode.
+  CHECK(MIXRT_STATUS_NOT_FOUND == 5);
+  CHECK(MIXRT_STATUS_FAILED_PRECONDITION == 9);
+  CHECK(MIXRT_STATUS_UNAVAILABLE == 14);
+  CHECK(MIXRT_STATUS_DATA_LOSS == 15);
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_NOT_FOUND)) ==
+        "NOT_FOUND");
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_FAILED_PRECONDITION)) ==
+        "FAILED_PRECONDITION");
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_UNAVAILABLE)) ==
+        "UNAVAILABLE");
+  CHECK(std::string(mixrt_status_code_name(MIXRT_STATUS_DATA_LOSS)) ==
+        "DATA_LOSS");
+  // The values between them are still no status code.
+  for (int32_t v : {2, 4, 6, 7, 10, 16})
+    CHECK(std::string(mixrt_status_code_name(as<mixrt_status_code>(v))) ==
+          "UNKNOWN");
 }
 
 TEST_CASE("enum.set_simd_level", "[enum]") {
@@ -176,5 +193,13 @@ TEST_CASE("enum.status_codes_from_callers", "[enum]") {
   mixrt_check_reset();
   mixrt_check_fail(MIXRT_STATUS_OUT_OF_RANGE, "m.mlir:1:1", "bad", 0, 1.0);
   CHECK(mixrt_check_status() == MIXRT_STATUS_OUT_OF_RANGE);
+  // The codes of API version 8 are status codes too.
+  for (mixrt_status_code c :
+       {MIXRT_STATUS_NOT_FOUND, MIXRT_STATUS_FAILED_PRECONDITION,
+        MIXRT_STATUS_UNAVAILABLE, MIXRT_STATUS_DATA_LOSS}) {
+    mixrt_check_reset();
+    mixrt_check_fail(c, "m.mlir:1:1", "bad", 0, 1.0);
+    CHECK(mixrt_check_status() == c);
+  }
   mixrt_check_reset();
 }

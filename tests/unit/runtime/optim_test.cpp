@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 using namespace mixrt;
 
@@ -202,4 +203,90 @@ TEST_CASE("optim.c_api", "[optim]") {
   c.momentum = 2.0;
   CHECK(mixrt_optimizer_create(&c, &o) == MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_optimizer_create(nullptr, &o) == MIXRT_STATUS_INVALID_ARGUMENT);
+}
+
+TEST_CASE("optim.adamw_matches_reference", "[optim]") {
+  // torch.optim.AdamW: w *= 1 - lr * wd, then Adam without the L2 term.
+  OptimizerConfig c = OptimizerConfig::AdamW(1e-2);
+  CHECK(c.kind == OptimizerKind::kAdamW);
+  CHECK(c.weight_decay == 1e-2);
+  c.weight_decay = 0.5;
+  Optimizer o = makeOptimizer(c);
+  const std::vector<double> init = {0.5, -1.5, 3.0};
+  REQUIRE(o.AddParam(init, LowpFormat::kBF16).ok());
+  std::vector<double> w = init, m(3, 0.0), v(3, 0.0);
+  for (int t = 1; t <= 5; ++t) {
+    const std::vector<float> g = {0.1f * t, -0.2f, 1.0f / t};
+    REQUIRE(o.Step(one(g)).ok());
+    const double stepSize = 1e-2 / (1.0 - std::pow(0.9, t));
+    const double c2 = std::sqrt(1.0 - std::pow(0.999, t));
+    for (int i = 0; i < 3; ++i) {
+      w[i] *= 1.0 - 1e-2 * 0.5;
+      const double gi = g[i];
+      m[i] += (1.0 - 0.9) * (gi - m[i]);
+      v[i] = 0.999 * v[i] + (1.0 - 0.999) * gi * gi;
+      w[i] -= stepSize * (m[i] / (std::sqrt(v[i]) / c2 + 1e-8));
+    }
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(o.master(0)[i] == w[i]);
+      REQUIRE(o.lowp_u16(0)[i] == mixrt_f64_to_bf16(w[i]));
+    }
+  }
+  // Hand-computed first step of one element: w = 1, g = 1, lr 0.1, wd 0.5:
+  // w = 0.95, m = 0.1, v = 0.001, m_hat = 1, v_hat = 1,
+  // w = 0.95 - 0.1 * 1 / (1 + 1e-8).
+  OptimizerConfig one1 = OptimizerConfig::AdamW(0.1);
+  one1.weight_decay = 0.5;
+  Optimizer o1 = makeOptimizer(one1);
+  REQUIRE(o1.AddParam(std::vector<double>{1.0}, LowpFormat::kNone).ok());
+  REQUIRE(o1.Step(std::vector<absl::Span<const double>>{
+                      absl::MakeConstSpan(std::vector<double>{1.0})})
+              .ok());
+  // The same operations in the same order, written out for t = 1.
+  const double m1 = 0.0 + (1.0 - 0.9) * (1.0 - 0.0);
+  const double v1 = 0.999 * 0.0 + (1.0 - 0.999) * 1.0 * 1.0;
+  const double want =
+      1.0 * (1.0 - 0.1 * 0.5) -
+      (0.1 / (1.0 - 0.9)) *
+          (m1 / (std::sqrt(v1) / std::sqrt(1.0 - 0.999) + 1e-8));
+  CHECK(o1.master(0)[0] == want);
+  // Within an ulp or two of the closed form 0.95 - 0.1 / (1 + 1e-8).
+  CHECK(std::fabs(o1.master(0)[0] - (0.95 - 0.1 / (1.0 + 1e-8))) < 1e-15);
+  // Zero weight decay: AdamW equals Adam bit for bit.
+  Optimizer adam = makeOptimizer(OptimizerConfig::Adam(1e-2));
+  OptimizerConfig wc = OptimizerConfig::AdamW(1e-2);
+  wc.weight_decay = 0.0;
+  Optimizer adamw = makeOptimizer(wc);
+  REQUIRE(adam.AddParam(init, LowpFormat::kNone).ok());
+  REQUIRE(adamw.AddParam(init, LowpFormat::kNone).ok());
+  for (int t = 1; t <= 3; ++t) {
+    const std::vector<float> g = {0.3f, -0.7f * t, 2.0f};
+    REQUIRE(adam.Step(one(g)).ok());
+    REQUIRE(adamw.Step(one(g)).ok());
+    for (int i = 0; i < 3; ++i)
+      CHECK(adam.master(0)[i] == adamw.master(0)[i]);
+  }
+}
+
+TEST_CASE("optim.adamw_c_api", "[optim]") {
+  mixrt_optimizer_config c;
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_ADAMW, &c);
+  CHECK(c.kind == MIXRT_OPTIMIZER_ADAMW);
+  CHECK(c.learning_rate == 1e-3);
+  CHECK(c.beta1 == 0.9);
+  CHECK(c.beta2 == 0.999);
+  CHECK(c.epsilon == 1e-8);
+  CHECK(c.weight_decay == 1e-2);
+  mixrt_optimizer *o = nullptr;
+  REQUIRE(mixrt_optimizer_create(&c, &o) == MIXRT_STATUS_OK);
+  mixrt_optimizer_destroy(o);
+  c.beta2 = 1.0;
+  CHECK(mixrt_optimizer_create(&c, &o) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "optimizer_create: beta2 (1) must be in [0, 1)");
+  c.kind = static_cast<mixrt_optimizer_kind>(3);
+  CHECK(mixrt_optimizer_create(&c, &o) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(std::string(mixrt_last_error_message()) ==
+        "optimizer_create: config->kind (3) is not a valid "
+        "mixrt_optimizer_kind");
 }

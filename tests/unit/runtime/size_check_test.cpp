@@ -267,3 +267,29 @@ TEST_CASE("size_check.quantize_buffer_checks_params_before_data",
   CHECK(lastError() == "quantize_buffer: input element 0 (nan) is not finite");
   CHECK((q[0] == 9 && q[1] == 9));
 }
+
+// mixrt_train_state_size: an element count or a state size beyond
+// PTRDIFF_MAX is an invalid layout (-1), never a wrapped size.
+TEST_CASE("size_check.train_state_size", "[size_check]") {
+  const int64_t huge[2] = {int64_t{1} << 31, int64_t{1} << 31};
+  const mixrt_train_param param = {"w", 2, huge, 1, MIXRT_LOWP_NONE};
+  mixrt_train_layout layout = {"big", 1, &param, 0, nullptr, 0};
+  // 2^62 elements of 8 bytes.
+  CHECK(mixrt_train_state_size(&layout) == -1);
+  CHECK(lastError() == "train_state_size: network 'big': weight 'w': the "
+                       "element count overflows");
+  // 2^58 elements fit a tensor, not the five arrays of a weight.
+  const int64_t large[2] = {int64_t{1} << 29, int64_t{1} << 29};
+  const mixrt_train_param param2 = {"w", 2, large, 1, MIXRT_LOWP_NONE};
+  layout.params = &param2;
+  CHECK(mixrt_train_state_size(&layout) == -1);
+  CHECK(lastError() ==
+        "train_state_size: network 'big': the state size overflows "
+        "PTRDIFF_MAX");
+  const mixrt_train_param small = {"w", 0, nullptr, 0, MIXRT_LOWP_NONE};
+  layout.params = &small;
+  layout.workspace_bytes = INT64_MAX;
+  CHECK(mixrt_train_state_size(&layout) == -1);
+  layout.workspace_bytes = 0;
+  CHECK(mixrt_train_state_size(&layout) > 0);
+}

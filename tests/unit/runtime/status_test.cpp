@@ -24,6 +24,14 @@ TEST_CASE("status.version_and_names", "[status]") {
         static_cast<int>(absl::StatusCode::kOutOfRange));
   CHECK(MIXRT_STATUS_RESOURCE_EXHAUSTED ==
         static_cast<int>(absl::StatusCode::kResourceExhausted));
+  CHECK(MIXRT_STATUS_NOT_FOUND ==
+        static_cast<int>(absl::StatusCode::kNotFound));
+  CHECK(MIXRT_STATUS_FAILED_PRECONDITION ==
+        static_cast<int>(absl::StatusCode::kFailedPrecondition));
+  CHECK(MIXRT_STATUS_UNAVAILABLE ==
+        static_cast<int>(absl::StatusCode::kUnavailable));
+  CHECK(MIXRT_STATUS_DATA_LOSS ==
+        static_cast<int>(absl::StatusCode::kDataLoss));
 }
 
 TEST_CASE("status.last_error_is_thread_local", "[status]") {

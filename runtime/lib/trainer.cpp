@@ -1,0 +1,940 @@
+//===-- trainer.cpp - Training steps in caller memory ---------------------===//
+//
+// mixrt_train_*: the state of the code `mixc --train` generates, laid out in
+// memory the caller provides. A header (magic, stage, layout, config, the
+// loss scaler by value, the update count, the slot tables' addresses) is
+// followed by 64-byte aligned arrays: the pointer tables of
+// mixrt_train_buffers, loss_scale, loss, the per-parameter and per-statistic
+// slot tables and the gradient views; per param the working copy, the
+// gradient (both of the buffer type), the master, moment1 and moment2 (room
+// for f64); per statistic the running and the batch value; the workspace.
+//
+// prepare, start (without a file), begin and finish allocate nothing: the
+// update is the shared optimizer routine (optim_math.h) run twice, a first
+// pass checking every new master and working copy, a second committing
+// them, so a failing step changes nothing. Export and loading a file use
+// stdio and temporary buffers (safetensors.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "float_bits.h"
+#include "internal.h"
+#include "optim_math.h"
+#include "safetensors.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <optional>
+
+namespace mixrt::detail {
+namespace {
+
+constexpr uint64_t kMagic = 0x316e727472786d6dULL; // "mmxrtrn1"
+constexpr int64_t kAlign = 64;
+constexpr int32_t kMaxRank = 8;
+
+enum class Stage : int32_t { kPrepared = 1, kStarted = 2 };
+
+/// The arrays of one trained weight inside the state.
+struct ParamSlots {
+  void *working;
+  void *grad;
+  void *master;
+  void *moment1;
+  void *moment2;
+  int64_t count;
+  bool f64;
+};
+
+/// The arrays of one running statistic.
+struct StatSlots {
+  void *running;
+  void *batch;
+  int64_t count;
+  bool f64;
+};
+
+struct Header {
+  uint64_t magic = 0;
+  Stage stage = Stage::kPrepared;
+  const mixrt_train_layout *layout = nullptr;
+  /// The config as given (initial_weights is read by start).
+  mixrt_train_config config{};
+  OptimizerConfig optimizer;
+  bool masterF32 = false;
+  std::optional<LossScaler> scaler;
+  int64_t updates = 0;
+  mixrt_train_buffers buffers{};
+  ParamSlots *params = nullptr;
+  StatSlots *stats = nullptr;
+  GradView *gradViews = nullptr;
+};
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+std::string networkPrefix(absl::string_view op,
+                          const mixrt_train_layout &layout) {
+  return absl::StrCat(op, ": network '", layout.network, "'");
+}
+
+/// "<op>: network '<name>'", formatted only when a message is built (the
+/// success paths allocate nothing).
+struct Net {
+  absl::string_view op;
+  const char *network;
+};
+
+// The overloads below would hide these.
+using ::mixrt::detail::failedPrecondition;
+using ::mixrt::detail::invalidArgument;
+using ::mixrt::detail::outOfRange;
+
+template <class... Args>
+absl::Status invalidArgument(const Net &n, const Args &...args) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+template <class... Args>
+absl::Status outOfRange(const Net &n, const Args &...args) {
+  return absl::OutOfRangeError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+template <class... Args>
+absl::Status failedPrecondition(const Net &n, const Args &...args) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(n.op, ": network '", n.network, "'", args...));
+}
+
+/// Element count of a (validated) tensor.
+int64_t elementCount(int32_t rank, const int64_t *shape) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < rank; ++i)
+    n *= shape[i];
+  return n;
+}
+
+std::string shapeString(int32_t rank, const int64_t *shape) {
+  std::string s = "[";
+  for (int32_t i = 0; i < rank; ++i)
+    absl::StrAppend(&s, i ? ", " : "", shape[i]);
+  return s + "]";
+}
+
+/// Checks one tensor description (`kind` "weight" or "statistic").
+absl::Status checkTensor(const Net &prefix, const char *kind, const char *name,
+                         int32_t rank, const int64_t *shape,
+                         int32_t elementF64) {
+  const auto what = [&] { return absl::StrCat(kind, " '", name, "'"); };
+  if (rank < 0 || rank > kMaxRank)
+    return invalidArgument(prefix, ": ", what(), ": rank (", rank,
+                           ") must be in 0..", kMaxRank);
+  if (rank > 0 && !shape)
+    return invalidArgument(prefix, ": ", what(), ": shape is null");
+  int64_t count = 1;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] < 1)
+      return invalidArgument(prefix, ": ", what(), ": shape[", i, "] (",
+                             shape[i], ") must be >= 1");
+    if (__builtin_mul_overflow(count, shape[i], &count) ||
+        count > PTRDIFF_MAX / 8)
+      return invalidArgument(prefix, ": ", what(),
+                             ": the element count overflows");
+  }
+  if (elementF64 != 0 && elementF64 != 1)
+    return invalidArgument(prefix, ": ", what(), ": element_f64 (", elementF64,
+                           ") must be 0 or 1");
+  return absl::OkStatus();
+}
+
+absl::Status checkLayout(absl::string_view op,
+                         const mixrt_train_layout *layout) {
+  if (!layout)
+    return invalidArgument(op, ": layout is null");
+  if (!layout->network)
+    return invalidArgument(op, ": layout->network is null");
+  const Net prefix{op, layout->network};
+  if (layout->num_params < 1)
+    return invalidArgument(prefix, ": num_params (", layout->num_params,
+                           ") must be >= 1");
+  if (!layout->params)
+    return invalidArgument(prefix, ": params is null");
+  if (layout->num_stats < 0)
+    return invalidArgument(prefix, ": num_stats (", layout->num_stats,
+                           ") is negative");
+  if (layout->num_stats > 0 && !layout->stats)
+    return invalidArgument(prefix, ": stats is null");
+  if (layout->workspace_bytes < 0)
+    return invalidArgument(prefix, ": workspace_bytes (",
+                           layout->workspace_bytes, ") is negative");
+  if (layout->num_params > PTRDIFF_MAX / 1024 ||
+      layout->num_stats > PTRDIFF_MAX / 1024)
+    return invalidArgument(prefix, ": too many params or stats");
+  for (int64_t p = 0; p < layout->num_params; ++p) {
+    const mixrt_train_param &param = layout->params[p];
+    if (!param.name)
+      return invalidArgument(prefix, ": params[", p, "].name is null");
+    if (absl::Status s = checkTensor(prefix, "weight", param.name, param.rank,
+                                     param.shape, param.element_f64);
+        !s.ok())
+      return s;
+    const int32_t working = enumValue(param.working);
+    if (working < 0 || working > MIXRT_LOWP_INT8)
+      return invalidArgument(prefix, ": weight '", param.name, "': working (",
+                             working, ") is not a valid mixrt_lowp_format");
+    if (working == MIXRT_LOWP_INT8)
+      return invalidArgument(prefix, ": weight '", param.name, "'",
+                             ": working format INT8 is refused (an int8 "
+                             "layer quantizes its f32 copy itself)");
+  }
+  for (int64_t s = 0; s < layout->num_stats; ++s) {
+    const mixrt_train_stat &stat = layout->stats[s];
+    if (!stat.name)
+      return invalidArgument(prefix, ": stats[", s, "].name is null");
+    if (absl::Status st = checkTensor(prefix, "statistic", stat.name, stat.rank,
+                                      stat.shape, stat.element_f64);
+        !st.ok())
+      return st;
+  }
+  // Names are the keys of the exported file: unique.
+  const int64_t total = layout->num_params + layout->num_stats;
+  auto nameAt = [&](int64_t i) {
+    return i < layout->num_params ? layout->params[i].name
+                                  : layout->stats[i - layout->num_params].name;
+  };
+  for (int64_t i = 0; i < total; ++i)
+    for (int64_t j = i + 1; j < total; ++j)
+      if (std::strcmp(nameAt(i), nameAt(j)) == 0)
+        return invalidArgument(prefix, ": the name '", nameAt(i),
+                               "' is used twice");
+  return absl::OkStatus();
+}
+
+/// Walks the state layout: computes its size and, if `base` is not null,
+/// the addresses of every array. The layout must have been checked.
+class Planner {
+public:
+  explicit Planner(char *base) : base_(base) {}
+  /// Reserves `bytes` (>= 0) at a 64-byte boundary.
+  void *take(int64_t count, int64_t elemSize) {
+    int64_t bytes = 0, end = 0;
+    if (__builtin_mul_overflow(count, elemSize, &bytes) ||
+        __builtin_add_overflow(offset_, bytes, &end) ||
+        __builtin_add_overflow(end, kAlign - 1, &end)) {
+      overflow_ = true;
+      return nullptr;
+    }
+    void *p = base_ ? base_ + offset_ : nullptr;
+    offset_ = end / kAlign * kAlign;
+    return p;
+  }
+  int64_t size() const { return offset_; }
+  bool overflow() const { return overflow_ || offset_ > PTRDIFF_MAX; }
+
+private:
+  char *base_;
+  int64_t offset_ = 0;
+  bool overflow_ = false;
+};
+
+/// Lays the state out (`header` null: only sizes it).
+absl::StatusOr<int64_t> plan(absl::string_view op,
+                             const mixrt_train_layout &layout, char *base,
+                             Header *header) {
+  Planner planner(base);
+  planner.take(1, sizeof(Header));
+  const int64_t np = layout.num_params, ns = layout.num_stats;
+  void **weights = static_cast<void **>(planner.take(np, sizeof(void *)));
+  void **grads = static_cast<void **>(planner.take(np, sizeof(void *)));
+  void **batch = static_cast<void **>(planner.take(ns, sizeof(void *)));
+  void **running = static_cast<void **>(planner.take(ns, sizeof(void *)));
+  float *lossScale = static_cast<float *>(planner.take(1, sizeof(float)));
+  float *loss = static_cast<float *>(planner.take(1, sizeof(float)));
+  ParamSlots *params =
+      static_cast<ParamSlots *>(planner.take(np, sizeof(ParamSlots)));
+  StatSlots *stats =
+      static_cast<StatSlots *>(planner.take(ns, sizeof(StatSlots)));
+  GradView *views = static_cast<GradView *>(planner.take(np, sizeof(GradView)));
+  for (int64_t p = 0; p < np; ++p) {
+    const mixrt_train_param &param = layout.params[p];
+    const int64_t count = elementCount(param.rank, param.shape);
+    const int64_t elem = param.element_f64 ? 8 : 4;
+    ParamSlots slots;
+    slots.count = count;
+    slots.f64 = param.element_f64 != 0;
+    slots.working = planner.take(count, elem);
+    slots.grad = planner.take(count, elem);
+    slots.master = planner.take(count, sizeof(double));
+    slots.moment1 = planner.take(count, sizeof(double));
+    slots.moment2 = planner.take(count, sizeof(double));
+    if (header) {
+      params[p] = slots;
+      weights[p] = slots.working;
+      grads[p] = slots.grad;
+      views[p] = GradView{slots.grad, count, slots.f64};
+    }
+  }
+  for (int64_t s = 0; s < ns; ++s) {
+    const mixrt_train_stat &stat = layout.stats[s];
+    const int64_t count = elementCount(stat.rank, stat.shape);
+    StatSlots slots;
+    slots.count = count;
+    slots.f64 = stat.element_f64 != 0;
+    slots.running = planner.take(count, stat.element_f64 ? 8 : 4);
+    slots.batch = planner.take(count, stat.element_f64 ? 8 : 4);
+    if (header) {
+      stats[s] = slots;
+      running[s] = slots.running;
+      batch[s] = slots.batch;
+    }
+  }
+  void *workspace = planner.take(layout.workspace_bytes, 1);
+  if (planner.overflow())
+    return invalidArgument(networkPrefix(op, layout),
+                           ": the state size overflows PTRDIFF_MAX");
+  if (header) {
+    header->params = params;
+    header->stats = stats;
+    header->gradViews = views;
+    header->buffers.loss_scale = lossScale;
+    header->buffers.loss = loss;
+    header->buffers.weights = weights;
+    header->buffers.grads = grads;
+    header->buffers.batch_stats = batch;
+    header->buffers.running = running;
+    header->buffers.workspace = workspace;
+  }
+  return planner.size();
+}
+
+//===----------------------------------------------------------------------===//
+// State access
+//===----------------------------------------------------------------------===//
+
+bool isAligned(const void *p) {
+  return reinterpret_cast<uintptr_t>(p) % kAlign == 0;
+}
+
+/// The header of a prepared state, or FAILED_PRECONDITION (INVALID_ARGUMENT
+/// for a null or misaligned pointer).
+absl::StatusOr<Header *> getHeader(absl::string_view op, const void *state,
+                                   Stage atLeast) {
+  if (!state)
+    return invalidArgument(op, ": state is null");
+  if (!isAligned(state))
+    return invalidArgument(op, ": state (address ",
+                           absl::Hex(reinterpret_cast<uintptr_t>(state)),
+                           ") is not 64-byte aligned");
+  Header *h = static_cast<Header *>(const_cast<void *>(state));
+  if (h->magic != kMagic)
+    return failedPrecondition(
+        op, ": the state is not prepared (call mixrt_train_prepare first)");
+  if (static_cast<int32_t>(h->stage) < static_cast<int32_t>(atLeast))
+    return failedPrecondition(
+        networkPrefix(op, *h->layout),
+        ": the state is not started (call mixrt_train_start first)");
+  return h;
+}
+
+inline double loadValue(const void *p, bool f64, int64_t i) {
+  return f64 ? static_cast<const double *>(p)[i]
+             : static_cast<double>(static_cast<const float *>(p)[i]);
+}
+
+/// Stores `v` rounded (RNE) to the buffer type; false if the stored value is
+/// not finite.
+inline bool storeValue(void *p, bool f64, int64_t i, double v, bool commit) {
+  if (f64) {
+    if (commit)
+      static_cast<double *>(p)[i] = v;
+    return std::isfinite(v);
+  }
+  const float f = static_cast<float>(v);
+  if (commit)
+    static_cast<float *>(p)[i] = f;
+  return std::isfinite(f);
+}
+
+/// Derives working[i] from a master value M (double or float): NONE rounds
+/// it to the buffer type, F16/BF16 round it once to that format and widen
+/// it. False if the result is not finite (an overflow).
+template <class M>
+bool deriveWorking(const ParamSlots &slots, int32_t working, int64_t i,
+                   M master, bool commit) {
+  if (working == MIXRT_LOWP_F16 || working == MIXRT_LOWP_BF16) {
+    const bool isF16 = working == MIXRT_LOWP_F16;
+    const uint16_t h =
+        isF16 ? narrow<F16Format>(master) : narrow<BF16Format>(master);
+    if (isF16 ? isNonFinite16<F16Format>(h) : isNonFinite16<BF16Format>(h))
+      return false;
+    if (commit) {
+      if (slots.f64)
+        static_cast<double *>(slots.working)[i] =
+            isF16 ? widen<F16Format, double>(h) : widen<BF16Format, double>(h);
+      else
+        static_cast<float *>(slots.working)[i] =
+            isF16 ? widen<F16Format, float>(h) : widen<BF16Format, float>(h);
+    }
+    return true;
+  }
+  return storeValue(slots.working, slots.f64, i, static_cast<double>(master),
+                    commit);
+}
+
+const char *workingName(int32_t working, bool f64) {
+  if (working == MIXRT_LOWP_F16)
+    return "f16";
+  if (working == MIXRT_LOWP_BF16)
+    return "bf16";
+  return f64 ? "f64" : "f32";
+}
+
+//===----------------------------------------------------------------------===//
+// prepare / start
+//===----------------------------------------------------------------------===//
+
+OptimizerConfig toOptimizerConfig(const mixrt_optimizer_config &c) {
+  OptimizerConfig o;
+  o.kind = static_cast<OptimizerKind>(enumValue(c.kind));
+  o.learning_rate = c.learning_rate;
+  o.weight_decay = c.weight_decay;
+  o.momentum = c.momentum;
+  o.dampening = c.dampening;
+  o.nesterov = c.nesterov != 0;
+  o.beta1 = c.beta1;
+  o.beta2 = c.beta2;
+  o.epsilon = c.epsilon;
+  return o;
+}
+
+LossScalerConfig toScalerConfig(const mixrt_loss_scaler_config &c) {
+  LossScalerConfig o;
+  o.initial_scale = c.initial_scale;
+  o.growth_factor = c.growth_factor;
+  o.backoff_factor = c.backoff_factor;
+  o.growth_interval = c.growth_interval;
+  o.max_scale = c.max_scale;
+  o.min_scale = c.min_scale;
+  return o;
+}
+
+absl::Status checkTrainConfig(absl::string_view op,
+                              const mixrt_train_config &c) {
+  if (absl::Status s = checkEnum(op, "optimizer.kind", "mixrt_optimizer_kind",
+                                 c.optimizer.kind, 3);
+      !s.ok())
+    return s;
+  if (absl::Status s = checkOptimizerConfig(op, "optimizer.",
+                                            toOptimizerConfig(c.optimizer));
+      !s.ok())
+    return s;
+  if (absl::Status s = checkEnum(op, "master_format", "mixrt_master_format",
+                                 c.master_format, 2);
+      !s.ok())
+    return s;
+  if (absl::Status s = checkLossScalerConfig(op, "loss_scaler.",
+                                             toScalerConfig(c.loss_scaler));
+      !s.ok())
+    return s;
+  if (!std::isfinite(c.max_grad_norm) || c.max_grad_norm < 0.0)
+    return invalidArgument(op, ": max_grad_norm (", c.max_grad_norm,
+                           ") must be finite and >= 0");
+  if (!(c.batch_norm_momentum >= 0.0 && c.batch_norm_momentum <= 1.0))
+    return invalidArgument(op, ": batch_norm_momentum (", c.batch_norm_momentum,
+                           ") must be in [0, 1]");
+  return absl::OkStatus();
+}
+
+void defaultConfig(mixrt_train_config &c) {
+  std::memset(&c, 0, sizeof(c));
+  mixrt_optimizer_config_init(MIXRT_OPTIMIZER_ADAM, &c.optimizer);
+  c.master_format = MIXRT_MASTER_F64;
+  mixrt_loss_scaler_config_init(&c.loss_scaler);
+  c.max_grad_norm = 0.0;
+  c.batch_norm_momentum = 0.1;
+  c.initial_weights = nullptr;
+}
+
+absl::Status prepare(void *state, int64_t stateBytes,
+                     const mixrt_train_layout *layout,
+                     const mixrt_train_config *config,
+                     mixrt_train_buffers *outBuffers) {
+  constexpr absl::string_view kOp = "train_prepare";
+  if (!state)
+    return invalidArgument(kOp, ": state is null");
+  if (!isAligned(state))
+    return invalidArgument(kOp, ": state (address ",
+                           absl::Hex(reinterpret_cast<uintptr_t>(state)),
+                           ") is not 64-byte aligned");
+  if (absl::Status s = checkLayout(kOp, layout); !s.ok())
+    return s;
+  absl::StatusOr<int64_t> size = plan(kOp, *layout, nullptr, nullptr);
+  if (!size.ok())
+    return size.status();
+  if (stateBytes < *size)
+    return invalidArgument(
+        networkPrefix(kOp, *layout), ": state_bytes (", stateBytes,
+        ") is smaller than mixrt_train_state_size (", *size, ")");
+  mixrt_train_config c;
+  if (config)
+    c = *config;
+  else
+    defaultConfig(c);
+  if (absl::Status s = checkTrainConfig(kOp, c); !s.ok())
+    return s;
+  std::memset(state, 0, static_cast<size_t>(*size));
+  Header *h = new (state) Header();
+  h->layout = layout;
+  h->config = c;
+  h->optimizer = toOptimizerConfig(c.optimizer);
+  h->masterF32 = enumValue(c.master_format) == MIXRT_MASTER_F32;
+  absl::StatusOr<int64_t> laidOut =
+      plan(kOp, *layout, static_cast<char *>(state), h);
+  if (!laidOut.ok())
+    return laidOut.status();
+  h->stage = Stage::kPrepared;
+  h->magic = kMagic;
+  if (outBuffers)
+    *outBuffers = h->buffers;
+  return absl::OkStatus();
+}
+
+/// The initial values of start: from the buffers, or loaded from a file.
+struct InitialValues {
+  /// num_params + num_stats vectors when loaded from a file, else empty.
+  std::vector<std::vector<double>> loaded;
+  /// The file, or null.
+  const char *path = nullptr;
+  /// " in '<file>'" for messages, or "".
+  std::string fromFile() const {
+    return path ? absl::StrCat(" in '", path, "'") : std::string();
+  }
+  double param(const Header &h, int64_t p, int64_t i) const {
+    return loaded.empty() ? loadValue(h.params[p].working, h.params[p].f64, i)
+                          : loaded[p][i];
+  }
+  double stat(const Header &h, int64_t s, int64_t i) const {
+    return loaded.empty() ? loadValue(h.stats[s].running, h.stats[s].f64, i)
+                          : loaded[h.layout->num_params + s][i];
+  }
+};
+
+absl::Status loadFile(absl::string_view prefix, const Header &h,
+                      const char *path, InitialValues &out) {
+  absl::StatusOr<std::unique_ptr<SafetensorsReader>> reader =
+      SafetensorsReader::Open(prefix, path);
+  if (!reader.ok())
+    return reader.status();
+  const mixrt_train_layout &L = *h.layout;
+  const int64_t total = L.num_params + L.num_stats;
+  out.loaded.resize(total);
+  // Every key is checked before any data is read.
+  std::vector<const SafetensorsEntry *> entries(total);
+  for (int64_t t = 0; t < total; ++t) {
+    const bool isParam = t < L.num_params;
+    const char *name =
+        isParam ? L.params[t].name : L.stats[t - L.num_params].name;
+    const int32_t rank =
+        isParam ? L.params[t].rank : L.stats[t - L.num_params].rank;
+    const int64_t *shape =
+        isParam ? L.params[t].shape : L.stats[t - L.num_params].shape;
+    const char *kind = isParam ? "weight" : "statistic";
+    const SafetensorsEntry *entry = (*reader)->Find(name);
+    if (!entry)
+      return notFound(prefix, ": ", kind, " '", name, "' is not in '", path,
+                      "'");
+    const bool sameShape =
+        static_cast<int64_t>(entry->shape.size()) == rank &&
+        std::equal(entry->shape.begin(), entry->shape.end(), shape);
+    if (!sameShape) {
+      std::vector<int64_t> fileShape = entry->shape;
+      return invalidArgument(
+          prefix, ": ", kind, " '", name, "' has shape ",
+          shapeString(static_cast<int32_t>(fileShape.size()), fileShape.data()),
+          " in '", path, "', the network expects ", shapeString(rank, shape));
+    }
+    if (entry->dtype != "F64" && entry->dtype != "F32" &&
+        entry->dtype != "F16" && entry->dtype != "BF16")
+      return invalidArgument(prefix, ": ", kind, " '", name, "' in '", path,
+                             "' has dtype ", entry->dtype,
+                             "; expected F64, F32, F16 or BF16");
+    entries[t] = entry;
+  }
+  for (int64_t t = 0; t < total; ++t)
+    if (absl::Status s = (*reader)->ReadF64(prefix, *entries[t], out.loaded[t]);
+        !s.ok())
+      return s;
+  return absl::OkStatus();
+}
+
+template <class S>
+absl::Status startWith(const Net &prefix, Header &h,
+                       const InitialValues &init) {
+  const mixrt_train_layout &L = *h.layout;
+  // 1. Every initial value is finite.
+  for (int64_t p = 0; p < L.num_params; ++p)
+    for (int64_t i = 0; i < h.params[p].count; ++i) {
+      const double v = init.param(h, p, i);
+      if (!std::isfinite(v))
+        return invalidArgument(prefix, ": weight '", L.params[p].name,
+                               "' element ", i, " is not finite (", v, ")",
+                               init.fromFile());
+    }
+  for (int64_t s = 0; s < L.num_stats; ++s)
+    for (int64_t i = 0; i < h.stats[s].count; ++i) {
+      const double v = init.stat(h, s, i);
+      if (!std::isfinite(v))
+        return invalidArgument(prefix, ": statistic '", L.stats[s].name,
+                               "' element ", i, " is not finite (", v, ")",
+                               init.fromFile());
+    }
+  // 2. Check, then 3. commit the masters, working copies and statistics.
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool commit = pass == 1;
+    for (int64_t p = 0; p < L.num_params; ++p) {
+      const ParamSlots &slots = h.params[p];
+      const int32_t working = enumValue(L.params[p].working);
+      S *master = static_cast<S *>(slots.master);
+      for (int64_t i = 0; i < slots.count; ++i) {
+        const double v = init.param(h, p, i);
+        const S m = static_cast<S>(v);
+        if (!std::isfinite(m))
+          return outOfRange(prefix, ": weight '", L.params[p].name,
+                            "' element ", i, " (", v,
+                            ") overflows the f32 master", init.fromFile());
+        if (!deriveWorking(slots, working, i, m, commit))
+          return outOfRange(prefix, ": weight '", L.params[p].name,
+                            "' element ", i, " (", v, ") overflows ",
+                            workingName(working, slots.f64), init.fromFile());
+        if (commit) {
+          master[i] = m;
+          static_cast<S *>(slots.moment1)[i] = S(0);
+          static_cast<S *>(slots.moment2)[i] = S(0);
+        }
+      }
+    }
+    for (int64_t s = 0; s < L.num_stats; ++s) {
+      const StatSlots &slots = h.stats[s];
+      for (int64_t i = 0; i < slots.count; ++i) {
+        const double v = init.stat(h, s, i);
+        if (!storeValue(slots.running, slots.f64, i, v, commit))
+          return outOfRange(prefix, ": statistic '", L.stats[s].name,
+                            "' element ", i, " (", v, ") overflows f32",
+                            init.fromFile());
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status start(void *state) {
+  constexpr absl::string_view kOp = "train_start";
+  absl::StatusOr<Header *> header = getHeader(kOp, state, Stage::kPrepared);
+  if (!header.ok())
+    return header.status();
+  Header &h = **header;
+  const Net prefix{kOp, h.layout->network};
+  if (h.stage != Stage::kPrepared)
+    return failedPrecondition(prefix, ": the state was already started");
+  InitialValues init;
+  init.path = h.config.initial_weights;
+  if (h.config.initial_weights)
+    if (absl::Status s = loadFile(networkPrefix(kOp, *h.layout), h,
+                                  h.config.initial_weights, init);
+        !s.ok())
+      return s;
+  absl::Status s = h.masterF32 ? startWith<float>(prefix, h, init)
+                               : startWith<double>(prefix, h, init);
+  if (!s.ok())
+    return s;
+  absl::StatusOr<LossScaler> scaler =
+      LossScaler::Create(toScalerConfig(h.config.loss_scaler));
+  if (!scaler.ok())
+    return scaler.status();
+  h.scaler.emplace(*scaler);
+  h.updates = 0;
+  h.stage = Stage::kStarted;
+  return absl::OkStatus();
+}
+
+//===----------------------------------------------------------------------===//
+// The step
+//===----------------------------------------------------------------------===//
+
+absl::Status begin(void *state, mixrt_train_buffers *outBuffers) {
+  absl::StatusOr<Header *> header =
+      getHeader("train_begin", state, Stage::kStarted);
+  if (!header.ok())
+    return header.status();
+  Header &h = **header;
+  *h.buffers.loss_scale = static_cast<float>(h.scaler->scale());
+  if (outBuffers)
+    *outBuffers = h.buffers;
+  return absl::OkStatus();
+}
+
+/// Runs the optimizer over every param, checking (commit false) or
+/// committing; returns the index of the first param that fails the check
+/// and sets `badElement`.
+template <class S>
+int64_t updateAll(Header &h, const UpdateCoefficients &k, bool commit,
+                  int64_t &badElement) {
+  const mixrt_train_layout &L = *h.layout;
+  const bool m1 = usesMoment1(h.optimizer), m2 = usesMoment2(h.optimizer);
+  for (int64_t p = 0; p < L.num_params; ++p) {
+    const ParamSlots &slots = h.params[p];
+    const int32_t working = enumValue(L.params[p].working);
+    auto accept = [&](int64_t i, S w) {
+      return std::isfinite(w) && deriveWorking(slots, working, i, w, commit);
+    };
+    S *master = static_cast<S *>(slots.master);
+    S *moment1 = m1 ? static_cast<S *>(slots.moment1) : nullptr;
+    S *moment2 = m2 ? static_cast<S *>(slots.moment2) : nullptr;
+    const int64_t bad =
+        slots.f64 ? updateParam(h.optimizer, k, master, moment1, moment2,
+                                static_cast<const double *>(slots.grad),
+                                slots.count, commit, accept)
+                  : updateParam(h.optimizer, k, master, moment1, moment2,
+                                static_cast<const float *>(slots.grad),
+                                slots.count, commit, accept);
+    if (bad >= 0) {
+      badElement = bad;
+      return p;
+    }
+  }
+  return -1;
+}
+
+absl::Status finish(void *state, mixrt_status_code gradStatus,
+                    mixrt_train_step_result *outResult, bool &passThrough) {
+  constexpr absl::string_view kOp = "train_finish";
+  passThrough = false;
+  absl::StatusOr<Header *> header = getHeader(kOp, state, Stage::kStarted);
+  if (!header.ok())
+    return header.status();
+  Header &h = **header;
+  const mixrt_train_layout &L = *h.layout;
+  const int32_t code = enumValue(gradStatus);
+  if (!isStatusCode(code))
+    return absl::InternalError(absl::StrCat(networkPrefix(kOp, L),
+                                            ": grad_status (", code,
+                                            ") is not a mixrt_status_code"));
+  if (code != MIXRT_STATUS_OK && code != MIXRT_STATUS_OUT_OF_RANGE) {
+    passThrough = true;
+    return absl::OkStatus();
+  }
+  LossScaler &scaler = *h.scaler;
+  const double scale = scaler.scale();
+  absl::Span<const GradView> views(h.gradViews, L.num_params);
+
+  // Unscale (one pass that also finds inf/NaN: the scaler's Unscale), and
+  // the batch statistics must be finite.
+  bool foundInf = code == MIXRT_STATUS_OUT_OF_RANGE;
+  if (!foundInf) {
+    for (int64_t p = 0; p < L.num_params; ++p) {
+      const ParamSlots &slots = h.params[p];
+      absl::StatusOr<bool> inf;
+      if (slots.f64) {
+        const absl::Span<double> one[1] = {
+            absl::Span<double>(static_cast<double *>(slots.grad), slots.count)};
+        inf = scaler.Unscale(absl::Span<const absl::Span<double>>(one, 1));
+      } else {
+        const absl::Span<float> one[1] = {
+            absl::Span<float>(static_cast<float *>(slots.grad), slots.count)};
+        inf = scaler.Unscale(absl::Span<const absl::Span<float>>(one, 1));
+      }
+      if (!inf.ok())
+        return inf.status();
+      foundInf |= *inf;
+    }
+    for (int64_t s = 0; s < L.num_stats && !foundInf; ++s)
+      for (int64_t i = 0; i < h.stats[s].count; ++i)
+        if (!std::isfinite(loadValue(h.stats[s].batch, h.stats[s].f64, i))) {
+          foundInf = true;
+          break;
+        }
+  }
+  double norm = std::numeric_limits<double>::quiet_NaN();
+  if (!foundInf) {
+    absl::StatusOr<double> n = gradNormViews(kOp, views);
+    if (n.ok())
+      norm = *n;
+    else if (n.status().code() == absl::StatusCode::kOutOfRange)
+      foundInf = true; // A norm beyond DBL_MAX: as a non-finite gradient.
+    else
+      return n.status();
+  }
+
+  mixrt_train_step_result result;
+  result.loss = static_cast<double>(*h.buffers.loss);
+  result.scale = scale;
+  if (foundInf) {
+    scaler.Update(true);
+    result.skipped = 1;
+    result.grad_norm = std::numeric_limits<double>::quiet_NaN();
+    result.next_scale = scaler.scale();
+    result.updates = h.updates;
+    if (outResult)
+      *outResult = result;
+    return absl::OkStatus();
+  }
+
+  if (h.config.max_grad_norm > 0.0) {
+    const double coef = clipCoef(norm, h.config.max_grad_norm, kClipDefaultEps);
+    if (coef < 1.0)
+      scaleGradViews(views, coef);
+  }
+
+  // The update: a checking pass, then the committing pass.
+  const UpdateCoefficients k = updateCoefficients(h.optimizer, h.updates + 1);
+  const double mom = h.config.batch_norm_momentum;
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool commit = pass == 1;
+    int64_t badElement = -1;
+    const int64_t badParam = h.masterF32
+                                 ? updateAll<float>(h, k, commit, badElement)
+                                 : updateAll<double>(h, k, commit, badElement);
+    if (badParam >= 0)
+      return outOfRange(networkPrefix(kOp, L), ": weight '",
+                        L.params[badParam].name, "' element ", badElement,
+                        ": the update makes the master or its ",
+                        workingName(enumValue(L.params[badParam].working),
+                                    h.params[badParam].f64),
+                        " working copy non-finite; nothing was changed");
+    for (int64_t s = 0; s < L.num_stats; ++s) {
+      const StatSlots &slots = h.stats[s];
+      for (int64_t i = 0; i < slots.count; ++i) {
+        const double folded =
+            (1.0 - mom) * loadValue(slots.running, slots.f64, i) +
+            mom * loadValue(slots.batch, slots.f64, i);
+        if (!storeValue(slots.running, slots.f64, i, folded, commit))
+          return outOfRange(networkPrefix(kOp, L), ": statistic '",
+                            L.stats[s].name, "' element ", i,
+                            ": the running value overflows; nothing was "
+                            "changed");
+      }
+    }
+  }
+  ++h.updates;
+  scaler.Update(false);
+  result.skipped = 0;
+  result.grad_norm = norm;
+  result.next_scale = scaler.scale();
+  result.updates = h.updates;
+  if (outResult)
+    *outResult = result;
+  return absl::OkStatus();
+}
+
+absl::Status exportState(const void *state, const char *path) {
+  constexpr absl::string_view kOp = "train_export";
+  absl::StatusOr<Header *> header = getHeader(kOp, state, Stage::kStarted);
+  if (!header.ok())
+    return header.status();
+  if (absl::Status s = checkPtr(kOp, path, "path"); !s.ok())
+    return s;
+  const Header &h = **header;
+  const mixrt_train_layout &L = *h.layout;
+  std::vector<SafetensorsTensor> tensors;
+  for (int64_t p = 0; p < L.num_params; ++p) {
+    const ParamSlots &slots = h.params[p];
+    tensors.push_back(
+        {L.params[p].name, slots.f64 ? "F64" : "F32",
+         absl::Span<const int64_t>(L.params[p].shape, L.params[p].rank),
+         slots.working, slots.count * (slots.f64 ? 8 : 4)});
+  }
+  for (int64_t s = 0; s < L.num_stats; ++s) {
+    const StatSlots &slots = h.stats[s];
+    tensors.push_back(
+        {L.stats[s].name, slots.f64 ? "F64" : "F32",
+         absl::Span<const int64_t>(L.stats[s].shape, L.stats[s].rank),
+         slots.running, slots.count * (slots.f64 ? 8 : 4)});
+  }
+  return writeSafetensors(networkPrefix(kOp, L), path, tensors);
+}
+
+} // namespace
+} // namespace mixrt::detail
+
+//===----------------------------------------------------------------------===//
+// C ABI
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+void mixrt_train_config_init(mixrt_train_config *out_config) {
+  if (out_config)
+    mixrt::detail::defaultConfig(*out_config);
+}
+
+int64_t mixrt_train_state_size(const mixrt_train_layout *layout) {
+  int64_t size = -1;
+  const mixrt_status_code code = mixrt::detail::guardC([&]() -> absl::Status {
+    constexpr absl::string_view kOp = "train_state_size";
+    if (absl::Status s = mixrt::detail::checkLayout(kOp, layout); !s.ok())
+      return s;
+    absl::StatusOr<int64_t> bytes =
+        mixrt::detail::plan(kOp, *layout, nullptr, nullptr);
+    if (!bytes.ok())
+      return bytes.status();
+    size = *bytes;
+    return absl::OkStatus();
+  });
+  return code == MIXRT_STATUS_OK ? size : -1;
+}
+
+mixrt_status_code mixrt_train_prepare(void *state, int64_t state_bytes,
+                                      const mixrt_train_layout *layout,
+                                      const mixrt_train_config *config,
+                                      mixrt_train_buffers *out_buffers) {
+  return mixrt::detail::guardC([&] {
+    return mixrt::detail::prepare(state, state_bytes, layout, config,
+                                  out_buffers);
+  });
+}
+
+mixrt_status_code mixrt_train_start(void *state) {
+  return mixrt::detail::guardC([&] { return mixrt::detail::start(state); });
+}
+
+mixrt_status_code mixrt_train_begin(void *state,
+                                    mixrt_train_buffers *out_buffers) {
+  return mixrt::detail::guardC(
+      [&] { return mixrt::detail::begin(state, out_buffers); });
+}
+
+mixrt_status_code mixrt_train_finish(void *state, mixrt_status_code grad_status,
+                                     mixrt_train_step_result *out_result) {
+  bool passThrough = false;
+  const mixrt_status_code code = mixrt::detail::guardC([&] {
+    return mixrt::detail::finish(state, grad_status, out_result, passThrough);
+  });
+  // The gradient function's own failure, returned as it is (its message,
+  // e.g. of mixrt_check_status(), stays the last error).
+  return code == MIXRT_STATUS_OK && passThrough ? grad_status : code;
+}
+
+mixrt_status_code mixrt_train_export(const void *state, const char *path) {
+  return mixrt::detail::guardC(
+      [&] { return mixrt::detail::exportState(state, path); });
+}
+
+const void *mixrt_train_master(const void *state, int64_t index,
+                               mixrt_master_format *out_format) {
+  using mixrt::detail::Header;
+  if (!state || !mixrt::detail::isAligned(state))
+    return nullptr;
+  const Header *h = static_cast<const Header *>(state);
+  if (h->magic != mixrt::detail::kMagic ||
+      h->stage != mixrt::detail::Stage::kStarted || index < 0 ||
+      index >= h->layout->num_params)
+    return nullptr;
+  if (out_format)
+    *out_format = h->masterF32 ? MIXRT_MASTER_F32 : MIXRT_MASTER_F64;
+  return h->params[index].master;
+}
+
+} // extern "C"
