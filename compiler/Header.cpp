@@ -669,8 +669,10 @@ findTrainedNetworks(ArrayRef<NetworkSignature> networks) {
     t.numParams = t.grad->inputs.size() > forwardInputs + 1
                       ? t.grad->inputs.size() - forwardInputs - 1
                       : 0;
+    // One statistic per batch statistic output (a batch_norm has two: its
+    // mean and its variance).
     t.numStats = t.grad->outputs.size() > 1 + t.numParams
-                     ? (t.grad->outputs.size() - 1 - t.numParams) / 2
+                     ? t.grad->outputs.size() - 1 - t.numParams
                      : 0;
     trained.push_back(t);
   }
@@ -853,7 +855,7 @@ void emitTraining(llvm::raw_ostream &os, const TrainedNetwork &t) {
      << bufferArgs("weights", t.numParams, numInputs + 1, grad.inputs, true)
      << ",\n      mixc_b.loss"
      << bufferArgs("grads", t.numParams, 1, grad.outputs, false)
-     << bufferArgs("batch_stats", 2 * t.numStats, 1 + t.numParams, grad.outputs,
+     << bufferArgs("batch_stats", t.numStats, 1 + t.numParams, grad.outputs,
                    false)
      << ",\n      mixc_b.workspace);\n"
      << "  return mixrt_train_finish(mixc_state, mixc_status, mixc_result);\n"
@@ -883,7 +885,7 @@ llvm::Error mix::checkTrainingSignatures(ArrayRef<NetworkSignature> networks) {
     if (grad.inputs.size() < numInputs + 2 ||
         grad.inputs[numInputs].label != "loss_scale" || grad.outputs.empty() ||
         grad.outputs[0].label != "loss" ||
-        grad.outputs.size() != 1 + t.numParams + 2 * t.numStats ||
+        grad.outputs.size() != 1 + t.numParams + t.numStats ||
         t.initial->outputs.size() != t.numParams + t.numStats)
       return makeError(prefix + "@" + fwd.name + "_grad and @" + fwd.name +
                        "_initial_weights are not what "

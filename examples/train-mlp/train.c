@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     }
     skipped += result.skipped;
     if (step % 100 == 0)
-      printf("step %d: loss %.4f, scale %g, %d skipped\n", step, result.loss,
+      printf("step %d: loss %.4f, scale %.0f, %d skipped\n", step, result.loss,
              result.next_scale, skipped);
   }
   status = spiral_train_export(state, argv[1]);
