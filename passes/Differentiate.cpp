@@ -744,6 +744,35 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     Value dp = binary<MulOp>(diff, scale);
     return index == 0 ? dp : unary<NegOp>(dp);
   }
+  if (auto embedding = dyn_cast<EmbeddingOp>(op)) {
+    // y[s] = table[ids[s]]: dtable = onehot(ids)^T dy, the rows of dy summed
+    // into the rows their indices select (an index outside [0, V) selects
+    // none). The one-hot is a comparison of the indices, converted to f32
+    // (exact below 2^24), with 0 .. V-1: [N, V] values.
+    if (index != 1)
+      return failure();
+    Value ids = embedding.getIndices();
+    ArrayRef<int64_t> idsShape = shapeOf(ids);
+    int64_t n = numElements(idsShape), v = xShape[0], d = xShape[1];
+    if (v > (int64_t(1) << 24))
+      return failure();
+    Value idsF =
+        CastOp::create(b, loc, RankedTensorType::get(idsShape, elementType),
+                       ids, /*is_unsigned=*/false, /*checked=*/false);
+    SmallVector<float> iota(v);
+    for (int64_t i = 0; i < v; ++i)
+      iota[i] = float(i);
+    auto iotaType = tensorType({v});
+    Value rows =
+        WeightOp::create(
+            b, loc, TypeRange{iotaType}, ValueRange{},
+            {b.getNamedAttr("value", DenseElementsAttr::get(
+                                         iotaType, ArrayRef<float>(iota)))})
+            ->getResult(0);
+    Value onehot = where(compare(reshape(idsF, {n, 1}), rows, "eq"),
+                         constant(1.0), constant(0.0));
+    return matmul(transpose(onehot, {1, 0}), reshape(g, {n, d}));
+  }
   if (auto ce = dyn_cast<CrossEntropyLossOp>(op)) {
     if (index != 0)
       return failure();

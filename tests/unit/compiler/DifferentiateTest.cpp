@@ -337,6 +337,35 @@ mix.network @attn precision(f32) (%x: tensor<2x3x4xf32>, %t: tensor<2x4xf32>) ->
       d, {random({2, 3, 4}, rng), random({2, 4}, rng)}, weights);
 }
 
+// embedding: the table's gradient sums the rows of dy that each index
+// selects (ids repeat, row 4 is never selected: its gradient is 0), in an
+// f16 block; the indices get none.
+TEST_CASE("mix-differentiate: embedding tables", "[differentiate]") {
+  std::mt19937 rng(17);
+  std::string source = R"(
+mix.network @emb precision(f32) (%ids: tensor<2x3xi32>, %t: tensor<2x3x4xf32>) -> tensor<f32> {
+  %e = mix.block @lookup precision(f16) (%i = %ids) : (tensor<2x3xi32>) -> tensor<2x3x4xf32> {
+    %table = mix.weight external "table" : tensor<5x4xf32>
+    %y = mix.embedding %i, %table : (tensor<2x3xi32>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
+    %s = mix.tanh %y : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+    mix.yield %s : tensor<2x3x4xf32>
+  }
+  %l = mix.mse_loss %e, %t : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  weights["table"] = random({5, 4}, rng);
+  RefTensor ids;
+  ids.shape = {2, 3};
+  ids.data = {1, 3, 1, 0, 2, 3};
+  checkAgainstFiniteDifferences(d, {ids, random({2, 3, 4}, rng)}, weights);
+  auto g = d.gradients({ids, random({2, 3, 4}, rng)}, weights);
+  for (int k = 0; k < 4; ++k)
+    CHECK(g.at("grad.table").data[4 * 4 + k] == 0.0);
+}
+
 TEST_CASE("mix-differentiate: compiled f32 gradients match the interpreter",
           "[differentiate]") {
   // Inline weights, so that the compiled network has them.
