@@ -56,6 +56,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace mix {
@@ -110,6 +111,7 @@ private:
   FailureOr<Value> operandAdjoint(Operation *op, unsigned index, Value g);
   FailureOr<Value> conv2dAdjoint(Conv2DOp conv, unsigned index, Value g);
   FailureOr<Value> avgPoolAdjoint(AvgPool2DOp pool, Value g);
+  Value maxPoolAdjoint(MaxPool2DOp pool, Value g);
   void accumulate(Value v, Value contribution);
   // Step 4.
   void wrap(const Group &group);
@@ -697,6 +699,8 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return conv2dAdjoint(conv, index, g);
   if (auto pool = dyn_cast<AvgPool2DOp>(op))
     return avgPoolAdjoint(pool, g);
+  if (auto pool = dyn_cast<MaxPool2DOp>(op))
+    return maxPoolAdjoint(pool, g);
 
   // Normalization.
   if (auto ln = dyn_cast<LayerNormOp>(op)) {
@@ -910,6 +914,106 @@ FailureOr<Value> Differentiator::avgPoolAdjoint(AvgPool2DOp pool, Value g) {
        b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
        b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
        b.getNamedAttr("groups", b.getI64IntegerAttr(c))});
+}
+
+/// max_pool2d: dy goes to the first cell (in window order) of each window
+/// that holds its maximum, as PyTorch's and ONNX's argmax. For each kernel
+/// offset (i, j), the cells it reads are a strided slice of x padded with
+/// -inf (padded cells never win); a cell is selected where it equals y and
+/// no earlier offset was. The selected dy of every offset is then put back
+/// where it came from by one grouped conv_transpose2d whose kernel is the
+/// one-hot of the offset, and the padding is cropped.
+Value Differentiator::maxPoolAdjoint(MaxPool2DOp pool, Value g) {
+  Value x = pool.getInput(), y = pool.getResult();
+  ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(y);
+  ArrayRef<int64_t> k = pool.getKernel(), s = pool.getStrides(),
+                    p = pool.getPadding(), d = pool.getDilations();
+  int64_t n = xs[0], c = xs[1], oh = ys[2], ow = ys[3], kk = k[0] * k[1];
+  // Cells of the padded input the windows read, and how many of them lie
+  // after the input (negative: the last cells of the input are read by no
+  // window).
+  int64_t extent[2], after[2];
+  for (int i = 0; i < 2; ++i) {
+    extent[i] = (ys[2 + i] - 1) * s[i] + d[i] * (k[i] - 1) + 1;
+    after[i] = extent[i] - p[i] - xs[2 + i];
+  }
+  int64_t padAfter[2] = {std::max<int64_t>(after[0], 0),
+                         std::max<int64_t>(after[1], 0)};
+  Value xp = x;
+  if (p[0] || p[1] || padAfter[0] || padAfter[1])
+    xp = make<PadOp>(
+        tensorType(
+            {n, c, xs[2] + p[0] + padAfter[0], xs[3] + p[1] + padAfter[1]}),
+        {x},
+        {b.getNamedAttr("pads",
+                        b.getDenseI64ArrayAttr({0, 0, p[0], p[1], 0, 0,
+                                                padAfter[0], padAfter[1]})),
+         b.getNamedAttr("mode", b.getStringAttr("constant")),
+         b.getNamedAttr(
+             "value",
+             b.getF64FloatAttr(-std::numeric_limits<double>::infinity()))});
+  Value taken;
+  SmallVector<Value> parts;
+  for (int64_t i = 0; i < k[0]; ++i)
+    for (int64_t j = 0; j < k[1]; ++j) {
+      int64_t start[2] = {i * d[0], j * d[1]};
+      Value cells = make<SliceOp>(
+          tensorType({n, c, oh, ow}), {xp},
+          {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({2, 3})),
+           b.getNamedAttr("starts", b.getDenseI64ArrayAttr(start)),
+           b.getNamedAttr("ends", b.getDenseI64ArrayAttr(
+                                      {start[0] + (oh - 1) * s[0] + 1,
+                                       start[1] + (ow - 1) * s[1] + 1})),
+           b.getNamedAttr("steps", b.getDenseI64ArrayAttr(s))});
+      Value hit = compare(cells, y, "eq");
+      Value selected =
+          taken ? where(hit, binary<SubOp>(constant(1.0), taken), constant(0.0))
+                : where(hit, constant(1.0), constant(0.0));
+      taken = taken ? binary<AddOp>(taken, selected) : selected;
+      parts.push_back(reshape(binary<MulOp>(g, selected), {n, c, 1, oh, ow}));
+    }
+  Value stacked =
+      parts.size() == 1
+          ? parts.front()
+          : make<ConcatOp>(tensorType({n, c, kk, oh, ow}), parts,
+                           {b.getNamedAttr("axis", b.getI64IntegerAttr(2))});
+  stacked = reshape(stacked, {n, c * kk, oh, ow});
+  // The kernel of input channel (ch, i, j): 1 at (i, j).
+  auto kernelType = tensorType({c * kk, 1, k[0], k[1]});
+  SmallVector<float> onehot(c * kk * kk, 0.0f);
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t o = 0; o < kk; ++o)
+      onehot[(ch * kk + o) * kk + o] = 1.0f;
+  Value kernel =
+      WeightOp::create(
+          b, loc, TypeRange{kernelType}, ValueRange{},
+          {b.getNamedAttr("value", DenseElementsAttr::get(
+                                       kernelType, ArrayRef<float>(onehot)))})
+          ->getResult(0);
+  Value dxp = make<ConvTranspose2DOp>(
+      tensorType({n, c, extent[0], extent[1]}), {stacked, kernel},
+      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(s)),
+       b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(d)),
+       b.getNamedAttr("groups", b.getI64IntegerAttr(c))});
+  // Back to x's cells: zeros for the cells no window reads, then the
+  // padding cropped.
+  if (after[0] < 0 || after[1] < 0) {
+    int64_t more[2] = {std::max<int64_t>(-after[0], 0),
+                       std::max<int64_t>(-after[1], 0)};
+    dxp = make<PadOp>(
+        tensorType({n, c, extent[0] + more[0], extent[1] + more[1]}), {dxp},
+        {b.getNamedAttr("pads", b.getDenseI64ArrayAttr(
+                                    {0, 0, 0, 0, 0, 0, more[0], more[1]}))});
+  }
+  if (shapeOf(dxp) == xs)
+    return dxp;
+  return make<SliceOp>(
+      x.getType(), {dxp},
+      {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({2, 3})),
+       b.getNamedAttr("starts", b.getDenseI64ArrayAttr({p[0], p[1]})),
+       b.getNamedAttr("ends",
+                      b.getDenseI64ArrayAttr({p[0] + xs[2], p[1] + xs[3]})),
+       b.getNamedAttr("steps", b.getDenseI64ArrayAttr({1, 1}))});
 }
 
 LogicalResult Differentiator::differentiate(Operation *op) {

@@ -12,12 +12,12 @@ module {
 // -----
 
 // expected-note @below {{needed for the gradient of the loss of network @n}}
-mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x2x2xf32>) -> tensor<f32> {
+mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x4xf32>) -> tensor<f32> {
   %w = mix.weight external "w" : tensor<1x1x3x3xf32>
   %c = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
-  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.max_pool2d' with respect to operand #0}}
-  %p = mix.max_pool2d %c {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
-  %l = mix.mse_loss %p, %t : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<f32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.reduce_max' with respect to operand #0}}
+  %p = mix.reduce_max %c {axes = array<i64: 2>, keepdims = false} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4xf32>
+  %l = mix.mse_loss %p, %t : (tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
 

@@ -366,6 +366,132 @@ mix.network @emb precision(f32) (%ids: tensor<2x3xi32>, %t: tensor<2x3x4xf32>) -
     CHECK(g.at("grad.table").data[4 * 4 + k] == 0.0);
 }
 
+// max_pool2d: dy goes to the window's maximum. z = x + w with x a
+// permutation of multiples of 1/16 and w within +-1/64, so no two cells of
+// z are within 1/32 of each other and central differences never cross a
+// change of argmax. Strided, padded (with ceil_mode), dilated and
+// overlapping windows.
+TEST_CASE("mix-differentiate: max_pool2d", "[differentiate]") {
+  struct Case {
+    const char *attrs;
+    std::vector<int64_t> out;
+  };
+  const Case cases[] = {
+      {"kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>", {2, 2}},
+      {"kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = "
+       "array<i64: 1, 1, 1, 1>, ceil_mode = true",
+       {3, 3}},
+      {"kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, dilations = "
+       "array<i64: 2, 2>",
+       {3, 3}},
+      {"kernel = array<i64: 3, 2>, strides = array<i64: 1, 2>, padding = "
+       "array<i64: 0, 1, 1, 0>",
+       {4, 3}},
+  };
+  std::mt19937 rng(23);
+  for (const Case &c : cases) {
+    INFO(c.attrs);
+    std::string out = "tensor<2x2x" + std::to_string(c.out[0]) + "x" +
+                      std::to_string(c.out[1]) + "xf32>";
+    std::string source =
+        "mix.network @pool precision(f32) (%x: tensor<2x2x5x5xf32>, %t: " +
+        out +
+        ") -> tensor<f32> {\n"
+        "  %w = mix.weight external \"w\" : tensor<1x2x5x5xf32>\n"
+        "  %z = mix.add %x, %w : (tensor<2x2x5x5xf32>, tensor<1x2x5x5xf32>) "
+        "-> tensor<2x2x5x5xf32>\n"
+        "  %p = mix.max_pool2d %z {" +
+        c.attrs + "} : (tensor<2x2x5x5xf32>) -> " + out +
+        "\n"
+        "  %l = mix.mse_loss %p, %t : (" +
+        out + ", " + out +
+        ") -> tensor<f32>\n"
+        "  mix.return %l : tensor<f32>\n}\n";
+    Differentiated d(source);
+    RefTensor x;
+    x.shape = {2, 2, 5, 5};
+    for (int i = 0; i < 100; ++i)
+      x.data.push_back(i / 16.0 - 3.0);
+    std::shuffle(x.data.begin(), x.data.end(), rng);
+    WeightMap weights;
+    RefTensor w;
+    w.shape = {1, 2, 5, 5};
+    std::uniform_real_distribution<double> small(-1.0 / 64, 1.0 / 64);
+    for (int i = 0; i < 50; ++i)
+      w.data.push_back(small(rng));
+    weights["w"] = w;
+    checkAgainstFiniteDifferences(
+        d, {x, random({2, 2, c.out[0], c.out[1]}, rng)}, weights);
+  }
+}
+
+// The max_pool2d gradient compiled (slices of -inf padding, compares,
+// the one-hot conv_transpose2d) against the interpreter: dy lands on the
+// same cells with the same values. x is a permutation of multiples of 1/8
+// (no ties), so the compiled f32 and the f64 interpreter pick the same
+// cells; the values are the mse's dy, exact in f32 up to one rounding of
+// the division by the count.
+TEST_CASE("mix-differentiate: compiled max_pool2d gradients match the "
+          "interpreter",
+          "[differentiate]") {
+  std::string source = R"(
+mix.network @pool precision(f32) (%x: tensor<1x2x5x5xf32>, %t: tensor<1x2x3x3xf32>) -> tensor<f32> {
+  %w = mix.weight dense<0.0> : tensor<1x2x5x5xf32>
+  %z = mix.add %x, %w : (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %p = mix.max_pool2d %z {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, ceil_mode = true} : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %l = mix.mse_loss %p, %t : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  d.forward.erase();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  d.grad.print(os);
+  std::vector<float> x(50);
+  for (int i = 0; i < 50; ++i)
+    x[i] = float(i) / 8.0f - 3.0f;
+  std::shuffle(x.begin(), x.end(), std::mt19937(3));
+  ExecutionResult r = runBoth(text, {x, eighths(18, 4), {1.0f}});
+  REQUIRE(r.compiled.size() == 2);
+  for (size_t i = 0; i < r.compiled[1].size(); ++i) {
+    double want = r.reference[1].data[i];
+    INFO("element " << i << ": compiled " << r.compiled[1][i]
+                    << ", interpreter " << want);
+    CHECK(std::fabs(r.compiled[1][i] - want) <=
+          std::ldexp(1.0, -23) * std::fabs(want));
+  }
+}
+
+// Ties: every cell of the window holds the maximum; the first (in window
+// order) gets all of dy, the others nothing, as PyTorch and ONNX.
+TEST_CASE("mix-differentiate: max_pool2d ties go to the first cell",
+          "[differentiate]") {
+  std::string source = R"(
+mix.network @pool precision(f32) (%x: tensor<1x1x2x4xf32>, %t: tensor<1x1x1x2xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<1x1x2x4xf32>
+  %z = mix.add %x, %w : (tensor<1x1x2x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
+  %p = mix.max_pool2d %z {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x4xf32>) -> tensor<1x1x1x2xf32>
+  %l = mix.mse_loss %p, %t : (tensor<1x1x1x2xf32>, tensor<1x1x1x2xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  RefTensor x, t, w;
+  x.shape = {1, 1, 2, 4};
+  // Window 0: all four cells 1. Window 1: cells (0, 3) and (1, 2) tie at 2.
+  x.data = {1, 1, 0, 2, 1, 1, 2, 0};
+  t.shape = {1, 1, 1, 2};
+  t.data = {0, 0};
+  w.shape = {1, 1, 2, 4};
+  w.data.assign(8, 0.0);
+  WeightMap weights;
+  weights["w"] = w;
+  auto g = d.gradients({x, t}, weights);
+  // L = (1 + 4) / 2: dL/dp = p = (1, 2).
+  CHECK(g.at("grad.w").data == std::vector<double>{1, 0, 0, 2, 0, 0, 0, 0});
+}
+
 TEST_CASE("mix-differentiate: compiled f32 gradients match the interpreter",
           "[differentiate]") {
   // Inline weights, so that the compiled network has them.
