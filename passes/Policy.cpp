@@ -55,6 +55,9 @@ static const RuleInfo kRules[kNumRules] = {
     {Rule::RecurrentStatePrecision, "recurrent-state-precision",
      Severity::warning,
      "Recurrent layers (lstm, gru) carry their states in at least f32."},
+    {Rule::GradientPrecision, "gradient-precision", Severity::error,
+     "The weight gradients of a gradient network (outputs named grad.*) are "
+     "returned in at least f32."},
 };
 
 StringRef mix::getRuleName(Rule rule) {

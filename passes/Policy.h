@@ -36,8 +36,9 @@ enum class Rule {
   OpPrecisionList,
   BlockPrecisionList,
   RecurrentStatePrecision,
+  GradientPrecision,
 };
-inline constexpr unsigned kNumRules = 8;
+inline constexpr unsigned kNumRules = 9;
 
 /// The rule's name as written in policies and diagnostics
 /// (`sensitive-op-precision`, ...).

@@ -92,6 +92,7 @@ private:
   void checkRedundantLayer(LayerOpInterface layer, const LayerResolution &r);
   void checkLists(LayerOpInterface layer, const LayerResolution &r);
   void checkRecurrentState(LayerOpInterface layer);
+  void checkGradientOutputs(NetworkOp network);
 
   const Policy &policy;
   PrecisionAnalysis &precisions;
@@ -318,7 +319,47 @@ void Checker::checkRecurrentState(LayerOpInterface layer) {
         {lstm->getLoc(), state.str() + " set by the layer's state_precision"});
 }
 
+/// The weight gradients a gradient network returns (`grad.<weight>`, as
+/// mix-differentiate names them) leave their last layer in at least f32
+/// (its output).
+void Checker::checkGradientOutputs(NetworkOp network) {
+  auto ret = dyn_cast<ReturnOp>(network.getBody().front().getTerminator());
+  if (!ret)
+    return;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    auto name = network.getResultAttrOfType<StringAttr>(i, "mix.name");
+    if (!name || !name.getValue().starts_with("grad."))
+      continue;
+    // The layer computing it, through the blocks that yield it.
+    Operation *def = value.getDefiningOp();
+    while (auto block = dyn_cast_or_null<BlockOp>(def)) {
+      auto yield = cast<YieldOp>(block.getBody().front().getTerminator());
+      def = yield.getValues()[cast<OpResult>(value).getResultNumber()]
+                .getDefiningOp();
+      value = yield.getValues()[cast<OpResult>(value).getResultNumber()];
+    }
+    auto layer = dyn_cast_or_null<LayerOpInterface>(def);
+    if (!layer)
+      continue;
+    FailureOr<LayerResolution> r = precisions.resolve(layer);
+    if (failed(r))
+      continue;
+    // (A narrow float accumulator is accumulator-precision's finding.)
+    const Decision &d = r->output;
+    if (floatRank(d.precision.getKind()) >= floatRank(PrecisionKind::f32))
+      continue;
+    addWithNote(Rule::GradientPrecision, layer, PrecisionProperty::output, d,
+                opName(layer) + " returns the gradient of weight '" +
+                    name.getValue().drop_front(5).str() + "' in " +
+                    d.precision.str() +
+                    " (output); weight gradients are kept in f32 or wider: "
+                    "small gradients flush to zero and updates lose bits in "
+                    "a narrower format");
+  }
+}
+
 LogicalResult Checker::run(Operation *root) {
+  root->walk([&](NetworkOp network) { checkGradientOutputs(network); });
   WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto block = dyn_cast<BlockOp>(op))
       return failed(checkBlock(block)) ? WalkResult::interrupt()

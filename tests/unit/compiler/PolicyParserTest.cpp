@@ -155,7 +155,7 @@ TEST_CASE("semantic errors name the JSON path", "[policy][errors]") {
         "(known rules: sensitive-op-precision, int8-non-gemm-layer, "
         "accumulator-precision, reduced-precision-reduction, "
         "redundant-override, op-precision-list, block-precision-list, "
-        "recurrent-state-precision)");
+        "recurrent-state-precision, gradient-precision)");
   CHECK(parseError(R"({"rules": {"redundant-override": "fatal"}})") ==
         "p.json: $.rules[\"redundant-override\"]: expected a severity: "
         "\"error\", \"warning\" or \"off\"");
