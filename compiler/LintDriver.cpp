@@ -11,6 +11,7 @@
 #include "compiler/PrecisionMap.h"
 #include "compiler/Report.h"
 #include "dialect/MixOps.h"
+#include "passes/Differentiate.h"
 #include "passes/InsertCasts.h"
 #include "passes/PolicyCheck.h"
 #include "passes/PrecisionAnalysis.h"
@@ -35,6 +36,19 @@ struct LayerRow {
   /// Precision and source separately, for JSON.
   std::string precision[4];
   std::string source[4];
+  /// In a network that ends in a loss: the precision the layer's backward
+  /// runs at under mix-differentiate (docs/precision.md, "Gradients"), its
+  /// source, and the precision of its weight gradients ("" without
+  /// weights). `backward` is empty elsewhere.
+  std::string backward, backwardSource, weightGradients;
+  std::string backwardCell() const {
+    if (backward.empty())
+      return "-";
+    std::string cell = backward + " (" + backwardSource + ")";
+    if (!weightGradients.empty())
+      cell += ", dW " + weightGradients;
+    return cell;
+  }
 };
 
 std::string severityLabel(Severity s) { return getSeverityName(s).str(); }
@@ -68,6 +82,25 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module,
       row.source[i] = d->describe();
       row.cells[i] = row.precision[i] + " (" + row.source[i] + ")";
     }
+    // The backward, as mix-differentiate decides it: the layer's resolved
+    // precision (its own or inherited), f32 for an int8 layer (straight
+    // through); weight gradients f32 (f64 for f64 weights).
+    auto network = layer->getParentOfType<NetworkOp>();
+    if (network && endsInLoss(network)) {
+      bool int8 = r->activations.precision.isInt8() ||
+                  (r->weights && r->weights->precision.isInt8());
+      if (int8) {
+        row.backward = "f32";
+        row.backwardSource = "int8 layer, straight through";
+      } else {
+        row.backward = r->layer.precision.str();
+        row.backwardSource = r->layer.describe();
+      }
+      if (r->weights)
+        row.weightGradients =
+            r->weights->precision.getKind() == PrecisionKind::f64 ? "f64"
+                                                                  : "f32";
+    }
     rows.push_back(std::move(row));
     return WalkResult::advance();
   });
@@ -77,9 +110,14 @@ FailureOr<std::vector<LayerRow>> explainLayers(ModuleOp module,
 }
 
 void printTable(llvm::raw_ostream &out, const std::vector<LayerRow> &rows) {
-  const char *headers[] = {"layer",       "location",    "scope", "weights",
-                           "activations", "accumulator", "output"};
-  auto cell = [](const LayerRow &row, unsigned col) -> const std::string & {
+  const char *headers[] = {"layer",       "location",    "scope",  "weights",
+                           "activations", "accumulator", "output", "backward"};
+  // The backward column only when some network ends in a loss.
+  const unsigned columns =
+      llvm::any_of(rows, [](const LayerRow &r) { return !r.backward.empty(); })
+          ? 8
+          : 7;
+  auto cell = [](const LayerRow &row, unsigned col) -> std::string {
     switch (col) {
     case 0:
       return row.op;
@@ -87,22 +125,24 @@ void printTable(llvm::raw_ostream &out, const std::vector<LayerRow> &rows) {
       return row.location;
     case 2:
       return row.scope;
+    case 7:
+      return row.backwardCell();
     default:
       return row.cells[col - 3];
     }
   };
-  size_t widths[7];
-  for (unsigned c = 0; c < 7; ++c) {
+  size_t widths[8];
+  for (unsigned c = 0; c < columns; ++c) {
     widths[c] = strlen(headers[c]);
     for (const LayerRow &row : rows)
       widths[c] = std::max(widths[c], cell(row, c).size());
   }
   auto line = [&](auto get) {
     std::string s;
-    for (unsigned c = 0; c < 7; ++c) {
+    for (unsigned c = 0; c < columns; ++c) {
       std::string text = get(c);
       s += text;
-      if (c + 1 < 7)
+      if (c + 1 < columns)
         s += std::string(widths[c] - text.size() + 2, ' ');
     }
     out << llvm::StringRef(s).rtrim() << "\n";
@@ -123,10 +163,18 @@ json::Value layersToJSON(const std::vector<LayerRow> &rows) {
       props[stringifyPrecisionProperty(prop)] = json::Object{
           {"precision", row.precision[i]}, {"source", row.source[i]}};
     }
-    layers.push_back(json::Object{{"op", row.op},
-                                  {"location", row.location},
-                                  {"scope", row.scope},
-                                  {"properties", std::move(props)}});
+    json::Object layer{{"op", row.op},
+                       {"location", row.location},
+                       {"scope", row.scope},
+                       {"properties", std::move(props)}};
+    if (!row.backward.empty()) {
+      json::Object backward{{"precision", row.backward},
+                            {"source", row.backwardSource}};
+      if (!row.weightGradients.empty())
+        backward["weight_gradients"] = row.weightGradients;
+      layer["backward"] = std::move(backward);
+    }
+    layers.push_back(std::move(layer));
   }
   return std::move(layers);
 }
