@@ -528,3 +528,52 @@ TEST_CASE("running statistics fold the batch statistics", "[train]") {
           2 * ulp(runningVar, llvm::APFloat::IEEEsingle()));
   }
 }
+
+// Export and restart: the weights a run exports (safetensors) start a new
+// run (config.initial_weights) with bit-identical working copies, as the
+// inference build takes them with --weights.
+TEST_CASE("exported weights restart training where it stopped", "[train]") {
+  const int n = 64;
+  std::vector<float> x;
+  std::vector<int32_t> y;
+  circles(n, x, y);
+  auto first = compileTraining(mlp(n, "f16"), "mlp");
+  mixrt_train_config config;
+  mixrt_train_config_init(&config);
+  REQUIRE(first->init(config) == MIXRT_STATUS_OK);
+  for (int step = 0; step < 5; ++step) {
+    mixrt_train_step_result r;
+    REQUIRE(first->step({x.data(), y.data()}, &r) == MIXRT_STATUS_OK);
+  }
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("trained", "safetensors", path));
+  REQUIRE(mixrt_train_export(first->state(), path.c_str()) == MIXRT_STATUS_OK);
+
+  auto second = compileTraining(mlp(n, "f16"), "mlp");
+  std::string file = path.str().str();
+  config.initial_weights = file.c_str();
+  REQUIRE(second->init(config) == MIXRT_STATUS_OK);
+  llvm::sys::fs::remove(path);
+  for (int64_t i = 0; i < first->layout().num_params; ++i) {
+    INFO("param " << i);
+    REQUIRE(second->working(size_t(i)) == first->working(size_t(i)));
+    // The f16 body's copies are f16 values: the masters start from them.
+    REQUIRE(second->master(size_t(i)) == first->working(size_t(i)));
+  }
+}
+
+// Bad configurations are refused before anything runs, naming the field.
+TEST_CASE("a NaN learning rate is refused by name", "[train]") {
+  auto t = compileTraining(mlp(8, "f32"), "mlp");
+  mixrt_train_config config;
+  mixrt_train_config_init(&config);
+  config.optimizer.learning_rate = std::nan("");
+  REQUIRE(t->init(config) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK_THAT(mixrt_last_error_message(),
+             Catch::Contains("optimizer.learning_rate (nan)"));
+  // Not started: a step is refused too.
+  std::vector<float> x(16);
+  std::vector<int32_t> y(8);
+  mixrt_train_step_result r;
+  CHECK(t->step({x.data(), y.data()}, &r) == MIXRT_STATUS_FAILED_PRECONDITION);
+}
