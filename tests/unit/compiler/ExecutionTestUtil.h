@@ -88,23 +88,30 @@ inline std::string f32TensorType(const std::vector<int64_t> &shape) {
   return s + "f32>";
 }
 
+/// `source` written to a new temporary `.mlir` file named after `prefix`,
+/// for mixc to compile (the caller removes it); initializes the native
+/// target for the in-process JIT.
+inline std::string writeTemporaryModel(const std::string &source,
+                                       const char *prefix) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::SmallString<128> path;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile(prefix, "mlir", path));
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  REQUIRE(!ec);
+  os << source;
+  return path.str().str();
+}
+
 /// Compiles `source` with mixc (`configure`, if given, changes options) and
 /// loads it; fails the test with mixc's diagnostics if it does not compile.
 inline std::unique_ptr<CompiledNetwork> compileSource(
     const std::string &source,
     const std::function<void(CompileOptions &)> &configure = nullptr) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("exec", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << source;
-  }
+  std::string path = writeTemporaryModel(source, "exec");
   CompileOptions options;
-  options.modelPath = std::string(path);
+  options.modelPath = path;
   if (configure)
     configure(options);
   std::string diagnostics;

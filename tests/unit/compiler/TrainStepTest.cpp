@@ -70,18 +70,9 @@ std::string denseLiteral(const std::vector<float> &values,
 /// (mix::CompiledTraining: what the header of `mixc --train` does).
 std::unique_ptr<CompiledTraining> compileTraining(const std::string &source,
                                                   const std::string &name) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::SmallString<128> path;
-  REQUIRE(!llvm::sys::fs::createTemporaryFile("train", "mlir", path));
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    REQUIRE(!ec);
-    os << source;
-  }
+  std::string path = writeTemporaryModel(source, "train");
   CompileOptions options;
-  options.modelPath = std::string(path);
+  options.modelPath = path;
   std::string diagnostics;
   llvm::raw_string_ostream diag(diagnostics);
   auto compiled = CompiledTraining::compile(options, name, diag);
