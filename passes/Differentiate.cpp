@@ -104,6 +104,11 @@ private:
                  SmallVectorImpl<Value> &terminatorValues);
   void cloneBatchNormForTraining(BatchNormOp bn, ScopeChain &scopes,
                                  IRMapping &map);
+  void cloneAttentionDecomposed(AttentionOp attention, ScopeChain &scopes,
+                                IRMapping &map);
+  /// Records the ops emitted after `start` as forward ops of `original`.
+  void recordForward(Block::iterator start, bool wasEmpty, ScopeChain &scopes,
+                     Operation *original);
   // Step 2.
   void analyzeActivity(Value loss);
   // Step 3.
@@ -307,6 +312,10 @@ void Differentiator::cloneFlat(Block &source, ScopeChain &scopes,
       cloneBatchNormForTraining(bn, scopes, map);
       continue;
     }
+    if (auto attention = dyn_cast<AttentionOp>(op)) {
+      cloneAttentionDecomposed(attention, scopes, map);
+      continue;
+    }
     Operation *clone = b.clone(op, map);
     clone->removeAttr("resolved");
     forwardOps.push_back(clone);
@@ -371,13 +380,99 @@ void Differentiator::cloneBatchNormForTraining(BatchNormOp bn,
   stats.layer = bn;
   batchStatistics.push_back(stats);
   stamp = saved;
+  recordForward(start, wasEmpty, scopes, bn);
+}
+
+void Differentiator::recordForward(Block::iterator start, bool wasEmpty,
+                                   ScopeChain &scopes, Operation *original) {
   for (Operation &op : llvm::make_range(
            wasEmpty ? body->begin() : std::next(start), body->end())) {
     forwardOps.push_back(&op);
     scopesOf[&op] = scopes;
     if (isa<LayerOpInterface>(op))
-      originalOf[&op] = cast<LayerOpInterface>(bn.getOperation());
+      originalOf[&op] = cast<LayerOpInterface>(original);
   }
+}
+
+/// In the gradient network an attention layer is written as the ops it
+/// computes, so that their rules differentiate it: the q/k/v projections
+/// (dense, with their biases), the heads split (reshape, transpose), the
+/// scores Q K^T / sqrt(D) (matmul, div), the mask added (a [B, S, S] mask
+/// reshaped to [B, 1, S, S]), the future masked to -inf when causal
+/// (where), the softmax over the keys, the weighted values, the heads
+/// merged and the output projection. The projections carry the layer's
+/// precision; the rest its accumulator precision (f32 for an int8 layer,
+/// whose backward runs straight through at f32).
+void Differentiator::cloneAttentionDecomposed(AttentionOp attention,
+                                              ScopeChain &scopes,
+                                              IRMapping &map) {
+  Block::iterator start = body->empty() ? body->end() : std::prev(body->end());
+  bool wasEmpty = body->empty();
+  PrecisionAttr saved = stamp;
+  // The projections at the layer's own precision (or what it inherits);
+  // the scores, softmax and weighted values at its resolved accumulator
+  // precision, as the layer computes them (f32 for an int8 layer).
+  PrecisionAttr layer = attention.getPrecisionAttr();
+  PrecisionAttr core = PrecisionAttr::get(ctx, PrecisionKind::f32);
+  FailureOr<LayerResolution> resolved =
+      resolution->resolve(cast<LayerOpInterface>(attention.getOperation()));
+  if (succeeded(resolved) && !resolved->accumulator.precision.isInt8() &&
+      resolved->accumulator.precision.getKind() != PrecisionKind::i32)
+    core = resolved->accumulator.precision;
+  loc = attention.getLoc();
+  Value x = map.lookup(attention.getInput());
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t batch = xs[0], seq = xs[1], e = xs[2];
+  int64_t heads = attention.getNumHeads(), d = e / heads;
+  auto project = [&](Value in, Value w, Value bias) {
+    SmallVector<Value> operands{in, map.lookup(w)};
+    if (bias)
+      operands.push_back(map.lookup(bias));
+    stamp = layer;
+    Value y = make<DenseOp>(tensorType({batch, seq, e}), operands);
+    stamp = core;
+    return y;
+  };
+  auto split = [&](Value v) {
+    return transpose(reshape(v, {batch, seq, heads, d}), {0, 2, 1, 3});
+  };
+  Value q = split(project(x, attention.getWq(), attention.getBq()));
+  Value k = split(project(x, attention.getWk(), attention.getBk()));
+  Value v = split(project(x, attention.getWv(), attention.getBv()));
+  Value scores = binary<DivOp>(matmul(q, transpose(k, {0, 1, 3, 2})),
+                               constant(std::sqrt(double(d))));
+  if (Value mask = attention.getMask()) {
+    Value m = map.lookup(mask);
+    if (shapeOf(m).size() == 3)
+      m = reshape(m, {shapeOf(m)[0], 1, shapeOf(m)[1], shapeOf(m)[2]});
+    scores = binary<AddOp>(scores, m);
+  }
+  if (attention.getCausal()) {
+    SmallVector<float> positions(seq);
+    for (int64_t i = 0; i < seq; ++i)
+      positions[i] = float(i);
+    auto index = [&](ArrayRef<int64_t> shape) {
+      auto type = tensorType(shape);
+      return WeightOp::create(
+                 b, loc, TypeRange{type}, ValueRange{},
+                 {b.getNamedAttr(
+                     "value",
+                     DenseElementsAttr::get(type, ArrayRef<float>(positions)))})
+          ->getResult(0);
+    };
+    Value visible = compare(index({seq, 1}), index({1, seq}), "ge");
+    scores = where(visible, scores,
+                   constant(-std::numeric_limits<double>::infinity()));
+  }
+  Value probs =
+      make<SoftmaxOp>(scores.getType(), {scores},
+                      {b.getNamedAttr("axis", b.getI64IntegerAttr(3))});
+  Value merged =
+      reshape(transpose(matmul(probs, v), {0, 2, 1, 3}), {batch, seq, e});
+  Value y = project(merged, attention.getWo(), attention.getBo());
+  map.map(attention.getResult(), y);
+  stamp = saved;
+  recordForward(start, wasEmpty, scopes, attention);
 }
 
 void Differentiator::analyzeActivity(Value loss) {

@@ -23,17 +23,6 @@ mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x4xf32>) -
 
 // -----
 
-// expected-note @below {{needed for the gradient of the loss of network @n}}
-mix.network @n precision(f32) (%x: tensor<2x4x8xf32>, %t: tensor<2x4x8xf32>) -> tensor<f32> {
-  %w = mix.weight external "w" : tensor<8x8xf32>
-  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.attention' with respect to operand #1}}
-  %y = mix.attention %x, %w, %w, %w, %w {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
-  %l = mix.mse_loss %y, %t : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<f32>
-  mix.return %l : tensor<f32>
-}
-
-// -----
-
 // The one-hot of an embedding's gradient compares f32 indices: tables of
 // more than 2^24 rows have no rule.
 // expected-note @below {{needed for the gradient of the loss of network @n}}
