@@ -10,9 +10,10 @@
 // for f64); per statistic the running and the batch value; the workspace.
 //
 // prepare, start (without a file), begin and finish allocate nothing: the
-// update is the shared optimizer routine (optim_math.h) run twice, a first
-// pass checking every new master and working copy, a second committing
-// them, so a failing step changes nothing. Export and loading a file use
+// update is the shared optimizer math (optim_math.h, specialized per rule
+// so the loops vectorize) run twice, a first pass checking every new master
+// and working copy, a second committing them, so a failing step changes
+// nothing. Export and loading a file use
 // stdio and temporary buffers (safetensors.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,7 @@
 #include "optim_math.h"
 #include "safetensors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -676,36 +678,203 @@ absl::Status begin(void *state, mixrt_train_buffers *outBuffers) {
   return absl::OkStatus();
 }
 
-/// Runs the optimizer over every param, checking (commit false) or
-/// committing; returns the index of the first param that fails the check
-/// and sets `badElement`.
+/// The exact check of one param (the generic optimizer routine and
+/// deriveWorking, element by element): the index of its first element
+/// whose new master or working copy is not finite, or -1.
 template <class S>
-int64_t updateAll(Header &h, const UpdateCoefficients &k, bool commit,
-                  int64_t &badElement) {
+int64_t checkParamExact(const Header &h, int64_t p,
+                        const UpdateCoefficients &k) {
+  const ParamSlots &slots = h.params[p];
+  const int32_t working = enumValue(h.layout->params[p].working);
+  auto accept = [&](int64_t i, S w) {
+    return std::isfinite(w) && deriveWorking(slots, working, i, w, false);
+  };
+  S *master = static_cast<S *>(slots.master);
+  S *moment1 =
+      usesMoment1(h.optimizer) ? static_cast<S *>(slots.moment1) : nullptr;
+  S *moment2 =
+      usesMoment2(h.optimizer) ? static_cast<S *>(slots.moment2) : nullptr;
+  return slots.f64 ? updateParam(h.optimizer, k, master, moment1, moment2,
+                                 static_cast<const double *>(slots.grad),
+                                 slots.count, false, accept)
+                   : updateParam(h.optimizer, k, master, moment1, moment2,
+                                 static_cast<const float *>(slots.grad),
+                                 slots.count, false, accept);
+}
+
+/// The fast check of one param: true if every new master (rounded to S) is
+/// at most `limit` in magnitude (NaN fails). `limit` is conservative: a
+/// value within it is finite as a master and as a working copy, so true
+/// proves the exact check passes; false sends the param to the exact
+/// check (checkParamExact), which decides. Branch-free, vectorizable.
+template <Rule R, bool SgdDecay, class S, class G>
+bool checkParamFast(const FastCoefficients &c, const S *master,
+                    const S *moment1, const S *moment2, const G *grad,
+                    int64_t count, double limit) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double w = static_cast<double>(master[i]);
+    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+    const double rounded = static_cast<double>(static_cast<S>(w));
+    bad |= !(std::fabs(rounded) <= limit);
+  }
+  return bad == 0;
+}
+
+/// The committing update of one param (checked before): the new master and
+/// moments rounded to S, the working copy (buffer type B) derived from the
+/// master as deriveWorking does, in one fused, branch-free loop.
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+void commitParamFast(const FastCoefficients &c, S *master, S *moment1,
+                     S *moment2, const B *grad, B *working, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    double w = static_cast<double>(master[i]);
+    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+    const S newMaster = static_cast<S>(w);
+    master[i] = newMaster;
+    if constexpr (ruleUsesMoment1<R>())
+      moment1[i] = static_cast<S>(m);
+    if constexpr (ruleUsesMoment2<R>())
+      moment2[i] = static_cast<S>(v);
+    if constexpr (Working == MIXRT_LOWP_F16)
+      working[i] = widen<F16Format, B>(narrow<F16Format>(newMaster));
+    else if constexpr (Working == MIXRT_LOWP_BF16)
+      working[i] = widen<BF16Format, B>(narrow<BF16Format>(newMaster));
+    else
+      working[i] = static_cast<B>(static_cast<double>(newMaster));
+  }
+}
+
+/// The largest magnitude of a master of type S (rounded) that is surely
+/// finite as the master and as its working copy.
+template <class S> double checkLimit(int32_t working, bool bufferF64) {
+  double limit = std::is_same_v<S, float>
+                     ? static_cast<double>(std::numeric_limits<float>::max())
+                     : std::numeric_limits<double>::max();
+  if (working == MIXRT_LOWP_F16)
+    limit = 65504.0; // The largest finite f16.
+  else if (working == MIXRT_LOWP_BF16)
+    limit = 0x1.fep127; // The largest finite bf16.
+  else if (!bufferF64)
+    limit =
+        std::min(limit, static_cast<double>(std::numeric_limits<float>::max()));
+  return limit;
+}
+
+/// Checks the update of every param (nothing is written): the index of the
+/// first param with a non-finite new master or working copy (and
+/// `badElement`), or -1. Each param gets the fast conservative check; only
+/// a param it flags is checked again exactly, so the outcome (and the
+/// element named) is the one of the exact check.
+template <class S>
+int64_t checkAll(const Header &h, const UpdateCoefficients &k,
+                 int64_t &badElement) {
+  const FastCoefficients c = fastCoefficients(h.optimizer, k);
   const mixrt_train_layout &L = *h.layout;
-  const bool m1 = usesMoment1(h.optimizer), m2 = usesMoment2(h.optimizer);
   for (int64_t p = 0; p < L.num_params; ++p) {
     const ParamSlots &slots = h.params[p];
-    const int32_t working = enumValue(L.params[p].working);
-    auto accept = [&](int64_t i, S w) {
-      return std::isfinite(w) && deriveWorking(slots, working, i, w, commit);
-    };
-    S *master = static_cast<S *>(slots.master);
-    S *moment1 = m1 ? static_cast<S *>(slots.moment1) : nullptr;
-    S *moment2 = m2 ? static_cast<S *>(slots.moment2) : nullptr;
-    const int64_t bad =
-        slots.f64 ? updateParam(h.optimizer, k, master, moment1, moment2,
-                                static_cast<const double *>(slots.grad),
-                                slots.count, commit, accept)
-                  : updateParam(h.optimizer, k, master, moment1, moment2,
-                                static_cast<const float *>(slots.grad),
-                                slots.count, commit, accept);
+    const double limit =
+        checkLimit<S>(enumValue(L.params[p].working), slots.f64);
+    const S *master = static_cast<const S *>(slots.master);
+    const S *moment1 = static_cast<const S *>(slots.moment1);
+    const S *moment2 = static_cast<const S *>(slots.moment2);
+    const bool ok = dispatchRule(h.optimizer, [&](auto rule, auto decay) {
+      constexpr Rule R = decltype(rule)::value;
+      constexpr bool D = decltype(decay)::value;
+      return slots.f64
+                 ? checkParamFast<R, D>(c, master, moment1, moment2,
+                                        static_cast<const double *>(slots.grad),
+                                        slots.count, limit)
+                 : checkParamFast<R, D>(c, master, moment1, moment2,
+                                        static_cast<const float *>(slots.grad),
+                                        slots.count, limit);
+    });
+    if (ok)
+      continue;
+    const int64_t bad = checkParamExact<S>(h, p, k);
     if (bad >= 0) {
       badElement = bad;
       return p;
     }
   }
   return -1;
+}
+
+/// Commits the update of every param (checked by checkAll).
+template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
+  const FastCoefficients c = fastCoefficients(h.optimizer, k);
+  const mixrt_train_layout &L = *h.layout;
+  for (int64_t p = 0; p < L.num_params; ++p) {
+    const ParamSlots &slots = h.params[p];
+    const int32_t working = enumValue(L.params[p].working);
+    S *master = static_cast<S *>(slots.master);
+    S *moment1 = static_cast<S *>(slots.moment1);
+    S *moment2 = static_cast<S *>(slots.moment2);
+    dispatchRule(h.optimizer, [&](auto rule, auto decay) {
+      constexpr Rule R = decltype(rule)::value;
+      constexpr bool D = decltype(decay)::value;
+      auto run = [&](auto *grad, auto *work) {
+        if (working == MIXRT_LOWP_F16)
+          commitParamFast<R, D, MIXRT_LOWP_F16>(c, master, moment1, moment2,
+                                                grad, work, slots.count);
+        else if (working == MIXRT_LOWP_BF16)
+          commitParamFast<R, D, MIXRT_LOWP_BF16>(c, master, moment1, moment2,
+                                                 grad, work, slots.count);
+        else
+          commitParamFast<R, D, MIXRT_LOWP_NONE>(c, master, moment1, moment2,
+                                                 grad, work, slots.count);
+      };
+      if (slots.f64)
+        run(static_cast<const double *>(slots.grad),
+            static_cast<double *>(slots.working));
+      else
+        run(static_cast<const float *>(slots.grad),
+            static_cast<float *>(slots.working));
+    });
+  }
+}
+
+/// The running sums of the fused unscale pass: max |g| and sum g*g in the
+/// order of mixrt_grad_norm (tensor by tensor, element by element).
+struct NormSums {
+  double maxAbs = 0.0;
+  double sum = 0.0;
+};
+
+/// Unscales `grad` in place, g = (T)((double)g * inverse) exactly as the
+/// scaler's Unscale; returns true if a result is not finite. Also extends
+/// `sums` with the unscaled values: max |g| and the squares summed in order,
+/// which is mixrt_grad_norm's sum whenever its scaling exponent is 0 (max
+/// |g| within [2^-400, 2^400]: the values are multiplied by 1.0). Tiles of
+/// kTile elements: the unscale, finite check and max vectorize; the
+/// in-order sum (a serial chain, as mixrt_grad_norm's) reads the tile back
+/// from L1.
+template <class T>
+bool unscaleFused(T *grad, int64_t count, double inverse, NormSums &sums) {
+  constexpr int64_t kTile = 1024;
+  int64_t bad = 0;
+  double maxAbs = sums.maxAbs, sum = sums.sum;
+  for (int64_t start = 0; start < count; start += kTile) {
+    const int64_t end = std::min(count, start + kTile);
+    for (int64_t i = start; i < end; ++i) {
+      const T g = static_cast<T>(static_cast<double>(grad[i]) * inverse);
+      grad[i] = g;
+      const double x = std::fabs(static_cast<double>(g));
+      bad |= !(x <= std::numeric_limits<double>::max());
+      maxAbs = maxAbs < x ? x : maxAbs;
+    }
+    for (int64_t i = start; i < end; ++i) {
+      const double x = static_cast<double>(grad[i]);
+      sum += x * x;
+    }
+  }
+  sums.maxAbs = maxAbs;
+  sums.sum = sum;
+  return bad != 0;
 }
 
 absl::Status finish(void *state, mixrt_status_code gradStatus,
@@ -733,22 +902,15 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
   // Unscale (one pass that also finds inf/NaN: the scaler's Unscale), and
   // the batch statistics must be finite.
   bool foundInf = code == MIXRT_STATUS_OUT_OF_RANGE;
+  NormSums sums;
   if (!foundInf) {
+    const double inverse = 1.0 / scale; // As the scaler's Unscale.
     for (int64_t p = 0; p < L.num_params; ++p) {
       const ParamSlots &slots = h.params[p];
-      absl::StatusOr<bool> inf;
-      if (slots.f64) {
-        const absl::Span<double> one[1] = {
-            absl::Span<double>(static_cast<double *>(slots.grad), slots.count)};
-        inf = scaler.Unscale(absl::Span<const absl::Span<double>>(one, 1));
-      } else {
-        const absl::Span<float> one[1] = {
-            absl::Span<float>(static_cast<float *>(slots.grad), slots.count)};
-        inf = scaler.Unscale(absl::Span<const absl::Span<float>>(one, 1));
-      }
-      if (!inf.ok())
-        return inf.status();
-      foundInf |= *inf;
+      foundInf |= slots.f64 ? unscaleFused(static_cast<double *>(slots.grad),
+                                           slots.count, inverse, sums)
+                            : unscaleFused(static_cast<float *>(slots.grad),
+                                           slots.count, inverse, sums);
     }
     for (int64_t s = 0; s < L.num_stats && !foundInf; ++s)
       for (int64_t i = 0; i < h.stats[s].count; ++i)
@@ -759,13 +921,22 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
   }
   double norm = std::numeric_limits<double>::quiet_NaN();
   if (!foundInf) {
-    absl::StatusOr<double> n = gradNormViews(kOp, views);
-    if (n.ok())
-      norm = *n;
-    else if (n.status().code() == absl::StatusCode::kOutOfRange)
-      foundInf = true; // A norm beyond DBL_MAX: as a non-finite gradient.
-    else
-      return n.status();
+    // mixrt_grad_norm's result from the fused sums when its scaling
+    // exponent is 0 (norm = ldexp(sqrt(sum), 0), finite); else its own
+    // two-pass computation.
+    if (sums.maxAbs == 0.0) {
+      norm = 0.0;
+    } else if (!(sums.maxAbs < 0x1p-400 || sums.maxAbs > 0x1p400)) {
+      norm = std::sqrt(sums.sum);
+    } else {
+      absl::StatusOr<double> n = gradNormViews(kOp, views);
+      if (n.ok())
+        norm = *n;
+      else if (n.status().code() == absl::StatusCode::kOutOfRange)
+        foundInf = true; // A norm beyond DBL_MAX: as a non-finite gradient.
+      else
+        return n.status();
+    }
   }
 
   mixrt_train_step_result result;
@@ -788,22 +959,31 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
       scaleGradViews(views, coef);
   }
 
-  // The update: a checking pass, then the committing pass.
+  // The update: a checking pass, then the committing pass. The check
+  // recomputes the update (only the masters, nothing stored): keeping a
+  // copy of the old masters and moments to roll a failed single pass back
+  // would cost a copy of all of them (3x the masters) per step and the
+  // state memory for it, more than this read-only pass.
   const UpdateCoefficients k = updateCoefficients(h.optimizer, h.updates + 1);
   const double mom = h.config.batch_norm_momentum;
   for (int pass = 0; pass < 2; ++pass) {
     const bool commit = pass == 1;
-    int64_t badElement = -1;
-    const int64_t badParam = h.masterF32
-                                 ? updateAll<float>(h, k, commit, badElement)
-                                 : updateAll<double>(h, k, commit, badElement);
-    if (badParam >= 0)
-      return outOfRange(networkPrefix(kOp, L), ": weight '",
-                        L.params[badParam].name, "' element ", badElement,
-                        ": the update makes the master or its ",
-                        workingName(enumValue(L.params[badParam].working),
-                                    h.params[badParam].f64),
-                        " working copy non-finite; nothing was changed");
+    if (!commit) {
+      int64_t badElement = -1;
+      const int64_t badParam = h.masterF32 ? checkAll<float>(h, k, badElement)
+                                           : checkAll<double>(h, k, badElement);
+      if (badParam >= 0)
+        return outOfRange(networkPrefix(kOp, L), ": weight '",
+                          L.params[badParam].name, "' element ", badElement,
+                          ": the update makes the master or its ",
+                          workingName(enumValue(L.params[badParam].working),
+                                      h.params[badParam].f64),
+                          " working copy non-finite; nothing was changed");
+    } else if (h.masterF32) {
+      commitAll<float>(h, k);
+    } else {
+      commitAll<double>(h, k);
+    }
     for (int64_t s = 0; s < L.num_stats; ++s) {
       const StatSlots &slots = h.stats[s];
       for (int64_t i = 0; i < slots.count; ++i) {
