@@ -29,6 +29,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <type_traits>
 
 namespace mixrt::detail {
 namespace {
@@ -36,6 +37,13 @@ namespace {
 constexpr uint64_t kMagic = 0x316e727472786d6dULL; // "mmxrtrn1"
 constexpr int64_t kAlign = 64;
 constexpr int32_t kMaxRank = 8;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MIXRT_TRAIN_AVX2 __attribute__((target("avx2")))
+#else
+#define MIXRT_TRAIN_AVX2
+#endif
+#define MIXRT_TRAIN_INLINE inline __attribute__((always_inline))
 
 enum class Stage : int32_t { kPrepared = 1, kStarted = 2 };
 
@@ -708,9 +716,9 @@ int64_t checkParamExact(const Header &h, int64_t p,
 /// proves the exact check passes; false sends the param to the exact
 /// check (checkParamExact), which decides. Branch-free, vectorizable.
 template <Rule R, bool SgdDecay, class S, class G>
-bool checkParamFast(const FastCoefficients &c, const S *master,
-                    const S *moment1, const S *moment2, const G *grad,
-                    int64_t count, double limit) {
+MIXRT_TRAIN_INLINE bool
+checkParamBody(const FastCoefficients &c, const S *master, const S *moment1,
+               const S *moment2, const G *grad, int64_t count, double limit) {
   int64_t bad = 0;
   for (int64_t i = 0; i < count; ++i) {
     double w = static_cast<double>(master[i]);
@@ -727,8 +735,9 @@ bool checkParamFast(const FastCoefficients &c, const S *master,
 /// moments rounded to S, the working copy (buffer type B) derived from the
 /// master as deriveWorking does, in one fused, branch-free loop.
 template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
-void commitParamFast(const FastCoefficients &c, S *master, S *moment1,
-                     S *moment2, const B *grad, B *working, int64_t count) {
+MIXRT_TRAIN_INLINE void commitParamBody(const FastCoefficients &c, S *master,
+                                        S *moment1, S *moment2, const B *grad,
+                                        B *working, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     double w = static_cast<double>(master[i]);
     double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
@@ -747,6 +756,61 @@ void commitParamFast(const FastCoefficients &c, S *master, S *moment1,
     else
       working[i] = static_cast<B>(static_cast<double>(newMaster));
   }
+}
+
+// Each loop body above is compiled twice: for the baseline ISA and for
+// AVX2 (the same operations, only wider vectors: "avx2" enables neither FMA
+// nor any other change of the results, and the file is built with
+// -ffp-contract=off), chosen at run time with the SIMD level of the
+// conversions and GEMMs (useAvx2(), mixrt_set_simd_level). GCC vectorizes
+// the check loop's reduction only with AVX2.
+template <Rule R, bool SgdDecay, class S, class G>
+bool checkParamPortable(const FastCoefficients &c, const S *master,
+                        const S *moment1, const S *moment2, const G *grad,
+                        int64_t count, double limit) {
+  return checkParamBody<R, SgdDecay>(c, master, moment1, moment2, grad, count,
+                                     limit);
+}
+template <Rule R, bool SgdDecay, class S, class G>
+MIXRT_TRAIN_AVX2 bool
+checkParamAvx2(const FastCoefficients &c, const S *master, const S *moment1,
+               const S *moment2, const G *grad, int64_t count, double limit) {
+  return checkParamBody<R, SgdDecay>(c, master, moment1, moment2, grad, count,
+                                     limit);
+}
+template <Rule R, bool SgdDecay, class S, class G>
+bool checkParamFast(bool avx2, const FastCoefficients &c, const S *master,
+                    const S *moment1, const S *moment2, const G *grad,
+                    int64_t count, double limit) {
+  return avx2 ? checkParamAvx2<R, SgdDecay>(c, master, moment1, moment2, grad,
+                                            count, limit)
+              : checkParamPortable<R, SgdDecay>(c, master, moment1, moment2,
+                                                grad, count, limit);
+}
+
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+void commitParamPortable(const FastCoefficients &c, S *master, S *moment1,
+                         S *moment2, const B *grad, B *working, int64_t count) {
+  commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                        working, count);
+}
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+MIXRT_TRAIN_AVX2 void commitParamAvx2(const FastCoefficients &c, S *master,
+                                      S *moment1, S *moment2, const B *grad,
+                                      B *working, int64_t count) {
+  commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                        working, count);
+}
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+void commitParamFast(bool avx2, const FastCoefficients &c, S *master,
+                     S *moment1, S *moment2, const B *grad, B *working,
+                     int64_t count) {
+  if (avx2)
+    commitParamAvx2<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                          working, count);
+  else
+    commitParamPortable<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                              working, count);
 }
 
 /// The largest magnitude of a master of type S (rounded) that is surely
@@ -774,6 +838,7 @@ template <class S>
 int64_t checkAll(const Header &h, const UpdateCoefficients &k,
                  int64_t &badElement) {
   const FastCoefficients c = fastCoefficients(h.optimizer, k);
+  const bool avx2 = useAvx2();
   const mixrt_train_layout &L = *h.layout;
   for (int64_t p = 0; p < L.num_params; ++p) {
     const ParamSlots &slots = h.params[p];
@@ -786,10 +851,10 @@ int64_t checkAll(const Header &h, const UpdateCoefficients &k,
       constexpr Rule R = decltype(rule)::value;
       constexpr bool D = decltype(decay)::value;
       return slots.f64
-                 ? checkParamFast<R, D>(c, master, moment1, moment2,
+                 ? checkParamFast<R, D>(avx2, c, master, moment1, moment2,
                                         static_cast<const double *>(slots.grad),
                                         slots.count, limit)
-                 : checkParamFast<R, D>(c, master, moment1, moment2,
+                 : checkParamFast<R, D>(avx2, c, master, moment1, moment2,
                                         static_cast<const float *>(slots.grad),
                                         slots.count, limit);
     });
@@ -807,6 +872,7 @@ int64_t checkAll(const Header &h, const UpdateCoefficients &k,
 /// Commits the update of every param (checked by checkAll).
 template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
   const FastCoefficients c = fastCoefficients(h.optimizer, k);
+  const bool avx2 = useAvx2();
   const mixrt_train_layout &L = *h.layout;
   for (int64_t p = 0; p < L.num_params; ++p) {
     const ParamSlots &slots = h.params[p];
@@ -819,14 +885,14 @@ template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
       constexpr bool D = decltype(decay)::value;
       auto run = [&](auto *grad, auto *work) {
         if (working == MIXRT_LOWP_F16)
-          commitParamFast<R, D, MIXRT_LOWP_F16>(c, master, moment1, moment2,
-                                                grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_F16>(
+              avx2, c, master, moment1, moment2, grad, work, slots.count);
         else if (working == MIXRT_LOWP_BF16)
-          commitParamFast<R, D, MIXRT_LOWP_BF16>(c, master, moment1, moment2,
-                                                 grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_BF16>(
+              avx2, c, master, moment1, moment2, grad, work, slots.count);
         else
-          commitParamFast<R, D, MIXRT_LOWP_NONE>(c, master, moment1, moment2,
-                                                 grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_NONE>(
+              avx2, c, master, moment1, moment2, grad, work, slots.count);
       };
       if (slots.f64)
         run(static_cast<const double *>(slots.grad),
@@ -854,27 +920,54 @@ struct NormSums {
 /// in-order sum (a serial chain, as mixrt_grad_norm's) reads the tile back
 /// from L1.
 template <class T>
-bool unscaleFused(T *grad, int64_t count, double inverse, NormSums &sums) {
+MIXRT_TRAIN_INLINE bool unscaleBody(T *grad, int64_t count, double inverse,
+                                    NormSums &sums) {
+  // The largest |g| as the bits of T with the sign cleared: an unsigned
+  // integer max, which vectorizes (a floating-point max with its NaN rules
+  // does not), ordered as the magnitudes are; a non-finite value has the
+  // all-ones exponent, so the max also finds inf/NaN.
+  using Bits =
+      std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
+  constexpr Bits kAbsMask = ~Bits{0} >> 1;
+  constexpr Bits kInfBits = static_cast<Bits>(
+      std::is_same_v<T, double> ? 0x7ff0000000000000ULL : 0x7f800000ULL);
   constexpr int64_t kTile = 1024;
-  int64_t bad = 0;
-  double maxAbs = sums.maxAbs, sum = sums.sum;
+  Bits maxBits = 0;
+  double sum = sums.sum;
   for (int64_t start = 0; start < count; start += kTile) {
     const int64_t end = std::min(count, start + kTile);
     for (int64_t i = start; i < end; ++i) {
       const T g = static_cast<T>(static_cast<double>(grad[i]) * inverse);
       grad[i] = g;
-      const double x = std::fabs(static_cast<double>(g));
-      bad |= !(x <= std::numeric_limits<double>::max());
-      maxAbs = maxAbs < x ? x : maxAbs;
+      const Bits bits = bitCast<Bits>(g) & kAbsMask;
+      maxBits = maxBits < bits ? bits : maxBits;
     }
     for (int64_t i = start; i < end; ++i) {
       const double x = static_cast<double>(grad[i]);
       sum += x * x;
     }
   }
-  sums.maxAbs = maxAbs;
+  const double maxAbs = static_cast<double>(bitCast<T>(maxBits));
+  if (maxBits < kInfBits && sums.maxAbs < maxAbs)
+    sums.maxAbs = maxAbs;
   sums.sum = sum;
-  return bad != 0;
+  return maxBits >= kInfBits;
+}
+
+template <class T>
+bool unscalePortable(T *grad, int64_t count, double inverse, NormSums &sums) {
+  return unscaleBody(grad, count, inverse, sums);
+}
+template <class T>
+MIXRT_TRAIN_AVX2 bool unscaleAvx2(T *grad, int64_t count, double inverse,
+                                  NormSums &sums) {
+  return unscaleBody(grad, count, inverse, sums);
+}
+template <class T>
+bool unscaleFused(bool avx2, T *grad, int64_t count, double inverse,
+                  NormSums &sums) {
+  return avx2 ? unscaleAvx2(grad, count, inverse, sums)
+              : unscalePortable(grad, count, inverse, sums);
 }
 
 absl::Status finish(void *state, mixrt_status_code gradStatus,
@@ -905,12 +998,14 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
   NormSums sums;
   if (!foundInf) {
     const double inverse = 1.0 / scale; // As the scaler's Unscale.
+    const bool avx2 = useAvx2();
     for (int64_t p = 0; p < L.num_params; ++p) {
       const ParamSlots &slots = h.params[p];
-      foundInf |= slots.f64 ? unscaleFused(static_cast<double *>(slots.grad),
-                                           slots.count, inverse, sums)
-                            : unscaleFused(static_cast<float *>(slots.grad),
-                                           slots.count, inverse, sums);
+      foundInf |= slots.f64
+                      ? unscaleFused(avx2, static_cast<double *>(slots.grad),
+                                     slots.count, inverse, sums)
+                      : unscaleFused(avx2, static_cast<float *>(slots.grad),
+                                     slots.count, inverse, sums);
     }
     for (int64_t s = 0; s < L.num_stats && !foundInf; ++s)
       for (int64_t i = 0; i < h.stats[s].count; ++i)
