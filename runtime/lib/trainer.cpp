@@ -56,6 +56,11 @@ struct ParamSlots {
   void *moment2;
   int64_t count;
   bool f64;
+  /// The largest |master| and |moment1| stored (as f64; +inf if one is not
+  /// finite), kept by start and every committed update: with the largest
+  /// |gradient| they bound the next update (updateBound).
+  double maxMaster;
+  double maxMoment1;
 };
 
 /// The arrays of one running statistic.
@@ -608,6 +613,7 @@ absl::Status startWith(const Net &prefix, Header &h,
       const ParamSlots &slots = h.params[p];
       const int32_t working = enumValue(L.params[p].working);
       S *master = static_cast<S *>(slots.master);
+      double maxMaster = 0.0;
       for (int64_t i = 0; i < slots.count; ++i) {
         const double v = init.param(h, p, i);
         const S m = static_cast<S>(v);
@@ -623,7 +629,12 @@ absl::Status startWith(const Net &prefix, Header &h,
           master[i] = m;
           static_cast<S *>(slots.moment1)[i] = S(0);
           static_cast<S *>(slots.moment2)[i] = S(0);
+          maxMaster = std::max(maxMaster, std::fabs(static_cast<double>(m)));
         }
+      }
+      if (commit) {
+        h.params[p].maxMaster = maxMaster;
+        h.params[p].maxMoment1 = 0.0;
       }
     }
     for (int64_t s = 0; s < L.num_stats; ++s) {
@@ -686,6 +697,20 @@ absl::Status begin(void *state, mixrt_train_buffers *outBuffers) {
   return absl::OkStatus();
 }
 
+constexpr uint64_t kAbsMask64 = ~uint64_t{0} >> 1;
+
+/// The results of a commit loop: max |master| and |moment1| as f64 bits.
+struct MaxBits {
+  uint64_t master = 0;
+  uint64_t moment1 = 0;
+};
+
+/// The magnitude of `bits` (from MaxBits): +inf for inf and NaN.
+inline double magnitudeOf(uint64_t bits) {
+  return bits >= 0x7ff0000000000000ULL ? std::numeric_limits<double>::infinity()
+                                       : bitCast<double>(bits);
+}
+
 /// The exact check of one param (the generic optimizer routine and
 /// deriveWorking, element by element): the index of its first element
 /// whose new master or working copy is not finite, or -1.
@@ -735,9 +760,13 @@ checkParamBody(const FastCoefficients &c, const S *master, const S *moment1,
 /// moments rounded to S, the working copy (buffer type B) derived from the
 /// master as deriveWorking does, in one fused, branch-free loop.
 template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
-MIXRT_TRAIN_INLINE void commitParamBody(const FastCoefficients &c, S *master,
-                                        S *moment1, S *moment2, const B *grad,
-                                        B *working, int64_t count) {
+MIXRT_TRAIN_INLINE void
+commitParamBody(const FastCoefficients &c, S *master, S *moment1, S *moment2,
+                const B *grad, B *working, int64_t count, MaxBits &maxBits) {
+  // The largest |new master| and |new moment1| as f64 bits with the sign
+  // cleared (an integer max, which vectorizes; ordered as the magnitudes,
+  // non-finite values above every finite one).
+  uint64_t maxMaster = 0, maxMoment1 = 0;
   for (int64_t i = 0; i < count; ++i) {
     double w = static_cast<double>(master[i]);
     double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
@@ -745,8 +774,16 @@ MIXRT_TRAIN_INLINE void commitParamBody(const FastCoefficients &c, S *master,
     updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
     const S newMaster = static_cast<S>(w);
     master[i] = newMaster;
-    if constexpr (ruleUsesMoment1<R>())
-      moment1[i] = static_cast<S>(m);
+    const uint64_t wBits =
+        bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
+    maxMaster = maxMaster < wBits ? wBits : maxMaster;
+    if constexpr (ruleUsesMoment1<R>()) {
+      const S newMoment1 = static_cast<S>(m);
+      moment1[i] = newMoment1;
+      const uint64_t mBits =
+          bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
+      maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
+    }
     if constexpr (ruleUsesMoment2<R>())
       moment2[i] = static_cast<S>(v);
     if constexpr (Working == MIXRT_LOWP_F16)
@@ -756,6 +793,8 @@ MIXRT_TRAIN_INLINE void commitParamBody(const FastCoefficients &c, S *master,
     else
       working[i] = static_cast<B>(static_cast<double>(newMaster));
   }
+  maxBits.master = maxMaster;
+  maxBits.moment1 = maxMoment1;
 }
 
 // Each loop body above is compiled twice: for the baseline ISA and for
@@ -790,27 +829,28 @@ bool checkParamFast(bool avx2, const FastCoefficients &c, const S *master,
 
 template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
 void commitParamPortable(const FastCoefficients &c, S *master, S *moment1,
-                         S *moment2, const B *grad, B *working, int64_t count) {
+                         S *moment2, const B *grad, B *working, int64_t count,
+                         MaxBits &maxBits) {
   commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
-                                        working, count);
+                                        working, count, maxBits);
 }
 template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
-MIXRT_TRAIN_AVX2 void commitParamAvx2(const FastCoefficients &c, S *master,
-                                      S *moment1, S *moment2, const B *grad,
-                                      B *working, int64_t count) {
+MIXRT_TRAIN_AVX2 void
+commitParamAvx2(const FastCoefficients &c, S *master, S *moment1, S *moment2,
+                const B *grad, B *working, int64_t count, MaxBits &maxBits) {
   commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
-                                        working, count);
+                                        working, count, maxBits);
 }
 template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
 void commitParamFast(bool avx2, const FastCoefficients &c, S *master,
                      S *moment1, S *moment2, const B *grad, B *working,
-                     int64_t count) {
+                     int64_t count, MaxBits &maxBits) {
   if (avx2)
     commitParamAvx2<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
-                                          working, count);
+                                          working, count, maxBits);
   else
     commitParamPortable<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
-                                              working, count);
+                                              working, count, maxBits);
 }
 
 /// The largest magnitude of a master of type S (rounded) that is surely
@@ -829,13 +869,49 @@ template <class S> double checkLimit(int32_t working, bool bufferF64) {
   return limit;
 }
 
+/// A bound on |new master| of a param from max |master|, max |moment1|
+/// (ParamSlots) and `gradMax`, the largest |gradient| of the step; +inf or
+/// NaN if one is not finite. Each step of the update is bounded with a
+/// factor 2 (or 4) of slack, far beyond the few f64 roundings it adds: SGD
+/// |d| <= |g| + wd |w|, |buf'| <= momentum |buf| + (1 - dampening) |d| (or
+/// |d| on the first step), |w'| <= |w| + lr |d'|; Adam |m'| <= 3 max(|m|,
+/// |g'|) (m' = m + (1 - b1)(g' - m), 1 - b1 in (0, 1]), |m' / denom| <= |m'|
+/// / epsilon (denom = sqrt(v') / c + epsilon >= epsilon > 0), |w'| <= |w|
+/// |1 - lr wd| + step_size |m' / denom|.
+double updateBound(const OptimizerConfig &o, const UpdateCoefficients &k,
+                   const ParamSlots &slots, double gradMax) {
+  const double w = slots.maxMaster, m = slots.maxMoment1;
+  const double wd = std::fabs(o.weight_decay);
+  if (o.kind == OptimizerKind::kSgd) {
+    const double d = 2.0 * (gradMax + wd * w);
+    double step = d;
+    if (o.momentum != 0.0) {
+      const double buf =
+          2.0 * (o.momentum * m + std::fabs(1.0 - o.dampening) * d) + 2.0 * d;
+      step = o.nesterov ? 2.0 * (d + o.momentum * buf) : buf;
+    }
+    return 2.0 * (w + 2.0 * o.learning_rate * step);
+  }
+  double g = gradMax, decay = 1.0;
+  if (o.weight_decay != 0.0) {
+    if (o.kind == OptimizerKind::kAdamW)
+      decay = std::max(1.0, std::fabs(1.0 - o.learning_rate * o.weight_decay));
+    else
+      g = 2.0 * (gradMax + wd * w);
+  }
+  const double moment = 4.0 * std::max(m, g);
+  const double update = 4.0 * k.stepSize * (moment / o.epsilon);
+  return 2.0 * (2.0 * w * decay + update);
+}
+
 /// Checks the update of every param (nothing is written): the index of the
 /// first param with a non-finite new master or working copy (and
-/// `badElement`), or -1. Each param gets the fast conservative check; only
-/// a param it flags is checked again exactly, so the outcome (and the
+/// `badElement`), or -1. A param whose updateBound is within the limit
+/// passes at once; else it gets the fast conservative check, and only a
+/// param that one flags is checked again exactly, so the outcome (and the
 /// element named) is the one of the exact check.
 template <class S>
-int64_t checkAll(const Header &h, const UpdateCoefficients &k,
+int64_t checkAll(const Header &h, const UpdateCoefficients &k, double gradMax,
                  int64_t &badElement) {
   const FastCoefficients c = fastCoefficients(h.optimizer, k);
   const bool avx2 = useAvx2();
@@ -844,6 +920,10 @@ int64_t checkAll(const Header &h, const UpdateCoefficients &k,
     const ParamSlots &slots = h.params[p];
     const double limit =
         checkLimit<S>(enumValue(L.params[p].working), slots.f64);
+    // The usual case: the bound proves every new master and working copy
+    // finite without a pass over the param.
+    if (updateBound(h.optimizer, k, slots, gradMax) <= limit)
+      continue;
     const S *master = static_cast<const S *>(slots.master);
     const S *moment1 = static_cast<const S *>(slots.moment1);
     const S *moment2 = static_cast<const S *>(slots.moment2);
@@ -880,19 +960,23 @@ template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
     S *master = static_cast<S *>(slots.master);
     S *moment1 = static_cast<S *>(slots.moment1);
     S *moment2 = static_cast<S *>(slots.moment2);
+    MaxBits maxBits;
     dispatchRule(h.optimizer, [&](auto rule, auto decay) {
       constexpr Rule R = decltype(rule)::value;
       constexpr bool D = decltype(decay)::value;
       auto run = [&](auto *grad, auto *work) {
         if (working == MIXRT_LOWP_F16)
-          commitParamFast<R, D, MIXRT_LOWP_F16>(
-              avx2, c, master, moment1, moment2, grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_F16>(avx2, c, master, moment1,
+                                                moment2, grad, work,
+                                                slots.count, maxBits);
         else if (working == MIXRT_LOWP_BF16)
-          commitParamFast<R, D, MIXRT_LOWP_BF16>(
-              avx2, c, master, moment1, moment2, grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_BF16>(avx2, c, master, moment1,
+                                                 moment2, grad, work,
+                                                 slots.count, maxBits);
         else
-          commitParamFast<R, D, MIXRT_LOWP_NONE>(
-              avx2, c, master, moment1, moment2, grad, work, slots.count);
+          commitParamFast<R, D, MIXRT_LOWP_NONE>(avx2, c, master, moment1,
+                                                 moment2, grad, work,
+                                                 slots.count, maxBits);
       };
       if (slots.f64)
         run(static_cast<const double *>(slots.grad),
@@ -901,6 +985,8 @@ template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
         run(static_cast<const float *>(slots.grad),
             static_cast<float *>(slots.working));
     });
+    h.params[p].maxMaster = magnitudeOf(maxBits.master);
+    h.params[p].maxMoment1 = magnitudeOf(maxBits.moment1);
   }
 }
 
@@ -1065,8 +1151,9 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
     const bool commit = pass == 1;
     if (!commit) {
       int64_t badElement = -1;
-      const int64_t badParam = h.masterF32 ? checkAll<float>(h, k, badElement)
-                                           : checkAll<double>(h, k, badElement);
+      const int64_t badParam =
+          h.masterF32 ? checkAll<float>(h, k, sums.maxAbs, badElement)
+                      : checkAll<double>(h, k, sums.maxAbs, badElement);
       if (badParam >= 0)
         return outOfRange(networkPrefix(kOp, L), ": weight '",
                           L.params[badParam].name, "' element ", badElement,
