@@ -767,31 +767,40 @@ commitParamBody(const FastCoefficients &c, S *master, S *moment1, S *moment2,
   // cleared (an integer max, which vectorizes; ordered as the magnitudes,
   // non-finite values above every finite one).
   uint64_t maxMaster = 0, maxMoment1 = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    double w = static_cast<double>(master[i]);
-    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
-    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
-    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
-    const S newMaster = static_cast<S>(w);
-    master[i] = newMaster;
-    const uint64_t wBits =
-        bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
-    maxMaster = maxMaster < wBits ? wBits : maxMaster;
-    if constexpr (ruleUsesMoment1<R>()) {
-      const S newMoment1 = static_cast<S>(m);
-      moment1[i] = newMoment1;
-      const uint64_t mBits =
-          bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
-      maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
+  // F16/BF16 working copies: the f16/bf16 rounding (narrow) has branches
+  // and does not vectorize, so it runs in a second loop over each tile of
+  // new masters (read back from L1), leaving the update loop vectorized.
+  constexpr int64_t kTile = Working == MIXRT_LOWP_NONE ? INT64_MAX : 512;
+  for (int64_t start = 0; start < count; start += kTile) {
+    const int64_t end = count - start < kTile ? count : start + kTile;
+    for (int64_t i = start; i < end; ++i) {
+      double w = static_cast<double>(master[i]);
+      double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+      double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+      updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+      const S newMaster = static_cast<S>(w);
+      master[i] = newMaster;
+      const uint64_t wBits =
+          bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
+      maxMaster = maxMaster < wBits ? wBits : maxMaster;
+      if constexpr (ruleUsesMoment1<R>()) {
+        const S newMoment1 = static_cast<S>(m);
+        moment1[i] = newMoment1;
+        const uint64_t mBits =
+            bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
+        maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
+      }
+      if constexpr (ruleUsesMoment2<R>())
+        moment2[i] = static_cast<S>(v);
+      if constexpr (Working == MIXRT_LOWP_NONE)
+        working[i] = static_cast<B>(static_cast<double>(newMaster));
     }
-    if constexpr (ruleUsesMoment2<R>())
-      moment2[i] = static_cast<S>(v);
     if constexpr (Working == MIXRT_LOWP_F16)
-      working[i] = widen<F16Format, B>(narrow<F16Format>(newMaster));
+      for (int64_t i = start; i < end; ++i)
+        working[i] = widen<F16Format, B>(narrow<F16Format>(master[i]));
     else if constexpr (Working == MIXRT_LOWP_BF16)
-      working[i] = widen<BF16Format, B>(narrow<BF16Format>(newMaster));
-    else
-      working[i] = static_cast<B>(static_cast<double>(newMaster));
+      for (int64_t i = start; i < end; ++i)
+        working[i] = widen<BF16Format, B>(narrow<BF16Format>(master[i]));
   }
   maxBits.master = maxMaster;
   maxBits.moment1 = maxMoment1;
