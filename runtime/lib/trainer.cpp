@@ -711,6 +711,29 @@ inline double magnitudeOf(uint64_t bits) {
                                        : bitCast<double>(bits);
 }
 
+/// widen<Fmt, B>(narrow<Fmt>(x)) (Fmt with kMantBits fraction bits and
+/// smallest normal exponent kMinExp: f16 10, -14; bf16 7, -126) for a
+/// finite x whose rounding is finite (the check pass proved it), without
+/// branches so that it vectorizes: |x| is rounded (RNE) to a multiple of
+/// the format's quantum at its exponent, 2^(max(e, kMinExp) - kMantBits),
+/// by adding and subtracting 1.5 * 2^(that exponent + 52): the f64 sum
+/// rounds (RNE) exactly at the quantum, the difference is exact, and the
+/// result, a value of the format, is exact in B; the sign is put back
+/// (also on a zero, as narrow keeps it).
+template <int kMantBits, int kMinExp, class B>
+MIXRT_TRAIN_INLINE B roundToLowp(double x) {
+  const uint64_t bits = bitCast<uint64_t>(x);
+  const uint64_t sign = bits & ~kAbsMask64;
+  const double magnitude = bitCast<double>(bits & kAbsMask64);
+  int64_t e = static_cast<int64_t>((bits >> 52) & 0x7ff) - 1023;
+  e = e < kMinExp ? kMinExp : e;
+  const double magic =
+      bitCast<double>((static_cast<uint64_t>(e + 52 - kMantBits + 1023) << 52) |
+                      (uint64_t{1} << 51));
+  const double rounded = (magnitude + magic) - magic;
+  return static_cast<B>(bitCast<double>(bitCast<uint64_t>(rounded) | sign));
+}
+
 /// The exact check of one param (the generic optimizer routine and
 /// deriveWorking, element by element): the index of its first element
 /// whose new master or working copy is not finite, or -1.
@@ -767,40 +790,31 @@ commitParamBody(const FastCoefficients &c, S *master, S *moment1, S *moment2,
   // cleared (an integer max, which vectorizes; ordered as the magnitudes,
   // non-finite values above every finite one).
   uint64_t maxMaster = 0, maxMoment1 = 0;
-  // F16/BF16 working copies: the f16/bf16 rounding (narrow) has branches
-  // and does not vectorize, so it runs in a second loop over each tile of
-  // new masters (read back from L1), leaving the update loop vectorized.
-  constexpr int64_t kTile = Working == MIXRT_LOWP_NONE ? INT64_MAX : 512;
-  for (int64_t start = 0; start < count; start += kTile) {
-    const int64_t end = count - start < kTile ? count : start + kTile;
-    for (int64_t i = start; i < end; ++i) {
-      double w = static_cast<double>(master[i]);
-      double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
-      double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
-      updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
-      const S newMaster = static_cast<S>(w);
-      master[i] = newMaster;
-      const uint64_t wBits =
-          bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
-      maxMaster = maxMaster < wBits ? wBits : maxMaster;
-      if constexpr (ruleUsesMoment1<R>()) {
-        const S newMoment1 = static_cast<S>(m);
-        moment1[i] = newMoment1;
-        const uint64_t mBits =
-            bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
-        maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
-      }
-      if constexpr (ruleUsesMoment2<R>())
-        moment2[i] = static_cast<S>(v);
-      if constexpr (Working == MIXRT_LOWP_NONE)
-        working[i] = static_cast<B>(static_cast<double>(newMaster));
+  for (int64_t i = 0; i < count; ++i) {
+    double w = static_cast<double>(master[i]);
+    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+    const S newMaster = static_cast<S>(w);
+    master[i] = newMaster;
+    const uint64_t wBits =
+        bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
+    maxMaster = maxMaster < wBits ? wBits : maxMaster;
+    if constexpr (ruleUsesMoment1<R>()) {
+      const S newMoment1 = static_cast<S>(m);
+      moment1[i] = newMoment1;
+      const uint64_t mBits =
+          bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
+      maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
     }
+    if constexpr (ruleUsesMoment2<R>())
+      moment2[i] = static_cast<S>(v);
     if constexpr (Working == MIXRT_LOWP_F16)
-      for (int64_t i = start; i < end; ++i)
-        working[i] = widen<F16Format, B>(narrow<F16Format>(master[i]));
+      working[i] = roundToLowp<10, -14, B>(static_cast<double>(newMaster));
     else if constexpr (Working == MIXRT_LOWP_BF16)
-      for (int64_t i = start; i < end; ++i)
-        working[i] = widen<BF16Format, B>(narrow<BF16Format>(master[i]));
+      working[i] = roundToLowp<7, -126, B>(static_cast<double>(newMaster));
+    else
+      working[i] = static_cast<B>(static_cast<double>(newMaster));
   }
   maxBits.master = maxMaster;
   maxBits.moment1 = maxMoment1;

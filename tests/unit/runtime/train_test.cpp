@@ -1324,6 +1324,22 @@ TEST_CASE("train.specialized_rules_match_optimizer", "[train]") {
         }
         if (!lowp[1].values.empty())
           CHECK(lowp[1].values == lowp[0].values);
+        // The working copy of w is the master rounded once (the public
+        // scalar conversion), b's is NONE.
+        for (int l = 0; l < 2; ++l)
+          for (size_t i = 0; i < lowp[l].values.size(); i += 2) {
+            const size_t element = (i / 2) % (kBigCount + 5);
+            if (element >= static_cast<size_t>(kBigCount))
+              continue;
+            const double master = lowp[l].values[i];
+            const double expected =
+                working == MIXRT_LOWP_F16
+                    ? mixrt_f16_to_f64(mixrt_f64_to_f16(master))
+                    : mixrt_bf16_to_f64(mixrt_f64_to_bf16(master));
+            const double got = lowp[l].values[i + 1];
+            INFO("level " << l << " value " << i);
+            REQUIRE(std::memcmp(&got, &expected, sizeof(double)) == 0);
+          }
         // Masters as with NONE working copies (the update ignores them).
         for (size_t i = 0; i < lowp[0].values.size(); i += 2)
           REQUIRE(lowp[0].values[i] == runs[0][0].values[i]);
@@ -1383,4 +1399,81 @@ TEST_CASE("train.overflowing_f32_master_changes_nothing", "[train]") {
   CHECK(master[1] == static_cast<float>(static_cast<double>(3e38f) - 1e38));
   CHECK(static_cast<const double *>(b.weights[0])[1] ==
         static_cast<double>(master[1]));
+}
+
+TEST_CASE("train.lowp_working_copies_round_like_narrow", "[train]") {
+  // Zero gradients: the update keeps every master, and the commit loop's
+  // branch-free f16/bf16 rounding must give the public conversions' bits
+  // on zeros, subnormals, ties and the ends of the range.
+  const std::vector<double> f16Values = {
+      0.0,       -0.0,      0x1p-25,   0x3p-25,           -0x1p-25,
+      0x1.8p-24, 0x1.002p0, 0x1.006p0, -0x1.002p0,        65504.0,
+      65519.99,  -65519.0,  0x1p-14,   0x1p-14 - 0x1p-26, 1e-300,
+      0.1,       1.0 / 3.0, 5e-8,      -7.7e-6,           0x1.ffdp-15};
+  const std::vector<double> bf16Values = {0.0,
+                                          -0.0,
+                                          0x1p-134,
+                                          0x3p-134,
+                                          0x1.01p0,
+                                          0x1.03p0,
+                                          0x1p-126 - 0x1p-140,
+                                          1e-40,
+                                          3e38,
+                                          -3e38,
+                                          0.1,
+                                          1.0 / 3.0,
+                                          1e-300,
+                                          -0x1.fep127,
+                                          0x1.fdp127};
+  const mixrt_simd_level saved = mixrt_get_simd_level();
+  // f64 buffers, so the initial values are the masters exactly.
+  for (mixrt_lowp_format working : {MIXRT_LOWP_F16, MIXRT_LOWP_BF16})
+    for (mixrt_master_format masterFormat :
+         {MIXRT_MASTER_F64, MIXRT_MASTER_F32})
+      for (mixrt_simd_level level : {MIXRT_SIMD_PORTABLE, MIXRT_SIMD_AVX2}) {
+        if (mixrt_set_simd_level(level) != MIXRT_STATUS_OK)
+          continue;
+        const std::vector<double> &values =
+            working == MIXRT_LOWP_F16 ? f16Values : bf16Values;
+        INFO("working " << working << " master " << masterFormat << " level "
+                        << level);
+        const int64_t shape[1] = {static_cast<int64_t>(values.size())};
+        const mixrt_train_param param = {"w", 1, shape, 1, working};
+        mixrt_train_layout layout{"lowp", 1, &param, 0, nullptr, 0};
+        mixrt_train_config config = defaultConfig();
+        mixrt_optimizer_config_init(MIXRT_OPTIMIZER_SGD, &config.optimizer);
+        config.optimizer.learning_rate = 0.5;
+        config.loss_scaler.initial_scale = 1.0;
+        config.master_format = masterFormat;
+        const int64_t size = mixrt_train_state_size(&layout);
+        StateMemory memory(size);
+        mixrt_train_buffers b;
+        REQUIRE(mixrt_train_prepare(memory.get(), size, &layout, &config, &b) ==
+                MIXRT_STATUS_OK);
+        for (size_t i = 0; i < values.size(); ++i)
+          static_cast<double *>(b.weights[0])[i] = values[i];
+        REQUIRE(mixrt_train_start(memory.get()) == MIXRT_STATUS_OK);
+        REQUIRE(mixrt_train_begin(memory.get(), &b) == MIXRT_STATUS_OK);
+        std::memset(b.weights[0], 0x5A, values.size() * sizeof(double));
+        std::memset(b.grads[0], 0, values.size() * sizeof(double));
+        mixrt_train_step_result r;
+        REQUIRE(mixrt_train_finish(memory.get(), MIXRT_STATUS_OK, &r) ==
+                MIXRT_STATUS_OK);
+        REQUIRE(r.skipped == 0);
+        for (size_t i = 0; i < values.size(); ++i) {
+          INFO("element " << i << " value " << values[i]);
+          // The master (the value, or it rounded to f32) rounded once.
+          const double master =
+              masterFormat == MIXRT_MASTER_F64
+                  ? values[i]
+                  : static_cast<double>(static_cast<float>(values[i]));
+          const double expected =
+              working == MIXRT_LOWP_F16
+                  ? mixrt_f16_to_f64(mixrt_f64_to_f16(master))
+                  : mixrt_bf16_to_f64(mixrt_f64_to_bf16(master));
+          const double got = static_cast<const double *>(b.weights[0])[i];
+          CHECK(std::memcmp(&got, &expected, sizeof(double)) == 0);
+        }
+      }
+  REQUIRE(mixrt_set_simd_level(saved) == MIXRT_STATUS_OK);
 }
