@@ -9,12 +9,13 @@
 // gradient (both of the buffer type), the master, moment1 and moment2 (room
 // for f64); per statistic the running and the batch value; the workspace.
 //
-// prepare, start (without a file), begin and finish allocate nothing: the
+// prepare, start (without a file), begin and finish allocate nothing. The
 // update is the shared optimizer math (optim_math.h, specialized per rule
-// so the loops vectorize) run twice, a first pass checking every new master
-// and working copy, a second committing them, so a failing step changes
-// nothing. Export and loading a file use
-// stdio and temporary buffers (safetensors.cpp).
+// so the loops vectorize): every new master and working copy is checked
+// first (by a bound from the tracked maxima, else a vectorized pass, else
+// element by element), then one fused pass commits them, so a failing step
+// changes nothing. Export and loading a file use stdio and temporary
+// buffers (safetensors.cpp).
 //
 //===----------------------------------------------------------------------===//
 
