@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace mixrt::detail {
 
@@ -119,6 +120,128 @@ int64_t updateParam(const OptimizerConfig &c, const UpdateCoefficients &k,
     }
   }
   return -1;
+}
+
+/// The update of updateElement specialized per optimizer rule, for loops
+/// the compiler can vectorize: the kind and the flags are template
+/// arguments (no per-element branch), the per-step constants are hoisted
+/// into FastCoefficients (each computed by the same expression as in
+/// updateElement, so the same value). Every element goes through exactly
+/// the f64 operations of updateElement, in the same order: the results are
+/// bit-identical (the runtime is built without FMA contraction,
+/// -ffp-contract=off, and sqrt stays the correctly rounded IEEE sqrt;
+/// trainer.cpp is built with -fno-math-errno so that sqrt need not call
+/// libm for errno, which changes no value). mixrt_optimizer keeps the
+/// generic updateElement: the tests compare the two bit for bit.
+enum class Rule : int {
+  kSgd,           // SGD without momentum
+  kSgdMomentum,   // SGD with momentum
+  kSgdNesterov,   // SGD with Nesterov momentum
+  kAdam,          // Adam / AdamW without weight decay (the same update)
+  kAdamL2,        // Adam with weight decay (L2 on the gradient)
+  kAdamDecoupled, // AdamW with weight decay
+};
+
+struct FastCoefficients {
+  double lr, wd, momentum, dampingComplement, beta1Complement, beta2,
+      beta2Complement, correction2Sqrt, epsilon, stepSize, decay;
+  bool firstStep;
+};
+
+inline FastCoefficients fastCoefficients(const OptimizerConfig &c,
+                                         const UpdateCoefficients &k) {
+  FastCoefficients f;
+  f.lr = c.learning_rate;
+  f.wd = c.weight_decay;
+  f.momentum = c.momentum;
+  f.dampingComplement = 1.0 - c.dampening;
+  f.beta1Complement = 1.0 - c.beta1;
+  f.beta2 = c.beta2;
+  f.beta2Complement = 1.0 - c.beta2;
+  f.correction2Sqrt = k.correction2Sqrt;
+  f.epsilon = c.epsilon;
+  f.stepSize = k.stepSize;
+  f.decay = 1.0 - c.learning_rate * c.weight_decay;
+  f.firstStep = k.firstStep;
+  return f;
+}
+
+/// The rule of a configuration, and whether SGD decays the weights.
+inline Rule ruleOf(const OptimizerConfig &c) {
+  if (c.kind == OptimizerKind::kSgd)
+    return c.momentum == 0.0 ? Rule::kSgd
+           : c.nesterov      ? Rule::kSgdNesterov
+                             : Rule::kSgdMomentum;
+  if (c.weight_decay == 0.0)
+    return Rule::kAdam;
+  return c.kind == OptimizerKind::kAdamW ? Rule::kAdamDecoupled : Rule::kAdamL2;
+}
+
+/// updateElement for rule R (SgdDecay: SGD with weight_decay != 0).
+template <Rule R, bool SgdDecay>
+inline void updateElementFast(const FastCoefficients &c, double g, double &w,
+                              double &m, double &v) {
+  if constexpr (R == Rule::kSgd || R == Rule::kSgdMomentum ||
+                R == Rule::kSgdNesterov) {
+    double d = g;
+    if constexpr (SgdDecay)
+      d += c.wd * w;
+    if constexpr (R != Rule::kSgd) {
+      // Both sides are computed and one selected (no side effects), so the
+      // loop stays branch-free.
+      const double next = c.momentum * m + c.dampingComplement * d;
+      m = c.firstStep ? d : next;
+      if constexpr (R == Rule::kSgdNesterov)
+        d = d + c.momentum * m;
+      else
+        d = m;
+    }
+    w -= c.lr * d;
+  } else {
+    if constexpr (R == Rule::kAdamDecoupled)
+      w *= c.decay;
+    if constexpr (R == Rule::kAdamL2)
+      g += c.wd * w;
+    m += c.beta1Complement * (g - m);
+    v = c.beta2 * v + c.beta2Complement * g * g;
+    const double denom = std::sqrt(v) / c.correction2Sqrt + c.epsilon;
+    w -= c.stepSize * (m / denom);
+  }
+}
+
+/// Whether rule R reads and writes moment 1 / moment 2.
+template <Rule R> constexpr bool ruleUsesMoment1() { return R != Rule::kSgd; }
+template <Rule R> constexpr bool ruleUsesMoment2() {
+  return R != Rule::kSgd && R != Rule::kSgdMomentum && R != Rule::kSgdNesterov;
+}
+
+/// Calls f(std::integral_constant<Rule, R>, std::bool_constant<SgdDecay>)
+/// for the rule of `c`.
+template <class F> inline auto dispatchRule(const OptimizerConfig &c, F &&f) {
+  const bool decay = c.weight_decay != 0.0;
+  using std::integral_constant;
+  switch (ruleOf(c)) {
+  case Rule::kSgd:
+    return decay ? f(integral_constant<Rule, Rule::kSgd>(), std::true_type())
+                 : f(integral_constant<Rule, Rule::kSgd>(), std::false_type());
+  case Rule::kSgdMomentum:
+    return decay ? f(integral_constant<Rule, Rule::kSgdMomentum>(),
+                     std::true_type())
+                 : f(integral_constant<Rule, Rule::kSgdMomentum>(),
+                     std::false_type());
+  case Rule::kSgdNesterov:
+    return decay ? f(integral_constant<Rule, Rule::kSgdNesterov>(),
+                     std::true_type())
+                 : f(integral_constant<Rule, Rule::kSgdNesterov>(),
+                     std::false_type());
+  case Rule::kAdam:
+    return f(integral_constant<Rule, Rule::kAdam>(), std::false_type());
+  case Rule::kAdamL2:
+    return f(integral_constant<Rule, Rule::kAdamL2>(), std::false_type());
+  case Rule::kAdamDecoupled:
+    break;
+  }
+  return f(integral_constant<Rule, Rule::kAdamDecoupled>(), std::false_type());
 }
 
 /// True if the optimizer keeps a first / second moment per element.

@@ -9,11 +9,13 @@
 // gradient (both of the buffer type), the master, moment1 and moment2 (room
 // for f64); per statistic the running and the batch value; the workspace.
 //
-// prepare, start (without a file), begin and finish allocate nothing: the
-// update is the shared optimizer routine (optim_math.h) run twice, a first
-// pass checking every new master and working copy, a second committing
-// them, so a failing step changes nothing. Export and loading a file use
-// stdio and temporary buffers (safetensors.cpp).
+// prepare, start (without a file), begin and finish allocate nothing. The
+// update is the shared optimizer math (optim_math.h, specialized per rule
+// so the loops vectorize): every new master and working copy is checked
+// first (by a bound from the tracked maxima, else a vectorized pass, else
+// element by element), then one fused pass commits them, so a failing step
+// changes nothing. Export and loading a file use stdio and temporary
+// buffers (safetensors.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,11 +24,13 @@
 #include "optim_math.h"
 #include "safetensors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
 #include <optional>
+#include <type_traits>
 
 namespace mixrt::detail {
 namespace {
@@ -34,6 +38,13 @@ namespace {
 constexpr uint64_t kMagic = 0x316e727472786d6dULL; // "mmxrtrn1"
 constexpr int64_t kAlign = 64;
 constexpr int32_t kMaxRank = 8;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MIXRT_TRAIN_AVX2 __attribute__((target("avx2")))
+#else
+#define MIXRT_TRAIN_AVX2
+#endif
+#define MIXRT_TRAIN_INLINE inline __attribute__((always_inline))
 
 enum class Stage : int32_t { kPrepared = 1, kStarted = 2 };
 
@@ -46,6 +57,11 @@ struct ParamSlots {
   void *moment2;
   int64_t count;
   bool f64;
+  /// The largest |master| and |moment1| stored (as f64; +inf if one is not
+  /// finite), kept by start and every committed update: with the largest
+  /// |gradient| they bound the next update (updateBound).
+  double maxMaster;
+  double maxMoment1;
 };
 
 /// The arrays of one running statistic.
@@ -598,6 +614,7 @@ absl::Status startWith(const Net &prefix, Header &h,
       const ParamSlots &slots = h.params[p];
       const int32_t working = enumValue(L.params[p].working);
       S *master = static_cast<S *>(slots.master);
+      double maxMaster = 0.0;
       for (int64_t i = 0; i < slots.count; ++i) {
         const double v = init.param(h, p, i);
         const S m = static_cast<S>(v);
@@ -613,7 +630,12 @@ absl::Status startWith(const Net &prefix, Header &h,
           master[i] = m;
           static_cast<S *>(slots.moment1)[i] = S(0);
           static_cast<S *>(slots.moment2)[i] = S(0);
+          maxMaster = std::max(maxMaster, std::fabs(static_cast<double>(m)));
         }
+      }
+      if (commit) {
+        h.params[p].maxMaster = maxMaster;
+        h.params[p].maxMoment1 = 0.0;
       }
     }
     for (int64_t s = 0; s < L.num_stats; ++s) {
@@ -676,36 +698,386 @@ absl::Status begin(void *state, mixrt_train_buffers *outBuffers) {
   return absl::OkStatus();
 }
 
-/// Runs the optimizer over every param, checking (commit false) or
-/// committing; returns the index of the first param that fails the check
-/// and sets `badElement`.
+constexpr uint64_t kAbsMask64 = ~uint64_t{0} >> 1;
+
+/// The results of a commit loop: max |master| and |moment1| as f64 bits.
+struct MaxBits {
+  uint64_t master = 0;
+  uint64_t moment1 = 0;
+};
+
+/// The magnitude of `bits` (from MaxBits): +inf for inf and NaN.
+inline double magnitudeOf(uint64_t bits) {
+  return bits >= 0x7ff0000000000000ULL ? std::numeric_limits<double>::infinity()
+                                       : bitCast<double>(bits);
+}
+
+/// widen<Fmt, B>(narrow<Fmt>(x)) (Fmt with kMantBits fraction bits and
+/// smallest normal exponent kMinExp: f16 10, -14; bf16 7, -126) for a
+/// finite x whose rounding is finite (the check pass proved it), without
+/// branches so that it vectorizes: |x| is rounded (RNE) to a multiple of
+/// the format's quantum at its exponent, 2^(max(e, kMinExp) - kMantBits),
+/// by adding and subtracting 1.5 * 2^(that exponent + 52): the f64 sum
+/// rounds (RNE) exactly at the quantum, the difference is exact, and the
+/// result, a value of the format, is exact in B; the sign is put back
+/// (also on a zero, as narrow keeps it).
+template <int kMantBits, int kMinExp, class B>
+MIXRT_TRAIN_INLINE B roundToLowp(double x) {
+  const uint64_t bits = bitCast<uint64_t>(x);
+  const uint64_t sign = bits & ~kAbsMask64;
+  const double magnitude = bitCast<double>(bits & kAbsMask64);
+  int64_t e = static_cast<int64_t>((bits >> 52) & 0x7ff) - 1023;
+  e = e < kMinExp ? kMinExp : e;
+  const double magic =
+      bitCast<double>((static_cast<uint64_t>(e + 52 - kMantBits + 1023) << 52) |
+                      (uint64_t{1} << 51));
+  const double rounded = (magnitude + magic) - magic;
+  return static_cast<B>(bitCast<double>(bitCast<uint64_t>(rounded) | sign));
+}
+
+/// The exact check of one param (the generic optimizer routine and
+/// deriveWorking, element by element): the index of its first element
+/// whose new master or working copy is not finite, or -1.
 template <class S>
-int64_t updateAll(Header &h, const UpdateCoefficients &k, bool commit,
-                  int64_t &badElement) {
+int64_t checkParamExact(const Header &h, int64_t p,
+                        const UpdateCoefficients &k) {
+  const ParamSlots &slots = h.params[p];
+  const int32_t working = enumValue(h.layout->params[p].working);
+  auto accept = [&](int64_t i, S w) {
+    return std::isfinite(w) && deriveWorking(slots, working, i, w, false);
+  };
+  S *master = static_cast<S *>(slots.master);
+  S *moment1 =
+      usesMoment1(h.optimizer) ? static_cast<S *>(slots.moment1) : nullptr;
+  S *moment2 =
+      usesMoment2(h.optimizer) ? static_cast<S *>(slots.moment2) : nullptr;
+  return slots.f64 ? updateParam(h.optimizer, k, master, moment1, moment2,
+                                 static_cast<const double *>(slots.grad),
+                                 slots.count, false, accept)
+                   : updateParam(h.optimizer, k, master, moment1, moment2,
+                                 static_cast<const float *>(slots.grad),
+                                 slots.count, false, accept);
+}
+
+/// The fast check of one param: true if every new master (rounded to S) is
+/// at most `limit` in magnitude (NaN fails). `limit` is conservative: a
+/// value within it is finite as a master and as a working copy, so true
+/// proves the exact check passes; false sends the param to the exact
+/// check (checkParamExact), which decides. Branch-free, vectorizable.
+template <Rule R, bool SgdDecay, class S, class G>
+MIXRT_TRAIN_INLINE bool
+checkParamBody(const FastCoefficients &c, const S *master, const S *moment1,
+               const S *moment2, const G *grad, int64_t count, double limit) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double w = static_cast<double>(master[i]);
+    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+    const double rounded = static_cast<double>(static_cast<S>(w));
+    bad |= !(std::fabs(rounded) <= limit);
+  }
+  return bad == 0;
+}
+
+/// The committing update of one param (checked before): the new master and
+/// moments rounded to S, the working copy (buffer type B) derived from the
+/// master as deriveWorking does, in one fused, branch-free loop.
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+MIXRT_TRAIN_INLINE void
+commitParamBody(const FastCoefficients &c, S *master, S *moment1, S *moment2,
+                const B *grad, B *working, int64_t count, MaxBits &maxBits) {
+  // The largest |new master| and |new moment1| as f64 bits with the sign
+  // cleared (an integer max, which vectorizes; ordered as the magnitudes,
+  // non-finite values above every finite one).
+  uint64_t maxMaster = 0, maxMoment1 = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double w = static_cast<double>(master[i]);
+    double m = ruleUsesMoment1<R>() ? static_cast<double>(moment1[i]) : 0.0;
+    double v = ruleUsesMoment2<R>() ? static_cast<double>(moment2[i]) : 0.0;
+    updateElementFast<R, SgdDecay>(c, static_cast<double>(grad[i]), w, m, v);
+    const S newMaster = static_cast<S>(w);
+    master[i] = newMaster;
+    const uint64_t wBits =
+        bitCast<uint64_t>(static_cast<double>(newMaster)) & kAbsMask64;
+    maxMaster = maxMaster < wBits ? wBits : maxMaster;
+    if constexpr (ruleUsesMoment1<R>()) {
+      const S newMoment1 = static_cast<S>(m);
+      moment1[i] = newMoment1;
+      const uint64_t mBits =
+          bitCast<uint64_t>(static_cast<double>(newMoment1)) & kAbsMask64;
+      maxMoment1 = maxMoment1 < mBits ? mBits : maxMoment1;
+    }
+    if constexpr (ruleUsesMoment2<R>())
+      moment2[i] = static_cast<S>(v);
+    if constexpr (Working == MIXRT_LOWP_F16)
+      working[i] = roundToLowp<10, -14, B>(static_cast<double>(newMaster));
+    else if constexpr (Working == MIXRT_LOWP_BF16)
+      working[i] = roundToLowp<7, -126, B>(static_cast<double>(newMaster));
+    else
+      working[i] = static_cast<B>(static_cast<double>(newMaster));
+  }
+  maxBits.master = maxMaster;
+  maxBits.moment1 = maxMoment1;
+}
+
+// Each loop body above is compiled twice: for the baseline ISA and for
+// AVX2 (the same operations, only wider vectors: "avx2" enables neither FMA
+// nor any other change of the results, and the file is built with
+// -ffp-contract=off), chosen at run time with the SIMD level of the
+// conversions and GEMMs (useAvx2(), mixrt_set_simd_level). GCC vectorizes
+// the check loop's reduction only with AVX2.
+template <Rule R, bool SgdDecay, class S, class G>
+bool checkParamPortable(const FastCoefficients &c, const S *master,
+                        const S *moment1, const S *moment2, const G *grad,
+                        int64_t count, double limit) {
+  return checkParamBody<R, SgdDecay>(c, master, moment1, moment2, grad, count,
+                                     limit);
+}
+template <Rule R, bool SgdDecay, class S, class G>
+MIXRT_TRAIN_AVX2 bool
+checkParamAvx2(const FastCoefficients &c, const S *master, const S *moment1,
+               const S *moment2, const G *grad, int64_t count, double limit) {
+  return checkParamBody<R, SgdDecay>(c, master, moment1, moment2, grad, count,
+                                     limit);
+}
+template <Rule R, bool SgdDecay, class S, class G>
+bool checkParamFast(bool avx2, const FastCoefficients &c, const S *master,
+                    const S *moment1, const S *moment2, const G *grad,
+                    int64_t count, double limit) {
+  return avx2 ? checkParamAvx2<R, SgdDecay>(c, master, moment1, moment2, grad,
+                                            count, limit)
+              : checkParamPortable<R, SgdDecay>(c, master, moment1, moment2,
+                                                grad, count, limit);
+}
+
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+void commitParamPortable(const FastCoefficients &c, S *master, S *moment1,
+                         S *moment2, const B *grad, B *working, int64_t count,
+                         MaxBits &maxBits) {
+  commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                        working, count, maxBits);
+}
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+MIXRT_TRAIN_AVX2 void
+commitParamAvx2(const FastCoefficients &c, S *master, S *moment1, S *moment2,
+                const B *grad, B *working, int64_t count, MaxBits &maxBits) {
+  commitParamBody<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                        working, count, maxBits);
+}
+template <Rule R, bool SgdDecay, int32_t Working, class S, class B>
+void commitParamFast(bool avx2, const FastCoefficients &c, S *master,
+                     S *moment1, S *moment2, const B *grad, B *working,
+                     int64_t count, MaxBits &maxBits) {
+  if (avx2)
+    commitParamAvx2<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                          working, count, maxBits);
+  else
+    commitParamPortable<R, SgdDecay, Working>(c, master, moment1, moment2, grad,
+                                              working, count, maxBits);
+}
+
+/// The largest magnitude of a master of type S (rounded) that is surely
+/// finite as the master and as its working copy.
+template <class S> double checkLimit(int32_t working, bool bufferF64) {
+  double limit = std::is_same_v<S, float>
+                     ? static_cast<double>(std::numeric_limits<float>::max())
+                     : std::numeric_limits<double>::max();
+  if (working == MIXRT_LOWP_F16)
+    limit = 65504.0; // The largest finite f16.
+  else if (working == MIXRT_LOWP_BF16)
+    limit = 0x1.fep127; // The largest finite bf16.
+  else if (!bufferF64)
+    limit =
+        std::min(limit, static_cast<double>(std::numeric_limits<float>::max()));
+  return limit;
+}
+
+/// A bound on |new master| of a param from max |master|, max |moment1|
+/// (ParamSlots) and `gradMax`, the largest |gradient| of the step; +inf or
+/// NaN if one is not finite. Each step of the update is bounded with a
+/// factor 2 (or 4) of slack, far beyond the few f64 roundings it adds: SGD
+/// |d| <= |g| + wd |w|, |buf'| <= momentum |buf| + (1 - dampening) |d| (or
+/// |d| on the first step), |w'| <= |w| + lr |d'|; Adam |m'| <= 3 max(|m|,
+/// |g'|) (m' = m + (1 - b1)(g' - m), 1 - b1 in (0, 1]), |m' / denom| <= |m'|
+/// / epsilon (denom = sqrt(v') / c + epsilon >= epsilon > 0), |w'| <= |w|
+/// |1 - lr wd| + step_size |m' / denom|.
+double updateBound(const OptimizerConfig &o, const UpdateCoefficients &k,
+                   const ParamSlots &slots, double gradMax) {
+  const double w = slots.maxMaster, m = slots.maxMoment1;
+  const double wd = std::fabs(o.weight_decay);
+  if (o.kind == OptimizerKind::kSgd) {
+    const double d = 2.0 * (gradMax + wd * w);
+    double step = d;
+    if (o.momentum != 0.0) {
+      const double buf =
+          2.0 * (o.momentum * m + std::fabs(1.0 - o.dampening) * d) + 2.0 * d;
+      step = o.nesterov ? 2.0 * (d + o.momentum * buf) : buf;
+    }
+    return 2.0 * (w + 2.0 * o.learning_rate * step);
+  }
+  double g = gradMax, decay = 1.0;
+  if (o.weight_decay != 0.0) {
+    if (o.kind == OptimizerKind::kAdamW)
+      decay = std::max(1.0, std::fabs(1.0 - o.learning_rate * o.weight_decay));
+    else
+      g = 2.0 * (gradMax + wd * w);
+  }
+  const double moment = 4.0 * std::max(m, g);
+  const double update = 4.0 * k.stepSize * (moment / o.epsilon);
+  return 2.0 * (2.0 * w * decay + update);
+}
+
+/// Checks the update of every param (nothing is written): the index of the
+/// first param with a non-finite new master or working copy (and
+/// `badElement`), or -1. A param whose updateBound is within the limit
+/// passes at once; else it gets the fast conservative check, and only a
+/// param that one flags is checked again exactly, so the outcome (and the
+/// element named) is the one of the exact check.
+template <class S>
+int64_t checkAll(const Header &h, const UpdateCoefficients &k, double gradMax,
+                 int64_t &badElement) {
+  const FastCoefficients c = fastCoefficients(h.optimizer, k);
+  const bool avx2 = useAvx2();
   const mixrt_train_layout &L = *h.layout;
-  const bool m1 = usesMoment1(h.optimizer), m2 = usesMoment2(h.optimizer);
   for (int64_t p = 0; p < L.num_params; ++p) {
     const ParamSlots &slots = h.params[p];
-    const int32_t working = enumValue(L.params[p].working);
-    auto accept = [&](int64_t i, S w) {
-      return std::isfinite(w) && deriveWorking(slots, working, i, w, commit);
-    };
-    S *master = static_cast<S *>(slots.master);
-    S *moment1 = m1 ? static_cast<S *>(slots.moment1) : nullptr;
-    S *moment2 = m2 ? static_cast<S *>(slots.moment2) : nullptr;
-    const int64_t bad =
-        slots.f64 ? updateParam(h.optimizer, k, master, moment1, moment2,
-                                static_cast<const double *>(slots.grad),
-                                slots.count, commit, accept)
-                  : updateParam(h.optimizer, k, master, moment1, moment2,
-                                static_cast<const float *>(slots.grad),
-                                slots.count, commit, accept);
+    const double limit =
+        checkLimit<S>(enumValue(L.params[p].working), slots.f64);
+    // The usual case: the bound proves every new master and working copy
+    // finite without a pass over the param.
+    if (updateBound(h.optimizer, k, slots, gradMax) <= limit)
+      continue;
+    const S *master = static_cast<const S *>(slots.master);
+    const S *moment1 = static_cast<const S *>(slots.moment1);
+    const S *moment2 = static_cast<const S *>(slots.moment2);
+    const bool ok = dispatchRule(h.optimizer, [&](auto rule, auto decay) {
+      constexpr Rule R = decltype(rule)::value;
+      constexpr bool D = decltype(decay)::value;
+      return slots.f64
+                 ? checkParamFast<R, D>(avx2, c, master, moment1, moment2,
+                                        static_cast<const double *>(slots.grad),
+                                        slots.count, limit)
+                 : checkParamFast<R, D>(avx2, c, master, moment1, moment2,
+                                        static_cast<const float *>(slots.grad),
+                                        slots.count, limit);
+    });
+    if (ok)
+      continue;
+    const int64_t bad = checkParamExact<S>(h, p, k);
     if (bad >= 0) {
       badElement = bad;
       return p;
     }
   }
   return -1;
+}
+
+/// Commits the update of every param (checked by checkAll).
+template <class S> void commitAll(Header &h, const UpdateCoefficients &k) {
+  const FastCoefficients c = fastCoefficients(h.optimizer, k);
+  const bool avx2 = useAvx2();
+  const mixrt_train_layout &L = *h.layout;
+  for (int64_t p = 0; p < L.num_params; ++p) {
+    const ParamSlots &slots = h.params[p];
+    const int32_t working = enumValue(L.params[p].working);
+    S *master = static_cast<S *>(slots.master);
+    S *moment1 = static_cast<S *>(slots.moment1);
+    S *moment2 = static_cast<S *>(slots.moment2);
+    MaxBits maxBits;
+    dispatchRule(h.optimizer, [&](auto rule, auto decay) {
+      constexpr Rule R = decltype(rule)::value;
+      constexpr bool D = decltype(decay)::value;
+      auto run = [&](auto *grad, auto *work) {
+        if (working == MIXRT_LOWP_F16)
+          commitParamFast<R, D, MIXRT_LOWP_F16>(avx2, c, master, moment1,
+                                                moment2, grad, work,
+                                                slots.count, maxBits);
+        else if (working == MIXRT_LOWP_BF16)
+          commitParamFast<R, D, MIXRT_LOWP_BF16>(avx2, c, master, moment1,
+                                                 moment2, grad, work,
+                                                 slots.count, maxBits);
+        else
+          commitParamFast<R, D, MIXRT_LOWP_NONE>(avx2, c, master, moment1,
+                                                 moment2, grad, work,
+                                                 slots.count, maxBits);
+      };
+      if (slots.f64)
+        run(static_cast<const double *>(slots.grad),
+            static_cast<double *>(slots.working));
+      else
+        run(static_cast<const float *>(slots.grad),
+            static_cast<float *>(slots.working));
+    });
+    h.params[p].maxMaster = magnitudeOf(maxBits.master);
+    h.params[p].maxMoment1 = magnitudeOf(maxBits.moment1);
+  }
+}
+
+/// The running sums of the fused unscale pass: max |g| and sum g*g in the
+/// order of mixrt_grad_norm (tensor by tensor, element by element).
+struct NormSums {
+  double maxAbs = 0.0;
+  double sum = 0.0;
+};
+
+/// Unscales `grad` in place, g = (T)((double)g * inverse) exactly as the
+/// scaler's Unscale; returns true if a result is not finite. Also extends
+/// `sums` with the unscaled values: max |g| and the squares summed in order,
+/// which is mixrt_grad_norm's sum whenever its scaling exponent is 0 (max
+/// |g| within [2^-400, 2^400]: the values are multiplied by 1.0). Tiles of
+/// kTile elements: the unscale, finite check and max vectorize; the
+/// in-order sum (a serial chain, as mixrt_grad_norm's) reads the tile back
+/// from L1.
+template <class T>
+MIXRT_TRAIN_INLINE bool unscaleBody(T *grad, int64_t count, double inverse,
+                                    NormSums &sums) {
+  // The largest |g| as the bits of T with the sign cleared: an unsigned
+  // integer max, which vectorizes (a floating-point max with its NaN rules
+  // does not), ordered as the magnitudes are; a non-finite value has the
+  // all-ones exponent, so the max also finds inf/NaN.
+  using Bits =
+      std::conditional_t<std::is_same_v<T, double>, uint64_t, uint32_t>;
+  constexpr Bits kAbsMask = ~Bits{0} >> 1;
+  constexpr Bits kInfBits = static_cast<Bits>(
+      std::is_same_v<T, double> ? 0x7ff0000000000000ULL : 0x7f800000ULL);
+  constexpr int64_t kTile = 1024;
+  Bits maxBits = 0;
+  double sum = sums.sum;
+  for (int64_t start = 0; start < count; start += kTile) {
+    const int64_t end = std::min(count, start + kTile);
+    for (int64_t i = start; i < end; ++i) {
+      const T g = static_cast<T>(static_cast<double>(grad[i]) * inverse);
+      grad[i] = g;
+      const Bits bits = bitCast<Bits>(g) & kAbsMask;
+      maxBits = maxBits < bits ? bits : maxBits;
+    }
+    for (int64_t i = start; i < end; ++i) {
+      const double x = static_cast<double>(grad[i]);
+      sum += x * x;
+    }
+  }
+  const double maxAbs = static_cast<double>(bitCast<T>(maxBits));
+  if (maxBits < kInfBits && sums.maxAbs < maxAbs)
+    sums.maxAbs = maxAbs;
+  sums.sum = sum;
+  return maxBits >= kInfBits;
+}
+
+template <class T>
+bool unscalePortable(T *grad, int64_t count, double inverse, NormSums &sums) {
+  return unscaleBody(grad, count, inverse, sums);
+}
+template <class T>
+MIXRT_TRAIN_AVX2 bool unscaleAvx2(T *grad, int64_t count, double inverse,
+                                  NormSums &sums) {
+  return unscaleBody(grad, count, inverse, sums);
+}
+template <class T>
+bool unscaleFused(bool avx2, T *grad, int64_t count, double inverse,
+                  NormSums &sums) {
+  return avx2 ? unscaleAvx2(grad, count, inverse, sums)
+              : unscalePortable(grad, count, inverse, sums);
 }
 
 absl::Status finish(void *state, mixrt_status_code gradStatus,
@@ -733,22 +1105,17 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
   // Unscale (one pass that also finds inf/NaN: the scaler's Unscale), and
   // the batch statistics must be finite.
   bool foundInf = code == MIXRT_STATUS_OUT_OF_RANGE;
+  NormSums sums;
   if (!foundInf) {
+    const double inverse = 1.0 / scale; // As the scaler's Unscale.
+    const bool avx2 = useAvx2();
     for (int64_t p = 0; p < L.num_params; ++p) {
       const ParamSlots &slots = h.params[p];
-      absl::StatusOr<bool> inf;
-      if (slots.f64) {
-        const absl::Span<double> one[1] = {
-            absl::Span<double>(static_cast<double *>(slots.grad), slots.count)};
-        inf = scaler.Unscale(absl::Span<const absl::Span<double>>(one, 1));
-      } else {
-        const absl::Span<float> one[1] = {
-            absl::Span<float>(static_cast<float *>(slots.grad), slots.count)};
-        inf = scaler.Unscale(absl::Span<const absl::Span<float>>(one, 1));
-      }
-      if (!inf.ok())
-        return inf.status();
-      foundInf |= *inf;
+      foundInf |= slots.f64
+                      ? unscaleFused(avx2, static_cast<double *>(slots.grad),
+                                     slots.count, inverse, sums)
+                      : unscaleFused(avx2, static_cast<float *>(slots.grad),
+                                     slots.count, inverse, sums);
     }
     for (int64_t s = 0; s < L.num_stats && !foundInf; ++s)
       for (int64_t i = 0; i < h.stats[s].count; ++i)
@@ -759,13 +1126,22 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
   }
   double norm = std::numeric_limits<double>::quiet_NaN();
   if (!foundInf) {
-    absl::StatusOr<double> n = gradNormViews(kOp, views);
-    if (n.ok())
-      norm = *n;
-    else if (n.status().code() == absl::StatusCode::kOutOfRange)
-      foundInf = true; // A norm beyond DBL_MAX: as a non-finite gradient.
-    else
-      return n.status();
+    // mixrt_grad_norm's result from the fused sums when its scaling
+    // exponent is 0 (norm = ldexp(sqrt(sum), 0), finite); else its own
+    // two-pass computation.
+    if (sums.maxAbs == 0.0) {
+      norm = 0.0;
+    } else if (!(sums.maxAbs < 0x1p-400 || sums.maxAbs > 0x1p400)) {
+      norm = std::sqrt(sums.sum);
+    } else {
+      absl::StatusOr<double> n = gradNormViews(kOp, views);
+      if (n.ok())
+        norm = *n;
+      else if (n.status().code() == absl::StatusCode::kOutOfRange)
+        foundInf = true; // A norm beyond DBL_MAX: as a non-finite gradient.
+      else
+        return n.status();
+    }
   }
 
   mixrt_train_step_result result;
@@ -788,22 +1164,32 @@ absl::Status finish(void *state, mixrt_status_code gradStatus,
       scaleGradViews(views, coef);
   }
 
-  // The update: a checking pass, then the committing pass.
+  // The update: a checking pass, then the committing pass. The check
+  // recomputes the update (only the masters, nothing stored): keeping a
+  // copy of the old masters and moments to roll a failed single pass back
+  // would cost a copy of all of them (3x the masters) per step and the
+  // state memory for it, more than this read-only pass.
   const UpdateCoefficients k = updateCoefficients(h.optimizer, h.updates + 1);
   const double mom = h.config.batch_norm_momentum;
   for (int pass = 0; pass < 2; ++pass) {
     const bool commit = pass == 1;
-    int64_t badElement = -1;
-    const int64_t badParam = h.masterF32
-                                 ? updateAll<float>(h, k, commit, badElement)
-                                 : updateAll<double>(h, k, commit, badElement);
-    if (badParam >= 0)
-      return outOfRange(networkPrefix(kOp, L), ": weight '",
-                        L.params[badParam].name, "' element ", badElement,
-                        ": the update makes the master or its ",
-                        workingName(enumValue(L.params[badParam].working),
-                                    h.params[badParam].f64),
-                        " working copy non-finite; nothing was changed");
+    if (!commit) {
+      int64_t badElement = -1;
+      const int64_t badParam =
+          h.masterF32 ? checkAll<float>(h, k, sums.maxAbs, badElement)
+                      : checkAll<double>(h, k, sums.maxAbs, badElement);
+      if (badParam >= 0)
+        return outOfRange(networkPrefix(kOp, L), ": weight '",
+                          L.params[badParam].name, "' element ", badElement,
+                          ": the update makes the master or its ",
+                          workingName(enumValue(L.params[badParam].working),
+                                      h.params[badParam].f64),
+                          " working copy non-finite; nothing was changed");
+    } else if (h.masterF32) {
+      commitAll<float>(h, k);
+    } else {
+      commitAll<double>(h, k);
+    }
     for (int64_t s = 0; s < L.num_stats; ++s) {
       const StatSlots &slots = h.stats[s];
       for (int64_t i = 0; i < slots.count; ++i) {
