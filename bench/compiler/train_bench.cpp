@@ -15,7 +15,8 @@
 //               masters, working copies re-derived)
 //   gradient    the gradient network alone (forward and backward)
 //   unscale     mixrt_loss_scaler_unscale_f32 over the same gradients: the
-//               fused unscale + inf/NaN check a step makes
+//               loss scaler's unscale + inf/NaN pass on its own (the step's
+//               finish fuses it with the max and the norm's sum)
 //   copy        a memcpy of the same gradient bytes: one streaming pass, the
 //               floor of any pass over the gradients
 //
