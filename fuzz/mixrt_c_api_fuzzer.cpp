@@ -75,7 +75,10 @@ constexpr uint8_t kCanary = 0xA5;
 bool isStatus(int32_t c) {
   return c == MIXRT_STATUS_OK || c == MIXRT_STATUS_INVALID_ARGUMENT ||
          c == MIXRT_STATUS_OUT_OF_RANGE || c == MIXRT_STATUS_UNIMPLEMENTED ||
-         c == MIXRT_STATUS_INTERNAL || c == MIXRT_STATUS_RESOURCE_EXHAUSTED;
+         c == MIXRT_STATUS_INTERNAL || c == MIXRT_STATUS_RESOURCE_EXHAUSTED ||
+         // API version 8 (the trainer's file and state errors).
+         c == MIXRT_STATUS_NOT_FOUND || c == MIXRT_STATUS_FAILED_PRECONDITION ||
+         c == MIXRT_STATUS_UNAVAILABLE || c == MIXRT_STATUS_DATA_LOSS;
 }
 
 /// a + b with two's complement wrap-around (decoded edge values may wrap).
