@@ -142,6 +142,9 @@ private:
     return make<OpTy>(x.getType(), {x});
   }
   Value constant(double value);
+  /// An inline f32 weight of `shape` holding `values` (row-major; one value
+  /// is splat).
+  Value constantTensor(ArrayRef<int64_t> shape, ArrayRef<float> values);
   Value reshape(Value v, ArrayRef<int64_t> shape);
   Value transpose(Value v, ArrayRef<int64_t> permutation);
   Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepdims);
@@ -210,8 +213,14 @@ SmallVector<int64_t> Differentiator::broadcastShape(ArrayRef<int64_t> a,
 }
 
 Value Differentiator::constant(double value) {
-  auto type = tensorType({});
-  auto attr = DenseElementsAttr::get(type, static_cast<float>(value));
+  return constantTensor({}, {static_cast<float>(value)});
+}
+
+Value Differentiator::constantTensor(ArrayRef<int64_t> shape,
+                                     ArrayRef<float> values) {
+  auto type = tensorType(shape);
+  auto attr = values.size() == 1 ? DenseElementsAttr::get(type, values[0])
+                                 : DenseElementsAttr::get(type, values);
   return WeightOp::create(b, loc, TypeRange{type}, ValueRange{},
                           {b.getNamedAttr("value", attr)})
       ->getResult(0);
@@ -451,16 +460,8 @@ void Differentiator::cloneAttentionDecomposed(AttentionOp attention,
     SmallVector<float> positions(seq);
     for (int64_t i = 0; i < seq; ++i)
       positions[i] = float(i);
-    auto index = [&](ArrayRef<int64_t> shape) {
-      auto type = tensorType(shape);
-      return WeightOp::create(
-                 b, loc, TypeRange{type}, ValueRange{},
-                 {b.getNamedAttr(
-                     "value",
-                     DenseElementsAttr::get(type, ArrayRef<float>(positions)))})
-          ->getResult(0);
-    };
-    Value visible = compare(index({seq, 1}), index({1, seq}), "ge");
+    Value visible = compare(constantTensor({seq, 1}, positions),
+                            constantTensor({1, seq}, positions), "ge");
     scores = where(visible, scores,
                    constant(-std::numeric_limits<double>::infinity()));
   }
@@ -861,13 +862,7 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     SmallVector<float> iota(v);
     for (int64_t i = 0; i < v; ++i)
       iota[i] = float(i);
-    auto iotaType = tensorType({v});
-    Value rows =
-        WeightOp::create(
-            b, loc, TypeRange{iotaType}, ValueRange{},
-            {b.getNamedAttr("value", DenseElementsAttr::get(
-                                         iotaType, ArrayRef<float>(iota)))})
-            ->getResult(0);
+    Value rows = constantTensor({v}, iota);
     Value onehot = where(compare(reshape(idsF, {n, 1}), rows, "eq"),
                          constant(1.0), constant(0.0));
     return matmul(transpose(onehot, {1, 0}), reshape(g, {n, d}));
@@ -880,16 +875,10 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     int64_t n = xShape[0], c = xShape[1];
     Value probs = make<SoftmaxOp>(
         x.getType(), {x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(1))});
-    auto eyeType = tensorType({c, c});
     SmallVector<float> eye(c * c, 0.0f);
     for (int64_t i = 0; i < c; ++i)
       eye[i * c + i] = 1.0f;
-    Value identity =
-        WeightOp::create(
-            b, loc, TypeRange{eyeType}, ValueRange{},
-            {b.getNamedAttr("value", DenseElementsAttr::get(
-                                         eyeType, ArrayRef<float>(eye)))})
-            ->getResult(0);
+    Value identity = constantTensor({c, c}, eye);
     Value onehot = make<EmbeddingOp>(x.getType(), {ce.getLabels(), identity});
     Value scale = binary<DivOp>(g, constant(double(n)));
     return binary<MulOp>(binary<SubOp>(probs, onehot), scale);
@@ -986,19 +975,8 @@ FailureOr<Value> Differentiator::avgPoolAdjoint(AvgPool2DOp pool, Value g) {
       }
       counts[i * gs[3] + j] = float(count);
     }
-  auto countType = tensorType({gs[2], gs[3]});
-  Value counted =
-      WeightOp::create(
-          b, loc, TypeRange{countType}, ValueRange{},
-          {b.getNamedAttr("value", DenseElementsAttr::get(
-                                       countType, ArrayRef<float>(counts)))})
-          ->getResult(0);
-  auto onesType = tensorType({c, 1, kernel[0], kernel[1]});
-  Value ones =
-      WeightOp::create(
-          b, loc, TypeRange{onesType}, ValueRange{},
-          {b.getNamedAttr("value", DenseElementsAttr::get(onesType, 1.0f))})
-          ->getResult(0);
+  Value counted = constantTensor({gs[2], gs[3]}, counts);
+  Value ones = constantTensor({c, 1, kernel[0], kernel[1]}, {1.0f});
   int64_t full[2];
   for (int i = 0; i < 2; ++i)
     full[i] = (gs[2 + i] - 1) * strides[i] - pad[i] - pad[i + 2] + kernel[i];
@@ -1074,17 +1052,11 @@ Value Differentiator::maxPoolAdjoint(MaxPool2DOp pool, Value g) {
                            {b.getNamedAttr("axis", b.getI64IntegerAttr(2))});
   stacked = reshape(stacked, {n, c * kk, oh, ow});
   // The kernel of input channel (ch, i, j): 1 at (i, j).
-  auto kernelType = tensorType({c * kk, 1, k[0], k[1]});
   SmallVector<float> onehot(c * kk * kk, 0.0f);
   for (int64_t ch = 0; ch < c; ++ch)
     for (int64_t o = 0; o < kk; ++o)
       onehot[(ch * kk + o) * kk + o] = 1.0f;
-  Value kernel =
-      WeightOp::create(
-          b, loc, TypeRange{kernelType}, ValueRange{},
-          {b.getNamedAttr("value", DenseElementsAttr::get(
-                                       kernelType, ArrayRef<float>(onehot)))})
-          ->getResult(0);
+  Value kernel = constantTensor({c * kk, 1, k[0], k[1]}, onehot);
   Value dxp = make<ConvTranspose2DOp>(
       tensorType({n, c, extent[0], extent[1]}), {stacked, kernel},
       {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(s)),
