@@ -11,6 +11,7 @@
 
 #include "compiler/InterpreterImpl.h"
 #include "dialect/MixOpsVerify.h"
+#include "dialect/ResizeTap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -625,52 +626,22 @@ RefTensor interp::evalConvTranspose2D(ConvTranspose2DOp op, const RefTensor &x,
 RefTensor interp::evalResize(ResizeOp op, const RefTensor &x) {
   RefTensor y = zerosLike(op.getResult());
   int64_t h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
-  ArrayRef<double> scales = op.getScales();
-  StringRef coordinates = op.getCoordinateMode(), nearest = op.getNearestMode();
-  auto coordinate = [&](int64_t i, int64_t in, int64_t out, double scale) {
-    if (coordinates == "asymmetric")
-      return double(i) / scale;
-    if (coordinates == "align_corners") {
-      // ONNX divides by the unfloored output length minus one.
-      double length = double(in) * scale;
-      return length <= 1 ? 0.0 : double(i) * double(in - 1) / (length - 1);
-    }
-    if (coordinates == "pytorch_half_pixel" && out == 1)
-      return 0.0;
-    return (double(i) + 0.5) / scale - 0.5;
-  };
-  auto clampIndex = [](int64_t i, int64_t size) {
-    return std::min<int64_t>(std::max<int64_t>(i, 0), size - 1);
-  };
-  auto round = [&](double v) {
-    if (nearest == "floor")
-      return std::floor(v);
-    if (nearest == "ceil")
-      return std::ceil(v);
-    double f = std::floor(v);
-    if (v - f == 0.5)
-      return nearest == "round_prefer_floor" ? f : f + 1;
-    return std::round(v);
-  };
   for (int64_t nc = 0, e = x.shape[0] * x.shape[1]; nc < e; ++nc)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j) {
-        double cy = coordinate(i, h, oh, scales[0]);
-        double cx = coordinate(j, w, ow, scales[1]);
+        ResizeTap ty = resizeTap(op, 0, i, h, oh),
+                  tx = resizeTap(op, 1, j, w, ow);
         const double *plane = x.data.data() + nc * h * w;
         double &out = y.data[(nc * oh + i) * ow + j];
         if (op.getMode() == "nearest") {
-          out = plane[clampIndex(int64_t(round(cy)), h) * w +
-                      clampIndex(int64_t(round(cx)), w)];
+          out = plane[ty.lo * w + tx.lo];
           continue;
         }
-        cy = std::min(std::max(cy, 0.0), double(h - 1));
-        cx = std::min(std::max(cx, 0.0), double(w - 1));
-        int64_t r0 = int64_t(std::floor(cy)), c0 = int64_t(std::floor(cx));
-        int64_t r1 = clampIndex(r0 + 1, h), c1 = clampIndex(c0 + 1, w);
-        double fy = cy - double(r0), fx = cx - double(c0);
-        double top = plane[r0 * w + c0] * (1 - fx) + plane[r0 * w + c1] * fx;
-        double bottom = plane[r1 * w + c0] * (1 - fx) + plane[r1 * w + c1] * fx;
+        double fy = ty.frac, fx = tx.frac;
+        double top =
+            plane[ty.lo * w + tx.lo] * (1 - fx) + plane[ty.lo * w + tx.hi] * fx;
+        double bottom =
+            plane[ty.hi * w + tx.lo] * (1 - fx) + plane[ty.hi * w + tx.hi] * fx;
         out = top * (1 - fy) + bottom * fy;
       }
   return y;

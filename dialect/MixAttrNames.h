@@ -24,6 +24,10 @@ namespace mix {
 inline constexpr llvm::StringLiteral kMemoryPlanAttrName = "mix.memory_plan";
 
 namespace attr {
+/// `mix.recompute` (unit) on a mix.block, written by users: the gradient
+/// network (mix-differentiate) computes the block's forward again before
+/// its backward instead of keeping its activations (docs/training.md).
+inline constexpr llvm::StringLiteral kRecompute = "mix.recompute";
 /// `mix.ukernel = "gemm_f32" | "gemm_s8" | "range_f32"` on the
 /// linalg.generic of a dense layer's GEMM (f32 activations and accumulator;
 /// or the exact i32 sum of qdense, K not split) or of the per-tensor range

@@ -37,8 +37,9 @@ static LogicalResult unknownAttribute(Operation *op, StringRef name,
          << MixDialect::NameAttrHelper::getNameStr()
          << "' (on network inputs and outputs), '"
          << MixDialect::WorkingPrecisionAttrHelper::getNameStr()
-         << "' (on weight inputs of gradient networks) and '"
-         << kMemoryPlanAttrName << "' (on lowered network functions)";
+         << "' (on weight inputs of gradient networks), '" << attr::kRecompute
+         << "' (on blocks) and '" << kMemoryPlanAttrName
+         << "' (on lowered network functions)";
 }
 
 LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
@@ -57,6 +58,17 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError()
              << "cannot carry '" << name
              << "': only int8 dense, matmul and conv2d layers split K";
+    return success();
+  }
+  if (name == attr::kRecompute) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "expects '" << name << "' to be a unit attribute, got "
+             << attr.getValue();
+    if (!isa<BlockOp>(op))
+      return op->emitOpError()
+             << "cannot carry '" << name
+             << "': only a mix.block is recomputed for its backward";
     return success();
   }
   if (name == kMemoryPlanAttrName) {

@@ -10,9 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/MixOps.h"
+#include "dialect/ResizeTap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+
+#include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mix;
@@ -352,4 +356,46 @@ PrecisionAttr GruOp::getStatePrecisionOrDefault() {
 SmallVector<Value> AttentionOp::getWeightOperands() {
   return nonNull(
       {getWq(), getWk(), getWv(), getWo(), getBq(), getBk(), getBv(), getBo()});
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp
+//===----------------------------------------------------------------------===//
+
+ResizeTap mix::resizeTap(ResizeOp op, unsigned dim, int64_t i, int64_t in,
+                         int64_t out) {
+  double scale = op.getScales()[dim];
+  StringRef coordinates = op.getCoordinateMode(), nearest = op.getNearestMode();
+  double c;
+  if (coordinates == "asymmetric") {
+    c = double(i) / scale;
+  } else if (coordinates == "align_corners") {
+    // ONNX divides by the unfloored output length minus one.
+    double length = double(in) * scale;
+    c = length <= 1 ? 0.0 : double(i) * double(in - 1) / (length - 1);
+  } else if (coordinates == "pytorch_half_pixel" && out == 1) {
+    c = 0.0;
+  } else {
+    c = (double(i) + 0.5) / scale - 0.5;
+  }
+  auto clampIndex = [&](int64_t v) {
+    return std::min<int64_t>(std::max<int64_t>(v, 0), in - 1);
+  };
+  if (op.getMode() == "nearest") {
+    double r;
+    if (nearest == "floor") {
+      r = std::floor(c);
+    } else if (nearest == "ceil") {
+      r = std::ceil(c);
+    } else {
+      double f = std::floor(c);
+      r = c - f == 0.5 ? (nearest == "round_prefer_floor" ? f : f + 1)
+                       : std::round(c);
+    }
+    int64_t at = clampIndex(int64_t(r));
+    return {at, at, 0.0};
+  }
+  c = std::min(std::max(c, 0.0), double(in - 1));
+  int64_t lo = int64_t(std::floor(c));
+  return {lo, clampIndex(lo + 1), c - double(lo)};
 }

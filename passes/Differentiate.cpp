@@ -42,7 +42,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Differentiate.h"
+#include "dialect/MixAttrNames.h"
 #include "dialect/MixOps.h"
+#include "dialect/ResizeTap.h"
 #include "passes/Passes.h"
 #include "passes/PrecisionAnalysis.h"
 
@@ -106,17 +108,39 @@ private:
                                  IRMapping &map);
   void cloneAttentionDecomposed(AttentionOp attention, ScopeChain &scopes,
                                 IRMapping &map);
+  void cloneRecurrentDecomposed(Operation *op, ScopeChain &scopes,
+                                IRMapping &map);
+  void cloneNormDecomposed(Operation *op, ScopeChain &scopes, IRMapping &map);
+  /// The resolved accumulator precision of `layer` where it is a float
+  /// precision, else f32 (an int8 layer's i32 accumulator).
+  PrecisionAttr floatAccumulator(Operation *layer);
   /// Records the ops emitted after `start` as forward ops of `original`.
   void recordForward(Block::iterator start, bool wasEmpty, ScopeChain &scopes,
                      Operation *original);
   // Step 2.
   void analyzeActivity(Value loss);
+  /// Copies `run` (the forward ops of one `recompute` block, in order) to
+  /// the end of the body, with the activity, adjoints and scopes of the
+  /// originals; returns the copies.
+  SmallVector<Operation *> recompute(ArrayRef<Operation *> run);
   // Step 3.
   LogicalResult differentiate(Operation *op);
   FailureOr<Value> operandAdjoint(Operation *op, unsigned index, Value g);
   FailureOr<Value> conv2dAdjoint(Conv2DOp conv, unsigned index, Value g);
   FailureOr<Value> avgPoolAdjoint(AvgPool2DOp pool, Value g);
   Value maxPoolAdjoint(MaxPool2DOp pool, Value g);
+  FailureOr<Value> convTransposeAdjoint(ConvTranspose2DOp conv, unsigned index,
+                                        Value g);
+  /// The weight gradient of a conv2d with input `x`, output adjoint `g` and
+  /// weights of shape `ws`.
+  Value convWeightGradient(Value x, Value g, ArrayRef<int64_t> ws,
+                           ArrayRef<int64_t> strides, ArrayRef<int64_t> dil,
+                           ArrayRef<int64_t> pad, int64_t groups);
+  /// Each line of `v` along `axis` (size `in`) multiplied by the constant
+  /// `in` x `out` matrix `m` (row-major): a dense of the constant with the
+  /// axis moved last. The adjoint of a selection or interpolation along one
+  /// axis (strided slice, gather, reflect/edge pad, resize) is one.
+  Value alongAxis(Value v, int64_t axis, int64_t out, ArrayRef<float> m);
   void accumulate(Value v, Value contribution);
   // Step 4.
   void wrap(const Group &group);
@@ -146,6 +170,10 @@ private:
   /// is splat).
   Value constantTensor(ArrayRef<int64_t> shape, ArrayRef<float> values);
   Value reshape(Value v, ArrayRef<int64_t> shape);
+  /// `v[begin:end]` along `axis`.
+  Value slice(Value v, int64_t axis, int64_t begin, int64_t end);
+  /// `values` joined along `axis` (one value: itself).
+  Value concat(ArrayRef<Value> values, int64_t axis);
   Value transpose(Value v, ArrayRef<int64_t> permutation);
   Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepdims);
   Value matmul(Value lhs, Value rhs);
@@ -154,6 +182,11 @@ private:
   }
   Value compare(Value lhs, Value rhs, StringRef predicate);
   Value where(Value condition, Value x, Value y);
+  /// `[N, classes]`: row i is 1 at column ids[i] and 0 elsewhere (all 0
+  /// when ids[i] is outside [0, classes)), N the number of `ids`; built by
+  /// comparing the indices, converted to floats (exact below 2^24), with an
+  /// iota of `classes` values.
+  Value oneHot(Value ids, int64_t classes);
   /// Sums `g` down to `shape` (the reverse of numpy broadcasting).
   Value unbroadcast(Value g, ArrayRef<int64_t> shape);
   static SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a,
@@ -182,6 +215,13 @@ private:
   DenseMap<Operation *, PrecisionAttr> workingPrecision;
 
   DenseSet<Value> active;
+  /// Why a rule refused its op (shown with the error), or empty.
+  std::string refusal;
+  /// Values that are a weight rearranged (slice, reshape, transpose): their
+  /// gradients are weight gradients, accumulated at f32 or wider.
+  DenseSet<Value> weightDerived;
+  /// The forward ops copied for `recompute` blocks.
+  SmallVector<Operation *> recomputed;
   DenseMap<Value, Value> adjoints;
   PrecisionAnalysis *resolution = nullptr;
   /// The precision the ops being emitted get (null: inherit).
@@ -230,6 +270,30 @@ Value Differentiator::reshape(Value v, ArrayRef<int64_t> shape) {
   if (shapeOf(v) == shape)
     return v;
   return make<ReshapeOp>(tensorType(shape), {v});
+}
+
+Value Differentiator::slice(Value v, int64_t axis, int64_t begin, int64_t end) {
+  SmallVector<int64_t> shape(shapeOf(v));
+  if (begin == 0 && end == shape[axis])
+    return v;
+  shape[axis] = end - begin;
+  return make<SliceOp>(
+      tensorType(shape), {v},
+      {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({axis})),
+       b.getNamedAttr("starts", b.getDenseI64ArrayAttr({begin})),
+       b.getNamedAttr("ends", b.getDenseI64ArrayAttr({end})),
+       b.getNamedAttr("steps", b.getDenseI64ArrayAttr({1}))});
+}
+
+Value Differentiator::concat(ArrayRef<Value> values, int64_t axis) {
+  if (values.size() == 1)
+    return values.front();
+  SmallVector<int64_t> shape(shapeOf(values.front()));
+  shape[axis] = 0;
+  for (Value v : values)
+    shape[axis] += shapeOf(v)[axis];
+  return make<ConcatOp>(tensorType(shape), values,
+                        {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 
 Value Differentiator::transpose(Value v, ArrayRef<int64_t> permutation) {
@@ -281,6 +345,20 @@ Value Differentiator::where(Value condition, Value x, Value y) {
   return make<WhereOp>(tensorType(shape), {condition, x, y});
 }
 
+Value Differentiator::oneHot(Value ids, int64_t classes) {
+  ArrayRef<int64_t> idsShape = shapeOf(ids);
+  Value idsF =
+      CastOp::create(b, loc, RankedTensorType::get(idsShape, elementType), ids,
+                     /*is_unsigned=*/false, /*checked=*/false);
+  SmallVector<float> iota(classes);
+  for (int64_t i = 0; i < classes; ++i)
+    iota[i] = float(i);
+  Value columns = constantTensor({classes}, iota);
+  return where(
+      compare(reshape(idsF, {numElements(idsShape), 1}), columns, "eq"),
+      constant(1.0), constant(0.0));
+}
+
 Value Differentiator::unbroadcast(Value g, ArrayRef<int64_t> shape) {
   ArrayRef<int64_t> in = shapeOf(g);
   if (in == shape)
@@ -323,6 +401,14 @@ void Differentiator::cloneFlat(Block &source, ScopeChain &scopes,
     }
     if (auto attention = dyn_cast<AttentionOp>(op)) {
       cloneAttentionDecomposed(attention, scopes, map);
+      continue;
+    }
+    if (isa<LstmOp, GruOp>(op)) {
+      cloneRecurrentDecomposed(&op, scopes, map);
+      continue;
+    }
+    if (isa<InstanceNormOp, GroupNormOp>(op)) {
+      cloneNormDecomposed(&op, scopes, map);
       continue;
     }
     Operation *clone = b.clone(op, map);
@@ -392,6 +478,53 @@ void Differentiator::cloneBatchNormForTraining(BatchNormOp bn,
   recordForward(start, wasEmpty, scopes, bn);
 }
 
+/// instance_norm and group_norm, written in mix ops like batch_norm (they
+/// normalize with the statistics of each sample in training and inference
+/// alike): x `[N, C, ...]` viewed as `[N, G, M]` (G = C for instance_norm,
+/// M the values of one sample's group), then
+///   mean = sum(x) / M, c = x - mean, var = sum(c * c) / M,
+///   y = c * rsqrt(var + epsilon) viewed as x, * scale + bias per channel.
+void Differentiator::cloneNormDecomposed(Operation *op, ScopeChain &scopes,
+                                         IRMapping &map) {
+  Block::iterator start = body->empty() ? body->end() : std::prev(body->end());
+  bool wasEmpty = body->empty();
+  PrecisionAttr saved = stamp;
+  stamp = cast<LayerOpInterface>(op).getLayerPrecision();
+  loc = op->getLoc();
+  Value x = map.lookup(op->getOperand(0));
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t n = xs[0], channels = xs[1];
+  int64_t groups = channels;
+  double epsilon;
+  if (auto in = dyn_cast<InstanceNormOp>(op)) {
+    epsilon = in.getEpsilon().convertToDouble();
+  } else {
+    auto gn = cast<GroupNormOp>(op);
+    groups = static_cast<int64_t>(gn.getNumGroups());
+    epsilon = gn.getEpsilon().convertToDouble();
+  }
+  int64_t m = numElements(xs) / (n * groups);
+  Value v = reshape(x, {n, groups, m});
+  Value mean =
+      binary<DivOp>(reduceSum(v, {2}, /*keepdims=*/true), constant(double(m)));
+  Value centered = binary<SubOp>(v, mean);
+  Value var = binary<DivOp>(
+      reduceSum(binary<MulOp>(centered, centered), {2}, /*keepdims=*/true),
+      constant(double(m)));
+  Value normalized = reshape(
+      binary<MulOp>(centered,
+                    unary<RsqrtOp>(binary<AddOp>(var, constant(epsilon)))),
+      xs);
+  SmallVector<int64_t> kept(xs.size(), 1);
+  kept[1] = channels;
+  Value y = binary<AddOp>(
+      binary<MulOp>(normalized, reshape(map.lookup(op->getOperand(1)), kept)),
+      reshape(map.lookup(op->getOperand(2)), kept));
+  map.map(op->getResult(0), y);
+  stamp = saved;
+  recordForward(start, wasEmpty, scopes, op);
+}
+
 void Differentiator::recordForward(Block::iterator start, bool wasEmpty,
                                    ScopeChain &scopes, Operation *original) {
   for (Operation &op : llvm::make_range(
@@ -422,12 +555,7 @@ void Differentiator::cloneAttentionDecomposed(AttentionOp attention,
   // the scores, softmax and weighted values at its resolved accumulator
   // precision, as the layer computes them (f32 for an int8 layer).
   PrecisionAttr layer = attention.getPrecisionAttr();
-  PrecisionAttr core = PrecisionAttr::get(ctx, PrecisionKind::f32);
-  FailureOr<LayerResolution> resolved =
-      resolution->resolve(cast<LayerOpInterface>(attention.getOperation()));
-  if (succeeded(resolved) && !resolved->accumulator.precision.isInt8() &&
-      resolved->accumulator.precision.getKind() != PrecisionKind::i32)
-    core = resolved->accumulator.precision;
+  PrecisionAttr core = floatAccumulator(attention);
   loc = attention.getLoc();
   Value x = map.lookup(attention.getInput());
   ArrayRef<int64_t> xs = shapeOf(x);
@@ -474,6 +602,223 @@ void Differentiator::cloneAttentionDecomposed(AttentionOp attention,
   map.map(attention.getResult(), y);
   stamp = saved;
   recordForward(start, wasEmpty, scopes, attention);
+}
+
+PrecisionAttr Differentiator::floatAccumulator(Operation *layer) {
+  FailureOr<LayerResolution> resolved =
+      resolution->resolve(cast<LayerOpInterface>(layer));
+  if (succeeded(resolved) && !resolved->accumulator.precision.isInt8() &&
+      resolved->accumulator.precision.getKind() != PrecisionKind::i32)
+    return resolved->accumulator.precision;
+  return PrecisionAttr::get(ctx, PrecisionKind::f32);
+}
+
+/// In the gradient network an lstm or gru layer is unrolled into the ops
+/// it computes, so that their rules differentiate it (back-propagation
+/// through time). Per direction d:
+/// - the weights of d: `W_d^T` `[I, G*H]`, `R_d^T` `[H, G*H]` (slice,
+///   reshape, transpose of `w` and `r`; G = 4 for lstm, 3 for gru), and the
+///   input and recurrent biases `Wb_d`, `Rb_d`;
+/// - the input GEMM of every step at once: `X W_d^T + Wb_d` (one dense);
+/// - per step t (descending for the reverse direction): the recurrent GEMM
+///   `h R_d^T + Rb_d` (dense), the gates (slices, sigmoid, tanh) and the
+///   new state, as the layer's formulas write them (mix.lstm, mix.gru);
+///   a missing initial state is a constant 0;
+/// - `y` joins the states of every step and direction, `y_h` (and `y_c`)
+///   the last ones (concat), in the layer's layout.
+/// Precisions as the layer computes them: the weights and the GEMMs at the
+/// layer's own precision (or what it inherits), the gates at its resolved
+/// accumulator precision (f32 for an int8 layer), the carried state (c and
+/// h) at its state precision. The graph grows with the sequence: about 15
+/// ops per step and direction.
+void Differentiator::cloneRecurrentDecomposed(Operation *op, ScopeChain &scopes,
+                                              IRMapping &map) {
+  Block::iterator start = body->empty() ? body->end() : std::prev(body->end());
+  bool wasEmpty = body->empty();
+  PrecisionAttr saved = stamp;
+  auto lstm = dyn_cast<LstmOp>(op);
+  auto gru = dyn_cast<GruOp>(op);
+  PrecisionAttr layer = cast<LayerOpInterface>(op).getLayerPrecision();
+  PrecisionAttr core = floatAccumulator(op);
+  PrecisionAttr state = lstm ? lstm.getStatePrecisionOrDefault()
+                             : gru.getStatePrecisionOrDefault();
+  loc = op->getLoc();
+  auto lookup = [&](Value v) { return v ? map.lookup(v) : Value(); };
+  Value x = map.lookup(op->getOperand(0));
+  Value w = lookup(lstm ? lstm.getW() : gru.getW());
+  Value r = lookup(lstm ? lstm.getR() : gru.getR());
+  Value bias = lookup(lstm ? lstm.getB() : gru.getB());
+  Value initialH = lookup(lstm ? lstm.getInitialH() : gru.getInitialH());
+  Value initialC = lstm ? lookup(lstm.getInitialC()) : Value();
+  bool batchFirst = (lstm ? lstm.getLayout() : gru.getLayout()) == 1;
+  bool reverse = (lstm ? lstm.getDirection() : gru.getDirection()) == "reverse";
+  int64_t dirs = lstm ? lstm.getNumDirections() : gru.getNumDirections();
+  int64_t hidden = lstm ? lstm.getHiddenSize() : gru.getHiddenSize();
+  int64_t numGates = lstm ? 4 : 3, gh = numGates * hidden;
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t steps = batchFirst ? xs[1] : xs[0];
+  int64_t batch = batchFirst ? xs[0] : xs[1];
+  int64_t in = xs[2];
+  int64_t timeAxis = batchFirst ? 1 : 0, stateDirAxis = batchFirst ? 1 : 0;
+  bool linearBeforeReset = gru && gru.getLinearBeforeReset() != 0;
+
+  // The weights of direction d, transposed for mix.dense: [K, G*H].
+  auto weightOf = [&](Value v, int64_t d, int64_t k) {
+    return transpose(reshape(slice(v, 0, d, d + 1), {gh, k}), {1, 0});
+  };
+  auto biasOf = [&](int64_t d, int64_t part) -> Value {
+    if (!bias)
+      return Value();
+    return reshape(
+        slice(slice(bias, 0, d, d + 1), 1, part * gh, (part + 1) * gh), {gh});
+  };
+  auto dense = [&](Value input, Value weight, Value b,
+                   ArrayRef<int64_t> shape) {
+    SmallVector<Value> operands{input, weight};
+    if (b)
+      operands.push_back(b);
+    return make<DenseOp>(tensorType(shape), operands);
+  };
+  auto initial = [&](Value v, int64_t d) {
+    if (!v)
+      return constantTensor({batch, hidden}, {0.0f});
+    return reshape(slice(v, stateDirAxis, d, d + 1), {batch, hidden});
+  };
+  auto gate = [&](Value v, int64_t k) {
+    return slice(v, 1, k * hidden, (k + 1) * hidden);
+  };
+
+  // hs[d][t]: the state h after the step at time t; last[d]: the final h
+  // (and c).
+  SmallVector<SmallVector<Value>> hs(dirs, SmallVector<Value>(steps));
+  SmallVector<Value> lastH(dirs), lastC(dirs);
+  for (int64_t d = 0; d < dirs; ++d) {
+    bool backward = reverse || d == 1;
+    stamp = layer;
+    Value wd = weightOf(w, d, in), rd = weightOf(r, d, hidden);
+    Value gx = dense(x, wd, biasOf(d, 0),
+                     batchFirst ? SmallVector<int64_t>{batch, steps, gh}
+                                : SmallVector<int64_t>{steps, batch, gh});
+    Value rb = biasOf(d, 1);
+    Value h = initial(initialH, d);
+    Value c = lstm ? initial(initialC, d) : Value();
+    for (int64_t step = 0; step < steps; ++step) {
+      int64_t t = backward ? steps - 1 - step : step;
+      stamp = layer;
+      Value gxt = reshape(slice(gx, timeAxis, t, t + 1), {batch, gh});
+      if (lstm) {
+        Value hr = dense(h, rd, rb, {batch, gh});
+        stamp = core;
+        Value g = binary<AddOp>(gxt, hr);
+        Value i = unary<SigmoidOp>(gate(g, 0));
+        Value o = unary<SigmoidOp>(gate(g, 1));
+        Value f = unary<SigmoidOp>(gate(g, 2));
+        Value candidate = unary<TanhOp>(gate(g, 3));
+        stamp = state;
+        c = binary<AddOp>(binary<MulOp>(f, c), binary<MulOp>(i, candidate));
+        h = binary<MulOp>(o, unary<TanhOp>(c));
+      } else {
+        Value z, reset, candidate;
+        if (linearBeforeReset) {
+          Value hr = dense(h, rd, rb, {batch, gh});
+          stamp = core;
+          z = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 0), gate(hr, 0)));
+          reset = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 1), gate(hr, 1)));
+          candidate = unary<TanhOp>(
+              binary<AddOp>(gate(gxt, 2), binary<MulOp>(reset, gate(hr, 2))));
+        } else {
+          // The reset gate applies to h before the candidate's GEMM: the
+          // recurrent weights split into the z, r rows and the h rows.
+          Value rzr = slice(rd, 1, 0, 2 * hidden);
+          Value rh = slice(rd, 1, 2 * hidden, gh);
+          Value rbzr = rb ? slice(rb, 0, 0, 2 * hidden) : Value();
+          Value rbh = rb ? slice(rb, 0, 2 * hidden, gh) : Value();
+          Value hzr = dense(h, rzr, rbzr, {batch, 2 * hidden});
+          stamp = core;
+          z = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 0), gate(hzr, 0)));
+          reset = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 1), gate(hzr, 1)));
+          stamp = layer;
+          Value hh = dense(binary<MulOp>(reset, h), rh, rbh, {batch, hidden});
+          stamp = core;
+          candidate = unary<TanhOp>(binary<AddOp>(gate(gxt, 2), hh));
+        }
+        stamp = state;
+        // h_t = (1 - z) * h' + z * h_{t-1}.
+        h = binary<AddOp>(
+            binary<MulOp>(binary<SubOp>(constant(1.0), z), candidate),
+            binary<MulOp>(z, h));
+      }
+      hs[d][t] = h;
+    }
+    lastH[d] = h;
+    lastC[d] = c;
+  }
+
+  // The results in the layer's layout: y [S, D, B, H] or [B, S, D, H];
+  // y_h, y_c [D, B, H] or [B, D, H].
+  stamp = core;
+  Value y = op->getResult(0);
+  if (!y.use_empty()) {
+    SmallVector<Value> perStep;
+    for (int64_t t = 0; t < steps; ++t) {
+      SmallVector<Value> perDir;
+      for (int64_t d = 0; d < dirs; ++d)
+        perDir.push_back(reshape(
+            hs[d][t], batchFirst ? SmallVector<int64_t>{batch, 1, 1, hidden}
+                                 : SmallVector<int64_t>{1, 1, batch, hidden}));
+      perStep.push_back(concat(perDir, batchFirst ? 2 : 1));
+    }
+    map.map(y, concat(perStep, timeAxis));
+  }
+  auto final = [&](ArrayRef<Value> values, Value result) {
+    if (result.use_empty())
+      return;
+    SmallVector<Value> perDir;
+    for (Value v : values)
+      perDir.push_back(
+          reshape(v, batchFirst ? SmallVector<int64_t>{batch, 1, hidden}
+                                : SmallVector<int64_t>{1, batch, hidden}));
+    map.map(result, concat(perDir, stateDirAxis));
+  };
+  final(lastH, op->getResult(1));
+  if (lstm)
+    final(lastC, op->getResult(2));
+  stamp = saved;
+  recordForward(start, wasEmpty, scopes, op);
+}
+
+SmallVector<Operation *> Differentiator::recompute(ArrayRef<Operation *> run) {
+  IRMapping map;
+  SmallVector<Operation *> copies;
+  for (Operation *op : run) {
+    if (isa<WeightOp>(op))
+      continue; // Weights are read where they are.
+    Operation *copy = b.clone(*op, map);
+    copies.push_back(copy);
+    recomputed.push_back(copy);
+    scopesOf[copy] = scopesOf.lookup(op);
+    if (LayerOpInterface original = originalOf.lookup(op))
+      originalOf[copy] = original;
+    for (auto [from, to] :
+         llvm::zip_equal(op->getResults(), copy->getResults())) {
+      if (active.contains(from))
+        active.insert(to);
+      if (weightDerived.contains(from))
+        weightDerived.insert(to);
+      // The block's results: their adjoints are complete (every use outside
+      // the block comes later in the forward, so earlier in the sweep).
+      if (Value g = adjoints.lookup(from))
+        adjoints[to] = g;
+    }
+  }
+  // The copies sit in the scopes of their originals.
+  for (Operation *copy : copies) {
+    if (groups.empty() || groups.back().scopes != scopesOf[copy] ||
+        groups.back().ops.back()->getNextNode() != copy)
+      groups.push_back({{}, scopesOf[copy]});
+    groups.back().ops.push_back(copy);
+  }
+  return copies;
 }
 
 void Differentiator::analyzeActivity(Value loss) {
@@ -674,10 +1019,23 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     // Zeros around the slice: a constant pad of dy (steps of 1 only).
     SmallVector<int64_t> before(xShape.size(), 0), after(xShape.size(), 0);
     ArrayRef<int64_t> ys = shapeOf(y);
+    if (llvm::any_of(slice.getSteps(), [](int64_t st) { return st != 1; })) {
+      // Steps: each sliced axis maps output i to input start + i * step; dx
+      // is dy multiplied back through those selections, axis by axis.
+      Value dx = g;
+      for (auto [a, start, step] : llvm::zip_equal(
+               slice.getAxes(), slice.getStarts(), slice.getSteps())) {
+        int64_t axis = a < 0 ? a + int64_t(xShape.size()) : a;
+        int64_t in = shapeOf(dx)[axis], out = xShape[axis];
+        SmallVector<float> m(in * out, 0.0f);
+        for (int64_t i = 0; i < in; ++i)
+          m[i * out + start + i * step] = 1.0f;
+        dx = alongAxis(dx, axis, out, m);
+      }
+      return dx;
+    }
     for (auto [a, start, step] : llvm::zip_equal(
              slice.getAxes(), slice.getStarts(), slice.getSteps())) {
-      if (step != 1)
-        return failure();
       int64_t axis = a < 0 ? a + int64_t(xShape.size()) : a;
       int64_t dim = xShape[axis];
       int64_t first =
@@ -691,10 +1049,31 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
                        {b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads))});
   }
   if (auto pad = dyn_cast<PadOp>(op)) {
-    if (pad.getMode() != "constant")
-      return failure();
     ArrayRef<int64_t> pads = pad.getPads();
     int64_t rank = xShape.size();
+    if (pad.getMode() != "constant") {
+      // reflect / edge: output i of a padded axis reads input src(i) (as
+      // the op's description says); dy goes back through that selection.
+      Value dx = g;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (pads[d] == 0 && pads[rank + d] == 0)
+          continue;
+        int64_t n = xShape[d], in = shapeOf(dx)[d];
+        SmallVector<float> m(in * n, 0.0f);
+        for (int64_t i = 0; i < in; ++i) {
+          int64_t src = i - pads[d];
+          if (src < 0 || src >= n) {
+            if (pad.getMode() == "edge")
+              src = src < 0 ? 0 : n - 1;
+            else
+              src = src < 0 ? -src : 2 * (n - 1) - src;
+          }
+          m[i * n + src] += 1.0f;
+        }
+        dx = alongAxis(dx, d, n, m);
+      }
+      return dx;
+    }
     SmallVector<int64_t> axes, starts, ends, steps;
     for (int64_t i = 0; i < rank; ++i) {
       axes.push_back(i);
@@ -709,6 +1088,54 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
          b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)),
          b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps))});
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // y = x's slices at the (constant) indices along the axis: dy, viewed
+    // with the indices as one axis, summed back into the rows they select.
+    int64_t rank = xShape.size();
+    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + rank
+                                        : int64_t(gather.getAxis());
+    SmallVector<int64_t> idx;
+    for (const APInt &v : gather.getIndices().getValues<APInt>())
+      idx.push_back(v.getSExtValue());
+    int64_t in = idx.size(), out = xShape[axis];
+    SmallVector<int64_t> viewed(xShape);
+    viewed[axis] = in;
+    SmallVector<float> m(in * out, 0.0f);
+    for (auto [i, at] : llvm::enumerate(idx))
+      m[i * out + at] += 1.0f;
+    return alongAxis(reshape(g, viewed), axis, out, m);
+  }
+  if (auto resize = dyn_cast<ResizeOp>(op)) {
+    // Separable: y = A_rows x A_cols^T per plane, each output a weighted
+    // pick of one or two inputs per axis (resizeTap): dx =
+    // A_rows^T dy A_cols, the interpolation weights rounded to f32 once.
+    Value dx = g;
+    for (unsigned dim : {1u, 0u}) {
+      int64_t in = shapeOf(dx)[2 + dim], out = xShape[2 + dim];
+      SmallVector<float> m(in * out, 0.0f);
+      for (int64_t i = 0; i < in; ++i) {
+        ResizeTap tap = resizeTap(resize, dim, i, out, in);
+        m[i * out + tap.lo] += float(1 - tap.frac);
+        m[i * out + tap.hi] += float(tap.frac);
+      }
+      dx = alongAxis(dx, 2 + dim, out, m);
+    }
+    return dx;
+  }
+  if (auto glu = dyn_cast<GluOp>(op)) {
+    // y = a * s, s = sigmoid(b), x = [a, b] along the axis:
+    // da = dy * s, db = dy * a * s * (1 - s).
+    int64_t rank = xShape.size();
+    int64_t axis =
+        glu.getAxis() < 0 ? glu.getAxis() + rank : int64_t(glu.getAxis());
+    int64_t half = xShape[axis] / 2;
+    Value a = slice(x, axis, 0, half),
+          s = unary<SigmoidOp>(slice(x, axis, half, 2 * half));
+    Value da = binary<MulOp>(g, s);
+    Value db =
+        binary<MulOp>(binary<MulOp>(da, a), binary<SubOp>(constant(1.0), s));
+    return concat({da, db}, axis);
+  }
   if (isa<ReshapeOp, FlattenOp>(op))
     return reshape(g, xShape);
   if (auto t = dyn_cast<TransposeOp>(op)) {
@@ -722,10 +1149,9 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return unbroadcast(g, xShape);
 
   // Reductions.
-  if (isa<ReduceSumOp, ReduceMeanOp>(op)) {
-    ArrayRef<int64_t> axesAttr = isa<ReduceSumOp>(op)
-                                     ? cast<ReduceSumOp>(op).getAxes()
-                                     : cast<ReduceMeanOp>(op).getAxes();
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceL2Op>(
+          op)) {
+    ArrayRef<int64_t> axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
     SmallVector<int64_t> kept(xShape);
     int64_t count = 1;
     for (auto [i, d] : llvm::enumerate(xShape)) {
@@ -739,9 +1165,29 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
       }
     }
     Value spread = make<ExpandOp>(x.getType(), {reshape(g, kept)});
+    if (isa<ReduceSumOp>(op))
+      return spread;
     if (isa<ReduceMeanOp>(op))
-      spread = binary<DivOp>(spread, constant(double(count)));
-    return spread;
+      return binary<DivOp>(spread, constant(double(count)));
+    Value yKept = reshape(y, kept);
+    if (isa<ReduceL2Op>(op)) {
+      // y = sqrt(sum x^2): dx = dy * x / y, and 0 where y = 0 (the
+      // subgradient PyTorch's norm takes at the origin).
+      Value zero = compareWithZero(yKept, "eq");
+      Value safe = where(zero, constant(1.0), yKept);
+      return where(zero, constant(0.0),
+                   binary<MulOp>(spread, binary<DivOp>(x, safe)));
+    }
+    // reduce_max / reduce_min: dy shared equally by the elements equal to
+    // the extreme (PyTorch's amax / amin), 0 elsewhere.
+    Value hit = compare(x, yKept, "eq");
+    Value ones = where(hit, constant(1.0), constant(0.0));
+    SmallVector<int64_t> reducedAxes;
+    for (auto [i, d] : llvm::enumerate(kept))
+      if (d == 1 && xShape[i] != 1)
+        reducedAxes.push_back(i);
+    Value ties = reduceSum(ones, reducedAxes, /*keepdims=*/true);
+    return where(hit, binary<DivOp>(spread, ties), constant(0.0));
   }
   if (isa<GlobalAvgPoolOp>(op)) {
     SmallVector<int64_t> kept(xShape);
@@ -769,6 +1215,8 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   }
 
   // GEMMs.
+  if (auto conv = dyn_cast<ConvTranspose2DOp>(op))
+    return convTransposeAdjoint(conv, index, g);
   if (auto dense = dyn_cast<DenseOp>(op)) {
     Value in = dense.getInput(), w = dense.getWeight();
     ArrayRef<int64_t> inShape = shapeOf(in);
@@ -854,18 +1302,13 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     Value ids = embedding.getIndices();
     ArrayRef<int64_t> idsShape = shapeOf(ids);
     int64_t n = numElements(idsShape), v = xShape[0], d = xShape[1];
-    if (v > (int64_t(1) << 24))
+    if (v > (int64_t(1) << 24)) {
+      refusal = "the table has " + std::to_string(v) +
+                " rows, and its one-hot compares indices converted to f32, "
+                "exact up to 2^24";
       return failure();
-    Value idsF =
-        CastOp::create(b, loc, RankedTensorType::get(idsShape, elementType),
-                       ids, /*is_unsigned=*/false, /*checked=*/false);
-    SmallVector<float> iota(v);
-    for (int64_t i = 0; i < v; ++i)
-      iota[i] = float(i);
-    Value rows = constantTensor({v}, iota);
-    Value onehot = where(compare(reshape(idsF, {n, 1}), rows, "eq"),
-                         constant(1.0), constant(0.0));
-    return matmul(transpose(onehot, {1, 0}), reshape(g, {n, d}));
+    }
+    return matmul(transpose(oneHot(ids, v), {1, 0}), reshape(g, {n, d}));
   }
   if (auto ce = dyn_cast<CrossEntropyLossOp>(op)) {
     if (index != 0)
@@ -873,13 +1316,15 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     // L = mean_i(logsumexp(z_i) - z_i[label_i]):
     // dz = (softmax(z) - onehot(labels)) / N.
     int64_t n = xShape[0], c = xShape[1];
+    if (c > (int64_t(1) << 24)) {
+      refusal = std::to_string(c) +
+                " classes, and the one-hot compares labels converted to f32, "
+                "exact up to 2^24";
+      return failure();
+    }
     Value probs = make<SoftmaxOp>(
         x.getType(), {x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(1))});
-    SmallVector<float> eye(c * c, 0.0f);
-    for (int64_t i = 0; i < c; ++i)
-      eye[i * c + i] = 1.0f;
-    Value identity = constantTensor({c, c}, eye);
-    Value onehot = make<EmbeddingOp>(x.getType(), {ce.getLabels(), identity});
+    Value onehot = oneHot(ce.getLabels(), c);
     Value scale = binary<DivOp>(g, constant(double(n)));
     return binary<MulOp>(binary<SubOp>(probs, onehot), scale);
   }
@@ -902,8 +1347,6 @@ FailureOr<Value> Differentiator::conv2dAdjoint(Conv2DOp conv, unsigned index,
   ArrayRef<int64_t> strides = conv.getStrides(), dil = conv.getDilations(),
                     pad = conv.getPadding();
   int64_t groups = static_cast<int64_t>(conv.getGroups());
-  int64_t n = xs[0], c = xs[1], f = ws[0], kh = ws[2], kw = ws[3];
-  int64_t oh = gs[2], ow = gs[3], cg = c / groups, fg = f / groups;
   if (index == 2)
     return reduceSum(g, {0, 2, 3}, /*keepdims=*/false);
   if (index == 0) {
@@ -920,6 +1363,17 @@ FailureOr<Value> Differentiator::conv2dAdjoint(Conv2DOp conv, unsigned index,
          b.getNamedAttr("output_padding", b.getDenseI64ArrayAttr(outPad)),
          b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
   }
+  return convWeightGradient(x, g, ws, strides, dil, pad, groups);
+}
+
+Value Differentiator::convWeightGradient(Value x, Value g, ArrayRef<int64_t> ws,
+                                         ArrayRef<int64_t> strides,
+                                         ArrayRef<int64_t> dil,
+                                         ArrayRef<int64_t> pad,
+                                         int64_t groups) {
+  ArrayRef<int64_t> xs = shapeOf(x), gs = shapeOf(g);
+  int64_t n = xs[0], c = xs[1], f = ws[0], kh = ws[2], kw = ws[3];
+  int64_t oh = gs[2], ow = gs[3], cg = c / groups, fg = f / groups;
   // x^T: [Cg, G * N, H, W] with channel (group, sample).
   Value xt = reshape(
       transpose(reshape(x, {n, groups, cg, xs[2], xs[3]}), {2, 1, 0, 3, 4}),
@@ -940,14 +1394,60 @@ FailureOr<Value> Differentiator::conv2dAdjoint(Conv2DOp conv, unsigned index,
        b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
        b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(strides)),
        b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
-  if (k[0] != kh || k[1] != kw)
-    corr = make<SliceOp>(
-        tensorType({cg, f, kh, kw}), {corr},
-        {b.getNamedAttr("axes", b.getDenseI64ArrayAttr({2, 3})),
-         b.getNamedAttr("starts", b.getDenseI64ArrayAttr({0, 0})),
-         b.getNamedAttr("ends", b.getDenseI64ArrayAttr({kh, kw})),
-         b.getNamedAttr("steps", b.getDenseI64ArrayAttr({1, 1}))});
+  corr = slice(slice(corr, 2, 0, kh), 3, 0, kw);
   return transpose(corr, {1, 0, 2, 3});
+}
+
+/// conv_transpose2d, the adjoint of a conv2d C with the same weights,
+/// strides, dilations, padding and groups (y = C^T x):
+/// - dx = C dy, a conv2d of dy (cropped to x's size when an output padding
+///   of at least the stride made y longer);
+/// - dw: <C(dy, w), x> is linear in w, so dw is C's weight gradient with dy
+///   as its input and x as its output adjoint;
+/// - db: dy summed over samples and pixels.
+FailureOr<Value> Differentiator::convTransposeAdjoint(ConvTranspose2DOp conv,
+                                                      unsigned index, Value g) {
+  Value x = conv.getInput(), w = conv.getWeight();
+  ArrayRef<int64_t> xs = shapeOf(x), gs = shapeOf(g);
+  ArrayRef<int64_t> strides = conv.getStrides(), dil = conv.getDilations(),
+                    pad = conv.getPadding();
+  int64_t groups = static_cast<int64_t>(conv.getGroups());
+  if (index == 2)
+    return reduceSum(g, {0, 2, 3}, /*keepdims=*/false);
+  if (index == 1)
+    return convWeightGradient(g, x, shapeOf(w), strides, dil, pad, groups);
+  int64_t out[2];
+  for (int i = 0; i < 2; ++i)
+    out[i] = (gs[2 + i] + pad[i] + pad[i + 2] -
+              dil[i] * (shapeOf(w)[2 + i] - 1) - 1) /
+                 strides[i] +
+             1;
+  Value dx = make<Conv2DOp>(
+      tensorType({xs[0], xs[1], out[0], out[1]}), {g, w},
+      {b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides)),
+       b.getNamedAttr("padding", b.getDenseI64ArrayAttr(pad)),
+       b.getNamedAttr("dilations", b.getDenseI64ArrayAttr(dil)),
+       b.getNamedAttr("groups", b.getI64IntegerAttr(groups))});
+  return slice(slice(dx, 2, 0, xs[2]), 3, 0, xs[3]);
+}
+
+Value Differentiator::alongAxis(Value v, int64_t axis, int64_t out,
+                                ArrayRef<float> m) {
+  ArrayRef<int64_t> vs = shapeOf(v);
+  int64_t rank = vs.size(), in = vs[axis];
+  SmallVector<int64_t> perm, inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      perm.push_back(i);
+  perm.push_back(axis);
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  Value t = axis == rank - 1 ? v : transpose(v, perm);
+  SmallVector<int64_t> shape(shapeOf(t));
+  shape.back() = out;
+  Value mapped =
+      make<DenseOp>(tensorType(shape), {t, constantTensor({in, out}, m)});
+  return axis == rank - 1 ? mapped : transpose(mapped, inverse);
 }
 
 /// avg_pool2d: each output's adjoint, divided by its window's count,
@@ -1097,11 +1597,33 @@ LogicalResult Differentiator::differentiate(Operation *op) {
                               << op->getName().getStringRef() << "'";
     if (index)
       diag << " with respect to operand #" << *index;
+    if (!refusal.empty())
+      diag << ": " << refusal;
     diag.attachNote(forward.getLoc())
         << "needed for the gradient of the loss of network @"
         << forward.getSymName();
     return failure();
   };
+  if (auto cast = dyn_cast<CastOp>(op)) {
+    // A float-to-float cast (an imported model's Cast): dy converted back
+    // to the input's type. Integer inputs are never active.
+    Value g = adjoints.lookup(cast.getResult());
+    if (!g)
+      return success();
+    loc = op->getLoc();
+    Operation *before = body->empty() ? nullptr : &body->back();
+    accumulate(cast.getInput(),
+               CastOp::create(b, loc, cast.getInput().getType(), g,
+                              /*is_unsigned=*/false, /*checked=*/false));
+    Group group;
+    group.scopes = scopesOf.lookup(op);
+    for (Operation &emitted : llvm::make_range(
+             before ? std::next(Block::iterator(before)) : body->begin(),
+             body->end()))
+      group.ops.push_back(&emitted);
+    groups.push_back(std::move(group));
+    return success();
+  }
   auto layer = dyn_cast<LayerOpInterface>(op);
   if (!layer || op->getNumResults() != 1)
     return noRule(std::nullopt);
@@ -1135,9 +1657,11 @@ LogicalResult Differentiator::differentiate(Operation *op) {
   for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
     if (!active.contains(operand))
       continue;
-    bool weightGradient = operand.getDefiningOp<WeightOp>() != nullptr;
+    bool weightGradient = operand.getDefiningOp<WeightOp>() != nullptr ||
+                          weightDerived.contains(operand);
     stamp = layerStamp;
-    if (weightGradient && resolved->weights) {
+    if (weightGradient && resolved->weights &&
+        operand.getDefiningOp<WeightOp>()) {
       PrecisionAttr read = resolved->weights->precision;
       if (read.getKind() != PrecisionKind::f16 &&
           read.getKind() != PrecisionKind::bf16)
@@ -1305,6 +1829,11 @@ FailureOr<NetworkOp> Differentiator::run() {
 
   // 2-3. Activity, then the backward sweep.
   analyzeActivity(loss);
+  for (Operation *op : forwardOps)
+    if (isa<SliceOp, ReshapeOp, FlattenOp, TransposeOp>(op) &&
+        (op->getOperand(0).getDefiningOp<WeightOp>() ||
+         weightDerived.contains(op->getOperand(0))))
+      weightDerived.insert(op->getResult(0));
   // The forward ops form groups by scope (consecutive ops of one scope).
   SmallVector<Group> forwardGroups;
   for (Operation *op : forwardOps) {
@@ -1317,9 +1846,43 @@ FailureOr<NetworkOp> Differentiator::run() {
   }
   adjoints[loss] = lossScale;
   b.setInsertionPointToEnd(body);
-  for (Operation *op : llvm::reverse(forwardOps))
-    if (failed(differentiate(op)))
-      return fail();
+  // A block marked `recompute` is differentiated on a copy of its forward
+  // ops, emitted just before its backward: the backward reads the copy's
+  // activations, and the forward's die with the forward.
+  auto recomputeScope = [&](Operation *op) {
+    for (BlockOp scope : scopesOf.lookup(op))
+      if (scope->hasAttr(attr::kRecompute))
+        return scope;
+    return BlockOp();
+  };
+  ArrayRef<Operation *> ops(forwardOps);
+  while (!ops.empty()) {
+    Operation *op = ops.back();
+    BlockOp scope = recomputeScope(op);
+    if (!scope) {
+      if (failed(differentiate(op)))
+        return fail();
+      ops = ops.drop_back();
+      continue;
+    }
+    size_t begin = ops.size() - 1;
+    while (begin > 0 && recomputeScope(ops[begin - 1]) == scope)
+      --begin;
+    for (Operation *copy : llvm::reverse(recompute(ops.drop_front(begin))))
+      if (failed(differentiate(copy)))
+        return fail();
+    ops = ops.take_front(begin);
+  }
+  // Copies whose values no rule reads (a block's last GEMM, say) go.
+  DenseSet<Operation *> unused;
+  for (Operation *copy : llvm::reverse(recomputed))
+    if (copy->use_empty()) {
+      unused.insert(copy);
+      copy->erase();
+    }
+  for (Group &group : groups)
+    llvm::erase_if(group.ops, [&](Operation *o) { return unused.contains(o); });
+  llvm::erase_if(groups, [](const Group &group) { return group.ops.empty(); });
 
   // The results: the loss, then the gradient of each weight that has one.
   // (With weights-as-inputs, the initial values of the weights and of the

@@ -148,7 +148,10 @@ def MixDifferentiatePass : Pass<"mix-differentiate", "mlir::ModuleOp"> {
     The gradient is written in ordinary mix ops (the rules are in
     docs/precision.md, "Gradients"), so the gradient network resolves,
     lints, compiles and interprets like any other. The forward is kept, not
-    recomputed. The forward layers and the backward of each layer sit in
+    recomputed, except in blocks marked `mix.recompute`: their forward is
+    computed again just before their backward, which reads the copies
+    (same gradients, less memory held between forward and backward). The
+    forward layers and the backward of each layer sit in
     blocks named as the blocks that enclosed the forward layer, with their
     precisions: the backward of a layer runs at the layer's precision (f32
     for an int8 layer); weight gradients are computed and summed at f32

@@ -1,7 +1,7 @@
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
 // The discardable attributes of the mix dialect (mix.k_chunk, mix.name, and
 // those the lowering sets: mix.memory_plan, mix.ukernel, mix.ukernel_bias,
-// mix.ukernel_window) are
+// mix.ukernel_window, and mix.recompute on blocks) are
 // declared and verified by the dialect; any other mix.* attribute is an error.
 
 mix.network @k_chunk_type precision(f32) (%x: tensor<1x4xf32>, %w: tensor<4x2xf32>) -> tensor<1x2xf32> {
@@ -37,7 +37,7 @@ mix.network @name_on_op precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> 
 // -----
 
 mix.network @unknown precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers), 'mix.name' (on network inputs and outputs), 'mix.working_precision' (on weight inputs of gradient networks) and 'mix.memory_plan' (on lowered network functions)}}
+  // expected-error @+1 {{'mix.relu' op has unknown attribute 'mix.kchunk'; the mix dialect defines 'mix.k_chunk' (on int8 dense, matmul and conv2d layers), 'mix.name' (on network inputs and outputs), 'mix.working_precision' (on weight inputs of gradient networks), 'mix.recompute' (on blocks) and 'mix.memory_plan' (on lowered network functions)}}
   %y = mix.relu %x {mix.kchunk = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32>
   mix.return %y : tensor<1x4xf32>
 }
@@ -168,4 +168,23 @@ mix.network @folded_on_relu precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf
 // expected-error @+1 {{'mix.network' op expects 'mix.working_precision' of input #0 to be #mix.precision<f16> or #mix.precision<bf16>, got #mix.precision<int8>}}
 mix.network @bad_working precision(f32) (%w: tensor<2xf32> {mix.working_precision = #mix.precision<int8>}) -> tensor<2xf32> {
   mix.return %w : tensor<2xf32>
+}
+
+// -----
+
+mix.network @recompute_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.relu' op cannot carry 'mix.recompute': only a mix.block is recomputed for its backward}}
+  %y = mix.relu %x {mix.recompute} : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  mix.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+mix.network @recompute_value precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'mix.block' op expects 'mix.recompute' to be a unit attribute, got true}}
+  %y = mix.block @b (%a = %x) : (tensor<1x4xf32>) -> tensor<1x4xf32> attributes {mix.recompute = true} {
+    %r = mix.relu %a : (tensor<1x4xf32>) -> tensor<1x4xf32>
+    mix.yield %r : tensor<1x4xf32>
+  }
+  mix.return %y : tensor<1x4xf32>
 }

@@ -11,24 +11,26 @@ module {
 
 // -----
 
+// Every layer op has a rule; mix.attention_core (what mix-quantize makes of
+// an int8 attention) is not a layer and has none.
 // expected-note @below {{needed for the gradient of the loss of network @n}}
-mix.network @n precision(f32) (%x: tensor<1x1x4x4xf32>, %t: tensor<1x1x4xf32>) -> tensor<f32> {
-  %w = mix.weight external "w" : tensor<1x1x3x3xf32>
-  %c = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
-  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.reduce_max' with respect to operand #0}}
-  %p = mix.reduce_max %c {axes = array<i64: 2>, keepdims = false} : (tensor<1x1x4x4xf32>) -> tensor<1x1x4xf32>
-  %l = mix.mse_loss %p, %t : (tensor<1x1x4xf32>, tensor<1x1x4xf32>) -> tensor<f32>
+mix.network @n precision(f32) (%x: tensor<1x2x4xf32>, %t: tensor<1x2x4xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %q = mix.mul %x, %w : (tensor<1x2x4xf32>, tensor<4xf32>) -> tensor<1x2x4xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.attention_core'}}
+  %c = mix.attention_core %q, %q, %q {num_heads = 2 : i64} : (tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %l = mix.mse_loss %c, %t : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
 
 // -----
 
 // The one-hot of an embedding's gradient compares f32 indices: tables of
-// more than 2^24 rows have no rule.
+// more than 2^24 rows are refused, saying why.
 // expected-note @below {{needed for the gradient of the loss of network @n}}
 mix.network @n precision(f32) (%ids: tensor<4xi32>, %t: tensor<4x1xf32>) -> tensor<f32> {
   %table = mix.weight external "table" : tensor<16777217x1xf32>
-  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.embedding' with respect to operand #1}}
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.embedding' with respect to operand #1: the table has 16777217 rows, and its one-hot compares indices converted to f32, exact up to 2^24}}
   %e = mix.embedding %ids, %table : (tensor<4xi32>, tensor<16777217x1xf32>) -> tensor<4x1xf32>
   %l = mix.mse_loss %e, %t : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>

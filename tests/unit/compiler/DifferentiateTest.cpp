@@ -1154,3 +1154,471 @@ mix.network @bn precision(f32) (%x: tensor<2x3x2x2xf32>, %t: tensor<2x3x2x2xf32>
     CHECK(std::fabs(g.at("batch_var.bn.var").data[c] - sq / 7) <= 1e-15);
   }
 }
+
+namespace {
+
+/// `v` as MLIR shape text: "2x3x4".
+std::string dims(const std::vector<int64_t> &v) {
+  std::string s;
+  for (int64_t d : v)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+/// `v` (row-major, multiples of 1/64: exact in 6 decimals) as a nested
+/// MLIR literal of `shape`.
+std::string nested(const std::vector<double> &v,
+                   const std::vector<int64_t> &shape, size_t dim = 0,
+                   size_t offset = 0) {
+  if (dim == shape.size())
+    return std::to_string(v[offset]);
+  int64_t inner = 1;
+  for (size_t i = dim + 1; i < shape.size(); ++i)
+    inner *= shape[i];
+  std::string s = "[";
+  for (int64_t i = 0; i < shape[dim]; ++i)
+    s += (i ? ", " : "") + nested(v, shape, dim + 1, offset + i * inner);
+  return s + "]";
+}
+
+/// One recurrent layer configuration of the tests below.
+struct Recurrent {
+  bool lstm;
+  int64_t steps;
+  std::string direction;
+  int64_t layout;
+  bool initial; ///< initial states given (as inputs)
+  bool bias;
+  int64_t linearBeforeReset = 0; ///< gru only
+};
+
+/// A network running `c` (batch 2, input size 3, hidden size 2) whose loss
+/// reads every result: mse of (y, y_h[, y_c]) flattened and joined.
+std::string recurrentNetwork(const Recurrent &c, bool inlineWeights,
+                             std::mt19937 *rng = nullptr) {
+  int64_t b = 2, in = 3, h = 2, dirs = c.direction == "bidirectional" ? 2 : 1;
+  int64_t g = c.lstm ? 4 : 3;
+  std::vector<int64_t> x = c.layout ? std::vector<int64_t>{b, c.steps, in}
+                                    : std::vector<int64_t>{c.steps, b, in};
+  std::vector<int64_t> st = c.layout ? std::vector<int64_t>{b, dirs, h}
+                                     : std::vector<int64_t>{dirs, b, h};
+  std::vector<int64_t> y = c.layout ? std::vector<int64_t>{b, c.steps, dirs, h}
+                                    : std::vector<int64_t>{c.steps, dirs, b, h};
+  int64_t ny = count(y), ns = count(st);
+  int64_t total = ny + ns * (c.lstm ? 2 : 1);
+  std::string s = "mix.network @seq precision(f32) (%x: " + ty(x);
+  if (c.initial)
+    s += ", %h0: " + ty(st) + (c.lstm ? ", %c0: " + ty(st) : "");
+  s += ", %t: " + ty({1, total}) + ") -> tensor<f32> {\n";
+  // The weights, external or inline.
+  std::string ws, wRef, rRef, bRef;
+  {
+    auto emit = [&](const std::string &name, std::vector<int64_t> shape) {
+      std::string text = "  %" + name + " = mix.weight ";
+      if (inlineWeights) {
+        std::vector<double> v = values(count(shape), *rng);
+        text += "dense<" + nested(v, shape) + "> : " + ty(shape) + "\n";
+      } else {
+        text += "external \"" + name + "\" : " + ty(shape) + "\n";
+      }
+      ws += text;
+      return "%" + name;
+    };
+    wRef = emit("w", {dirs, g * h, in});
+    rRef = emit("r", {dirs, g * h, h});
+    if (c.bias)
+      bRef = emit("b", {dirs, 2 * g * h});
+  }
+  s += ws;
+  std::vector<std::string> types{ty(x), ty({dirs, g * h, in}),
+                                 ty({dirs, g * h, h})};
+  std::string op = std::string("mix.") + (c.lstm ? "lstm" : "gru") + " %x, " +
+                   wRef + ", " + rRef;
+  if (c.bias) {
+    op += " b(" + bRef + ")";
+    types.push_back(ty({dirs, 2 * g * h}));
+  }
+  if (c.initial) {
+    op += " initial_h(%h0)";
+    types.push_back(ty(st));
+    if (c.lstm) {
+      op += " initial_c(%c0)";
+      types.push_back(ty(st));
+    }
+  }
+  op += " {direction = \"" + c.direction +
+        "\", layout = " + std::to_string(c.layout) + " : i64";
+  if (!c.lstm)
+    op += ", linear_before_reset = " + std::to_string(c.linearBeforeReset) +
+          " : i64";
+  op += "}";
+  std::string in_;
+  for (size_t i = 0; i < types.size(); ++i)
+    in_ += (i ? ", " : "") + types[i];
+  s += std::string("  %y, %yh") + (c.lstm ? ", %yc" : "") + " = " + op +
+       " : (" + in_ + ") -> (" + ty(y) + ", " + ty(st) +
+       (c.lstm ? ", " + ty(st) : "") + ")\n";
+  s += "  %fy = mix.reshape %y : (" + ty(y) + ") -> " + ty({1, ny}) + "\n";
+  s += "  %fh = mix.reshape %yh : (" + ty(st) + ") -> " + ty({1, ns}) + "\n";
+  std::string joined = "%fy, %fh",
+              joinedTypes = ty({1, ny}) + ", " + ty({1, ns});
+  if (c.lstm) {
+    s += "  %fc = mix.reshape %yc : (" + ty(st) + ") -> " + ty({1, ns}) + "\n";
+    joined += ", %fc";
+    joinedTypes += ", " + ty({1, ns});
+  }
+  s += "  %all = mix.concat " + joined + " {axis = 1 : i64} : (" + joinedTypes +
+       ") -> " + ty({1, total}) + "\n";
+  s += "  %l = mix.mse_loss %all, %t : (" + ty({1, total}) + ", " +
+       ty({1, total}) + ") -> tensor<f32>\n";
+  s += "  mix.return %l : tensor<f32>\n}\n";
+  return s;
+}
+
+std::vector<Recurrent> recurrentCases() {
+  return {
+      {true, 1, "forward", 0, false, true},
+      {true, 2, "reverse", 1, true, true},
+      {true, 3, "bidirectional", 0, true, false},
+      {true, 2, "bidirectional", 1, false, true},
+      {false, 2, "forward", 0, true, true, 0},
+      {false, 3, "bidirectional", 1, false, true, 1},
+      {false, 1, "reverse", 0, true, false, 0},
+      {false, 2, "forward", 1, true, true, 1},
+  };
+}
+
+std::string describe(const Recurrent &c) {
+  return std::string(c.lstm ? "lstm" : "gru") + " steps " +
+         std::to_string(c.steps) + " " + c.direction + " layout " +
+         std::to_string(c.layout) + (c.initial ? " initial" : "") +
+         (c.bias ? " bias" : "") +
+         (c.lstm ? "" : " lbr " + std::to_string(c.linearBeforeReset));
+}
+
+} // namespace
+
+TEST_CASE("mix-differentiate: lstm and gru (back-propagation through time)",
+          "[differentiate]") {
+  std::mt19937 rng(41);
+  for (const Recurrent &c : recurrentCases()) {
+    INFO(describe(c));
+    Differentiated d(recurrentNetwork(c, /*inlineWeights=*/false));
+    int64_t dirs = c.direction == "bidirectional" ? 2 : 1, g = c.lstm ? 4 : 3;
+    WeightMap weights;
+    weights["w"] = random({dirs, g * 2, 3}, rng);
+    weights["r"] = random({dirs, g * 2, 2}, rng);
+    if (c.bias)
+      weights["b"] = random({dirs, 2 * g * 2}, rng);
+    std::vector<int64_t> st = c.layout ? std::vector<int64_t>{2, dirs, 2}
+                                       : std::vector<int64_t>{dirs, 2, 2};
+    std::vector<RefTensor> inputs{
+        random(c.layout ? std::vector<int64_t>{2, c.steps, 3}
+                        : std::vector<int64_t>{c.steps, 2, 3},
+               rng)};
+    if (c.initial) {
+      inputs.push_back(random(st, rng));
+      if (c.lstm)
+        inputs.push_back(random(st, rng));
+    }
+    int64_t total = c.steps * dirs * 4 + 4 * dirs * (c.lstm ? 2 : 1);
+    inputs.push_back(random({1, total}, rng));
+    // The unrolled forward computes the layer's loss: the same f64 values
+    // summed in another order (the input GEMM and its bias first), so the
+    // two agree to a few ulps of the sums (|terms| < 8): 1e-13 relative.
+    double fused = d.loss(inputs, weights);
+    double unrolled = d.gradients(inputs, weights).at("loss").data[0];
+    CHECK(std::fabs(unrolled - fused) <= 1e-13 * std::fabs(fused));
+    checkAgainstFiniteDifferences(d, inputs, weights, /*training=*/true);
+  }
+}
+
+TEST_CASE("mix-differentiate: compiled lstm and gru gradients match the "
+          "interpreter",
+          "[differentiate]") {
+  // Inline weights, compiled f32 against the f64 interpreter: each gradient
+  // is a sum over at most 3 steps of chains of about 10 ops per step, each
+  // within a few f32 ulps, of values below 8: within 2^-14 relative to
+  // 1 + |gradient|, as the test above.
+  std::mt19937 rng(43);
+  for (const Recurrent &c :
+       {Recurrent{true, 3, "bidirectional", 1, false, true},
+        Recurrent{false, 3, "reverse", 0, false, true, 0},
+        Recurrent{false, 2, "bidirectional", 0, false, true, 1}}) {
+    INFO(describe(c));
+    Differentiated d(recurrentNetwork(c, /*inlineWeights=*/true, &rng));
+    d.forward.erase();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    d.grad.print(os);
+    int64_t dirs = c.direction == "bidirectional" ? 2 : 1;
+    int64_t total = c.steps * dirs * 4 + 4 * dirs * (c.lstm ? 2 : 1);
+    std::vector<float> x = eighths(c.steps * 2 * 3, 5), t = eighths(total, 6);
+    ExecutionResult r = runBoth(text, {x, t, {2.0f}});
+    REQUIRE(r.compiled.size() == r.reference.size());
+    REQUIRE(r.compiled.size() == (c.bias ? 4u : 3u));
+    for (size_t o = 0; o < r.compiled.size(); ++o)
+      for (size_t i = 0; i < r.compiled[o].size(); ++i) {
+        double want = r.reference[o].data[i];
+        INFO("output " << o << " element " << i << ": compiled "
+                       << r.compiled[o][i] << ", interpreter " << want);
+        CHECK(std::fabs(r.compiled[o][i] - want) <=
+              std::ldexp(1.0, -14) * (1 + std::fabs(want)));
+      }
+  }
+}
+
+TEST_CASE("mix-differentiate: reduce_max, reduce_min, reduce_l2",
+          "[differentiate]") {
+  std::mt19937 rng(47);
+  std::string source = R"(
+mix.network @red precision(f32) (%x: tensor<2x3x4xf32>, %t: tensor<1x17xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4x4xf32>
+  %a = mix.dense %x, %w : (tensor<2x3x4xf32>, tensor<4x4xf32>) -> tensor<2x3x4xf32>
+  %m = mix.reduce_max %a {axes = array<i64: 1>, keepdims = false} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
+  %n = mix.reduce_min %a {axes = array<i64: 0, 2>, keepdims = true} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
+  %q = mix.reduce_l2 %a {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+  %fm = mix.reshape %m : (tensor<2x4xf32>) -> tensor<1x8xf32>
+  %fn = mix.reshape %n : (tensor<1x3x1xf32>) -> tensor<1x3xf32>
+  %fq = mix.reshape %q : (tensor<2x3x1xf32>) -> tensor<1x6xf32>
+  %all = mix.concat %fm, %fn, %fq {axis = 1 : i64} : (tensor<1x8xf32>, tensor<1x3xf32>, tensor<1x6xf32>) -> tensor<1x17xf32>
+  %l = mix.mse_loss %all, %t : (tensor<1x17xf32>, tensor<1x17xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  // Values of %a are sums of 4 products of multiples of 1/64: distinct
+  // ones differ by at least 2^-12, far above the step 2^-17, so no
+  // maximum or minimum changes hands within a finite difference (this seed
+  // has no ties).
+  WeightMap weights;
+  weights["w"] = random({4, 4}, rng);
+  checkAgainstFiniteDifferences(
+      d, {random({2, 3, 4}, rng), random({1, 17}, rng)}, weights);
+}
+
+TEST_CASE("mix-differentiate: reduce_max ties share the gradient; reduce_l2 "
+          "of zeros has gradient 0",
+          "[differentiate]") {
+  std::string source = R"(
+mix.network @ties precision(f32) (%x: tensor<1x4xf32>, %t: tensor<1x3xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %v = mix.weight external "v" : tensor<4xf32>
+  %p = mix.mul %x, %w : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %z = mix.mul %x, %v : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %m = mix.reduce_max %p {axes = array<i64: 1>} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+  %n = mix.reduce_min %p {axes = array<i64: 1>} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+  %q = mix.reduce_l2 %z {axes = array<i64: 1>} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+  %all = mix.concat %m, %n, %q {axis = 1 : i64} : (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x3xf32>
+  %l = mix.mse_loss %all, %t : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  weights["w"] = RefTensor{{4}, {0.5, 0.5, 0.25, 0.5}};
+  weights["v"] = RefTensor{{4}, {0, 0, 0, 0}};
+  RefTensor x{{1, 4}, {1, 1, 1, 1}}, t{{1, 3}, {0, 0, 0}};
+  auto g = d.gradients({x, t}, weights);
+  // L = (0.5^2 + 0.25^2 + 0^2) / 3: dL/dmax = 1/3 shared by the three
+  // elements equal to 0.5, dL/dmin = 1/6 to the single 0.25, and the l2
+  // norm of zeros passes 0 (not 0/0).
+  std::vector<double> want{1.0 / 9, 1.0 / 9, 1.0 / 6, 1.0 / 9};
+  for (int i = 0; i < 4; ++i) {
+    INFO("element " << i);
+    CHECK(std::fabs(g.at("grad.w").data[i] - want[i]) <= 1e-16);
+    CHECK(g.at("grad.v").data[i] == 0.0);
+  }
+}
+
+namespace {
+
+/// x [8, 16] through two blocks of dense 16 -> 64, gelu, dense 64 -> 16
+/// (inline weights), an mse loss; `attributes` on the first block.
+std::string twoBlocks(const std::string &attributes) {
+  std::mt19937 rng(53);
+  auto weight = [&](const std::string &name, std::vector<int64_t> shape) {
+    return "    %" + name + " = mix.weight dense<" +
+           nested(values(count(shape), rng), shape) + "> : " + ty(shape) + "\n";
+  };
+  auto block = [&](const std::string &name, const std::string &input,
+                   const std::string &attrs) {
+    return "  %" + name + " = mix.block @" + name + " (%i = " + input +
+           ") : (" + ty({8, 16}) + ") -> " + ty({8, 16}) + attrs + " {\n" +
+           weight(name + "1", {16, 64}) + weight(name + "2", {64, 16}) +
+           "    %u = mix.dense %i, %" + name + "1 : (" + ty({8, 16}) + ", " +
+           ty({16, 64}) + ") -> " + ty({8, 64}) + "\n" +
+           "    %v = mix.gelu %u : (" + ty({8, 64}) + ") -> " + ty({8, 64}) +
+           "\n" + "    %o = mix.dense %v, %" + name + "2 : (" + ty({8, 64}) +
+           ", " + ty({64, 16}) + ") -> " + ty({8, 16}) + "\n" +
+           "    mix.yield %o : " + ty({8, 16}) + "\n  }\n";
+  };
+  return "mix.network @two precision(f32) (%x: " + ty({8, 16}) +
+         ", %t: " + ty({8, 16}) + ") -> tensor<f32> {\n" +
+         block("a", "%x", attributes) + block("b", "%a", "") +
+         "  %l = mix.mse_loss %b, %t : (" + ty({8, 16}) + ", " + ty({8, 16}) +
+         ") -> tensor<f32>\n  mix.return %l : tensor<f32>\n}\n";
+}
+
+std::string printed(NetworkOp network) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  network.print(os);
+  return text;
+}
+
+} // namespace
+
+TEST_CASE("mix-differentiate: a recompute block gives the same gradients "
+          "with a smaller workspace",
+          "[differentiate]") {
+  Differentiated kept(twoBlocks("")),
+      recomputed(twoBlocks(" attributes {mix.recompute}"));
+  auto count = [](NetworkOp n) {
+    int64_t dense = 0;
+    n.walk([&](DenseOp) { ++dense; });
+    return dense;
+  };
+  // The forward has 4 denses (the backward is written in matmuls). The
+  // recomputed block adds its first dense and its gelu again (the gelu
+  // rule reads the dense's output, the second dense's weight gradient the
+  // gelu's); its second dense's output no rule reads, so its copy goes.
+  CHECK(count(kept.grad) == 4);
+  CHECK(count(recomputed.grad) == 5);
+
+  // The interpreter: the same ops on the same values, the same gradients.
+  std::mt19937 rng(59);
+  std::vector<RefTensor> inputs{random({8, 16}, rng), random({8, 16}, rng)};
+  auto a = kept.gradients(inputs, {}), b = recomputed.gradients(inputs, {});
+  REQUIRE(a.size() == 5);
+  for (auto &[name, t] : a) {
+    INFO(name);
+    CHECK(b.at(name).data == t.data);
+  }
+
+  // Compiled: bit-identical outputs, and the first block's activations no
+  // longer live across the second block's forward and backward.
+  kept.forward.erase();
+  recomputed.forward.erase();
+  std::vector<float> x = eighths(128, 7), t = eighths(128, 8);
+  ExecutionResult rk = runBoth(printed(kept.grad), {x, t, {1.0f}});
+  ExecutionResult rr = runBoth(printed(recomputed.grad), {x, t, {1.0f}});
+  REQUIRE(rk.compiled.size() == 5);
+  for (size_t o = 0; o < 5; ++o) {
+    INFO("output " << o);
+    CHECK(rr.compiled[o] == rk.compiled[o]);
+  }
+  uint64_t keptBytes = compileSource(printed(kept.grad))->workspaceBytes();
+  uint64_t recomputedBytes =
+      compileSource(printed(recomputed.grad))->workspaceBytes();
+  INFO("workspace kept " << keptBytes << ", recomputed " << recomputedBytes);
+  CHECK(recomputedBytes < keptBytes);
+}
+
+TEST_CASE("mix-differentiate: strided slice, reflect and edge pad, gather, "
+          "glu",
+          "[differentiate]") {
+  std::mt19937 rng(61);
+  std::string source = R"(
+mix.network @moves precision(f32) (%x: tensor<2x3x4x5xf32>, %t: tensor<1x804xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<2x3x4x5xf32>
+  %p = mix.mul %x, %w : (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %s1 = mix.slice %p {axes = array<i64: 2, 3>, starts = array<i64: 0, 1>, ends = array<i64: 4, 5>, steps = array<i64: 2, 2>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x2x2xf32>
+  %s2 = mix.pad %p {pads = array<i64: 0, 0, 1, 2, 0, 0, 2, 1>, mode = "reflect"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x7x8xf32>
+  %s3 = mix.pad %p {pads = array<i64: 0, 0, 2, 0, 0, 0, 0, 3>, mode = "edge"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x6x8xf32>
+  %s4 = mix.gather %p {axis = 3 : i64, indices = dense<[[0, 4], [4, 2]]> : tensor<2x2xi64>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x2x2xf32>
+  %s5 = mix.glu %p {axis = 2 : i64} : (tensor<2x3x4x5xf32>) -> tensor<2x3x2x5xf32>
+  %f1 = mix.reshape %s1 : (tensor<2x3x2x2xf32>) -> tensor<1x24xf32>
+  %f2 = mix.reshape %s2 : (tensor<2x3x7x8xf32>) -> tensor<1x336xf32>
+  %f3 = mix.reshape %s3 : (tensor<2x3x6x8xf32>) -> tensor<1x288xf32>
+  %f4 = mix.reshape %s4 : (tensor<2x3x4x2x2xf32>) -> tensor<1x96xf32>
+  %f5 = mix.reshape %s5 : (tensor<2x3x2x5xf32>) -> tensor<1x60xf32>
+  %all = mix.concat %f1, %f2, %f3, %f4, %f5 {axis = 1 : i64} : (tensor<1x24xf32>, tensor<1x336xf32>, tensor<1x288xf32>, tensor<1x96xf32>, tensor<1x60xf32>) -> tensor<1x804xf32>
+  %l = mix.mse_loss %all, %t : (tensor<1x804xf32>, tensor<1x804xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  weights["w"] = random({2, 3, 4, 5}, rng);
+  checkAgainstFiniteDifferences(
+      d, {random({2, 3, 4, 5}, rng), random({1, 804}, rng)}, weights);
+}
+
+TEST_CASE("mix-differentiate: resize, nearest and bilinear",
+          "[differentiate]") {
+  std::mt19937 rng(67);
+  struct Mode {
+    const char *mode, *coordinates;
+    double scale;
+    int64_t out;
+  };
+  for (Mode m : {Mode{"nearest", "half_pixel", 2.0, 6},
+                 Mode{"nearest", "asymmetric", 1.5, 4},
+                 Mode{"linear", "half_pixel", 2.0, 6},
+                 Mode{"linear", "align_corners", 3.0, 9},
+                 Mode{"linear", "pytorch_half_pixel", 0.5, 1}}) {
+    INFO(m.mode << " " << m.coordinates << " " << m.scale);
+    std::string o = std::to_string(m.out);
+    std::string scale = std::to_string(m.scale);
+    std::string source = std::string(R"(
+mix.network @up precision(f32) (%x: tensor<1x2x3x3xf32>, %t: tensor<1x2x)") +
+                         o + "x" + o + R"(xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<1x2x3x3xf32>
+  %p = mix.mul %x, %w : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %y = mix.resize %p {mode = ")" +
+                         m.mode + R"(", coordinate_mode = ")" + m.coordinates +
+                         R"(", scales = array<f64: )" + scale + ", " + scale +
+                         R"(>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x)" + o +
+                         "x" + o + R"(xf32>
+  %l = mix.mse_loss %y, %t : (tensor<1x2x)" +
+                         o + "x" + o + "xf32>, tensor<1x2x" + o + "x" + o +
+                         R"(xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+    Differentiated d(source);
+    WeightMap weights;
+    weights["w"] = random({1, 2, 3, 3}, rng);
+    // The interpolation weights of these scales are multiples of 1/4, exact
+    // in f32, so the rule's constants are exact.
+    checkAgainstFiniteDifferences(
+        d, {random({1, 2, 3, 3}, rng), random({1, 2, m.out, m.out}, rng)},
+        weights);
+  }
+}
+
+TEST_CASE("mix-differentiate: conv_transpose2d, instance_norm, group_norm",
+          "[differentiate]") {
+  std::mt19937 rng(71);
+  std::string source = R"(
+mix.network @up precision(f32) (%x: tensor<2x4x3x3xf32>, %t: tensor<2x6x6x6xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4x3x3x3xf32>
+  %b = mix.weight external "b" : tensor<6xf32>
+  %s1 = mix.weight external "s1" : tensor<6xf32>
+  %b1 = mix.weight external "b1" : tensor<6xf32>
+  %s2 = mix.weight external "s2" : tensor<6xf32>
+  %b2 = mix.weight external "b2" : tensor<6xf32>
+  %u = mix.conv_transpose2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 1>, output_padding = array<i64: 1, 0>, groups = 2 : i64} : (tensor<2x4x3x3xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) -> tensor<2x6x6x6xf32>
+  %n = mix.instance_norm %u, %s1, %b1 {epsilon = 0.01 : f64} : (tensor<2x6x6x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x6x6xf32>
+  %g = mix.group_norm %n, %s2, %b2 {num_groups = 3 : i64, epsilon = 0.01 : f64} : (tensor<2x6x6x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x6x6xf32>
+  %l = mix.mse_loss %g, %t : (tensor<2x6x6x6xf32>, tensor<2x6x6x6xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  weights["w"] = random({4, 3, 3, 3}, rng);
+  weights["b"] = random({6}, rng);
+  for (const char *name : {"s1", "b1", "s2", "b2"})
+    weights[name] = random({6}, rng);
+  std::vector<RefTensor> inputs{random({2, 4, 3, 3}, rng),
+                                random({2, 6, 6, 6}, rng)};
+  // The decomposed norms compute the layers' loss, up to epsilon being an
+  // f32 constant (0.01 rounded: a relative change below 2^-24 in var +
+  // epsilon).
+  double fused = d.loss(inputs, weights);
+  double decomposed = d.gradients(inputs, weights).at("loss").data[0];
+  CHECK(std::fabs(decomposed - fused) <= 1e-7 * std::fabs(fused));
+  checkAgainstFiniteDifferences(d, inputs, weights, /*training=*/true);
+}
