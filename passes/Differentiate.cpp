@@ -1092,8 +1092,9 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     // y = x's slices at the (constant) indices along the axis: dy, viewed
     // with the indices as one axis, summed back into the rows they select.
     int64_t rank = xShape.size();
-    int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + rank
-                                        : int64_t(gather.getAxis());
+    int64_t axis = static_cast<int64_t>(gather.getAxis());
+    if (axis < 0)
+      axis += rank;
     SmallVector<int64_t> idx;
     for (const APInt &v : gather.getIndices().getValues<APInt>())
       idx.push_back(v.getSExtValue());
@@ -1126,8 +1127,9 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     // y = a * s, s = sigmoid(b), x = [a, b] along the axis:
     // da = dy * s, db = dy * a * s * (1 - s).
     int64_t rank = xShape.size();
-    int64_t axis =
-        glu.getAxis() < 0 ? glu.getAxis() + rank : int64_t(glu.getAxis());
+    int64_t axis = static_cast<int64_t>(glu.getAxis());
+    if (axis < 0)
+      axis += rank;
     int64_t half = xShape[axis] / 2;
     Value a = slice(x, axis, 0, half),
           s = unary<SigmoidOp>(slice(x, axis, half, 2 * half));

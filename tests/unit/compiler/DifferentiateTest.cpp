@@ -1157,14 +1157,6 @@ mix.network @bn precision(f32) (%x: tensor<2x3x2x2xf32>, %t: tensor<2x3x2x2xf32>
 
 namespace {
 
-/// `v` as MLIR shape text: "2x3x4".
-std::string dims(const std::vector<int64_t> &v) {
-  std::string s;
-  for (int64_t d : v)
-    s += (s.empty() ? "" : "x") + std::to_string(d);
-  return s;
-}
-
 /// `v` (row-major, multiples of 1/64: exact in 6 decimals) as a nested
 /// MLIR literal of `shape`.
 std::string nested(const std::vector<double> &v,
