@@ -717,6 +717,22 @@ UK_INLINE UK_T void transpose16(__m512 r[16]) {
     r[i] = t[i];
 }
 
+/* acc[j] (j < ov; all 16 when `full`) += the taps of the output whose
+ * tap 0 is at src[j], ascending. */
+UK_INLINE UK_T void dwBatchTaps(const int full, int64_t taps,
+                                const uk_dw_batch *b, const float *wbuf,
+                                const float *const src[16], int64_t ov,
+                                __m512 acc[16]) {
+  for (int64_t t = 0; t < taps; ++t) {
+    const __m512 wv = _mm512_load_ps(wbuf + t * 16);
+    const int64_t off = (int64_t)b->toff[t] * 16;
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j)
+      if (full || j < ov)
+        acc[j] = _mm512_fmadd_ps(_mm512_load_ps(src[j] + off), wv, acc[j]);
+  }
+}
+
 /* Small planes, 16 at a time (see uk_dw_batch): lane j of every vector is
  * plane i0 + j. */
 static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
@@ -741,10 +757,26 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
     }
     const __m512i ci = _mm512_loadu_si512(chan);
     const __m512i wi = _mm512_mullo_epi32(ci, _mm512_set1_epi32((int)taps));
-    for (int64_t t = 0; t < taps; ++t)
-      _mm512_store_ps(wbuf + t * 16,
-                      _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, wi,
-                                               p->weight + t, 4));
+    if (taps <= 16 && chan[0] + n <= p->C) {
+      /* Consecutive channels: their weight rows, transposed. */
+      const float *w0 = p->weight + (int64_t)chan[0] * taps;
+      __m512 r[16];
+      const __mmask16 m = colMask(taps);
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        r[j] = j < n ? _mm512_maskz_loadu_ps(m, w0 + j * taps)
+                     : _mm512_setzero_ps();
+      transpose16(r);
+#pragma GCC unroll 16
+      for (int t = 0; t < 16; ++t)
+        if (t < taps)
+          _mm512_store_ps(wbuf + t * 16, r[t]);
+    } else {
+      for (int64_t t = 0; t < taps; ++t)
+        _mm512_store_ps(wbuf + t * 16,
+                        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, wi,
+                                                 p->weight + t, 4));
+    }
     __m512 bv = _mm512_setzero_ps();
     if (p->bias)
       bv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, ci, p->bias, 4);
@@ -775,14 +807,10 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
         src[j] = staged + (int64_t)b->base[j < ov ? o0 + j : o0] * 16;
         acc[j] = _mm512_setzero_ps();
       }
-      for (int64_t t = 0; t < taps; ++t) {
-        const __m512 wv = _mm512_load_ps(wbuf + t * 16);
-        const int64_t off = (int64_t)b->toff[t] * 16;
-#pragma GCC unroll 16
-        for (int j = 0; j < 16; ++j)
-          if (j < ov)
-            acc[j] = _mm512_fmadd_ps(_mm512_load_ps(src[j] + off), wv, acc[j]);
-      }
+      if (ov == 16)
+        dwBatchTaps(1, taps, b, wbuf, src, ov, acc);
+      else
+        dwBatchTaps(0, taps, b, wbuf, src, ov, acc);
       if (p->bias) {
 #pragma GCC unroll 16
         for (int j = 0; j < 16; ++j)
