@@ -576,6 +576,21 @@ UK_INLINE void transpose8(__m256 r[8]) {
   }
 }
 
+/* acc[j] (j < ov; all 8 when `full`) += the taps of the output whose tap
+ * 0 is at src[j], ascending. */
+UK_INLINE void dwBatchTaps(const int full, int64_t taps, const uk_dw_batch *b,
+                           const float *wbuf, const float *const src[8],
+                           int64_t ov, __m256 acc[8]) {
+  for (int64_t t = 0; t < taps; ++t) {
+    const __m256 wv = _mm256_load_ps(wbuf + t * 8);
+    const int64_t off = (int64_t)b->toff[t] * 8;
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+      if (full || j < ov)
+        acc[j] = _mm256_fmadd_ps(_mm256_load_ps(src[j] + off), wv, acc[j]);
+  }
+}
+
 /* Small planes, 8 at a time (see uk_dw_batch): lane j of every vector is
  * plane i0 + j. */
 static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
@@ -600,10 +615,28 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
     }
     const __m256i ci = _mm256_loadu_si256((const __m256i *)chan);
     const __m256i wi = _mm256_mullo_epi32(ci, _mm256_set1_epi32((int)taps));
-    for (int64_t t = 0; t < taps; ++t)
-      _mm256_store_ps(wbuf + t * 8, _mm256_mask_i32gather_ps(
-                                        _mm256_setzero_ps(), p->weight + t, wi,
-                                        _mm256_castsi256_ps(lanes), 4));
+    if (taps <= 16 && chan[0] + n <= p->C) {
+      /* Consecutive channels: their weight rows, transposed 8 taps at a
+       * time. */
+      const float *w0 = p->weight + (int64_t)chan[0] * taps;
+      for (int64_t t0 = 0; t0 < taps; t0 += 8) {
+        const int64_t tv = taps - t0 < 8 ? taps - t0 : 8;
+        __m256 r[8];
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j)
+          r[j] = j < n ? loadPs(w0 + j * taps + t0, tv) : _mm256_setzero_ps();
+        transpose8(r);
+#pragma GCC unroll 8
+        for (int t = 0; t < 8; ++t)
+          if (t < tv)
+            _mm256_store_ps(wbuf + (t0 + t) * 8, r[t]);
+      }
+    } else {
+      for (int64_t t = 0; t < taps; ++t)
+        _mm256_store_ps(wbuf + t * 8, _mm256_mask_i32gather_ps(
+                                          _mm256_setzero_ps(), p->weight + t,
+                                          wi, _mm256_castsi256_ps(lanes), 4));
+    }
     __m256 bv = _mm256_setzero_ps();
     if (p->bias)
       bv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p->bias, ci,
@@ -633,14 +666,10 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
         src[j] = staged + (int64_t)b->base[j < ov ? o0 + j : o0] * 8;
         acc[j] = _mm256_setzero_ps();
       }
-      for (int64_t t = 0; t < taps; ++t) {
-        const __m256 wv = _mm256_load_ps(wbuf + t * 8);
-        const int64_t off = (int64_t)b->toff[t] * 8;
-#pragma GCC unroll 8
-        for (int j = 0; j < 8; ++j)
-          if (j < ov)
-            acc[j] = _mm256_fmadd_ps(_mm256_load_ps(src[j] + off), wv, acc[j]);
-      }
+      if (ov == 8)
+        dwBatchTaps(1, taps, b, wbuf, src, ov, acc);
+      else
+        dwBatchTaps(0, taps, b, wbuf, src, ov, acc);
       if (p->bias) {
 #pragma GCC unroll 8
         for (int j = 0; j < 8; ++j)
