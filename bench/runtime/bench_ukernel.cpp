@@ -16,7 +16,8 @@
 // Depthwise rows (BM_Dw_*): mixrt_ukernel_depthwise_f32 per path on the four
 // MobileNet-V2 3x3 depthwise shapes (batch 1, padding 1, no bias: 32 ch
 // 112x112; 96 ch 56x56 stride 2; 144 ch 56x56; 960 ch 7x7), GOP/s = 2 *
-// outputs * 9, next to oneDNN's f32 convolution (groups = C) with src, dst
+// outputs * 9; also 576 ch 14x14, the largest plane of the small-plane
+// path), next to oneDNN's f32 convolution (groups = C) with src, dst
 // and weights in the formats oneDNN picks (format_tag::any: its blocked
 // nChw16c/nChw8c depthwise kernel, the fair peer) and with src and dst in
 // plain NCHW (what mixrt reads and writes). The reorders into oneDNN's
@@ -248,8 +249,11 @@ struct DwShape {
   }
 };
 
-const DwShape kDwShapes[] = {
-    {32, 112, 112, 1}, {96, 56, 56, 2}, {144, 56, 56, 1}, {960, 7, 7, 1}};
+const DwShape kDwShapes[] = {{32, 112, 112, 1},
+                             {96, 56, 56, 2},
+                             {144, 56, 56, 1},
+                             {960, 7, 7, 1},
+                             {576, 14, 14, 1}};
 
 std::map<std::string, double> &dwResults() {
   static std::map<std::string, double> r;
