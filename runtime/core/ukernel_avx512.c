@@ -744,6 +744,12 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
   float wbuf[UK_DWB_TAPS * 16] __attribute__((aligned(64)));
   for (int64_t i = 0; i < b->positions; ++i)
     _mm512_store_ps(staged + i * 16, _mm512_setzero_ps());
+  /* Lane j's element offset in the input and output (j * hw, j * ohw; at
+   * most 16 * UK_DWB_IN). */
+  const __m512i iota =
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i planeIdx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)hw));
+  const __m512i outIdx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)ohw));
   int64_t c = p->c0;
   for (int64_t i0 = 0; i0 < p->planes; i0 += 16) {
     const int64_t n = p->planes - i0 < 16 ? p->planes - i0 : 16;
@@ -785,6 +791,15 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
     for (int64_t k0 = 0; k0 < hw; k0 += 16) {
       const int64_t kv = hw - k0 < 16 ? hw - k0 : 16;
       const __mmask16 m = colMask(kv);
+      if (kv <= 2) {
+        /* A short tail (49 = 3 x 16 + 1): a gather per element. */
+        for (int64_t k = k0; k < hw; ++k)
+          if (b->slot[k] >= 0)
+            _mm512_store_ps(staged + (int64_t)b->slot[k] * 16,
+                            _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes,
+                                                     planeIdx, in + k, 4));
+        continue;
+      }
       __m512 r[16];
 #pragma GCC unroll 16
       for (int j = 0; j < 16; ++j)
@@ -815,6 +830,12 @@ static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
 #pragma GCC unroll 16
         for (int j = 0; j < 16; ++j)
           acc[j] = _mm512_add_ps(acc[j], bv);
+      }
+      if (ov <= 2) {
+        /* A short tail: a scatter per output. */
+        for (int j = 0; j < ov; ++j)
+          _mm512_mask_i32scatter_ps(out + o0 + j, lanes, outIdx, acc[j], 4);
+        continue;
       }
       transpose16(acc);
       const __mmask16 m = colMask(ov);
