@@ -14,8 +14,11 @@
 // the kernel equals the loops over an explicitly zero-padded copy, -0 sums
 // included (rows of up to two vectors are staged on the stack by the
 // vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
-// both covered); the words after the output stay untouched. Then threads,
-// and the argument checks.
+// both covered); small planes, which the vector paths compute 8 or 16
+// planes at a time across channels (images 1 to 14, plane counts that are
+// not multiples of the group, channels wrapping inside a group); the words
+// after the output stay untouched. Then threads (also splitting small
+// planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
