@@ -13,6 +13,18 @@
 //   f32:  best mixrt path / max(OpenBLAS, oneDNN) sgemm
 //   int8: best mixrt path (s8s8s32) / oneDNN gemm_s8s8s32
 //
+// Depthwise rows (BM_Dw_*): mixrt_ukernel_depthwise_f32 per path on the four
+// MobileNet-V2 3x3 depthwise shapes (batch 1, padding 1, no bias: 32 ch
+// 112x112; 96 ch 56x56 stride 2; 144 ch 56x56; 960 ch 7x7), GOP/s = 2 *
+// outputs * 9; also 576 ch 14x14, the largest plane of the small-plane
+// path), next to oneDNN's f32 convolution (groups = C) with src, dst
+// and weights in the formats oneDNN picks (format_tag::any: its blocked
+// nChw16c/nChw8c depthwise kernel, the fair peer) and with src and dst in
+// plain NCHW (what mixrt reads and writes). The reorders into oneDNN's
+// formats are not timed. The oneDNN rows of a shape run first, so each mixrt
+// row also carries its ratios as counters (vs_blocked, vs_nchw); a table
+// follows the GEMM one.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mixrt/mixrt.h"
@@ -33,6 +45,7 @@
 #endif
 #ifdef MIXC_BENCH_DNNL
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
 #endif
 #ifdef MIXC_BENCH_OPENMP
 #include <omp.h>
@@ -224,6 +237,158 @@ void BM_DnnlS8s8s32(benchmark::State &state, Shape s) {
 }
 #endif
 
+/// A depthwise layer: C channels, H x W image, 3x3, padding 1, batch 1.
+struct DwShape {
+  int64_t c, h, w, stride;
+  int64_t oh() const { return (h + 2 - 3) / stride + 1; }
+  int64_t ow() const { return (w + 2 - 3) / stride + 1; }
+  double ops() const { return 2.0 * c * oh() * ow() * 9; }
+  std::string name() const {
+    return std::to_string(c) + "ch_" + std::to_string(h) + "x" +
+           std::to_string(w) + "_s" + std::to_string(stride);
+  }
+};
+
+const DwShape kDwShapes[] = {{32, 112, 112, 1},
+                             {96, 56, 56, 2},
+                             {144, 56, 56, 1},
+                             {960, 7, 7, 1},
+                             {576, 14, 14, 1}};
+
+std::map<std::string, double> &dwResults() {
+  static std::map<std::string, double> r;
+  return r;
+}
+
+template <class Fn>
+double timedDw(benchmark::State &state, const DwShape &s,
+               const std::string &kernel, Fn fn) {
+  double seconds = 0.0;
+  for (auto _ : state) {
+    const double start = threadSeconds();
+    fn();
+    const double t = threadSeconds() - start;
+    seconds += t;
+    state.SetIterationTime(t);
+  }
+  const double gops = s.ops() * state.iterations() / seconds / 1e9;
+  state.counters["GOPS"] = gops;
+  double &best = dwResults()[kernel + " " + s.name()];
+  best = std::max(best, gops);
+  return gops;
+}
+
+void BM_UkDepthwise(benchmark::State &state, mixrt_ukernel_isa isa, DwShape s) {
+  if (!forceIsa(state, isa))
+    return;
+  const std::vector<float> in = randomF32(s.c * s.h * s.w, 1),
+                           w = randomF32(s.c * 9, 2);
+  std::vector<float> out(s.c * s.oh() * s.ow());
+  const double gops = timedDw(
+      state, s, std::string("mixrt ") + mixrt_ukernel_isa_name(isa), [&] {
+        benchmark::DoNotOptimize(mixrt_ukernel_depthwise_f32(
+            1, s.c, s.h, s.w, in.data(), 3, 3, w.data(), s.stride, s.stride, 1,
+            1, 1, 1, 1, 1, s.oh(), s.ow(), out.data(), nullptr, 0));
+        benchmark::ClobberMemory();
+      });
+  for (auto [peer, counter] : {std::pair{"onednn blocked", "vs_blocked"},
+                               std::pair{"onednn nchw", "vs_nchw"}}) {
+    auto it = dwResults().find(std::string(peer) + " " + s.name());
+    if (it != dwResults().end() && it->second > 0)
+      state.counters[counter] = gops / it->second;
+  }
+}
+
+#ifdef MIXC_BENCH_DNNL
+/// oneDNN's f32 depthwise convolution; `blocked`: every format
+/// format_tag::any (oneDNN's choice), else src and dst NCHW.
+void BM_DnnlDepthwise(benchmark::State &state, bool blocked, DwShape s) {
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  const memory::dims srcDims = {1, s.c, s.h, s.w}, weiDims = {s.c, 1, 1, 3, 3},
+                     dstDims = {1, s.c, s.oh(), s.ow()},
+                     strides = {s.stride, s.stride}, pad = {1, 1};
+  const tag act = blocked ? tag::any : tag::nchw;
+  const memory::desc srcMd(srcDims, dt::f32, act),
+      weiMd(weiDims, dt::f32, tag::any), dstMd(dstDims, dt::f32, act);
+  const convolution_forward::primitive_desc pd(
+      convolution_forward::desc(prop_kind::forward_inference,
+                                algorithm::convolution_auto, srcMd, weiMd,
+                                dstMd, strides, pad, pad),
+      eng);
+  state.SetLabel(pd.impl_info_str());
+  std::vector<float> in = randomF32(s.c * s.h * s.w, 1),
+                     w = randomF32(s.c * 9, 2);
+  memory userSrc({srcDims, dt::f32, tag::nchw}, eng, in.data()),
+      userWei({weiDims, dt::f32, tag::goihw}, eng, w.data());
+  memory src(pd.src_desc(), eng), wei(pd.weights_desc(), eng),
+      dst(pd.dst_desc(), eng);
+  reorder(userSrc, src).execute(strm, userSrc, src);
+  reorder(userWei, wei).execute(strm, userWei, wei);
+  strm.wait();
+  convolution_forward conv(pd);
+  timedDw(state, s, blocked ? "onednn blocked" : "onednn nchw", [&] {
+    conv.execute(
+        strm,
+        {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
+    strm.wait();
+    benchmark::ClobberMemory();
+  });
+}
+#endif
+
+void registerDepthwise() {
+  for (const DwShape &s : kDwShapes) {
+#ifdef MIXC_BENCH_DNNL
+    for (bool blocked : {true, false})
+      benchmark::RegisterBenchmark((std::string("BM_Dw_oneDNN_") +
+                                    (blocked ? "blocked/" : "nchw/") + s.name())
+                                       .c_str(),
+                                   BM_DnnlDepthwise, blocked, s)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+#endif
+    for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i) {
+      const auto isa = static_cast<mixrt_ukernel_isa>(i);
+      benchmark::RegisterBenchmark((std::string("BM_Dw_mixrt/") +
+                                    mixrt_ukernel_isa_name(isa) + "/" +
+                                    s.name())
+                                       .c_str(),
+                                   BM_UkDepthwise, isa, s)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
+void printDepthwiseRatios() {
+  if (dwResults().empty())
+    return;
+  std::printf("\nDepthwise 3x3 (GOP/s; ratio = mixrt path / oneDNN):\n");
+  std::printf("%-18s %-12s %8s %9s %9s %10s %8s\n", "shape", "path", "mixrt",
+              "blocked", "nchw", "vs_blocked", "vs_nchw");
+  for (const DwShape &s : kDwShapes) {
+    const auto get = [&](const std::string &k) {
+      auto it = dwResults().find(k + " " + s.name());
+      return it == dwResults().end() ? 0.0 : it->second;
+    };
+    const double bl = get("onednn blocked"), nc = get("onednn nchw");
+    for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i) {
+      const std::string path =
+          mixrt_ukernel_isa_name(static_cast<mixrt_ukernel_isa>(i));
+      const double m = get("mixrt " + path);
+      if (m == 0.0)
+        continue;
+      std::printf("%-18s %-12s %8.1f %9.1f %9.1f %10.2f %8.2f\n",
+                  s.name().c_str(), path.c_str(), m, bl, nc,
+                  bl > 0 ? m / bl : 0.0, nc > 0 ? m / nc : 0.0);
+    }
+  }
+}
+
 void registerAll() {
   for (const Shape &s : kShapes) {
     const std::string shape = shapeName(s);
@@ -277,6 +442,8 @@ double get(const std::string &kernel, const Shape &s) {
 }
 
 void printRatios() {
+  if (results().empty())
+    return;
   const std::string best = mixrt_ukernel_isa_name(mixrt_ukernel_cpu_isa());
   std::printf("\nRatios (single thread, thread CPU time; mixrt path %s):\n",
               best.c_str());
@@ -309,8 +476,10 @@ int main(int argc, char **argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
   registerAll();
+  registerDepthwise();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   printRatios();
+  printDepthwiseRatios();
   return 0;
 }

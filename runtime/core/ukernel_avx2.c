@@ -553,6 +553,137 @@ UK_INLINE void dwPlane(const int S, const uk_dw_problem *p, const float *in,
     dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo, owHi);
 }
 
+/* r[j] lane i becomes r[i] lane j (8 x 8 floats). */
+UK_INLINE void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  /* u[4h + k], 128-bit lane L: column 4L + k of rows 4h .. 4h + 3. */
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    u[4 * h] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);
+    u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], 0xee);
+    u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);
+    u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xee);
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+    r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+  }
+}
+
+/* acc[j] (j < ov; all 8 when `full`) += the taps of the output whose tap
+ * 0 is at src[j], ascending. */
+UK_INLINE void dwBatchTaps(const int full, int64_t taps, const uk_dw_batch *b,
+                           const float *wbuf, const float *const src[8],
+                           int64_t ov, __m256 acc[8]) {
+  for (int64_t t = 0; t < taps; ++t) {
+    const __m256 wv = _mm256_load_ps(wbuf + t * 8);
+    const int64_t off = (int64_t)b->toff[t] * 8;
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+      if (full || j < ov)
+        acc[j] = _mm256_fmadd_ps(_mm256_load_ps(src[j] + off), wv, acc[j]);
+  }
+}
+
+/* Small planes, 8 at a time (see uk_dw_batch): lane j of every vector is
+ * plane i0 + j. */
+static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
+                                                     const uk_dw_batch *b) {
+  const int64_t hw = p->H * p->W, ohw = p->OH * p->OW, taps = p->KH * p->KW;
+  /* The padded planes, 8 floats per position; +0 wherever no input
+   * element is staged (the same positions for every group). */
+  float staged[UK_DWB_POS * 8] __attribute__((aligned(32)));
+  float wbuf[UK_DWB_TAPS * 8] __attribute__((aligned(32)));
+  for (int64_t i = 0; i < b->positions; ++i)
+    _mm256_store_ps(staged + i * 8, _mm256_setzero_ps());
+  int64_t c = p->c0;
+  for (int64_t i0 = 0; i0 < p->planes; i0 += 8) {
+    const int64_t n = p->planes - i0 < 8 ? p->planes - i0 : 8;
+    const __m256i lanes = laneMask(n);
+    /* Lane j: channel (c0 + i0 + j) mod C. */
+    int32_t chan[8];
+    for (int j = 0; j < 8; ++j) {
+      chan[j] = (int32_t)c;
+      if (j < n && ++c == p->C)
+        c = 0;
+    }
+    const __m256i ci = _mm256_loadu_si256((const __m256i *)chan);
+    const __m256i wi = _mm256_mullo_epi32(ci, _mm256_set1_epi32((int)taps));
+    if (taps <= 16 && chan[0] + n <= p->C) {
+      /* Consecutive channels: their weight rows, transposed 8 taps at a
+       * time. */
+      const float *w0 = p->weight + (int64_t)chan[0] * taps;
+      for (int64_t t0 = 0; t0 < taps; t0 += 8) {
+        const int64_t tv = taps - t0 < 8 ? taps - t0 : 8;
+        __m256 r[8];
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j)
+          r[j] = j < n ? loadPs(w0 + j * taps + t0, tv) : _mm256_setzero_ps();
+        transpose8(r);
+#pragma GCC unroll 8
+        for (int t = 0; t < 8; ++t)
+          if (t < tv)
+            _mm256_store_ps(wbuf + (t0 + t) * 8, r[t]);
+      }
+    } else {
+      for (int64_t t = 0; t < taps; ++t)
+        _mm256_store_ps(wbuf + t * 8, _mm256_mask_i32gather_ps(
+                                          _mm256_setzero_ps(), p->weight + t,
+                                          wi, _mm256_castsi256_ps(lanes), 4));
+    }
+    __m256 bv = _mm256_setzero_ps();
+    if (p->bias)
+      bv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p->bias, ci,
+                                    _mm256_castsi256_ps(lanes), 4);
+    /* Stage: 8 input elements of the 8 planes, transposed. */
+    const float *in = p->input + i0 * hw;
+    for (int64_t k0 = 0; k0 < hw; k0 += 8) {
+      const int64_t kv = hw - k0 < 8 ? hw - k0 : 8;
+      __m256 r[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j)
+        r[j] = j < n ? loadPs(in + j * hw + k0, kv) : _mm256_setzero_ps();
+      transpose8(r);
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j)
+        if (j < kv && b->slot[k0 + j] >= 0)
+          _mm256_store_ps(staged + (int64_t)b->slot[k0 + j] * 8, r[j]);
+    }
+    /* 8 outputs of the flattened plane at a time, one vector each. */
+    float *out = p->output + i0 * ohw;
+    for (int64_t o0 = 0; o0 < ohw; o0 += 8) {
+      const int64_t ov = ohw - o0 < 8 ? ohw - o0 : 8;
+      const float *src[8];
+      __m256 acc[8];
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        src[j] = staged + (int64_t)b->base[j < ov ? o0 + j : o0] * 8;
+        acc[j] = _mm256_setzero_ps();
+      }
+      if (ov == 8)
+        dwBatchTaps(1, taps, b, wbuf, src, ov, acc);
+      else
+        dwBatchTaps(0, taps, b, wbuf, src, ov, acc);
+      if (p->bias) {
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j)
+          acc[j] = _mm256_add_ps(acc[j], bv);
+      }
+      transpose8(acc);
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j)
+        if (j < n)
+          storePs(out + j * ohw + o0, acc[j], ov);
+    }
+  }
+}
+
 UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
   int64_t ohLo, ohHi, owLo, owHi;
   mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
@@ -606,7 +737,10 @@ UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
 }
 
 UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
-  if (p->sw == 1)
+  uk_dw_batch batch;
+  if (mixrt_uk_dw_batch_init(p, &batch))
+    dwBatched(p, &batch);
+  else if (p->sw == 1)
     dwPlanes(1, p);
   else if (p->sw == 2)
     dwPlanes(2, p);

@@ -680,6 +680,173 @@ UK_INLINE UK_T void dwPlane(const int S, const uk_dw_problem *p,
     dwRows(1, S, p, in, w, out, oh, bias, oh >= ohLo && oh < ohHi, owLo, owHi);
 }
 
+/* r[j] lane i becomes r[i] lane j (16 x 16 floats): unpack pairs of rows,
+ * then pairs of pairs, then gather the 128-bit lanes of four rows. */
+UK_INLINE UK_T void transpose16(__m512 r[16]) {
+  __m512 t[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  /* r[4i + k], 128-bit lane L: column 4L + k of rows 4i .. 4i + 3. */
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]),
+                  b = _mm512_castps_pd(t[4 * i + 1]),
+                  c = _mm512_castps_pd(t[4 * i + 2]),
+                  d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const __m512 a = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88),
+                 b = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd),
+                 c = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88),
+                 d = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
+    t[k] = _mm512_shuffle_f32x4(a, c, 0x88);
+    t[8 + k] = _mm512_shuffle_f32x4(a, c, 0xdd);
+    t[4 + k] = _mm512_shuffle_f32x4(b, d, 0x88);
+    t[12 + k] = _mm512_shuffle_f32x4(b, d, 0xdd);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i)
+    r[i] = t[i];
+}
+
+/* acc[j] (j < ov; all 16 when `full`) += the taps of the output whose
+ * tap 0 is at src[j], ascending. */
+UK_INLINE UK_T void dwBatchTaps(const int full, int64_t taps,
+                                const uk_dw_batch *b, const float *wbuf,
+                                const float *const src[16], int64_t ov,
+                                __m512 acc[16]) {
+  for (int64_t t = 0; t < taps; ++t) {
+    const __m512 wv = _mm512_load_ps(wbuf + t * 16);
+    const int64_t off = (int64_t)b->toff[t] * 16;
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j)
+      if (full || j < ov)
+        acc[j] = _mm512_fmadd_ps(_mm512_load_ps(src[j] + off), wv, acc[j]);
+  }
+}
+
+/* Small planes, 16 at a time (see uk_dw_batch): lane j of every vector is
+ * plane i0 + j. */
+static UK_T __attribute__((noinline)) void dwBatched(const uk_dw_problem *p,
+                                                     const uk_dw_batch *b) {
+  const int64_t hw = p->H * p->W, ohw = p->OH * p->OW, taps = p->KH * p->KW;
+  /* The padded planes, 16 floats per position; +0 wherever no input
+   * element is staged (the same positions for every group). */
+  float staged[UK_DWB_POS * 16] __attribute__((aligned(64)));
+  float wbuf[UK_DWB_TAPS * 16] __attribute__((aligned(64)));
+  for (int64_t i = 0; i < b->positions; ++i)
+    _mm512_store_ps(staged + i * 16, _mm512_setzero_ps());
+  /* Lane j's element offset in the input and output (j * hw, j * ohw; at
+   * most 16 * UK_DWB_IN). */
+  const __m512i iota =
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i planeIdx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)hw));
+  const __m512i outIdx = _mm512_mullo_epi32(iota, _mm512_set1_epi32((int)ohw));
+  int64_t c = p->c0;
+  for (int64_t i0 = 0; i0 < p->planes; i0 += 16) {
+    const int64_t n = p->planes - i0 < 16 ? p->planes - i0 : 16;
+    const __mmask16 lanes = colMask(n);
+    /* Lane j: channel (c0 + i0 + j) mod C. */
+    int32_t chan[16];
+    for (int j = 0; j < 16; ++j) {
+      chan[j] = (int32_t)c;
+      if (j < n && ++c == p->C)
+        c = 0;
+    }
+    const __m512i ci = _mm512_loadu_si512(chan);
+    const __m512i wi = _mm512_mullo_epi32(ci, _mm512_set1_epi32((int)taps));
+    if (taps <= 16 && chan[0] + n <= p->C) {
+      /* Consecutive channels: their weight rows, transposed. */
+      const float *w0 = p->weight + (int64_t)chan[0] * taps;
+      __m512 r[16];
+      const __mmask16 m = colMask(taps);
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        r[j] = j < n ? _mm512_maskz_loadu_ps(m, w0 + j * taps)
+                     : _mm512_setzero_ps();
+      transpose16(r);
+#pragma GCC unroll 16
+      for (int t = 0; t < 16; ++t)
+        if (t < taps)
+          _mm512_store_ps(wbuf + t * 16, r[t]);
+    } else {
+      for (int64_t t = 0; t < taps; ++t)
+        _mm512_store_ps(wbuf + t * 16,
+                        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, wi,
+                                                 p->weight + t, 4));
+    }
+    __m512 bv = _mm512_setzero_ps();
+    if (p->bias)
+      bv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, ci, p->bias, 4);
+    /* Stage: 16 input elements of the 16 planes, transposed. */
+    const float *in = p->input + i0 * hw;
+    for (int64_t k0 = 0; k0 < hw; k0 += 16) {
+      const int64_t kv = hw - k0 < 16 ? hw - k0 : 16;
+      const __mmask16 m = colMask(kv);
+      if (kv <= 2) {
+        /* A short tail (49 = 3 x 16 + 1): a gather per element. */
+        for (int64_t k = k0; k < hw; ++k)
+          if (b->slot[k] >= 0)
+            _mm512_store_ps(staged + (int64_t)b->slot[k] * 16,
+                            _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes,
+                                                     planeIdx, in + k, 4));
+        continue;
+      }
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        r[j] = j < n ? _mm512_maskz_loadu_ps(m, in + j * hw + k0)
+                     : _mm512_setzero_ps();
+      transpose16(r);
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        if (j < kv && b->slot[k0 + j] >= 0)
+          _mm512_store_ps(staged + (int64_t)b->slot[k0 + j] * 16, r[j]);
+    }
+    /* 16 outputs of the flattened plane at a time, one vector each. */
+    float *out = p->output + i0 * ohw;
+    for (int64_t o0 = 0; o0 < ohw; o0 += 16) {
+      const int64_t ov = ohw - o0 < 16 ? ohw - o0 : 16;
+      const float *src[16];
+      __m512 acc[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) {
+        src[j] = staged + (int64_t)b->base[j < ov ? o0 + j : o0] * 16;
+        acc[j] = _mm512_setzero_ps();
+      }
+      if (ov == 16)
+        dwBatchTaps(1, taps, b, wbuf, src, ov, acc);
+      else
+        dwBatchTaps(0, taps, b, wbuf, src, ov, acc);
+      if (p->bias) {
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; ++j)
+          acc[j] = _mm512_add_ps(acc[j], bv);
+      }
+      if (ov <= 2) {
+        /* A short tail: a scatter per output. */
+        for (int j = 0; j < ov; ++j)
+          _mm512_mask_i32scatter_ps(out + o0 + j, lanes, outIdx, acc[j], 4);
+        continue;
+      }
+      transpose16(acc);
+      const __mmask16 m = colMask(ov);
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        if (j < n)
+          _mm512_mask_storeu_ps(out + j * ohw + o0, m, acc[j]);
+    }
+  }
+}
+
 UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
   int64_t ohLo, ohHi, owLo, owHi;
   mixrt_uk_dw_inside(p->OH, p->H, p->KH, p->sh, p->dh, p->pt, &ohLo, &ohHi);
@@ -733,7 +900,10 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
 }
 
 UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
-  if (p->sw == 1)
+  uk_dw_batch batch;
+  if (mixrt_uk_dw_batch_init(p, &batch))
+    dwBatched(p, &batch);
+  else if (p->sw == 1)
     dwPlanes(1, p);
   else if (p->sw == 2)
     dwPlanes(2, p);

@@ -94,6 +94,61 @@ static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
   *lo = l;
   *hi = h;
 }
+/* The channel-batched small-plane path of the vector paths (AVX2: 8
+ * planes, AVX-512: 16 planes per group). A plane whose rows fit in one
+ * vector wastes most lanes and pays its staging per plane; instead a group
+ * of V consecutive planes is transposed into a +0-padded stack buffer
+ * holding, per padded position (hn x wn, pitch wn), the V planes' values
+ * side by side, and V consecutive outputs of the flattened OH x OW plane
+ * are computed at once, one vector per output with one lane per plane:
+ * lane j runs plane j's own chain (fma from +0 over (kh, kw) ascending, +0
+ * for padded taps, then + bias), so every output has the bits of the
+ * contract. The V accumulators are transposed back into V plane rows.
+ * Limits: rows of at most 16 outputs, hn * wn and OH * OW at most
+ * UK_DWB_POS, H * W at most UK_DWB_IN, KH * KW at most UK_DWB_TAPS, weight
+ * indices C * KH * KW in int32 (the gather). */
+#define UK_DWB_POS 256
+#define UK_DWB_IN 1024
+#define UK_DWB_TAPS 49
+
+/* Positions in the padded buffer: of input element k (H x W, row-major) or
+ * -1 when no tap reads it, of tap 0 of output o (OH x OW, row-major), and
+ * of tap t (KH x KW) relative to it. */
+typedef struct uk_dw_batch {
+  int64_t positions; /* hn * wn */
+  int32_t slot[UK_DWB_IN];
+  int32_t base[UK_DWB_POS];
+  int32_t toff[UK_DWB_TAPS];
+} uk_dw_batch;
+
+/* Whether the problem takes the batched path, and if so its tables. */
+static inline int mixrt_uk_dw_batch_init(const uk_dw_problem *p,
+                                         uk_dw_batch *b) {
+  const int64_t hn = (p->OH - 1) * p->sh + (p->KH - 1) * p->dh + 1;
+  const int64_t wn = (p->OW - 1) * p->sw + (p->KW - 1) * p->dw + 1;
+  if (p->OW > 16 || hn > UK_DWB_POS || wn > UK_DWB_POS ||
+      hn * wn > UK_DWB_POS || p->H > UK_DWB_IN || p->W > UK_DWB_IN ||
+      p->H * p->W > UK_DWB_IN || p->KH * p->KW > UK_DWB_TAPS ||
+      p->C > 0x7fffffff / (p->KH * p->KW))
+    return 0;
+  b->positions = hn * wn;
+  int64_t k = 0;
+  for (int64_t y = 0; y < p->H; ++y)
+    for (int64_t x = 0; x < p->W; ++x, ++k)
+      b->slot[k] = y + p->pt < hn && x + p->pl < wn
+                       ? (int32_t)((y + p->pt) * wn + x + p->pl)
+                       : -1;
+  int64_t o = 0;
+  for (int64_t y = 0; y < p->OH; ++y)
+    for (int64_t x = 0; x < p->OW; ++x, ++o)
+      b->base[o] = (int32_t)(y * p->sh * wn + x * p->sw);
+  int64_t t = 0;
+  for (int64_t y = 0; y < p->KH; ++y)
+    for (int64_t x = 0; x < p->KW; ++x, ++t)
+      b->toff[t] = (int32_t)(y * p->dh * wn + x * p->dw);
+  return 1;
+}
+
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
  * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
 typedef struct uk_range {

@@ -171,11 +171,13 @@ MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
  *  of a NaN. `input` is N x C x H x W, `weight` C x KH x KW, `output` N x C
  *  x OH x OW, all contiguous; the padded input must cover every tap:
  *  (OH-1)*stride_h + (KH-1)*dilation_h < pad_top + H + pad_bottom and the
- *  same for W. Every path (portable, AVX2, AVX-512) vectorizes along the
+ *  same for W. The vector paths (AVX2, AVX-512) vectorize along the
  *  output row with masked tails (strides > 1 gather); outputs whose taps
  *  all lie inside the image take the unchecked loads, the border ones
  *  (whole rows and the first/last vector of a row) load +0 for padded taps
- *  by masked-off lanes and still run every fma. With
+ *  by masked-off lanes and still run every fma. Small planes (rows of at
+ *  most 16 outputs, e.g. 7x7 and 14x14) are vectorized across 8 or 16
+ *  planes instead (one lane per plane, each lane the same chain). With
  *  mixrt_ukernel_set_parallel, work of at least 2^20 multiply-adds is split
  *  by whole (n, c) planes, so results are identical for any thread count.
  *  `flags` must be 0. INVALID_ARGUMENT for negative sizes or paddings, KH,

@@ -14,8 +14,11 @@
 // the kernel equals the loops over an explicitly zero-padded copy, -0 sums
 // included (rows of up to two vectors are staged on the stack by the
 // vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
-// both covered); the words after the output stay untouched. Then threads,
-// and the argument checks.
+// both covered); small planes, which the vector paths compute 8 or 16
+// planes at a time across channels (images 1 to 14, plane counts that are
+// not multiples of the group, channels wrapping inside a group); the words
+// after the output stay untouched. Then threads (also splitting small
+// planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,20 +60,27 @@ struct DwShape {
   int64_t n, c, oh, ow, kh, kw, sh, sw, dh, dw;
   /// [top, left, bottom, right]
   int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  /// Input rows and columns beyond those the taps read (none read them).
+  int64_t extraH = 0, extraW = 0;
   /// The unpadded input: the padded extent the taps cover, minus the
-  /// padding (at least 0).
+  /// padding (at least 0), plus the extra rows and columns.
   int64_t h() const {
     const int64_t e = (oh - 1) * sh + (kh - 1) * dh + 1 - pt - pb;
-    return e < 0 ? 0 : e;
+    return (e < 0 ? 0 : e) + extraH;
   }
   int64_t w() const {
     const int64_t e = (ow - 1) * sw + (kw - 1) * dw + 1 - pl - pr;
-    return e < 0 ? 0 : e;
+    return (e < 0 ? 0 : e) + extraW;
   }
   int64_t outputs() const { return n * c * oh * ow; }
   DwShape padded(int64_t t, int64_t l, int64_t b, int64_t r) const {
     DwShape s = *this;
     s.pt = t, s.pl = l, s.pb = b, s.pr = r;
+    return s;
+  }
+  DwShape extra(int64_t rows, int64_t cols) const {
+    DwShape s = *this;
+    s.extraH = rows, s.extraW = cols;
     return s;
   }
 };
@@ -348,6 +358,107 @@ TEST_CASE("ukernel.depthwise propagates infinities and NaN like the loops",
     }
 }
 
+namespace {
+
+/// The kernel on every path against the reference over an explicit
+/// +0-padded copy of the input (no padding left to the kernel's loops).
+void checkPaddedCopy(const DwShape &s, bool tiny, bool withBias,
+                     std::mt19937 &rng) {
+  INFO("padded copy: N " << s.n << " C " << s.c << " out " << s.oh << "x"
+                         << s.ow << " stride " << s.sh << " dilation " << s.dh
+                         << " padding " << s.pt << "," << s.pl << "," << s.pb
+                         << "," << s.pr << (tiny ? " tiny" : ""));
+  DwData d(s, false, rng);
+  if (tiny) // -0 sums: -1e-30 x 1e-30 underflows to -0
+    for (float &v : d.in)
+      v = -1e-30f;
+  if (tiny)
+    for (float &v : d.w)
+      v = 1e-30f;
+  const int64_t h = s.h(), wd = s.w();
+  const int64_t ph = s.pt + h + s.pb, pw = s.pl + wd + s.pr;
+  std::vector<float> copy(static_cast<size_t>(s.n * s.c * ph * pw), 0.0f);
+  for (int64_t p = 0; p < s.n * s.c; ++p)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < wd; ++x)
+        copy[static_cast<size_t>((p * ph + y + s.pt) * pw + x + s.pl)] =
+            d.in[static_cast<size_t>((p * h + y) * wd + x)];
+  DwShape sp = s.padded(0, 0, 0, 0).extra(0, 0);
+  sp.extraH = ph - sp.h(), sp.extraW = pw - sp.w();
+  REQUIRE(sp.h() == ph);
+  REQUIRE(sp.w() == pw);
+  const float *bias = withBias ? d.bias.data() : nullptr;
+  const std::vector<float> want = reference(sp, copy, d.w, bias);
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    std::vector<float> got(want.size() + 3, f32FromBits(kSentinel));
+    REQUIRE(run(s, d.in, d.w, got.data(), bias) == MIXRT_STATUS_OK);
+    CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+    for (size_t i = want.size(); i < got.size(); ++i)
+      CHECK(bitsOf(got[i]) == kSentinel);
+  }
+}
+
+} // namespace
+
+TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
+          "[ukernel][depthwise]") {
+  // Rows of at most 16 outputs over at most 256 padded positions take the
+  // vector paths' channel-batched code (8 or 16 planes per group): image
+  // sizes 1, 2, 3, 5, 7 (MobileNet's 7x7 with 960 channels), plane counts
+  // that are not multiples of 8 or 16 (1, 3, 17, and two images, whose
+  // channels wrap inside a group), strides and dilations 1 and 2,
+  // symmetric and asymmetric padding, input rows and columns no tap reads,
+  // specials (infinite and NaN weights on padded taps, -0, NaN inputs).
+  std::mt19937 rng(31);
+  const int64_t pads[][4] = {{1, 1, 1, 1}, {0, 2, 1, 0}, {2, 1, 0, 1}};
+  for (int64_t size : {1, 2, 3, 5, 7})
+    for (int64_t c : {1, 3, 17})
+      for (int64_t stride : {1, 2})
+        for (int64_t dilation : {1, 2})
+          for (const auto &pad : pads) {
+            const DwShape s =
+                DwShape{c == 3 ? 2 : 1, c,      size,     size,    3, 3,
+                        stride,         stride, dilation, dilation}
+                    .padded(pad[0], pad[1], pad[2], pad[3]);
+            checkShape(s, false, c != 1, rng);
+            checkShape(s, true, stride == 1, rng);
+          }
+  // MobileNet-V2's last depthwise layers (7x7, 960 channels; 14x14 with
+  // stride 2 into 7x7), one image and two.
+  for (DwShape s : {
+           DwShape{1, 960, 7, 7, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{2, 960, 7, 7, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 960, 7, 7, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 33, 14, 14, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 19, 4, 16, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 5, 6, 6, 7, 7, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+           DwShape{1, 17, 3, 3, 3, 3, 2, 2, 1, 1}
+               .padded(1, 1, 0, 0)
+               .extra(2, 3),
+           DwShape{2, 3, 4, 5, 3, 3, 1, 1, 1, 1}.padded(0, 0, 0, 0).extra(1, 0),
+       }) {
+    checkShape(s, false, true, rng);
+    checkShape(s, true, false, rng);
+  }
+  // Against the reference over an explicit +0-padded copy, -0 sums
+  // included.
+  for (int64_t c : {1, 3, 17, 960})
+    for (int64_t stride : {1, 2})
+      for (int64_t dilation : {1, 2})
+        for (bool tiny : {false, true}) {
+          const DwShape s =
+              DwShape{1, c, 7, 7, 3, 3, stride, stride, dilation, dilation}
+                  .padded(1, 2, 2, 0);
+          checkPaddedCopy(s, tiny, !tiny, rng);
+        }
+  for (int64_t size : {1, 2, 3, 5})
+    checkPaddedCopy(
+        DwShape{2, 17, size, size, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1), true,
+        false, rng);
+}
+
 TEST_CASE("ukernel.depthwise with threads gives bit-identical results",
           "[ukernel][depthwise]") {
   std::mt19937 rng(13);
@@ -365,6 +476,29 @@ TEST_CASE("ukernel.depthwise with threads gives bit-identical results",
       std::vector<float> got(want.size(), -7.0f);
       REQUIRE(run(s, d.in, d.w, got.data(), d.bias.data()) == MIXRT_STATUS_OK);
       CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+    }
+  }
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  // Small planes (the channel-batched code) split mid-image: 5 x 950
+  // planes of 7 x 7 outputs; the parts start at planes 2375 (2 threads),
+  // 1584 and 3168 (3 threads), channels 475, 634 and 318: groups whose
+  // lanes are not aligned to the channels, and wrap from channel 949 to 0.
+  const DwShape small =
+      DwShape{5, 950, 7, 7, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1);
+  DwData ds(small, false, rng);
+  const std::vector<float> wantSmall =
+      reference(small, ds.in, ds.w, ds.bias.data());
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa) << " small planes");
+    for (int32_t threads : {1, 2, 3}) {
+      INFO(threads << " threads");
+      REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+      std::vector<float> got(wantSmall.size(), -7.0f);
+      REQUIRE(run(small, ds.in, ds.w, got.data(), ds.bias.data()) ==
+              MIXRT_STATUS_OK);
+      CHECK(std::memcmp(got.data(), wantSmall.data(), wantSmall.size() * 4) ==
+            0);
     }
   }
   REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
