@@ -1614,3 +1614,74 @@ mix.network @up precision(f32) (%x: tensor<2x4x3x3xf32>, %t: tensor<2x6x6x6xf32>
   CHECK(std::fabs(decomposed - fused) <= 1e-7 * std::fabs(fused));
   checkAgainstFiniteDifferences(d, inputs, weights, /*training=*/true);
 }
+
+TEST_CASE("mix-differentiate: compiled f16 and bf16 gradients stay within "
+          "their error budget",
+          "[differentiate]") {
+  // An MLP 8 -> 16 -> 4 (tanh) with its hidden layer in an f16 or bf16
+  // block and an mse loss, batch 8. Inputs, targets and weights are
+  // multiples of 1/64 in [-1, 1]: exact in f16 and bf16, so every error
+  // comes from the block's own roundings (unit roundoff u = 2^-11 for f16,
+  // 2^-8 for bf16). Along any path from the loss to a weight gradient the
+  // backward of the block rounds at most 8 times (dense output, tanh, its
+  // derivative's product and difference, the adjoint product, the
+  // transposes are exact; weight-gradient GEMMs sum in f32), and each
+  // gradient element is a sum of 8 (batch) such paths of terms no larger
+  // than the largest gradient element. So each element is within
+  // 8 u * 8 * max|grad| of the exact value: the budget checked per weight,
+  // relative to its largest gradient, is 64 u (2^-5 for f16, 2^-2 for
+  // bf16; measured: below 2^-9 and 2^-6). The f32 run of the same network
+  // must be 100x closer than the f16 bound, so a block that silently ran
+  // at f32 (or a precision lost on the way) shows.
+  auto source = [](const std::string &precision) {
+    std::mt19937 rng(73);
+    auto w = [&](const std::string &name, std::vector<int64_t> shape) {
+      return "    %" + name + " = mix.weight dense<" +
+             nested(values(count(shape), rng), shape) + "> : " + ty(shape) +
+             "\n";
+    };
+    return "mix.network @mlp precision(f32) (%x: " + ty({8, 8}) +
+           ", %t: " + ty({8, 4}) + ") -> tensor<f32> {\n" +
+           "  %h = mix.block @hidden precision(" + precision + ") (%a = %x) : (" +
+           ty({8, 8}) + ") -> " + ty({8, 16}) + " {\n" + w("w1", {8, 16}) +
+           w("b1", {16}) + "    %u = mix.dense %a, %w1, %b1 : (" +
+           ty({8, 8}) + ", " + ty({8, 16}) + ", " + ty({16}) + ") -> " +
+           ty({8, 16}) + "\n    %v = mix.tanh %u : (" + ty({8, 16}) +
+           ") -> " + ty({8, 16}) + "\n    mix.yield %v : " + ty({8, 16}) +
+           "\n  }\n" + w("w2", {16, 4}).substr(2) +
+           "  %y = mix.dense %h, %w2 : (" + ty({8, 16}) + ", " + ty({16, 4}) +
+           ") -> " + ty({8, 4}) + "\n  %l = mix.mse_loss %y, %t : (" +
+           ty({8, 4}) + ", " + ty({8, 4}) +
+           ") -> tensor<f32>\n  mix.return %l : tensor<f32>\n}\n";
+  };
+  std::vector<float> x = eighths(64, 9), t = eighths(32, 10);
+  auto worst = [&](const std::string &precision) {
+    Differentiated d(source(precision));
+    d.forward.erase();
+    ExecutionResult r = runBoth(printed(d.grad), {x, t, {1.0f}});
+    REQUIRE(r.compiled.size() == 4);
+    double err = 0;
+    for (size_t o = 1; o < 4; ++o) {
+      double largest = 0, diff = 0;
+      for (size_t i = 0; i < r.compiled[o].size(); ++i) {
+        largest = std::max(largest, std::fabs(r.reference[o].data[i]));
+        diff = std::max(diff,
+                        std::fabs(r.compiled[o][i] - r.reference[o].data[i]));
+      }
+      REQUIRE(largest > 0);
+      err = std::max(err, diff / largest);
+    }
+    return err;
+  };
+  double f32 = worst("f32"), f16 = worst("f16"), bf16 = worst("bf16");
+  WARN("largest error relative to the largest gradient: f32 " << f32 << ", f16 "
+                                                                << f16
+                                                                << ", bf16 "
+                                                                << bf16);
+  CHECK(f16 <= std::ldexp(1.0, -5));
+  CHECK(bf16 <= std::ldexp(1.0, -2));
+  CHECK(f32 * 100 <= std::ldexp(1.0, -5));
+  // The reduced precisions did happen: bf16 keeps 3 fewer bits than f16.
+  CHECK(f16 > f32);
+  CHECK(bf16 > f16);
+}
