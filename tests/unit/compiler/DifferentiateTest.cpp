@@ -177,6 +177,20 @@ void checkAgainstFiniteDifferences(Differentiated &d,
   CHECK(checked > 0);
 }
 
+/// Every compiled output within 2^-14 of the interpreter's, relative to
+/// 1 + |value| (the bound each caller justifies).
+void checkCompiledAgainstInterpreter(const ExecutionResult &r) {
+  REQUIRE(r.compiled.size() == r.reference.size());
+  for (size_t o = 0; o < r.compiled.size(); ++o)
+    for (size_t i = 0; i < r.compiled[o].size(); ++i) {
+      double want = r.reference[o].data[i];
+      INFO("output " << o << " element " << i << ": compiled "
+                     << r.compiled[o][i] << ", interpreter " << want);
+      CHECK(std::fabs(r.compiled[o][i] - want) <=
+            std::ldexp(1.0, -14) * (1 + std::fabs(want)));
+    }
+}
+
 } // namespace
 
 TEST_CASE("mix-differentiate: an MLP with a cross-entropy loss, random shapes",
@@ -566,14 +580,7 @@ mix.network @fit precision(f32) (%x: tensor<4x3xf32>, %t: tensor<4x2xf32>) -> te
   std::vector<float> x = eighths(12, 1), t = eighths(8, 2);
   ExecutionResult r = runBoth(text, {x, t, {4.0f}});
   REQUIRE(r.compiled.size() == 3);
-  for (size_t o = 0; o < 3; ++o)
-    for (size_t i = 0; i < r.compiled[o].size(); ++i) {
-      double want = r.reference[o].data[i];
-      INFO("output " << o << " element " << i << ": compiled "
-                     << r.compiled[o][i] << ", interpreter " << want);
-      CHECK(std::fabs(r.compiled[o][i] - want) <=
-            std::ldexp(1.0, -14) * (1 + std::fabs(want)));
-    }
+  checkCompiledAgainstInterpreter(r);
 }
 
 namespace {
@@ -1349,14 +1356,7 @@ TEST_CASE("mix-differentiate: compiled lstm and gru gradients match the "
     ExecutionResult r = runBoth(text, {x, t, {2.0f}});
     REQUIRE(r.compiled.size() == r.reference.size());
     REQUIRE(r.compiled.size() == (c.bias ? 4u : 3u));
-    for (size_t o = 0; o < r.compiled.size(); ++o)
-      for (size_t i = 0; i < r.compiled[o].size(); ++i) {
-        double want = r.reference[o].data[i];
-        INFO("output " << o << " element " << i << ": compiled "
-                       << r.compiled[o][i] << ", interpreter " << want);
-        CHECK(std::fabs(r.compiled[o][i] - want) <=
-              std::ldexp(1.0, -14) * (1 + std::fabs(want)));
-      }
+    checkCompiledAgainstInterpreter(r);
   }
 }
 
@@ -1642,16 +1642,16 @@ TEST_CASE("mix-differentiate: compiled f16 and bf16 gradients stay within "
     };
     return "mix.network @mlp precision(f32) (%x: " + ty({8, 8}) +
            ", %t: " + ty({8, 4}) + ") -> tensor<f32> {\n" +
-           "  %h = mix.block @hidden precision(" + precision + ") (%a = %x) : (" +
-           ty({8, 8}) + ") -> " + ty({8, 16}) + " {\n" + w("w1", {8, 16}) +
-           w("b1", {16}) + "    %u = mix.dense %a, %w1, %b1 : (" +
-           ty({8, 8}) + ", " + ty({8, 16}) + ", " + ty({16}) + ") -> " +
-           ty({8, 16}) + "\n    %v = mix.tanh %u : (" + ty({8, 16}) +
-           ") -> " + ty({8, 16}) + "\n    mix.yield %v : " + ty({8, 16}) +
-           "\n  }\n" + w("w2", {16, 4}).substr(2) +
-           "  %y = mix.dense %h, %w2 : (" + ty({8, 16}) + ", " + ty({16, 4}) +
-           ") -> " + ty({8, 4}) + "\n  %l = mix.mse_loss %y, %t : (" +
-           ty({8, 4}) + ", " + ty({8, 4}) +
+           "  %h = mix.block @hidden precision(" + precision +
+           ") (%a = %x) : (" + ty({8, 8}) + ") -> " + ty({8, 16}) + " {\n" +
+           w("w1", {8, 16}) + w("b1", {16}) +
+           "    %u = mix.dense %a, %w1, %b1 : (" + ty({8, 8}) + ", " +
+           ty({8, 16}) + ", " + ty({16}) + ") -> " + ty({8, 16}) +
+           "\n    %v = mix.tanh %u : (" + ty({8, 16}) + ") -> " + ty({8, 16}) +
+           "\n    mix.yield %v : " + ty({8, 16}) + "\n  }\n" +
+           w("w2", {16, 4}).substr(2) + "  %y = mix.dense %h, %w2 : (" +
+           ty({8, 16}) + ", " + ty({16, 4}) + ") -> " + ty({8, 4}) +
+           "\n  %l = mix.mse_loss %y, %t : (" + ty({8, 4}) + ", " + ty({8, 4}) +
            ") -> tensor<f32>\n  mix.return %l : tensor<f32>\n}\n";
   };
   std::vector<float> x = eighths(64, 9), t = eighths(32, 10);
@@ -1674,10 +1674,8 @@ TEST_CASE("mix-differentiate: compiled f16 and bf16 gradients stay within "
     return err;
   };
   double f32 = worst("f32"), f16 = worst("f16"), bf16 = worst("bf16");
-  WARN("largest error relative to the largest gradient: f32 " << f32 << ", f16 "
-                                                                << f16
-                                                                << ", bf16 "
-                                                                << bf16);
+  WARN("largest error relative to the largest gradient: f32 "
+       << f32 << ", f16 " << f16 << ", bf16 " << bf16);
   CHECK(f16 <= std::ldexp(1.0, -5));
   CHECK(bf16 <= std::ldexp(1.0, -2));
   CHECK(f32 * 100 <= std::ldexp(1.0, -5));
