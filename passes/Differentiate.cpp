@@ -1607,16 +1607,21 @@ LogicalResult Differentiator::differentiate(Operation *op) {
     return failure();
   };
   if (auto cast = dyn_cast<CastOp>(op)) {
-    // A float-to-float cast (an imported model's Cast): dy converted back
-    // to the input's type. Integer inputs are never active.
+    // A float-to-float cast (an imported model's Cast), straight through:
+    // dy converted back to the input's type if it differs. Integer inputs
+    // are never active.
     Value g = adjoints.lookup(cast.getResult());
     if (!g)
       return success();
     loc = op->getLoc();
     Operation *before = body->empty() ? nullptr : &body->back();
+    Type type = cast.getInput().getType();
     accumulate(cast.getInput(),
-               CastOp::create(b, loc, cast.getInput().getType(), g,
-                              /*is_unsigned=*/false, /*checked=*/false));
+               g.getType() == type
+                   ? g
+                   : CastOp::create(b, loc, type, g, /*is_unsigned=*/false,
+                                    /*checked=*/false)
+                         .getResult());
     Group group;
     group.scopes = scopesOf.lookup(op);
     for (Operation &emitted : llvm::make_range(

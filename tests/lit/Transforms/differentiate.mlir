@@ -93,3 +93,20 @@ mix.network @tied precision(f16) (%x: tensor<4xf32>, %t: tensor<4xf32>) -> tenso
   %l = mix.mse_loss %y2, %t : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
+
+// -----
+
+// A float cast (an imported model's Cast) is straight through: the adjoint
+// of its f16 result, an f32 tensor, passes to its input unchanged.
+mix.network @c precision(f32) (%x: tensor<2x3xf32>, %t: tensor<2x3xf16>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<3xf32>
+  %p = mix.mul %x, %w : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %h = mix.cast %p : tensor<2x3xf32> to tensor<2x3xf16>
+  %l = mix.mse_loss %h, %t : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+
+// CHECK-LABEL: mix.network @c_grad
+// CHECK:       %[[DH:.*]] = mix.mul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT:  %[[DW:.*]] = mix.mul %[[DH]], %arg0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:  mix.reduce_sum %[[DW]] {axes = array<i64: 0>}
