@@ -354,9 +354,12 @@ Value Differentiator::oneHot(Value ids, int64_t classes) {
   for (int64_t i = 0; i < classes; ++i)
     iota[i] = float(i);
   Value columns = constantTensor({classes}, iota);
-  return where(
-      compare(reshape(idsF, {numElements(idsShape), 1}), columns, "eq"),
-      constant(1.0), constant(0.0));
+  // One op per statement: the IR's order does not depend on the order in
+  // which a compiler evaluates arguments.
+  Value hit = compare(reshape(idsF, {numElements(idsShape), 1}), columns, "eq");
+  Value one = constant(1.0);
+  Value zero = constant(0.0);
+  return where(hit, one, zero);
 }
 
 Value Differentiator::unbroadcast(Value g, ArrayRef<int64_t> shape) {
@@ -505,21 +508,22 @@ void Differentiator::cloneNormDecomposed(Operation *op, ScopeChain &scopes,
   }
   int64_t m = numElements(xs) / (n * groups);
   Value v = reshape(x, {n, groups, m});
-  Value mean =
-      binary<DivOp>(reduceSum(v, {2}, /*keepdims=*/true), constant(double(m)));
+  Value sum = reduceSum(v, {2}, /*keepdims=*/true);
+  Value mean = binary<DivOp>(sum, constant(double(m)));
   Value centered = binary<SubOp>(v, mean);
-  Value var = binary<DivOp>(
-      reduceSum(binary<MulOp>(centered, centered), {2}, /*keepdims=*/true),
-      constant(double(m)));
+  Value squares =
+      reduceSum(binary<MulOp>(centered, centered), {2}, /*keepdims=*/true);
+  Value var = binary<DivOp>(squares, constant(double(m)));
   Value normalized = reshape(
       binary<MulOp>(centered,
                     unary<RsqrtOp>(binary<AddOp>(var, constant(epsilon)))),
       xs);
   SmallVector<int64_t> kept(xs.size(), 1);
   kept[1] = channels;
-  Value y = binary<AddOp>(
-      binary<MulOp>(normalized, reshape(map.lookup(op->getOperand(1)), kept)),
-      reshape(map.lookup(op->getOperand(2)), kept));
+  Value scale = reshape(map.lookup(op->getOperand(1)), kept);
+  Value scaled = binary<MulOp>(normalized, scale);
+  Value bias = reshape(map.lookup(op->getOperand(2)), kept);
+  Value y = binary<AddOp>(scaled, bias);
   map.map(op->getResult(0), y);
   stamp = saved;
   recordForward(start, wasEmpty, scopes, op);
@@ -687,6 +691,14 @@ void Differentiator::cloneRecurrentDecomposed(Operation *op, ScopeChain &scopes,
   auto gate = [&](Value v, int64_t k) {
     return slice(v, 1, k * hidden, (k + 1) * hidden);
   };
+  // sigmoid(gate k of a + gate k of b). Here and below one op per
+  // statement: the IR's order does not depend on the order in which a
+  // compiler evaluates arguments.
+  auto sigmoidOfSum = [&](Value a, Value b, int64_t k) {
+    Value ga = gate(a, k);
+    Value gb = gate(b, k);
+    return unary<SigmoidOp>(binary<AddOp>(ga, gb));
+  };
 
   // hs[d][t]: the state h after the step at time t; last[d]: the final h
   // (and c).
@@ -715,17 +727,20 @@ void Differentiator::cloneRecurrentDecomposed(Operation *op, ScopeChain &scopes,
         Value f = unary<SigmoidOp>(gate(g, 2));
         Value candidate = unary<TanhOp>(gate(g, 3));
         stamp = state;
-        c = binary<AddOp>(binary<MulOp>(f, c), binary<MulOp>(i, candidate));
+        Value kept = binary<MulOp>(f, c);
+        Value added = binary<MulOp>(i, candidate);
+        c = binary<AddOp>(kept, added);
         h = binary<MulOp>(o, unary<TanhOp>(c));
       } else {
         Value z, reset, candidate;
         if (linearBeforeReset) {
           Value hr = dense(h, rd, rb, {batch, gh});
           stamp = core;
-          z = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 0), gate(hr, 0)));
-          reset = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 1), gate(hr, 1)));
-          candidate = unary<TanhOp>(
-              binary<AddOp>(gate(gxt, 2), binary<MulOp>(reset, gate(hr, 2))));
+          z = sigmoidOfSum(gxt, hr, 0);
+          reset = sigmoidOfSum(gxt, hr, 1);
+          Value xh = gate(gxt, 2);
+          Value rh = binary<MulOp>(reset, gate(hr, 2));
+          candidate = unary<TanhOp>(binary<AddOp>(xh, rh));
         } else {
           // The reset gate applies to h before the candidate's GEMM: the
           // recurrent weights split into the z, r rows and the h rows.
@@ -735,18 +750,20 @@ void Differentiator::cloneRecurrentDecomposed(Operation *op, ScopeChain &scopes,
           Value rbh = rb ? slice(rb, 0, 2 * hidden, gh) : Value();
           Value hzr = dense(h, rzr, rbzr, {batch, 2 * hidden});
           stamp = core;
-          z = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 0), gate(hzr, 0)));
-          reset = unary<SigmoidOp>(binary<AddOp>(gate(gxt, 1), gate(hzr, 1)));
+          z = sigmoidOfSum(gxt, hzr, 0);
+          reset = sigmoidOfSum(gxt, hzr, 1);
           stamp = layer;
           Value hh = dense(binary<MulOp>(reset, h), rh, rbh, {batch, hidden});
           stamp = core;
-          candidate = unary<TanhOp>(binary<AddOp>(gate(gxt, 2), hh));
+          Value xh = gate(gxt, 2);
+          candidate = unary<TanhOp>(binary<AddOp>(xh, hh));
         }
         stamp = state;
         // h_t = (1 - z) * h' + z * h_{t-1}.
-        h = binary<AddOp>(
-            binary<MulOp>(binary<SubOp>(constant(1.0), z), candidate),
-            binary<MulOp>(z, h));
+        Value keep = binary<SubOp>(constant(1.0), z);
+        Value fresh = binary<MulOp>(keep, candidate);
+        Value carried = binary<MulOp>(z, h);
+        h = binary<AddOp>(fresh, carried);
       }
       hs[d][t] = h;
     }
@@ -1134,8 +1151,9 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     Value a = slice(x, axis, 0, half),
           s = unary<SigmoidOp>(slice(x, axis, half, 2 * half));
     Value da = binary<MulOp>(g, s);
-    Value db =
-        binary<MulOp>(binary<MulOp>(da, a), binary<SubOp>(constant(1.0), s));
+    Value daA = binary<MulOp>(da, a);
+    Value ds = binary<SubOp>(constant(1.0), s);
+    Value db = binary<MulOp>(daA, ds);
     return concat({da, db}, axis);
   }
   if (isa<ReshapeOp, FlattenOp>(op))
@@ -1177,19 +1195,21 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
       // subgradient PyTorch's norm takes at the origin).
       Value zero = compareWithZero(yKept, "eq");
       Value safe = where(zero, constant(1.0), yKept);
-      return where(zero, constant(0.0),
-                   binary<MulOp>(spread, binary<DivOp>(x, safe)));
+      Value dx = binary<MulOp>(spread, binary<DivOp>(x, safe));
+      return where(zero, constant(0.0), dx);
     }
     // reduce_max / reduce_min: dy shared equally by the elements equal to
     // the extreme (PyTorch's amax / amin), 0 elsewhere.
     Value hit = compare(x, yKept, "eq");
-    Value ones = where(hit, constant(1.0), constant(0.0));
+    Value one = constant(1.0);
+    Value ones = where(hit, one, constant(0.0));
     SmallVector<int64_t> reducedAxes;
     for (auto [i, d] : llvm::enumerate(kept))
       if (d == 1 && xShape[i] != 1)
         reducedAxes.push_back(i);
     Value ties = reduceSum(ones, reducedAxes, /*keepdims=*/true);
-    return where(hit, binary<DivOp>(spread, ties), constant(0.0));
+    Value shared = binary<DivOp>(spread, ties);
+    return where(hit, shared, constant(0.0));
   }
   if (isa<GlobalAvgPoolOp>(op)) {
     SmallVector<int64_t> kept(xShape);
@@ -1875,7 +1895,8 @@ FailureOr<NetworkOp> Differentiator::run() {
     size_t begin = ops.size() - 1;
     while (begin > 0 && recomputeScope(ops[begin - 1]) == scope)
       --begin;
-    for (Operation *copy : llvm::reverse(recompute(ops.drop_front(begin))))
+    SmallVector<Operation *> copies = recompute(ops.drop_front(begin));
+    for (Operation *copy : llvm::reverse(copies))
       if (failed(differentiate(copy)))
         return fail();
     ops = ops.take_front(begin);

@@ -25,7 +25,7 @@ mix.network @two precision(f32) (%x: tensor<2x4xf32>, %t: tensor<2x4xf32>) -> te
 // CHECK-NEXT:    %[[W:.*]] = mix.weight external "a.w"
 // CHECK-NEXT:    %[[U:.*]] = mix.dense %[[X]], %[[W]]
 // CHECK-NEXT:    %[[V:.*]] = mix.tanh %[[U]]
-// CHECK-NEXT:    mix.mul %[[V]], %[[V]]
+// CHECK:         mix.mul %[[V]], %[[V]]
 // CHECK:         mix.transpose %[[X]] precision(f32)
 // CHECK:         mix.matmul {{.*}} precision(f32)
 // CHECK-NOT:   attributes {mix.recompute}

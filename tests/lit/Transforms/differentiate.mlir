@@ -24,10 +24,10 @@
 // The one-hot compares the labels, as f32, with 0 .. C-1.
 // CHECK: %[[LF:.*]] = mix.cast %[[L]] : tensor<4xi32> to tensor<4xf32>
 // CHECK: %[[IOTA:.*]] = mix.weight dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>
-// CHECK: %[[ZERO:.*]] = mix.weight dense<0.000000e+00> : tensor<f32>
-// CHECK: %[[ONE:.*]] = mix.weight dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[LC:.*]] = mix.reshape %[[LF]] : (tensor<4xf32>) -> tensor<4x1xf32>
 // CHECK: %[[HIT:.*]] = mix.compare %[[LC]], %[[IOTA]] {predicate = "eq"}
+// CHECK: %[[ONE:.*]] = mix.weight dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[ZERO:.*]] = mix.weight dense<0.000000e+00> : tensor<f32>
 // CHECK: %[[ONEHOT:.*]] = mix.where %[[HIT]], %[[ONE]], %[[ZERO]]
 // CHECK: %[[FOUR:.*]] = mix.weight dense<4.000000e+00> : tensor<f32>
 // CHECK: %[[SCALE:.*]] = mix.div %[[S]], %[[FOUR]]
