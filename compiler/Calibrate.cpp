@@ -28,7 +28,7 @@ SmallVector<std::pair<unsigned, StringRef>> int8Inputs(Operation *op) {
     return {};
   if (isa<MatmulOp>(op))
     return {{0, "lhs"}, {1, "rhs"}};
-  if (isa<DenseOp, Conv2DOp, AttentionOp>(op))
+  if (isa<DenseOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return {{0, "input"}};
   return {};
 }

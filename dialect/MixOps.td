@@ -584,7 +584,8 @@ def Mix_GluOp : Mix_LayerOp<"glu", [Mix_UsesExp]> {
 
 // The gates' exp and tanh are evaluated at accumulator precision (never a
 // reduced format: rule accumulator-precision), so lstm is not Mix_UsesExp.
-def Mix_LstmOp : Mix_LayerOp<"lstm", [AttrSizedOperandSegments], 1> {
+def Mix_LstmOp : Mix_LayerOp<"lstm",
+    [Mix_Int8Capable, AttrSizedOperandSegments], 1> {
   let summary = "Long short-term memory layer (ONNX LSTM semantics)";
   let description = [{
     Runs an LSTM over the sequence `input`, as ONNX's `LSTM` (opset 14)
@@ -620,6 +621,14 @@ def Mix_LstmOp : Mix_LayerOp<"lstm", [AttrSizedOperandSegments], 1> {
     (`state_precision`, f32 when absent, whatever the layer's precision);
     the results are rounded once to the output precision. No dimension may
     be dynamic.
+
+    In **int8** (weights and activations), `mix-quantize` unrolls the layer
+    over its time steps: the input GEMM of all steps and each step's
+    recurrent GEMM are `mix.qdense` ops (exact i32 sums, weights quantized
+    per output channel (gate row), `input` with its calibrated or dynamic
+    scale, each step's `h_{t-1}` with a dynamic per-tensor scale, the
+    biases added in f32 after the rescale); gates and state update run in
+    f32 (the state then rounded to the state precision).
 
     ```mlir
     %y, %yh, %yc = mix.lstm %x, %w, %r b(%b) precision(f16)
@@ -663,7 +672,8 @@ def Mix_LstmOp : Mix_LayerOp<"lstm", [AttrSizedOperandSegments], 1> {
   }];
 }
 
-def Mix_GruOp : Mix_LayerOp<"gru", [AttrSizedOperandSegments], 1> {
+def Mix_GruOp : Mix_LayerOp<"gru",
+    [Mix_Int8Capable, AttrSizedOperandSegments], 1> {
   let summary = "Gated recurrent unit layer (ONNX GRU semantics)";
   let description = [{
     Runs a GRU over the sequence `input`, as ONNX's `GRU` (opset 14) with
@@ -684,7 +694,8 @@ def Mix_GruOp : Mix_LayerOp<"gru", [AttrSizedOperandSegments], 1> {
 
     Precisions as for `mix.lstm`: the state `h` is carried at
     `state_precision` (f32 when absent); GEMMs and gates at accumulator
-    precision.
+    precision. int8 as for `mix.lstm` (with `linear_before_reset = 0`, the
+    candidate's GEMM reads `r * h_{t-1}` quantized per step).
 
     ```mlir
     %y, %yh = mix.gru %x, %w, %r b(%b) {linear_before_reset = 1 : i64}

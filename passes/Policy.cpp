@@ -37,7 +37,7 @@ static const RuleInfo kRules[kNumRules] = {
      "accumulator) in at least f32."},
     {Rule::Int8NonGemmLayer, "int8-non-gemm-layer", Severity::error,
      "int8 is only used by GEMM-like layers (dense, matmul, conv2d, "
-     "attention)."},
+     "attention, lstm, gru)."},
     {Rule::AccumulatorPrecision, "accumulator-precision", Severity::error,
      "Float arithmetic accumulates in at least f32; int8 x int8 arithmetic "
      "accumulates in exactly i32."},

@@ -150,7 +150,7 @@ void Checker::checkInt8(LayerOpInterface layer, const LayerResolution &r) {
                 opName(layer) + " resolves its " +
                     stringifyPrecisionProperty(prop).str() +
                     " to int8, but int8 is only for GEMM-like layers (dense, "
-                    "matmul, conv2d, attention)");
+                    "matmul, conv2d, attention, lstm, gru)");
     return; // one finding per layer
   }
 }

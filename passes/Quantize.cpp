@@ -19,6 +19,7 @@
 #include "mixrt/mixrt.h"
 #include "passes/Int8Bounds.h"
 #include "passes/Passes.h"
+#include "passes/QuantizeRecurrent.h"
 #include "passes/Resolve.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -245,6 +246,10 @@ struct Quantizer {
   }
 
   LogicalResult rewrite(LayerOpInterface layer) const;
+  /// An int8 lstm or gru, unrolled (QuantizeRecurrent.h); its results'
+  /// uses are replaced.
+  LogicalResult rewriteRecurrent(Operation *op, PrecisionAttr act,
+                                 PrecisionAttr weights) const;
 
   /// Quantized weights by (float weight, scheme, axis).
   mutable std::map<std::tuple<void *, int, int64_t, void *>,
@@ -264,8 +269,8 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   bool int8Act = act.isInt8(), int8W = w && w->isInt8();
   if (!int8Act && !int8W)
     return success();
-  if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp>(op))
-    return success(); // Other layers never compute in int8 (the verifier).
+  if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
+    return success(); // Other layers never compute in int8 (the policy).
   if (w && int8Act != int8W)
     return op->emitOpError()
            << "quantizes only its " << (int8Act ? "activations" : "weights")
@@ -275,7 +280,10 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   OpBuilder b(op);
   auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);
   Value result;
-  if (auto dense = dyn_cast<DenseOp>(op)) {
+  if (isa<LstmOp, GruOp>(op)) {
+    if (failed(rewriteRecurrent(op, act, *w)))
+      return failure();
+  } else if (auto dense = dyn_cast<DenseOp>(op)) {
     FailureOr<QuantizeOp> x =
         quantizeActivation(b, op, dense.getInput(), act, "input",
                            /*perRowAllowed=*/true);
@@ -384,7 +392,8 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   for (Value v : op->getOperands())
     if (Operation *def = v.getDefiningOp())
       weights.insert(def);
-  op->getResult(0).replaceAllUsesWith(result);
+  if (result)
+    op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   // Float weights (and widening casts of them) that only fed this layer.
   while (!weights.empty()) {
@@ -397,6 +406,48 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
     def->erase();
   }
   return success();
+}
+
+LogicalResult Quantizer::rewriteRecurrent(Operation *op, PrecisionAttr act,
+                                          PrecisionAttr weights) const {
+  FailureOr<std::vector<float>> w = getWeightData(op, op->getOperand(1));
+  if (failed(w))
+    return failure();
+  FailureOr<std::vector<float>> r = getWeightData(op, op->getOperand(2));
+  if (failed(r))
+    return failure();
+  RecurrentQuantizer hooks;
+  hooks.weight = [&](ArrayRef<float> data, int64_t k,
+                     int64_t n) -> FailureOr<std::array<Value, 3>> {
+    // A transient f32 weight holding the slice, quantized like a dense
+    // layer's [K, N] weight, then dropped (with its cache entry: its
+    // address may be reused).
+    OpBuilder b(op);
+    auto type = RankedTensorType::get({k, n}, b.getF32Type());
+    auto transient =
+        WeightOp::create(b, op->getLoc(), type,
+                         DenseElementsAttr::get(type, data), StringAttr());
+    FailureOr<std::array<Value, 3>> q =
+        quantizeWeight(b, op, transient, weights, /*channelAxis=*/1);
+    for (auto it = cache.begin(); it != cache.end();)
+      it = std::get<0>(it->first) == transient.getResult().getAsOpaquePointer()
+               ? cache.erase(it)
+               : std::next(it);
+    transient.erase();
+    return q;
+  };
+  hooks.activation = [&](OpBuilder &b, Value x,
+                         bool layerInput) -> FailureOr<QuantizeOp> {
+    PrecisionAttr precision = act;
+    if (!layerInput && !act.isPerAxis())
+      precision = PrecisionAttr::get(b.getContext(), PrecisionKind::int8,
+                                     act.getScheme(), -1);
+    return quantizeActivation(b, op, x, precision,
+                              layerInput ? "input" : "state",
+                              /*perRowAllowed=*/true,
+                              /*allowStatic=*/layerInput);
+  };
+  return quantizeRecurrentLayer(op, *w, *r, hooks);
 }
 
 struct MixQuantizePass

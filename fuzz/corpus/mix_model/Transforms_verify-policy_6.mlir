@@ -3,7 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 mix.network @n precision(f32) (%x: tensor<2x4xf32>, %ids: tensor<2xi32>, %img: tensor<1x1x4x4xf32>) {
-  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention, lstm, gru)}}
   // expected-note @+1 {{int8 set by the layer's own precision}}
   %0 = mix.relu %x precision(int8) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %e = mix.weight external "e" : tensor<10x4xf32>

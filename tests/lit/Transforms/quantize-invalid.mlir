@@ -52,3 +52,23 @@ mix.network @conv_per_row precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x1
   mix.return %y : tensor<1x1x3x3xf32>
 }
 
+// -----
+
+// An int8 lstm quantizes its weights at compile time, like a dense layer.
+mix.network @lstm_external precision(int8) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight dense<0.125> : tensor<1x16x3xf32>
+  %r = mix.weight external "lstm.r" : tensor<1x16x4xf32>
+  // expected-error @+1 {{'mix.lstm' op int8 weight 'lstm.r' must be loaded before quantization (mixc --weights)}}
+  %y:3 = mix.lstm %x, %w, %r : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}
+
+// -----
+
+mix.network @gru_weights_only precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = mix.weight dense<0.125> : tensor<1x12x3xf32>
+  %r = mix.weight dense<0.125> : tensor<1x12x4xf32>
+  // expected-error @+1 {{'mix.gru' op quantizes only its weights (activations f32, weights int8); int8 layers need both in int8}}
+  %y:2 = mix.gru %x, %w, %r precision(weights = int8) : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0 : tensor<5x1x2x4xf32>
+}

@@ -82,7 +82,7 @@ mix.network @n precision(f32) (%x: tensor<1x4x2x2xf32>) {
   %p = mix.weight external "p" : tensor<4xf32>
   // expected-error @+5 {{[sensitive-op-precision] 'mix.batch_norm' computes in int8 (activations); normalization layers must compute in f32 or wider}}
   // expected-error @+4 {{[sensitive-op-precision] 'mix.batch_norm' computes in i32 (accumulator); normalization layers must compute in f32 or wider}}
-  // expected-error @+3 {{[int8-non-gemm-layer] 'mix.batch_norm' resolves its weights to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+3 {{[int8-non-gemm-layer] 'mix.batch_norm' resolves its weights to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention, lstm, gru)}}
   // expected-note @+2 {{int8 set by the layer's own precision}}
   // expected-note @+1 {{i32 is the default accumulator/output for the layer's precisions, decided here}}
   %0 = mix.batch_norm %x, %p, %p, %p, %p precision(int8) : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
@@ -96,7 +96,7 @@ mix.network @n precision(f32) (%x: tensor<1x4x2x2xf32>) {
 //===----------------------------------------------------------------------===//
 
 mix.network @n precision(f32) (%x: tensor<2x4xf32>, %ids: tensor<2xi32>, %img: tensor<1x1x4x4xf32>) {
-  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.relu' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention, lstm, gru)}}
   // expected-note @+1 {{int8 set by the layer's own precision}}
   %0 = mix.relu %x precision(int8) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %e = mix.weight external "e" : tensor<10x4xf32>
@@ -285,7 +285,7 @@ mix.network @n precision(f16) (%t: tensor<4xf32>) {
 
 // int8 is for GEMM-like layers only, math included.
 mix.network @n precision(f32) (%t: tensor<4xf32>) {
-  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.sigmoid' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention)}}
+  // expected-error @+2 {{[int8-non-gemm-layer] 'mix.sigmoid' resolves its activations to int8, but int8 is only for GEMM-like layers (dense, matmul, conv2d, attention, lstm, gru)}}
   // expected-note @+1 {{int8 set by the layer's own precision}}
   %0 = mix.sigmoid %t precision(int8) : (tensor<4xf32>) -> tensor<4xf32>
   mix.return
