@@ -16,6 +16,7 @@
 #include "compiler/LayerProfile.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Options.h"
+#include "compiler/Validate.h"
 #include "mixrt/mixrt.h"
 #include "support/CrashHandler.h"
 #include "support/OutputFiles.h"
@@ -47,6 +48,8 @@ struct BenchOptions {
   int32_t threads = 1;
   std::string jsonPath;
   bool profile = false;
+  ValidationOptions validation;
+  std::string quantiles;
   bool help = false, version = false;
 
   void bindOptions(OptionsBinder &b) {
@@ -91,6 +94,18 @@ struct BenchOptions {
     b.flag("profile", profile, true,
            cl::desc("also time every layer (a second, instrumented\n"
                     "build) and print the per-layer profile"));
+    b.heading("Accuracy");
+    b.opt("validate", validation.samplesPath, {"a file name"},
+          cl::value_desc("FILE"),
+          cl::desc("run every sample of FILE (safetensors: input0, ...,\n"
+                   "and target0 for a loss) compiled and through the f64\n"
+                   "reference; print the errors per output and per layer"));
+    b.opt("loss", validation.loss, {}, cl::value_desc("KIND"),
+          cl::desc("with --validate: top1 (classifiers), mse or quantile\n"
+                   "(regressors, against target0)"));
+    b.opt("quantiles", quantiles, {}, cl::value_desc("Q1,Q2,..."),
+          cl::desc("with --loss quantile: the quantiles of output 0's\n"
+                   "last axis, e.g. 0.1,0.5,0.9"));
     b.opt("json", jsonPath, {"a file name"}, cl::value_desc("FILE"),
           cl::desc("the figures as JSON ('-': stdout)"));
     b.flag("help", help, true, cl::desc("print this help"));
@@ -139,6 +154,25 @@ llvm::Expected<BenchOptions> parseCommandLine(llvm::ArrayRef<const char *> args,
     return llvm::createStringError("--threads must be in [1, 256]");
   if (!options.entry.empty())
     options.compile.entries.push_back(options.entry);
+  ValidationOptions &v = options.validation;
+  if (!v.loss.empty() && v.loss != "top1" && v.loss != "mse" &&
+      v.loss != "quantile")
+    return llvm::createStringError(
+        "--loss must be top1, mse or quantile, got '" + v.loss + "'");
+  if (!v.loss.empty() && v.samplesPath.empty())
+    return llvm::createStringError("--loss needs --validate FILE");
+  if ((v.loss == "quantile") != !options.quantiles.empty())
+    return llvm::createStringError(
+        "--quantiles goes with --loss quantile, and --loss quantile needs it");
+  for (llvm::StringRef rest = options.quantiles; !rest.empty();) {
+    auto [item, next] = rest.split(',');
+    double q;
+    if (item.trim().getAsDouble(q) || !(q > 0 && q < 1))
+      return llvm::createStringError("--quantiles: '" + item.str() +
+                                     "' is not a number in (0, 1)");
+    v.quantiles.push_back(q);
+    rest = next;
+  }
   return options;
 }
 
@@ -204,6 +238,16 @@ int main(int argc, char **argv) {
     return fail("--batch " + llvm::Twine(options.batch) + ": network @" + name +
                 " has a static batch");
   uint64_t wsBytes = (*compiled)->workspaceBytes();
+  // The accuracy on a validation set of the object timed below (first: a
+  // bad validation file fails before the timing).
+  std::optional<Validation> validation;
+  if (!options.validation.samplesPath.empty()) {
+    auto checked = validate(**compiled, options.compile, options.entry,
+                            options.validation);
+    if (!checked)
+      return fail(llvm::toString(checked.takeError()));
+    validation = std::move(*checked);
+  }
 
   // Buffers of the whole batch, the workspace, the descriptors (a dynamic
   // batch is one call per sample, as the header's entry does).
@@ -356,6 +400,9 @@ int main(int argc, char **argv) {
                                   100.0 * outside / totalUs);
   }
 
+  if (validation)
+    printValidation(llvm::outs(), *validation);
+
   if (!options.jsonPath.empty()) {
     llvm::json::Object json{
         {"network", name},
@@ -375,6 +422,8 @@ int main(int argc, char **argv) {
         {"compile_seconds", (*compiled)->compileSeconds()}};
     if (options.profile)
       json["layers"] = std::move(layersJson);
+    if (validation)
+      json["validation"] = validationToJson(*validation);
     std::string text =
         llvm::formatv("{0:2}", llvm::json::Value(std::move(json))).str() + "\n";
     if (options.jsonPath == "-") {

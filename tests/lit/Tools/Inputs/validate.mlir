@@ -1,0 +1,30 @@
+// Networks for mix-bench --validate (mix-bench.test). Every value is exact
+// in f32, so the compiled f32 networks equal the f64 reference.
+
+// y = [x0, x1, x1 - x0]: a 3-class classifier.
+mix.network @cls precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x3xf32> {
+  %w = mix.weight dense<[[1.0, 0.0, -1.0], [0.0, 1.0, 1.0]]> : tensor<2x3xf32>
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  mix.return %y : tensor<1x3xf32>
+}
+
+// The same classifier in int8: the inputs are quantized (dynamic scales).
+mix.network @cls8 precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x3xf32> {
+  %w = mix.weight dense<[[1.0, 0.0, -1.0], [0.0, 1.0, 1.0]]> : tensor<2x3xf32>
+  %y = mix.dense %x, %w precision(int8) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  mix.return %y : tensor<1x3xf32>
+}
+
+// y = [x0 + x1, x0 + x1]: a regressor with two quantiles.
+mix.network @reg precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x2xf32>
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
+
+// y = x0 + x1: one value per sample.
+mix.network @sum precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
+  %w = mix.weight dense<1.0> : tensor<2x1xf32>
+  %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  mix.return %y : tensor<1x1xf32>
+}
