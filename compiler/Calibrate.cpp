@@ -104,7 +104,9 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     std::vector<std::vector<double>> refOut(layers.size());
     InterpreterOptions refOptions;
     refOptions.afterOp = [&](Operation *op, const RefTensor &result) {
-      if (!isa<LayerOpInterface>(op))
+      // A layer of several results is compared by its first (lstm, gru: the
+      // sequence y), when something reads it.
+      if (!isa<LayerOpInterface>(op) || op->getResult(0).use_empty())
         return;
       auto it = byLocation.find(lowering::formatSourceLocation(op->getLoc()));
       if (it != byLocation.end())
@@ -113,6 +115,10 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     if (auto out = interpret(reference, sample, weights, refOptions); !out)
       return makeError("sample " + llvm::Twine(i) +
                        " (reference): " + llvm::toString(out.takeError()));
+    // The lowered value of each layer: the last op at the layer's position
+    // with the layer's size (a lowered layer may be several ops, e.g. an
+    // int8 attention's four projections: only the last is its output).
+    std::vector<std::vector<double>> lowOut(layers.size());
     InterpreterOptions lowOptions;
     lowOptions.afterOp = [&](Operation *op, const RefTensor &result) {
       if (!isa<LayerOpInterface, QDenseOp, QConv2DOp, QMatmulOp>(op))
@@ -123,23 +129,25 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
       if (auto folded = op->getAttrOfType<LocationAttr>(attr::kFoldedBatchNorm))
         at = folded;
       auto it = byLocation.find(lowering::formatSourceLocation(at));
-      if (it == byLocation.end())
+      if (it == byLocation.end() ||
+          refOut[it->second].size() != result.data.size())
         return;
-      const std::vector<double> &ref = refOut[it->second];
-      if (ref.size() != result.data.size())
-        return;
-      Sums &s = sums[it->second];
+      lowOut[it->second] = result.data;
+    };
+    if (auto out = interpret(lowered, sample, weights, lowOptions); !out)
+      return makeError("sample " + llvm::Twine(i) +
+                       " (lowered): " + llvm::toString(out.takeError()));
+    for (auto [ref, low, s] : llvm::zip_equal(refOut, lowOut, sums)) {
+      if (low.empty())
+        continue;
       for (size_t k = 0; k < ref.size(); ++k) {
-        double e = result.data[k] - ref[k];
+        double e = low[k] - ref[k];
         s.signal += ref[k] * ref[k];
         s.noise += e * e;
         s.maxAbs = std::max(s.maxAbs, std::fabs(e));
       }
       s.count += static_cast<int64_t>(ref.size());
-    };
-    if (auto out = interpret(lowered, sample, weights, lowOptions); !out)
-      return makeError("sample " + llvm::Twine(i) +
-                       " (lowered): " + llvm::toString(out.takeError()));
+    }
   }
   std::vector<LayerAccuracy> result;
   for (auto [a, s] : llvm::zip_equal(layers, sums)) {

@@ -180,7 +180,7 @@ Interpreter::runRegion(Region &region, ArrayRef<RefTensor> args) {
     }
     if (llvm::Error err = execute(&op, env))
       return std::move(err);
-    if (options.afterOp && op.getNumResults() == 1)
+    if (options.afterOp && op.getNumResults() >= 1)
       options.afterOp(&op, env.find(op.getResult(0))->second);
   }
   std::vector<RefTensor> results;

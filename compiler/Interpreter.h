@@ -48,8 +48,9 @@ struct InterpreterOptions {
   std::function<void(mlir::Operation *layer,
                      llvm::ArrayRef<const RefTensor *> operands)>
       beforeLayer;
-  /// Called after every op with a single result (layers, quantized ops,
-  /// casts, weights), with that result (accuracy reports compare them).
+  /// Called after every op with results (layers, quantized ops, casts,
+  /// weights), with its first result (accuracy reports compare them; the
+  /// first result of an lstm or gru is its sequence y).
   std::function<void(mlir::Operation *op, const RefTensor &result)> afterOp;
 };
 
