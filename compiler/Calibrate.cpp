@@ -38,17 +38,46 @@ llvm::Expected<io::CalibrationTable>
 mix::calibrate(NetworkOp network, ArrayRef<Sample> samples,
                const WeightMap &weights, io::CalibrationMethod method,
                double percentile) {
-  llvm::Expected<io::RangeCollector> collector =
-      io::RangeCollector::create(method, percentile);
-  if (!collector)
-    return collector.takeError();
-  // Paths and inputs are decided on the unmodified network.
-  llvm::DenseMap<Operation *, std::string> paths;
+  llvm::Expected<Calibrator> calibrator =
+      Calibrator::create(network, weights, method, percentile);
+  if (!calibrator)
+    return calibrator.takeError();
+  for (unsigned pass = 0; pass < calibrator->passes(); ++pass) {
+    if (pass > 0)
+      calibrator->nextPass();
+    if (llvm::Error error = calibrator->add(samples))
+      return std::move(error);
+  }
+  return calibrator->finish();
+}
+
+Calibrator::Calibrator(NetworkOp network, const WeightMap &weights,
+                       io::RangeCollector collector)
+    : network(network), weights(&weights), collector(std::move(collector)) {
   network.walk([&](Operation *op) {
     if (!int8Inputs(op).empty())
       paths[op] = getLayerPath(op);
   });
-  // The first error of collector->add, which the interpreter callback
+}
+
+llvm::Expected<Calibrator> Calibrator::create(NetworkOp network,
+                                              const WeightMap &weights,
+                                              io::CalibrationMethod method,
+                                              double percentile) {
+  llvm::Expected<io::RangeCollector> collector =
+      io::RangeCollector::create(method, percentile);
+  if (!collector)
+    return collector.takeError();
+  return Calibrator(network, weights, std::move(*collector));
+}
+
+void Calibrator::nextPass() {
+  ++pass;
+  collector.startSecondPass();
+}
+
+llvm::Error Calibrator::add(ArrayRef<Sample> batch) {
+  // The first error of collector.add, which the interpreter callback
   // cannot return.
   std::optional<std::string> failure;
   InterpreterOptions options;
@@ -58,22 +87,28 @@ mix::calibrate(NetworkOp network, ArrayRef<Sample> samples,
       return;
     for (auto [index, name] : int8Inputs(op)) {
       if (llvm::Error error =
-              collector->add(it->second + "/" + name.str(), in[index]->data)) {
+              collector.add(it->second + "/" + name.str(), in[index]->data)) {
         failure = llvm::toString(std::move(error));
         return;
       }
     }
   };
-  for (auto [i, sample] : llvm::enumerate(samples)) {
-    auto out = interpret(network, sample, weights, options);
+  for (auto [i, sample] : llvm::enumerate(batch)) {
+    auto out = interpret(network, sample, *weights, options);
     if (!out)
       return makeError("sample " + llvm::Twine(i) + ": " +
                        llvm::toString(out.takeError()));
     if (failure)
       return makeError("sample " + llvm::Twine(i) + ": " + *failure);
   }
-  io::CalibrationTable table = collector->finish();
-  table.samples = static_cast<int64_t>(samples.size());
+  if (pass == 0)
+    samples += static_cast<int64_t>(batch.size());
+  return llvm::Error::success();
+}
+
+io::CalibrationTable Calibrator::finish() const {
+  io::CalibrationTable table = collector.finish();
+  table.samples = samples;
   return table;
 }
 

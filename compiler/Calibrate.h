@@ -24,6 +24,7 @@
 
 #include "compiler/Interpreter.h"
 #include "io/Calibration.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -37,12 +38,56 @@ using Sample = std::vector<RefTensor>;
 /// The calibration table of `network` over `samples`. `percentile` is used
 /// by the percentile method only. Errors: interpreter errors (bad inputs,
 /// missing weights), non-finite activations (named by layer), an invalid
-/// percentile.
+/// percentile. The entropy method runs the samples twice (Calibrator).
 llvm::Expected<io::CalibrationTable> calibrate(NetworkOp network,
                                                llvm::ArrayRef<Sample> samples,
                                                const WeightMap &weights,
                                                io::CalibrationMethod method,
                                                double percentile = 99.99);
+
+/// calibrate() over samples that arrive in batches (mix-calibrate reads a
+/// folder one file at a time), so they never all are in memory:
+///
+///   for (unsigned pass = 0; pass < c.passes(); ++pass) {
+///     if (pass > 0) c.nextPass();
+///     for (each batch) if (Error e = c.add(batch)) ...;
+///   }
+///   CalibrationTable table = c.finish();
+///
+/// Every pass must see the same samples in the same order (entropy: the
+/// first pass finds max|x| of every activation, the second fills the
+/// histograms over [0, max|x|]; see io::RangeCollector).
+class Calibrator {
+public:
+  /// A calibrator of `network`; `weights` must outlive it. Fails for an
+  /// invalid percentile.
+  static llvm::Expected<Calibrator> create(NetworkOp network,
+                                           const WeightMap &weights,
+                                           io::CalibrationMethod method,
+                                           double percentile = 99.99);
+
+  /// Passes over all samples the method needs: 2 for entropy, else 1.
+  unsigned passes() const { return collector.passes(); }
+  /// Starts the next pass.
+  void nextPass();
+  /// Runs `samples`. Errors start with "sample <i>: " (i: index in
+  /// `samples`).
+  llvm::Error add(llvm::ArrayRef<Sample> samples);
+  /// The table; `samples` is the number of samples of the first pass.
+  io::CalibrationTable finish() const;
+
+private:
+  Calibrator(NetworkOp network, const WeightMap &weights,
+             io::RangeCollector collector);
+
+  NetworkOp network;
+  const WeightMap *weights;
+  io::RangeCollector collector;
+  /// The layer path of every int8 layer, decided on the unmodified network.
+  llvm::DenseMap<mlir::Operation *, std::string> paths;
+  unsigned pass = 0;
+  int64_t samples = 0;
+};
 
 /// The accuracy of one layer of a lowered model against the reference.
 struct LayerAccuracy {

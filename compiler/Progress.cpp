@@ -13,8 +13,8 @@ using namespace mix;
 static constexpr llvm::StringLiteral kEraseLine = "\r\x1b[K";
 
 Progress::Progress(ProgressMode mode, llvm::raw_ostream &os, bool terminal,
-                   std::chrono::milliseconds delay)
-    : mode(mode), os(os),
+                   std::chrono::milliseconds delay, llvm::StringRef tool)
+    : mode(mode), os(os), tool(tool.str()),
       showStatus(mode == ProgressMode::automatic && terminal), delay(delay),
       start(std::chrono::steady_clock::now()) {
   if (showStatus)
@@ -35,7 +35,9 @@ Progress::~Progress() {
 
 std::string Progress::describeLocked() const {
   std::string text =
-      llvm::formatv("[{0}/{1}] {2}", phaseIndex, phaseCount, phase).str();
+      phaseCount == 0
+          ? phase
+          : llvm::formatv("[{0}/{1}] {2}", phaseIndex, phaseCount, phase).str();
   if (!step.empty())
     text += ": " + step;
   if (!countWhat.empty())
@@ -46,7 +48,7 @@ std::string Progress::describeLocked() const {
 }
 
 void Progress::printLine(const std::string &text) {
-  os << "mixc: progress: " << text << "\n";
+  os << tool << ": progress: " << text << "\n";
   os.flush();
 }
 
@@ -112,7 +114,7 @@ void Progress::redrawLoop() {
     auto elapsed = std::chrono::steady_clock::now() - start;
     if (elapsed < delay || phase.empty())
       continue;
-    os << kEraseLine << "mixc: " << describeLocked()
+    os << kEraseLine << tool << ": " << describeLocked()
        << llvm::formatv(" ({0:f1} s)",
                         std::chrono::duration<double>(elapsed).count());
     os.flush();

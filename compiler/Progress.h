@@ -50,15 +50,17 @@ class Progress {
 public:
   /// `terminal`: whether `os` is displayed (automatic mode shows nothing
   /// otherwise). `delay`: how long a compilation runs before the status
-  /// line appears (automatic mode).
+  /// line appears (automatic mode). `tool`: the name the lines start with.
   Progress(ProgressMode mode, llvm::raw_ostream &os, bool terminal,
-           std::chrono::milliseconds delay = std::chrono::seconds(2));
+           std::chrono::milliseconds delay = std::chrono::seconds(2),
+           llvm::StringRef tool = "mixc");
   /// Erases the status line.
   ~Progress();
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;
 
   /// Phase `index` (1-based) of `count` starts; its step and count reset.
+  /// With `count` 0 the phase is shown without "[index/count] ".
   void beginPhase(llvm::StringRef name, unsigned index, unsigned count);
   /// The current step of the phase ("pass 3 of 22 (one-shot-bufferize)").
   void setStep(llvm::StringRef step);
@@ -79,6 +81,7 @@ private:
 
   ProgressMode mode;
   llvm::raw_ostream &os;
+  std::string tool;
   bool showStatus; // automatic mode on a terminal
   std::chrono::milliseconds delay;
   std::chrono::steady_clock::time_point start;

@@ -9,13 +9,16 @@
 #include "io/Common.h"
 #include "support/InputLimits.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace json = llvm::json;
 
@@ -89,7 +92,98 @@ int64_t nearestRank(double q, int64_t n) {
 } // namespace
 
 llvm::StringRef calibrationMethodName(CalibrationMethod method) {
-  return method == CalibrationMethod::MinMax ? "minmax" : "percentile";
+  switch (method) {
+  case CalibrationMethod::MinMax:
+    return "minmax";
+  case CalibrationMethod::Percentile:
+    return "percentile";
+  case CalibrationMethod::Entropy:
+    return "entropy";
+  }
+  llvm_unreachable("unknown calibration method");
+}
+
+//===----------------------------------------------------------------------===//
+// Entropy thresholds
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Normalizes `d` to sum 1 and smooths it (entropyDivergence); false when
+/// it is all zero.
+bool normalizeAndSmooth(std::vector<double> &d) {
+  double sum = 0;
+  size_t zeros = 0;
+  for (double v : d) {
+    sum += v;
+    zeros += v == 0;
+  }
+  if (sum <= 0)
+    return false;
+  const double eps = zeros == 0 ? 0
+                                : std::min(kEntropySmoothing,
+                                           0.5 / static_cast<double>(zeros));
+  const double keep = 1.0 - eps * static_cast<double>(zeros);
+  for (double &v : d)
+    v = v == 0 ? eps : v / sum * keep;
+  return true;
+}
+
+} // namespace
+
+double entropyDivergence(llvm::ArrayRef<uint64_t> histogram, size_t bins,
+                         unsigned levels) {
+  assert(levels > 0 && levels <= bins && bins <= histogram.size() &&
+         "bins must lie in [levels, histogram.size()]");
+  const double infinity = std::numeric_limits<double>::infinity();
+  // P: the kept bins, the outliers added to the last one.
+  std::vector<double> p(histogram.begin(), histogram.begin() + bins);
+  for (size_t k = bins; k < histogram.size(); ++k)
+    p[bins - 1] += static_cast<double>(histogram[k]);
+  // Q: the kept bins without the outliers, quantized to `levels` groups.
+  std::vector<double> q(bins, 0.0);
+  const size_t width = bins / levels;
+  for (unsigned g = 0; g < levels; ++g) {
+    const size_t begin = g * width;
+    const size_t end = g + 1 == levels ? bins : begin + width;
+    double mass = 0;
+    size_t nonZero = 0;
+    for (size_t k = begin; k < end; ++k) {
+      mass += static_cast<double>(histogram[k]);
+      nonZero += p[k] != 0;
+    }
+    if (nonZero == 0)
+      continue;
+    for (size_t k = begin; k < end; ++k)
+      if (p[k] != 0)
+        q[k] = mass / static_cast<double>(nonZero);
+  }
+  if (!normalizeAndSmooth(p) || !normalizeAndSmooth(q))
+    return infinity;
+  double divergence = 0;
+  for (size_t k = 0; k < bins; ++k)
+    divergence += p[k] * std::log(p[k] / q[k]);
+  return divergence;
+}
+
+size_t entropyThresholdBins(llvm::ArrayRef<uint64_t> histogram,
+                            unsigned levels) {
+  const size_t n = histogram.size();
+  if (levels == 0 || n < levels ||
+      std::all_of(
+          histogram.begin(), histogram.end(),
+          [](uint64_t c) { return c == 0; }))
+    return n;
+  size_t best = n;
+  double bestDivergence = std::numeric_limits<double>::infinity();
+  for (size_t bins = levels; bins <= n; ++bins) {
+    const double d = entropyDivergence(histogram, bins, levels);
+    if (d < bestDivergence) {
+      bestDivergence = d;
+      best = bins;
+    }
+  }
+  return best;
 }
 
 //===----------------------------------------------------------------------===//
@@ -111,7 +205,7 @@ CalibrationTable::lookup(llvm::StringRef name) const {
 
 llvm::Expected<RangeCollector> RangeCollector::create(CalibrationMethod method,
                                                       double percentile) {
-  if (method == CalibrationMethod::MinMax)
+  if (method != CalibrationMethod::Percentile)
     return RangeCollector(method, 0);
   if (llvm::Error error = checkPercentile("calibration", percentile))
     return std::move(error);
@@ -127,6 +221,22 @@ llvm::Error RangeCollector::add(llvm::StringRef name,
                                       " of this batch is ",
                                       nonFiniteName(values[i])));
   auto it = observed_.find(name);
+  if (secondPass_) {
+    if (it == observed_.end())
+      return makeError(
+          std::errc::invalid_argument,
+          detail::concat("tensor '", name, "' was not seen in the first pass"));
+    Observed &obs = it->second;
+    if (obs.maxAbs == 0)
+      return llvm::Error::success(); // all zero: no histogram needed
+    for (double v : values) {
+      // |v| / max|x| lies in [0, 1] (beyond only if the passes differ).
+      const double bin = std::floor(std::fabs(v) / obs.maxAbs * kEntropyBins);
+      ++obs.histogram[bin >= kEntropyBins - 1 ? kEntropyBins - 1
+                                              : static_cast<size_t>(bin)];
+    }
+    return llvm::Error::success();
+  }
   if (it == observed_.end())
     it = observed_.emplace(name.str(), Observed()).first;
   Observed &obs = it->second;
@@ -141,9 +251,18 @@ llvm::Error RangeCollector::add(llvm::StringRef name,
       obs.range.min = std::min(obs.range.min, v);
       obs.range.max = std::max(obs.range.max, v);
     }
+    obs.maxAbs = std::max(obs.maxAbs, std::fabs(v));
     ++obs.range.count;
   }
   return llvm::Error::success();
+}
+
+void RangeCollector::startSecondPass() {
+  if (method_ != CalibrationMethod::Entropy)
+    return;
+  secondPass_ = true;
+  for (auto &entry : observed_)
+    entry.second.histogram.assign(kEntropyBins, 0);
 }
 
 CalibrationTable RangeCollector::finish() const {
@@ -153,6 +272,18 @@ CalibrationTable RangeCollector::finish() const {
   for (const auto &[name, obs] : observed_) {
     if (method_ == CalibrationMethod::MinMax) {
       table.ranges[name] = obs.range;
+      continue;
+    }
+    if (method_ == CalibrationMethod::Entropy) {
+      CalibrationRange range = obs.range;
+      if (secondPass_ && obs.maxAbs > 0) {
+        const double t =
+            static_cast<double>(entropyThresholdBins(obs.histogram)) /
+            kEntropyBins * obs.maxAbs;
+        range.min = std::max(range.min, -t);
+        range.max = std::min(range.max, t);
+      }
+      table.ranges[name] = range;
       continue;
     }
     CalibrationRange range;
@@ -217,9 +348,12 @@ llvm::Error readFields(llvm::StringRef path, const json::Object &root,
     table.method = CalibrationMethod::MinMax;
   else if (*methodName == "percentile")
     table.method = CalibrationMethod::Percentile;
+  else if (*methodName == "entropy")
+    table.method = CalibrationMethod::Entropy;
   else
     return invalid(path, "unknown method \"", *methodName,
-                   "\" (expected \"minmax\" or \"percentile\")");
+                   "\" (expected \"minmax\", \"percentile\" or "
+                   "\"entropy\")");
 
   const json::Value *percentile = root.get("percentile");
   if (table.method == CalibrationMethod::Percentile) {

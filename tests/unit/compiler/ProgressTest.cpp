@@ -139,3 +139,17 @@ TEST_CASE("automatic on a terminal: one status line, redrawn, then erased",
   CHECK(text.compare(text.size() - erase.size(), erase.size(), erase) == 0);
   CHECK(text.find('\n') == std::string::npos);
 }
+
+TEST_CASE("another tool's name, and phases without a count", "[progress]") {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  {
+    Progress progress(ProgressMode::always, os, /*terminal=*/false,
+                      std::chrono::seconds(2), "mix-calibrate");
+    progress.beginPhase("calibrating", 0, 0);
+    progress.setStep("1/2 files, 10 samples");
+  }
+  CHECK(text ==
+        "mix-calibrate: progress: calibrating\n"
+        "mix-calibrate: progress: calibrating: 1/2 files, 10 samples\n");
+}

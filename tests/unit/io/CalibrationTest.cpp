@@ -408,7 +408,8 @@ TEST_CASE("read reports bad top-level fields", "[calibration]") {
         ": missing \"method\"");
   CHECK(readError(dir, "{" + head + R"("method": "mean", "samples": 1, )" +
                            ranges + "}") ==
-        ": unknown method \"mean\" (expected \"minmax\" or \"percentile\")");
+        ": unknown method \"mean\" (expected \"minmax\", \"percentile\" or "
+        "\"entropy\")");
   CHECK(readError(dir, "{" + head + R"("method": 1, "samples": 1, )" + ranges +
                            "}") ==
         ": \"method\" must be a string, got a number");
@@ -493,4 +494,200 @@ TEST_CASE("read reports bad ranges", "[calibration]") {
   CHECK(readError(dir, fileWith(R"({"z": 1, "b": {"min": 0, "max": 1, )"
                                 R"("count": 1}, "c": 2})")) ==
         ": range 'c': must be an object, got a number");
+}
+
+//===----------------------------------------------------------------------===//
+// Entropy
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// sum p ln(p / q) of two distributions without zeros.
+double kl(std::vector<double> p, std::vector<double> q) {
+  double d = 0;
+  for (size_t k = 0; k < p.size(); ++k)
+    d += p[k] * std::log(p[k] / q[k]);
+  return d;
+}
+
+/// A histogram of a Gaussian with a standard deviation of `sigma` bins over
+/// 2048 bins, 1e6 values in bin 0, and one outlier in the last bin.
+std::vector<uint64_t> gaussianWithOutlier(double sigma) {
+  std::vector<uint64_t> h(kEntropyBins);
+  for (size_t k = 0; k < h.size(); ++k)
+    h[k] = static_cast<uint64_t>(
+        std::llround(1e6 * std::exp(-0.5 * (k / sigma) * (k / sigma))));
+  h.back() += 1;
+  return h;
+}
+
+/// Deterministic N(0, 1) values: a 64-bit LCG and Box-Muller.
+std::vector<double> gaussianValues(size_t n) {
+  uint64_t state = 1;
+  auto uniform = [&] { // in (0, 1)
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state >> 11) + 0.5) / 9007199254740992.0;
+  };
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) {
+    const double a = uniform(), b = uniform();
+    v.push_back(std::sqrt(-2 * std::log(a)) * std::cos(2 * M_PI * b));
+  }
+  return v;
+}
+
+/// Both passes of an Entropy collector over the same batches of one name.
+CalibrationRange entropyRange(const std::vector<std::vector<double>> &batches) {
+  RangeCollector c = collector(CalibrationMethod::Entropy);
+  REQUIRE(c.passes() == 2);
+  for (unsigned pass = 0; pass < 2; ++pass) {
+    if (pass == 1)
+      c.startSecondPass();
+    for (const std::vector<double> &batch : batches)
+      REQUIRE(Outcome(c.add("x", batch)).ok());
+  }
+  CalibrationTable t = c.finish();
+  CHECK(t.method == CalibrationMethod::Entropy);
+  CHECK(t.percentile == 0);
+  return t.ranges.at("x");
+}
+
+} // namespace
+
+TEST_CASE("entropyDivergence on hand-computed histograms", "[calibration]") {
+  // Kept whole and quantized without loss: Q = P.
+  CHECK(entropyDivergence({1, 1, 1, 1}, 4, 2) == 0.0);
+  // P = [1, 1] + outliers 2 = [1, 3] / 4; Q = [1, 1] / 2; no zeros.
+  CHECK(entropyDivergence({1, 1, 1, 1}, 2, 2) ==
+        Approx(kl({0.25, 0.75}, {0.5, 0.5})).epsilon(1e-14));
+  // Groups [1, 0] and [1, 0]: each group's count goes to its non-zero bin
+  // only, so Q = P, and both are smoothed alike.
+  CHECK(entropyDivergence({1, 0, 1, 0}, 4, 2) == 0.0);
+  // Five bins in two levels: groups of 2 bins, the last one takes 3.
+  // Q = [3/2, 3/2, 12/3, 12/3, 12/3] / 15.
+  CHECK(entropyDivergence({1, 2, 3, 4, 5}, 5, 2) ==
+        Approx(kl({1. / 15, 2. / 15, 3. / 15, 4. / 15, 5. / 15},
+                  {1.5 / 15, 1.5 / 15, 4. / 15, 4. / 15, 4. / 15}))
+            .epsilon(1e-14));
+  // An isolated outlier: P = [2, 0 + 1], Q = [2, 0] (the outlier is not in
+  // Q). Smoothing gives Q's zero bin 1e-4 and takes it from the other one:
+  // finite.
+  const double e = kEntropySmoothing;
+  CHECK(entropyDivergence({2, 0, 0, 1}, 2, 2) ==
+        Approx(kl({2. / 3, 1. / 3}, {1 - e, e})).epsilon(1e-14));
+  // Every kept bin empty: Q is all zero, infinite.
+  CHECK(std::isinf(entropyDivergence({0, 0, 0, 5}, 2, 2)));
+  CHECK(std::isinf(entropyDivergence({0, 0, 0, 0}, 4, 2)));
+}
+
+TEST_CASE("entropyThresholdBins", "[calibration]") {
+  CHECK(entropyThresholdBins({1, 1, 1, 1}, 2) == 4);
+  // A uniform histogram keeps the full range (only there KL is 0).
+  CHECK(entropyThresholdBins(std::vector<uint64_t>(kEntropyBins, 7)) ==
+        kEntropyBins);
+  // Nothing to choose from: the full range.
+  CHECK(entropyThresholdBins(std::vector<uint64_t>(kEntropyBins, 0)) ==
+        kEntropyBins);
+  CHECK(entropyThresholdBins({1, 2, 3}, 4) == 3);
+
+  // A Gaussian of sigma 200 bins with one outlier at the far end: clipped
+  // near 5 sigma, far below the outlier, at a finite divergence; the same
+  // result every time.
+  const std::vector<uint64_t> h = gaussianWithOutlier(200);
+  const size_t bins = entropyThresholdBins(h);
+  CHECK(bins > 800);
+  CHECK(bins < 1200);
+  CHECK(std::isfinite(entropyDivergence(h, bins)));
+  CHECK(entropyThresholdBins(h) == bins);
+  // Without the outlier the clipped candidates have no isolated bin; the
+  // threshold still lies well inside.
+  std::vector<uint64_t> clean = h;
+  clean.back() -= 1;
+  CHECK(entropyThresholdBins(clean) < 1200);
+}
+
+TEST_CASE("Entropy ranges over two passes", "[calibration]") {
+  SECTION("a uniform distribution keeps the minmax range") {
+    // One value of each sign per bin of |x| (bin k holds (k + 0.5) / 2048 /
+    // max|x| * 2048, rounded down: k).
+    std::vector<double> values;
+    for (unsigned k = 0; k < kEntropyBins; ++k) {
+      values.push_back((k + 0.5) / kEntropyBins);
+      values.push_back(-(k + 0.5) / kEntropyBins);
+    }
+    const CalibrationRange r = entropyRange({values});
+    const double maxAbs = (kEntropyBins - 0.5) / kEntropyBins;
+    CHECK(r.min == -maxAbs);
+    CHECK(r.max == maxAbs);
+    CHECK(r.count == 2 * kEntropyBins);
+  }
+  SECTION("a Gaussian with one far outlier is clipped well below it") {
+    std::vector<double> values = gaussianValues(20000);
+    const double lowest = *std::min_element(values.begin(), values.end());
+    // Split into batches: the histogram covers all of them.
+    std::vector<double> second(values.begin() + 5000, values.end());
+    values.resize(5000);
+    const CalibrationRange r = entropyRange({values, {100.0}, second});
+    // max|x| = 100 over 2048 bins: the smallest candidate, 128 bins, is
+    // t = 6.25, beyond every Gaussian value; the negative side keeps its
+    // observed minimum.
+    CHECK(r.max == 6.25);
+    CHECK(r.min == lowest);
+    CHECK(r.count == 20001);
+  }
+  SECTION("all zero gives [0, 0], as minmax") {
+    const CalibrationRange r = entropyRange({{0.0, 0.0}, {-0.0}});
+    CHECK(r.min == 0.0);
+    CHECK(r.max == 0.0);
+    CHECK(r.count == 3);
+  }
+  SECTION("a side the values never reach stays (ReLU outputs)") {
+    std::vector<double> values(1000, 1.0);
+    values.push_back(0.0);
+    values.push_back(1000.0);
+    const CalibrationRange r = entropyRange({values});
+    CHECK(r.min == 0.0);
+    CHECK(r.max > 1.0);
+    CHECK(r.max < 1000.0);
+  }
+}
+
+TEST_CASE("Entropy's second pass knows only the first pass's names",
+          "[calibration]") {
+  RangeCollector c = collector(CalibrationMethod::Entropy);
+  REQUIRE(Outcome(c.add("x", {1.0, -2.0})).ok());
+  // Before the second pass the ranges are minmax's.
+  CHECK(c.finish().ranges.at("x").min == -2.0);
+  c.startSecondPass();
+  Outcome o = c.add("y", {1.0});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.code() == std::errc::invalid_argument);
+  CHECK(o.message() == "tensor 'y' was not seen in the first pass");
+  CHECK(collector(CalibrationMethod::MinMax).passes() == 1);
+  CHECK(collector(CalibrationMethod::Percentile).passes() == 1);
+}
+
+TEST_CASE("entropy tables are written and read back", "[calibration]") {
+  TempDir dir("cal");
+  CalibrationTable t;
+  t.method = CalibrationMethod::Entropy;
+  t.samples = 3;
+  t.ranges["x"] = {-1.5, 6.25, 7};
+  const std::string path = dir.file("calib.json");
+  REQUIRE(Outcome(writeCalibration(path, t)).ok());
+  CHECK(readText(path) == "{\n"
+                          "  \"format\": \"mixc-calibration\",\n"
+                          "  \"version\": 1,\n"
+                          "  \"method\": \"entropy\",\n"
+                          "  \"samples\": 3,\n"
+                          "  \"ranges\": {\n"
+                          "    \"x\": {\"min\": -1.5, \"max\": 6.25, "
+                          "\"count\": 7}\n"
+                          "  }\n"
+                          "}\n");
+  Result<CalibrationTable> read = readCalibration(path);
+  REQUIRE(read.ok());
+  CHECK(read->method == CalibrationMethod::Entropy);
+  CHECK(read->ranges.at("x").max == 6.25);
+  CHECK(calibrationMethodName(CalibrationMethod::Entropy) == "entropy");
 }
