@@ -76,6 +76,11 @@ UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
 /* Floats of the stack buffer into which the vector paths stage a small
  * padded plane (8 KiB). */
 #define UK_DW_STAGE 2048
+/* Floats of the stack buffer into which the vector paths deinterleave the
+ * tap rows of 4 output rows of a stride-2 plane (16 KiB): per padded row
+ * its even columns, then its odd ones, +0 for the padding, so that every
+ * tap is a unit-stride vector load. */
+#define UK_DW_S2 4096
 /* Outputs whose every tap lies inside the input, per direction: rows
  * [lo, hi) (lo <= hi <= OH) of an extent `out`, for padding `pad` before,
  * stride s, dilation d, kernel extent k, input extent `in`. */
