@@ -839,7 +839,7 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
    * of 8, the size of `masks`. */
   if ((nr + 1) * 2 * pitch > UK_DW_S2)
     return 0;
-  float buf[UK_DW_S2];
+  float buf[UK_DW_S2] __attribute__((aligned(64)));
   const float *rows[UK_DW_S2 / 32];
   const float *zero = buf + nr * 2 * pitch;
   for (int64_t k = 0; k < (nr + 1) * 2 * pitch; k += 8)
