@@ -404,7 +404,7 @@ void checkPaddedCopy(const DwShape &s, bool tiny, bool withBias,
 
 TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
           "[ukernel][depthwise]") {
-  // Rows of at most 16 outputs over at most 256 padded positions take the
+  // Rows of at most 16 outputs over at most 324 padded positions take the
   // vector paths' channel-batched code (8 or 16 planes per group): image
   // sizes 1, 2, 3, 5, 7 (MobileNet's 7x7 with 960 channels), plane counts
   // that are not multiples of 8 or 16 (1, 3, 17, and two images, whose
@@ -434,6 +434,13 @@ TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
            DwShape{1, 33, 14, 14, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
            DwShape{1, 19, 4, 16, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
            DwShape{1, 5, 6, 6, 7, 7, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+           // 5x5 stride 2 from 14x14 to 7x7 (EfficientNet-B0, MobileNet-V3):
+           // 17 x 17 padded positions; 18 x 18, the most; 19 x 19 (the
+           // stride-2 rows instead).
+           DwShape{1, 35, 7, 7, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{2, 17, 7, 7, 5, 5, 2, 2, 1, 1}.padded(2, 2, 1, 1),
+           DwShape{1, 19, 7, 7, 6, 6, 2, 2, 1, 1}.padded(2, 2, 3, 3),
+           DwShape{1, 3, 8, 8, 5, 5, 2, 2, 1, 1}.padded(1, 1, 2, 2).extra(1, 1),
            DwShape{1, 17, 3, 3, 3, 3, 2, 2, 1, 1}
                .padded(1, 1, 0, 0)
                .extra(2, 3),
