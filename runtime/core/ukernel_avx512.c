@@ -904,14 +904,17 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
  * stored). rows[t] is padded row oh0 * sh + t: its even padded columns, then
  * at + pitch its odd ones; tap (kh, kw) of output ow reads padded column
  * 2 * ow + kw * dw: half (kw * dw) & 1, element ow + (kw * dw >> 1) -- unit
- * stride, whole vectors (+0 past the padded row). Per tap one broadcast
+ * stride, whole vectors (+0 past the padded row); K = 3 or 5: KW = K and
+ * dw = 1 (the taps unrolled), else K = 0. Per tap one broadcast
  * weight and R * NV vfmadd231ps, (kh, kw) ascending from +0, then + bias:
  * the chain of the contract, padded taps included (+0 in the rows). */
-UK_INLINE UK_T void dwRowsS2(const int R, const int NV, const uk_dw_problem *p,
-                             const float *const *rows, int64_t pitch,
-                             const float *w, float *out, int64_t oh0,
-                             int64_t ow0, int64_t valid, const float *bias) {
+UK_INLINE UK_T void dwRowsS2(const int K, const int R, const int NV,
+                             const uk_dw_problem *p, const float *const *rows,
+                             int64_t pitch, const float *w, float *out,
+                             int64_t oh0, int64_t ow0, int64_t valid,
+                             const float *bias) {
   __m512 acc[4][2];
+  const int64_t KW = K ? K : p->KW, dw = K ? 1 : p->dw;
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
@@ -922,9 +925,10 @@ UK_INLINE UK_T void dwRowsS2(const int R, const int NV, const uk_dw_problem *p,
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r)
       src[r] = rows[r * p->sh + kh * p->dh] + ow0;
-    for (int64_t kw = 0; kw < p->KW; ++kw) {
-      const __m512 wv = _mm512_set1_ps(w[kh * p->KW + kw]);
-      const int64_t col = kw * p->dw;
+#pragma GCC unroll 8
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const __m512 wv = _mm512_set1_ps(w[kh * KW + kw]);
+      const int64_t col = kw * dw;
       const int64_t off = (col & 1) * pitch + (col >> 1);
 #pragma GCC unroll 4
       for (int r = 0; r < R; ++r)
@@ -981,6 +985,32 @@ UK_INLINE UK_T void dwFillS2(const uk_dw_problem *p, const float *row,
     }
     _mm512_storeu_ps(dst + k0, _mm512_permutex2var_ps(lo, even, hi));
     _mm512_storeu_ps(dst + pitch + k0, _mm512_permutex2var_ps(lo, odd, hi));
+  }
+}
+
+/* The R output rows from oh of a stride-2 plane on their tap rows `rows`:
+ * 32 outputs of a row at a time (8 accumulators), 16 for the last ones. */
+UK_INLINE UK_T void dwBlockS2(const int K, const int R, const uk_dw_problem *p,
+                              const float *const *rows, int64_t pitch,
+                              const float *w, float *out, int64_t oh,
+                              const float *bias) {
+  int64_t ow0 = 0;
+  if (R == 4) {
+    for (; ow0 + 16 < p->OW; ow0 += 32)
+      dwRowsS2(K, 4, 2, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
+    if (ow0 < p->OW)
+      dwRowsS2(K, 4, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
+  } else if (R == 2) {
+    for (; ow0 + 16 < p->OW; ow0 += 32)
+      dwRowsS2(K, 2, 2, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
+    if (ow0 < p->OW)
+      dwRowsS2(K, 2, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
+  } else {
+    for (; ow0 < p->OW; ow0 += 16)
+      dwRowsS2(K, 1, 1, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 16 ? p->OW - ow0 : 16, bias);
   }
 }
 
@@ -1045,24 +1075,12 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
         if (++s == nr)
           s = 0;
       }
-      int64_t ow0 = 0;
-      if (R == 4) {
-        for (; ow0 + 16 < p->OW; ow0 += 32)
-          dwRowsS2(4, 2, p, rows, pitch, w, out, oh, ow0,
-                   p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
-        if (ow0 < p->OW)
-          dwRowsS2(4, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
-      } else if (R == 2) {
-        for (; ow0 + 16 < p->OW; ow0 += 32)
-          dwRowsS2(2, 2, p, rows, pitch, w, out, oh, ow0,
-                   p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
-        if (ow0 < p->OW)
-          dwRowsS2(2, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
-      } else {
-        for (; ow0 < p->OW; ow0 += 16)
-          dwRowsS2(1, 1, p, rows, pitch, w, out, oh, ow0,
-                   p->OW - ow0 < 16 ? p->OW - ow0 : 16, bias);
-      }
+      if (p->KW == 3 && p->dw == 1)
+        dwBlockS2(3, R, p, rows, pitch, w, out, oh, bias);
+      else if (p->KW == 5 && p->dw == 1)
+        dwBlockS2(5, R, p, rows, pitch, w, out, oh, bias);
+      else
+        dwBlockS2(0, R, p, rows, pitch, w, out, oh, bias);
       oh += R;
       base += R * p->sh;
       while (base >= nr)

@@ -112,8 +112,9 @@ static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
  * Limits: rows of at most 16 outputs, hn * wn and OH * OW at most
  * UK_DWB_POS, H * W at most UK_DWB_IN, KH * KW at most UK_DWB_TAPS, weight
  * indices C * KH * KW in int32 (the gather). */
-#define UK_DWB_POS 324 /* 18 x 18: 5x5 stride 2 from 14x14 to 7x7 is 17 x 17   \
-                        */
+#define UK_DWB_POS                                                             \
+  324 /* 18 x 18: 5x5 stride 2 from 14x14 to 7x7 is 17 x 17                    \
+       */
 #define UK_DWB_IN 1024
 #define UK_DWB_TAPS 49
 
