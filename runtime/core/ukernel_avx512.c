@@ -1026,8 +1026,8 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
       p->KH > UK_DW_S2 || p->dh > UK_DW_S2)
     return 0;
   const int64_t nr = 3 * p->sh + (p->KH - 1) * p->dh + 1;
-  /* At most UK_DW_S2 / 10 floats per half (nr >= 4): at most 64 vectors
-   * of 8, the size of `masks`. */
+  /* At most UK_DW_S2 / 10 floats per half (nr >= 4): at most
+   * UK_DW_S2 / 80 vectors of 8, the size of `masks`. */
   if ((nr + 1) * 2 * pitch > UK_DW_S2)
     return 0;
   float buf[UK_DW_S2] __attribute__((aligned(64)));
@@ -1041,7 +1041,7 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
     kLo += 16;
   while (kHi < pitch && 2 * kHi - p->pl < p->W)
     kHi += 16;
-  dwFillMask masks[UK_DW_S2 / 64];
+  dwFillMask masks[UK_DW_S2 / 80];
   for (int64_t k0 = kLo, j = 0; k0 < kHi; k0 += 16, ++j) {
     const int64_t x0 = 2 * k0 - p->pl;
     masks[j].inside = x0 >= 0 && x0 + 32 <= p->W;
