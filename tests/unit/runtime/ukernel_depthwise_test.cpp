@@ -16,9 +16,12 @@
 // vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
 // both covered); small planes, which the vector paths compute 8 or 16
 // planes at a time across channels (images 1 to 14, plane counts that are
-// not multiples of the group, channels wrapping inside a group); the words
-// after the output stay untouched. Then threads (also splitting small
-// planes mid-group), and the argument checks.
+// not multiples of the group, channels wrapping inside a group); stride 2
+// outside the small planes, which the vector paths compute on padded input
+// rows deinterleaved into a ring on the stack (tall planes, rows of 1 to
+// 40 outputs, 3x3 and 5x5, padding 0 to 2, dilation 2, 1x1 outputs, rows
+// too wide for the ring); the words after the output stay untouched. Then
+// threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
