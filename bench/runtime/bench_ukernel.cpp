@@ -15,9 +15,10 @@
 //
 // Depthwise rows (BM_Dw_*): mixrt_ukernel_depthwise_f32 per path on the four
 // MobileNet-V2 3x3 depthwise shapes (batch 1, padding 1, no bias: 32 ch
-// 112x112; 96 ch 56x56 stride 2; 144 ch 56x56; 960 ch 7x7), GOP/s = 2 *
-// outputs * 9; also 576 ch 14x14, the largest plane of the small-plane
-// path), next to oneDNN's f32 convolution (groups = C) with src, dst
+// 112x112; 96 ch 112x112 and 56x56 stride 2; 144 ch 56x56; 960 ch 7x7),
+// GOP/s = 2 * outputs * taps; also 576 ch 14x14, the largest plane of the
+// small-plane path, and two 5x5 stride-2 layers, padding 2: 240 ch 28x28,
+// 672 ch 14x14), next to oneDNN's f32 convolution (groups = C) with src, dst
 // and weights in the formats oneDNN picks (format_tag::any: its blocked
 // nChw16c/nChw8c depthwise kernel, the fair peer) and with src and dst in
 // plain NCHW (what mixrt reads and writes). The reorders into oneDNN's
@@ -237,23 +238,29 @@ void BM_DnnlS8s8s32(benchmark::State &state, Shape s) {
 }
 #endif
 
-/// A depthwise layer: C channels, H x W image, 3x3, padding 1, batch 1.
+/// A depthwise layer: C channels, H x W image, k x k window, padding k / 2
+/// on every side, batch 1.
 struct DwShape {
-  int64_t c, h, w, stride;
-  int64_t oh() const { return (h + 2 - 3) / stride + 1; }
-  int64_t ow() const { return (w + 2 - 3) / stride + 1; }
-  double ops() const { return 2.0 * c * oh() * ow() * 9; }
+  int64_t c, h, w, stride, k = 3;
+  int64_t pad() const { return k / 2; }
+  int64_t oh() const { return (h + 2 * pad() - k) / stride + 1; }
+  int64_t ow() const { return (w + 2 * pad() - k) / stride + 1; }
+  double ops() const { return 2.0 * c * oh() * ow() * k * k; }
   std::string name() const {
     return std::to_string(c) + "ch_" + std::to_string(h) + "x" +
-           std::to_string(w) + "_s" + std::to_string(stride);
+           std::to_string(w) + "_s" + std::to_string(stride) +
+           (k == 3 ? "" : "_k" + std::to_string(k));
   }
 };
 
-const DwShape kDwShapes[] = {{32, 112, 112, 1},
-                             {96, 56, 56, 2},
-                             {144, 56, 56, 1},
-                             {960, 7, 7, 1},
-                             {576, 14, 14, 1}};
+// The stride-2 rows: MobileNet-V2's 112 -> 56 (96 ch) and 56 -> 28 (the
+// 96 ch row kept from the first version of this table), and the 5x5
+// stride-2 layers of EfficientNet-B0 / MobileNet-V3 (28 -> 14 at 240 ch,
+// 14 -> 7 at 672 ch).
+const DwShape kDwShapes[] = {{32, 112, 112, 1},   {96, 112, 112, 2},
+                             {96, 56, 56, 2},     {144, 56, 56, 1},
+                             {240, 28, 28, 2, 5}, {672, 14, 14, 2, 5},
+                             {960, 7, 7, 1},      {576, 14, 14, 1}};
 
 std::map<std::string, double> &dwResults() {
   static std::map<std::string, double> r;
@@ -282,13 +289,14 @@ void BM_UkDepthwise(benchmark::State &state, mixrt_ukernel_isa isa, DwShape s) {
   if (!forceIsa(state, isa))
     return;
   const std::vector<float> in = randomF32(s.c * s.h * s.w, 1),
-                           w = randomF32(s.c * 9, 2);
+                           w = randomF32(s.c * s.k * s.k, 2);
   std::vector<float> out(s.c * s.oh() * s.ow());
   const double gops = timedDw(
       state, s, std::string("mixrt ") + mixrt_ukernel_isa_name(isa), [&] {
         benchmark::DoNotOptimize(mixrt_ukernel_depthwise_f32(
-            1, s.c, s.h, s.w, in.data(), 3, 3, w.data(), s.stride, s.stride, 1,
-            1, 1, 1, 1, 1, s.oh(), s.ow(), out.data(), nullptr, 0));
+            1, s.c, s.h, s.w, in.data(), s.k, s.k, w.data(), s.stride, s.stride,
+            1, 1, s.pad(), s.pad(), s.pad(), s.pad(), s.oh(), s.ow(),
+            out.data(), nullptr, 0));
         benchmark::ClobberMemory();
       });
   for (auto [peer, counter] : {std::pair{"onednn blocked", "vs_blocked"},
@@ -308,9 +316,10 @@ void BM_DnnlDepthwise(benchmark::State &state, bool blocked, DwShape s) {
   using dt = memory::data_type;
   engine eng(engine::kind::cpu, 0);
   stream strm(eng);
-  const memory::dims srcDims = {1, s.c, s.h, s.w}, weiDims = {s.c, 1, 1, 3, 3},
+  const memory::dims srcDims = {1, s.c, s.h, s.w},
+                     weiDims = {s.c, 1, 1, s.k, s.k},
                      dstDims = {1, s.c, s.oh(), s.ow()},
-                     strides = {s.stride, s.stride}, pad = {1, 1};
+                     strides = {s.stride, s.stride}, pad = {s.pad(), s.pad()};
   const tag act = blocked ? tag::any : tag::nchw;
   const memory::desc srcMd(srcDims, dt::f32, act),
       weiMd(weiDims, dt::f32, tag::any), dstMd(dstDims, dt::f32, act);
@@ -321,7 +330,7 @@ void BM_DnnlDepthwise(benchmark::State &state, bool blocked, DwShape s) {
       eng);
   state.SetLabel(pd.impl_info_str());
   std::vector<float> in = randomF32(s.c * s.h * s.w, 1),
-                     w = randomF32(s.c * 9, 2);
+                     w = randomF32(s.c * s.k * s.k, 2);
   memory userSrc({srcDims, dt::f32, tag::nchw}, eng, in.data()),
       userWei({weiDims, dt::f32, tag::goihw}, eng, w.data());
   memory src(pd.src_desc(), eng), wei(pd.weights_desc(), eng),
@@ -367,8 +376,8 @@ void registerDepthwise() {
 void printDepthwiseRatios() {
   if (dwResults().empty())
     return;
-  std::printf("\nDepthwise 3x3 (GOP/s; ratio = mixrt path / oneDNN):\n");
-  std::printf("%-18s %-12s %8s %9s %9s %10s %8s\n", "shape", "path", "mixrt",
+  std::printf("\nDepthwise (GOP/s; ratio = mixrt path / oneDNN):\n");
+  std::printf("%-22s %-12s %8s %9s %9s %10s %8s\n", "shape", "path", "mixrt",
               "blocked", "nchw", "vs_blocked", "vs_nchw");
   for (const DwShape &s : kDwShapes) {
     const auto get = [&](const std::string &k) {
@@ -382,7 +391,7 @@ void printDepthwiseRatios() {
       const double m = get("mixrt " + path);
       if (m == 0.0)
         continue;
-      std::printf("%-18s %-12s %8.1f %9.1f %9.1f %10.2f %8.2f\n",
+      std::printf("%-22s %-12s %8.1f %9.1f %9.1f %10.2f %8.2f\n",
                   s.name().c_str(), path.c_str(), m, bl, nc,
                   bl > 0 ? m / bl : 0.0, nc > 0 ? m / nc : 0.0);
     }

@@ -899,12 +899,207 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
   }
 }
 
+/* Stride-2 planes from deinterleaved rows (see UK_DW_S2): R output rows
+ * from oh0, NV vectors of 16 outputs from ow0 (the first `valid` of them
+ * stored). rows[t] is padded row oh0 * sh + t: its even padded columns, then
+ * at + pitch its odd ones; tap (kh, kw) of output ow reads padded column
+ * 2 * ow + kw * dw: half (kw * dw) & 1, element ow + (kw * dw >> 1) -- unit
+ * stride, whole vectors (+0 past the padded row); K = 3 or 5: KW = K and
+ * dw = 1 (the taps unrolled), else K = 0. Per tap one broadcast
+ * weight and R * NV vfmadd231ps, (kh, kw) ascending from +0, then + bias:
+ * the chain of the contract, padded taps included (+0 in the rows). */
+UK_INLINE UK_T void dwRowsS2(const int K, const int R, const int NV,
+                             const uk_dw_problem *p, const float *const *rows,
+                             int64_t pitch, const float *w, float *out,
+                             int64_t oh0, int64_t ow0, int64_t valid,
+                             const float *bias) {
+  __m512 acc[4][2];
+  const int64_t KW = K ? K : p->KW, dw = K ? 1 : p->dw;
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < p->KH; ++kh) {
+    const float *src[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+      src[r] = rows[r * p->sh + kh * p->dh] + ow0;
+#pragma GCC unroll 8
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const __m512 wv = _mm512_set1_ps(w[kh * KW + kw]);
+      const int64_t col = kw * dw;
+      const int64_t off = (col & 1) * pitch + (col >> 1);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = _mm512_fmadd_ps(_mm512_loadu_ps(src[r] + off + 16 * v),
+                                      wv, acc[r][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
+      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
+                            colMask(valid - 16 * v), x);
+    }
+}
+
+/* The loads of a deinterleaving vector: whole, or masked at the ends of
+ * the row. */
+typedef struct dwFillMask {
+  __mmask16 lo, hi;
+  int inside;
+} dwFillMask;
+
+/* Input row `row` deinterleaved into dst (even padded columns) and dst +
+ * pitch (odd ones): the vectors [kLo, kHi) of each half (m[j]: the
+ * loads of vector kLo + j), 32 padded columns
+ * (two loads, masked at the ends of the row: +0 outside the input) and
+ * two vpermt2ps per vector; the other vectors stay +0. */
+UK_INLINE UK_T void dwFillS2(const uk_dw_problem *p, const float *row,
+                             float *dst, int64_t pitch, int64_t kLo,
+                             int64_t kHi, const dwFillMask *m) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                        23, 25, 27, 29, 31);
+  for (int64_t k0 = kLo, j = 0; k0 < kHi; k0 += 16, ++j) {
+    const int64_t x0 = 2 * k0 - p->pl; /* the input column of the first */
+    __m512 lo, hi;
+    if (m[j].inside) {
+      lo = _mm512_loadu_ps(row + x0);
+      hi = _mm512_loadu_ps(row + x0 + 16);
+    } else {
+      /* Masked-off lanes read nothing: the address is formed as an
+       * integer, as it may lie before the row. */
+      const float *base = (const float *)((uintptr_t)row + (uintptr_t)(x0 * 4));
+      lo = _mm512_maskz_loadu_ps(m[j].lo, base);
+      hi = _mm512_maskz_loadu_ps(
+          m[j].hi, (const float *)((uintptr_t)base + 16 * sizeof(float)));
+    }
+    _mm512_storeu_ps(dst + k0, _mm512_permutex2var_ps(lo, even, hi));
+    _mm512_storeu_ps(dst + pitch + k0, _mm512_permutex2var_ps(lo, odd, hi));
+  }
+}
+
+/* The R output rows from oh of a stride-2 plane on their tap rows `rows`:
+ * 32 outputs of a row at a time (8 accumulators), 16 for the last ones. */
+UK_INLINE UK_T void dwBlockS2(const int K, const int R, const uk_dw_problem *p,
+                              const float *const *rows, int64_t pitch,
+                              const float *w, float *out, int64_t oh,
+                              const float *bias) {
+  int64_t ow0 = 0;
+  if (R == 4) {
+    for (; ow0 + 16 < p->OW; ow0 += 32)
+      dwRowsS2(K, 4, 2, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
+    if (ow0 < p->OW)
+      dwRowsS2(K, 4, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
+  } else if (R == 2) {
+    for (; ow0 + 16 < p->OW; ow0 += 32)
+      dwRowsS2(K, 2, 2, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 32 ? p->OW - ow0 : 32, bias);
+    if (ow0 < p->OW)
+      dwRowsS2(K, 2, 1, p, rows, pitch, w, out, oh, ow0, p->OW - ow0, bias);
+  } else {
+    for (; ow0 < p->OW; ow0 += 16)
+      dwRowsS2(K, 1, 1, p, rows, pitch, w, out, oh, ow0,
+               p->OW - ow0 < 16 ? p->OW - ow0 : 16, bias);
+  }
+}
+
+/* The stride-2 planes (sw = 2), when the tap rows of 4 output rows fit
+ * UK_DW_S2 with a row of +0: the padded rows are deinterleaved once each
+ * into a ring of `nr` slots as the blocks of 4, 2, 1 output rows move down
+ * the plane (the padding rows are the row of +0), then the blocks run on
+ * them (32 outputs of a row at a time, 8 accumulators; 16 for the last). */
+static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
+  const int64_t off = (p->KW - 1) * p->dw >> 1;
+  const int64_t pitch = ((p->OW + 15) & ~(int64_t)15) + ((off + 15) & ~15);
+  if (p->OW > UK_DW_S2 || off > UK_DW_S2 || p->sh > UK_DW_S2 ||
+      p->KH > UK_DW_S2 || p->dh > UK_DW_S2)
+    return 0;
+  const int64_t nr = 3 * p->sh + (p->KH - 1) * p->dh + 1;
+  /* At most UK_DW_S2 / 10 floats per half (nr >= 4): at most
+   * UK_DW_S2 / 80 vectors of 8, the size of `masks`. */
+  if ((nr + 1) * 2 * pitch > UK_DW_S2)
+    return 0;
+  float buf[UK_DW_S2] __attribute__((aligned(64)));
+  const float *rows[UK_DW_S2 / 32];
+  const float *zero = buf + nr * 2 * pitch;
+  for (int64_t k = 0; k < (nr + 1) * 2 * pitch; k += 16)
+    _mm512_storeu_ps(buf + k, _mm512_setzero_ps());
+  /* The vectors of a half that hold input columns. */
+  int64_t kLo = 0, kHi = 0;
+  while (kLo < pitch && 2 * kLo - p->pl + 32 <= 0)
+    kLo += 16;
+  while (kHi < pitch && 2 * kHi - p->pl < p->W)
+    kHi += 16;
+  dwFillMask masks[UK_DW_S2 / 80];
+  for (int64_t k0 = kLo, j = 0; k0 < kHi; k0 += 16, ++j) {
+    const int64_t x0 = 2 * k0 - p->pl;
+    masks[j].inside = x0 >= 0 && x0 + 32 <= p->W;
+    masks[j].lo = rangeMask(-x0, p->W - x0);
+    masks[j].hi = rangeMask(-x0 - 16, p->W - x0 - 16);
+  }
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * p->KH * p->KW;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    /* Padded rows [0, next) are filled, row `next` goes to slot `slot`;
+     * row oh * sh is in slot `base`. */
+    int64_t next = 0, slot = 0, base = 0;
+    for (int64_t oh = 0; oh < p->OH;) {
+      const int R = p->OH - oh >= 4 ? 4 : p->OH - oh >= 2 ? 2 : 1;
+      const int64_t y0 = oh * p->sh;
+      const int64_t span = (R - 1) * p->sh + (p->KH - 1) * p->dh + 1;
+      for (; next < y0 + span; ++next) {
+        const int64_t iy = next - p->pt;
+        if (next >= y0 && iy >= 0 && iy < p->H)
+          dwFillS2(p, in + iy * p->W, buf + slot * 2 * pitch, pitch, kLo, kHi,
+                   masks);
+        if (++slot == nr)
+          slot = 0;
+      }
+      for (int64_t t = 0, s = base; t < span; ++t) {
+        const int64_t iy = y0 + t - p->pt;
+        rows[t] = iy >= 0 && iy < p->H ? buf + s * 2 * pitch : zero;
+        if (++s == nr)
+          s = 0;
+      }
+      if (p->KW == 3 && p->dw == 1)
+        dwBlockS2(3, R, p, rows, pitch, w, out, oh, bias);
+      else if (p->KW == 5 && p->dw == 1)
+        dwBlockS2(5, R, p, rows, pitch, w, out, oh, bias);
+      else
+        dwBlockS2(0, R, p, rows, pitch, w, out, oh, bias);
+      oh += R;
+      base += R * p->sh;
+      while (base >= nr)
+        base -= nr;
+    }
+    if (++c == p->C)
+      c = 0;
+  }
+  return 1;
+}
+
 UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
   uk_dw_batch batch;
   if (mixrt_uk_dw_batch_init(p, &batch))
     dwBatched(p, &batch);
   else if (p->sw == 1)
     dwPlanes(1, p);
+  else if (p->sw == 2 && dwPlanesS2(p))
+    ;
   else if (p->sw == 2)
     dwPlanes(2, p);
   else if (p->sw <= (1 << 26))

@@ -76,6 +76,11 @@ UK_HIDDEN void mixrt_uk_dw_portable(const uk_dw_problem *p);
 /* Floats of the stack buffer into which the vector paths stage a small
  * padded plane (8 KiB). */
 #define UK_DW_STAGE 2048
+/* Floats of the stack buffer into which the vector paths deinterleave the
+ * tap rows of 4 output rows of a stride-2 plane (16 KiB): per padded row
+ * its even columns, then its odd ones, +0 for the padding, so that every
+ * tap is a unit-stride vector load. */
+#define UK_DW_S2 4096
 /* Outputs whose every tap lies inside the input, per direction: rows
  * [lo, hi) (lo <= hi <= OH) of an extent `out`, for padding `pad` before,
  * stride s, dilation d, kernel extent k, input extent `in`. */
@@ -107,7 +112,9 @@ static inline void mixrt_uk_dw_inside(int64_t out, int64_t in, int64_t k,
  * Limits: rows of at most 16 outputs, hn * wn and OH * OW at most
  * UK_DWB_POS, H * W at most UK_DWB_IN, KH * KW at most UK_DWB_TAPS, weight
  * indices C * KH * KW in int32 (the gather). */
-#define UK_DWB_POS 256
+#define UK_DWB_POS                                                             \
+  324 /* 18 x 18: 5x5 stride 2 from 14x14 to 7x7 is 17 x 17                    \
+       */
 #define UK_DWB_IN 1024
 #define UK_DWB_TAPS 49
 

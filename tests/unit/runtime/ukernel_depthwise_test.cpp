@@ -16,9 +16,12 @@
 // vector paths, wider ones -- OW 33, 40, 70 -- take the border blocks:
 // both covered); small planes, which the vector paths compute 8 or 16
 // planes at a time across channels (images 1 to 14, plane counts that are
-// not multiples of the group, channels wrapping inside a group); the words
-// after the output stay untouched. Then threads (also splitting small
-// planes mid-group), and the argument checks.
+// not multiples of the group, channels wrapping inside a group); stride 2
+// outside the small planes, which the vector paths compute on padded input
+// rows deinterleaved into a ring on the stack (tall planes, rows of 1 to
+// 40 outputs, 3x3 and 5x5, padding 0 to 2, dilation 2, 1x1 outputs, rows
+// too wide for the ring); the words after the output stay untouched. Then
+// threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -404,7 +407,7 @@ void checkPaddedCopy(const DwShape &s, bool tiny, bool withBias,
 
 TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
           "[ukernel][depthwise]") {
-  // Rows of at most 16 outputs over at most 256 padded positions take the
+  // Rows of at most 16 outputs over at most 324 padded positions take the
   // vector paths' channel-batched code (8 or 16 planes per group): image
   // sizes 1, 2, 3, 5, 7 (MobileNet's 7x7 with 960 channels), plane counts
   // that are not multiples of 8 or 16 (1, 3, 17, and two images, whose
@@ -434,6 +437,13 @@ TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
            DwShape{1, 33, 14, 14, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
            DwShape{1, 19, 4, 16, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
            DwShape{1, 5, 6, 6, 7, 7, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+           // 5x5 stride 2 from 14x14 to 7x7 (EfficientNet-B0, MobileNet-V3):
+           // 17 x 17 padded positions; 18 x 18, the most; 19 x 19 (the
+           // stride-2 rows instead).
+           DwShape{1, 35, 7, 7, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{2, 17, 7, 7, 5, 5, 2, 2, 1, 1}.padded(2, 2, 1, 1),
+           DwShape{1, 19, 7, 7, 6, 6, 2, 2, 1, 1}.padded(2, 2, 3, 3),
+           DwShape{1, 3, 8, 8, 5, 5, 2, 2, 1, 1}.padded(1, 1, 2, 2).extra(1, 1),
            DwShape{1, 17, 3, 3, 3, 3, 2, 2, 1, 1}
                .padded(1, 1, 0, 0)
                .extra(2, 3),
@@ -459,23 +469,88 @@ TEST_CASE("ukernel.depthwise small planes in channel batches on every path",
         false, rng);
 }
 
+TEST_CASE("ukernel.depthwise stride 2 on every path", "[ukernel][depthwise]") {
+  // Stride 2 along W outside the small planes: the vector paths deinterleave
+  // the padded tap rows of 4 output rows into a ring on the stack (even
+  // columns, then odd ones) and run unit-stride loads on them. Planes too
+  // tall for the small-plane code (OH 9 to 40) with rows of 1 to 40
+  // outputs (one vector and a tail, two vectors, 8 and 16 lanes), odd
+  // sizes, padding 0, 1, 2 and asymmetric, 3x3 and 5x5 windows, dilations 1
+  // and 2, stride 3 beside it (the gather), stride_h 1, 2 and 3 under
+  // stride_w 2, channels 1, 3 and 17 (not multiples of 8 or 16; two images
+  // whose channels wrap), 1x1 outputs of a window larger than the small
+  // planes take, rows wider than the ring (the previous code), padding
+  // wider than a vector; specials, and an explicit +0-padded copy (-0 sums).
+  std::mt19937 rng(41);
+  for (int64_t k : {3, 5})
+    for (int64_t pad : {0, 1, 2})
+      for (int64_t ow : {1, 7, 9, 16, 17, 28, 33, 40})
+        for (int64_t stride : {2, 3})
+          for (int64_t dilation : {1, 2}) {
+            const int64_t oh = ow % 2 == 1 ? 11 : 40 - ow / 2;
+            const int64_t c = ow == 17 ? 17 : ow % 3 == 1 ? 3 : 1;
+            const DwShape s =
+                DwShape{c == 3 ? 2 : 1, c,      oh,       ow,      k, k,
+                        stride,         stride, dilation, dilation}
+                    .padded(pad, pad, pad, pad);
+            checkShape(s, false, (ow + pad) % 2 == 1, rng);
+            if (ow == 17 || ow == 7)
+              checkShape(s, true, pad == 1, rng);
+          }
+  for (DwShape s : {
+           // stride_h 1 and 3 under stride_w 2; asymmetric padding.
+           DwShape{1, 3, 13, 21, 3, 3, 1, 2, 1, 1}.padded(1, 0, 1, 2),
+           DwShape{2, 3, 9, 19, 5, 5, 3, 2, 1, 1}.padded(2, 1, 0, 2),
+           DwShape{1, 5, 12, 25, 5, 3, 2, 2, 2, 1}.padded(0, 2, 3, 1),
+           // 1x1 outputs (a 7x7 window of dilation 3: not a small plane).
+           DwShape{1, 17, 1, 1, 7, 7, 2, 2, 3, 3}.padded(2, 1, 2, 1),
+           DwShape{2, 3, 1, 1, 7, 7, 2, 2, 3, 3},
+           // Rows wider than the ring: the previous stride-2 code.
+           DwShape{1, 3, 5, 300, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+           // Left padding beyond the first vectors of each half.
+           DwShape{1, 3, 9, 30, 3, 3, 2, 2, 1, 1}.padded(1, 37, 1, 0),
+           // MobileNet-V2's 112 -> 56 layer (a few channels) and the 5x5
+           // stride-2 layers 28 -> 14 and 14 -> 7.
+           DwShape{1, 5, 56, 56, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 19, 14, 14, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 35, 7, 7, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+       }) {
+    checkShape(s, false, true, rng);
+    checkShape(s, true, false, rng);
+  }
+  for (int64_t ow : {7, 20, 33})
+    for (bool tiny : {false, true}) {
+      checkPaddedCopy(
+          DwShape{1, 3, 24, ow, 3, 3, 2, 2, 1, 1}.padded(1, 2, 2, 0), tiny,
+          !tiny, rng);
+      checkPaddedCopy(
+          DwShape{2, 3, 10, ow, 5, 5, 2, 2, 1, 2}.padded(2, 1, 0, 2), tiny,
+          tiny, rng);
+    }
+}
+
 TEST_CASE("ukernel.depthwise with threads gives bit-identical results",
           "[ukernel][depthwise]") {
   std::mt19937 rng(13);
   // Above the 2^20 multiply-adds that make it split: 2 x 37 planes of
-  // 56 x 57 outputs x 9 taps.
-  const DwShape s{2, 37, 56, 57, 3, 3, 1, 1, 1, 1};
-  DwData d(s, false, rng);
-  const std::vector<float> want = reference(s, d.in, d.w, d.bias.data());
-  for (mixrt_ukernel_isa isa : availablePaths()) {
-    IsaScope scope(isa);
-    INFO("path " << mixrt_ukernel_isa_name(isa));
-    for (int32_t threads : {1, 2, 3}) {
-      INFO(threads << " threads");
-      REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
-      std::vector<float> got(want.size(), -7.0f);
-      REQUIRE(run(s, d.in, d.w, got.data(), d.bias.data()) == MIXRT_STATUS_OK);
-      CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+  // 56 x 57 outputs x 9 taps, stride 1 and stride 2 (the deinterleaved
+  // rows).
+  for (const DwShape &s :
+       {DwShape{2, 37, 56, 57, 3, 3, 1, 1, 1, 1},
+        DwShape{2, 37, 56, 57, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1)}) {
+    DwData d(s, false, rng);
+    const std::vector<float> want = reference(s, d.in, d.w, d.bias.data());
+    for (mixrt_ukernel_isa isa : availablePaths()) {
+      IsaScope scope(isa);
+      INFO("path " << mixrt_ukernel_isa_name(isa));
+      for (int32_t threads : {1, 2, 3}) {
+        INFO(threads << " threads");
+        REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+        std::vector<float> got(want.size(), -7.0f);
+        REQUIRE(run(s, d.in, d.w, got.data(), d.bias.data()) ==
+                MIXRT_STATUS_OK);
+        CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
+      }
     }
   }
   REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
