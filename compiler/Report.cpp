@@ -256,6 +256,24 @@ void PrecisionReport::recordQuantized(ModuleOp module) {
           it != layerAt.end() && readers.insert(it->second).second)
         *layers_[it->second].weightBytes += bytesOf(type);
   });
+  module.walk([&](QuantizeOp q) {
+    auto it = layerAt.find(formatLocation(q->getLoc()));
+    if (it == layerAt.end())
+      return;
+    Layer &layer = layers_[it->second];
+    FloatAttr scale = q.getScaleAttr();
+    if (!scale) {
+      ++layer.dynamicScales;
+      return;
+    }
+    Layer::StaticScale s;
+    s.scale = scale.getValueAsDouble();
+    s.zeroPoint = q.getZeroPointAttr() ? q.getZeroPointAttr().getInt() : 0;
+    bool symmetric = q.getScheme() == QuantScheme::symmetric;
+    s.min = (symmetric ? -127.0 : -128.0 - double(s.zeroPoint)) * s.scale;
+    s.max = (symmetric ? 127.0 : 127.0 - double(s.zeroPoint)) * s.scale;
+    layer.staticScales.push_back(s);
+  });
 }
 
 void PrecisionReport::recordCode(
@@ -350,6 +368,17 @@ llvm::json::Value PrecisionReport::toJSON() const {
       if (layer.kChunk)
         proof["k_chunk"] = *layer.kChunk;
       entry["int32_proof"] = std::move(proof);
+    }
+    if (!layer.staticScales.empty() || layer.dynamicScales) {
+      llvm::json::Array scales;
+      for (const Layer::StaticScale &q : layer.staticScales)
+        scales.push_back(llvm::json::Object{{"scale", q.scale},
+                                            {"zero_point", q.zeroPoint},
+                                            {"min", q.min},
+                                            {"max", q.max}});
+      entry["int8_activations"] =
+          llvm::json::Object{{"static", std::move(scales)},
+                             {"dynamic_per_call", layer.dynamicScales}};
     }
     if (layer.foldedInto)
       entry["folded_into"] = *layer.foldedInto;
@@ -519,6 +548,22 @@ void PrecisionReport::print(llvm::raw_ostream &os) const {
     if (layer.kChunk)
       os << " (split into pieces of " << *layer.kChunk << ")";
     os << "\n";
+  }
+  any = false;
+  for (const Layer &layer : layers_) {
+    if (layer.staticScales.empty() && !layer.dynamicScales)
+      continue;
+    if (!any)
+      os << "int8 activations (static: calibrated; dynamic: computed per "
+            "call):\n";
+    any = true;
+    os << "  " << llvm::left_justify(layer.path, width) << "  ";
+    for (const Layer::StaticScale &q : layer.staticScales)
+      os << llvm::format("static scale %.6g", q.scale)
+         << (q.zeroPoint ? " zero point " + std::to_string(q.zeroPoint)
+                         : std::string())
+         << llvm::format(" (range [%.6g, %.6g]); ", q.min, q.max);
+    os << layer.dynamicScales << " dynamic\n";
   }
   any = false;
   for (const Layer &layer : layers_) {

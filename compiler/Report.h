@@ -82,6 +82,18 @@ public:
     /// once the quantized model is recorded; a weight read by several layers
     /// counts at each.
     std::optional<int64_t> weightBytes;
+    /// int8 layers, once the quantized model is recorded: the static
+    /// (calibrated) quantizations of its inputs, and how many are computed
+    /// per call from the data (dynamic: without a calibration file, and
+    /// always for values inside the layer: an lstm's state, an attention's
+    /// context).
+    struct StaticScale {
+      double scale = 0;
+      int64_t zeroPoint = 0;
+      double min = 0, max = 0; ///< the range the scale represents
+    };
+    std::vector<StaticScale> staticScales;
+    int64_t dynamicScales = 0;
   };
   /// A function of the object's code.
   struct CodeFunction {
@@ -118,7 +130,7 @@ public:
   void recordCasts(mlir::ModuleOp module);
   /// After the `quantize` phase: the bytes of every weight constant per
   /// element type (quantized weights, their scales and zero points
-  /// included).
+  /// included) and the activation scales of the int8 layers.
   void recordQuantized(mlir::ModuleOp module);
   /// After the `llvm` phase: the memory plan of network @`network`.
   void recordMemoryPlan(const std::string &network,

@@ -33,6 +33,11 @@ std::optional<int64_t> mix::getContractionLength(Operation *op) {
            dimOf(conv.getWeight(), 3);
   if (auto attention = dyn_cast<AttentionOp>(op))
     return dimOf(attention.getInput(), -1);
+  // The longer of the input GEMM (K = I) and the recurrent ones (K = H).
+  if (auto lstm = dyn_cast<LstmOp>(op))
+    return std::max(dimOf(lstm.getInput(), -1), dimOf(lstm.getR(), -1));
+  if (auto gru = dyn_cast<GruOp>(op))
+    return std::max(dimOf(gru.getInput(), -1), dimOf(gru.getR(), -1));
   return std::nullopt;
 }
 

@@ -44,7 +44,8 @@ struct Int8AccumulationBound {
 };
 
 /// The contraction length of a GEMM-like layer: dense/matmul K, conv2d
-/// C/groups * KH * KW, attention E (its projections); nullopt for others.
+/// C/groups * KH * KW, attention E (its projections), lstm/gru the larger
+/// of I and H (the input and recurrent GEMMs); nullopt for others.
 std::optional<int64_t> getContractionLength(mlir::Operation *layer);
 
 /// The bound of `layer` under its resolution, or nullopt when the layer does

@@ -66,3 +66,16 @@ mix.network @weight_only precision(f32) (%x: tensor<1x200000xf32>) -> tensor<1x1
   %d = mix.dense %x, %w precision(weights = int8) : (tensor<1x200000xf32>, tensor<200000x1xf32>) -> tensor<1x1xf32>
   mix.return %d : tensor<1x1xf32>
 }
+
+// -----
+
+// An int8 gru: K is the larger of the input size (its input GEMM) and the
+// hidden size (its recurrent GEMMs): here I = 133145, one product too many.
+// expected-note @+1 {{int8 inherited from network @gru_big}}
+mix.network @gru_big precision(int8) (%x: tensor<1x1x133145xf32>) -> tensor<1x1x1x1xf32> {
+  %w = mix.weight external "w" : tensor<1x3x133145xf32>
+  %r = mix.weight external "r" : tensor<1x3x1xf32>
+  // expected-error @+1 {{'mix.gru' op int8 accumulation can overflow int32: K = 133145 products of at most 127 x 127 sum to 2147495705 > 2147483647; at most 133144 products per i32 sum are safe (split K or use a float precision)}}
+  %y:2 = mix.gru %x, %w, %r : (tensor<1x1x133145xf32>, tensor<1x3x133145xf32>, tensor<1x3x1xf32>) -> (tensor<1x1x1x1xf32>, tensor<1x1x1xf32>)
+  mix.return %y#0 : tensor<1x1x1x1xf32>
+}
