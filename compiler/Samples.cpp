@@ -95,8 +95,9 @@ llvm::Expected<NetworkOp> mix::findNetwork(ModuleOp module, StringRef entry) {
 
 llvm::Expected<OwningOpRef<ModuleOp>>
 mix::loadModelWithWeights(StringRef modelPath, StringRef weightsPath,
-                          MLIRContext &context) {
-  auto module = loadModel(modelPath, context);
+                          MLIRContext &context,
+                          const ModelLoadOptions &loadOptions) {
+  auto module = loadModel(modelPath, context, nullptr, loadOptions);
   if (!module)
     return module;
   // Each sample of a dynamic batch is computed on its own, as the compiled

@@ -18,6 +18,7 @@
 #define MIXC_COMPILER_SAMPLES_H
 
 #include "compiler/Calibrate.h"
+#include "compiler/ModelLoader.h"
 #include "io/Safetensors.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -28,14 +29,16 @@ namespace mix {
 llvm::Expected<std::vector<Sample>>
 loadSamples(NetworkOp network, const io::SafetensorsFile &file);
 
-/// loadModel() followed, when `weightsPath` is not empty, by bindWeights()
+/// loadModel() (with `loadOptions`: an ONNX model's precision plan)
+/// followed, when `weightsPath` is not empty, by bindWeights()
 /// from that safetensors file: what the reference tools (mix-run,
 /// mix-calibrate) start with. A network with a dynamic batch is specialized
 /// to one sample (specializeBatch), so a file of S stacked samples gives S
 /// runs, as the compiled code computes them.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 loadModelWithWeights(llvm::StringRef modelPath, llvm::StringRef weightsPath,
-                     mlir::MLIRContext &context);
+                     mlir::MLIRContext &context,
+                     const ModelLoadOptions &loadOptions = {});
 
 /// The network named `entry`, or the only network of `module` when `entry`
 /// is empty. Errors list the networks there are.

@@ -9,9 +9,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Samples.h"
-#include "compiler/Weights.h"
 #include "mixrt/mixrt.h"
-#include "passes/SpecializeBatch.h"
 #include "support/Error.h"
 #include "support/Format.h"
 
@@ -133,19 +131,10 @@ llvm::Expected<Validation> mix::validate(CompiledNetwork &compiled,
   loadMixDialects(context);
   ModelLoadOptions load;
   load.precisionPlanPath = compile.precisionPlanPath;
-  auto module = loadModel(compile.modelPath, context, nullptr, load);
+  auto module = loadModelWithWeights(compile.modelPath, compile.weightsPath,
+                                     context, load);
   if (!module)
     return module.takeError();
-  // One sample per run, as the compiled code runs a dynamic batch.
-  for (NetworkOp network : (*module)->getOps<NetworkOp>())
-    specializeBatch(network, 1);
-  if (!compile.weightsPath.empty()) {
-    auto weights = io::SafetensorsFile::open(compile.weightsPath);
-    if (!weights)
-      return weights.takeError();
-    if (llvm::Error e = bindWeights(**module, *weights))
-      return std::move(e);
-  }
   auto network = findNetwork(**module, sig.name);
   if (!network)
     return network.takeError();

@@ -63,6 +63,16 @@ std::unique_ptr<ExecutionEngine> compile(ModuleOp module,
   return std::move(*engine);
 }
 
+OwningOpRef<ModuleOp> quantizedCopy(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  PassManager pm(module.getContext());
+  MixPipelineOptions options;
+  options.stopAfter = MixPhase::quantize;
+  REQUIRE(succeeded(buildMixPipeline(pm, options)));
+  REQUIRE(succeeded(pm.run(*copy)));
+  return copy;
+}
+
 std::unique_ptr<ExecutionEngine> compile(MLIRContext &context,
                                          llvm::StringRef source,
                                          const MixPipelineOptions &options) {

@@ -39,6 +39,11 @@ struct Jit {
 std::unique_ptr<mlir::ExecutionEngine>
 compile(mlir::ModuleOp module, const MixPipelineOptions &options = {});
 
+/// A copy of `module` lowered through the `quantize` phase (mix-insert-casts,
+/// mix-quantize): what the interpreter emulates exactly. Fails the test on
+/// error.
+mlir::OwningOpRef<mlir::ModuleOp> quantizedCopy(mlir::ModuleOp module);
+
 /// Parses `source`, lowers it and JITs it.
 std::unique_ptr<mlir::ExecutionEngine>
 compile(mlir::MLIRContext &context, llvm::StringRef source,

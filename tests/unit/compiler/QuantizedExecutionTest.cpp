@@ -350,14 +350,7 @@ void checkMatmulAgainstInterpreter(const std::string &source,
   };
   std::vector<float> a = values(count(aShape), 21, 1.5),
                      b = values(count(bShape), 22, 4.0);
-  OwningOpRef<ModuleOp> quantized = module->clone();
-  {
-    PassManager pm(&jit.context);
-    MixPipelineOptions options;
-    options.stopAfter = MixPhase::quantize;
-    REQUIRE(succeeded(buildMixPipeline(pm, options)));
-    REQUIRE(succeeded(pm.run(*quantized)));
-  }
+  OwningOpRef<ModuleOp> quantized = quantizedCopy(*module);
   auto ref = interpret(
       *quantized->getOps<NetworkOp>().begin(),
       {RefTensor{{aShape.begin(), aShape.end()}, {a.begin(), a.end()}},
@@ -547,14 +540,7 @@ mix.network @att precision(f32) (%x: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
   }
   inlineWeights(*module, weights);
   std::vector<float> x = values(2 * 5 * 8, 50, 2.0);
-  OwningOpRef<ModuleOp> quantized = module->clone();
-  {
-    PassManager pm(&jit.context);
-    MixPipelineOptions options;
-    options.stopAfter = MixPhase::quantize;
-    REQUIRE(succeeded(buildMixPipeline(pm, options)));
-    REQUIRE(succeeded(pm.run(*quantized)));
-  }
+  OwningOpRef<ModuleOp> quantized = quantizedCopy(*module);
   auto ref = interpret(*quantized->getOps<NetworkOp>().begin(),
                        {RefTensor{{2, 5, 8}, {x.begin(), x.end()}}}, {});
   if (!ref)

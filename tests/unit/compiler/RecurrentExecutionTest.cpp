@@ -64,7 +64,6 @@
 #include "JitUtil.h"
 
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/APFloat.h"
 
@@ -268,16 +267,12 @@ interpretQuantized(const std::string &source,
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, &jit.context);
   REQUIRE(module);
-  PassManager pm(&jit.context);
-  MixPipelineOptions options;
-  options.stopAfter = MixPhase::quantize;
-  REQUIRE(succeeded(buildMixPipeline(pm, options)));
-  REQUIRE(succeeded(pm.run(*module)));
+  OwningOpRef<ModuleOp> quantized = quantizedCopy(*module);
   std::vector<RefTensor> refInputs;
   for (auto [data, shape] : llvm::zip_equal(inputs, shapes))
     refInputs.push_back(
         RefTensor{{shape.begin(), shape.end()}, {data.begin(), data.end()}});
-  auto out = interpret(*module->getOps<NetworkOp>().begin(), refInputs, {});
+  auto out = interpret(*quantized->getOps<NetworkOp>().begin(), refInputs, {});
   if (!out)
     FAIL(llvm::toString(out.takeError()));
   return std::move(*out);
