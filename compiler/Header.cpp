@@ -235,6 +235,9 @@ StringRef getCType(Type type) {
   if (auto integer = dyn_cast<IntegerType>(type)) {
     if (integer.isUnsigned())
       return integer.getWidth() == 8 ? "uint8_t" : "";
+    // A mask (mix.compare, ONNX bool): one byte holding 0 or 1, C's bool.
+    if (integer.getWidth() == 1)
+      return "bool";
     switch (integer.getWidth()) {
     case 64:
       return "int64_t";
@@ -290,12 +293,8 @@ mix::collectNetworkSignatures(ModuleOp module) {
                          " " + llvm::Twine(index) + " has type " +
                          typeToString(type) +
                          ", which the C header cannot express (tensors of "
-                         "f64, f32, f16, bf16, i64, i32, i16, i8 or ui8 with "
-                         "static dimensions but for a dynamic batch)" +
-                         (tensor && tensor.getElementType().isInteger(1)
-                              ? ": an i1 mask (mix.compare) has no C type and "
-                                "must stay inside the network"
-                              : ""));
+                         "f64, f32, f16, bf16, i64, i32, i16, i8, ui8 or i1 "
+                         "with static dimensions but for a dynamic batch)");
       HeaderTensor t;
       t.mlirType = typeToString(tensor.getElementType());
       t.cType = cType.str();
@@ -973,6 +972,16 @@ std::string mix::generateHeader(ArrayRef<NetworkSignature> networks,
      << " */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stddef.h>\n#include <stdint.h>\n"
+     << (llvm::any_of(networks,
+                      [](const NetworkSignature &sig) {
+                        auto isBool = [](const HeaderTensor &t) {
+                          return t.cType == "bool";
+                        };
+                        return llvm::any_of(sig.inputs, isBool) ||
+                               llvm::any_of(sig.outputs, isBool);
+                      })
+             ? "#include <stdbool.h>\n"
+             : "")
      << (!info.freestanding && llvm::any_of(networks,
                                             [](const NetworkSignature &sig) {
                                               return sig.dynamicBatch;

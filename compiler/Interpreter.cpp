@@ -500,10 +500,12 @@ llvm::Error checkInput(NetworkOp network, unsigned i, const RefTensor &input) {
                        " values, but its shape " + formatShape(input.shape) +
                        " needs " + llvm::Twine(input.numElements()));
   if (auto intType = dyn_cast<IntegerType>(type.getElementType())) {
+    // i1 is a mask: 0 or 1, like a constant mask's value (see above).
     unsigned width = intType.getWidth();
-    double lo = intType.isUnsigned() ? 0.0 : -std::ldexp(1.0, width - 1);
-    double hi = intType.isUnsigned() ? std::ldexp(1.0, width)
-                                     : std::ldexp(1.0, width - 1);
+    bool isUnsigned = intType.isUnsigned() || width == 1;
+    double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+    double hi =
+        isUnsigned ? std::ldexp(1.0, width) : std::ldexp(1.0, width - 1);
     for (auto [j, v] : llvm::enumerate(input.data))
       if (!(v >= lo && v < hi) || std::trunc(v) != v)
         return errorAt(network.getLoc(),

@@ -32,6 +32,8 @@ std::optional<io::DType> mix::getSafetensorsDType(Type type) {
     return integer.getWidth() == 8 ? std::optional(io::DType::U8)
                                    : std::nullopt;
   switch (integer.getWidth()) {
+  case 1:
+    return io::DType::Bool;
   case 64:
     return io::DType::I64;
   case 32:

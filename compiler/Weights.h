@@ -30,8 +30,8 @@ enum class DType;
 
 /// The safetensors dtype that stores elements of `type` exactly as the model
 /// declares them: f64/f32/f16/bf16 <-> F64/F32/F16/BF16, i64/i32/i16/i8
-/// (signless or signed) <-> I64/I32/I16/I8, ui8 <-> U8. std::nullopt for any
-/// other type.
+/// (signless or signed) <-> I64/I32/I16/I8, ui8 <-> U8, i1 (a mask) <-> BOOL.
+/// std::nullopt for any other type.
 std::optional<io::DType> getSafetensorsDType(mlir::Type elementType);
 
 /// Replaces every external `mix.weight` of `module` by the data of the tensor

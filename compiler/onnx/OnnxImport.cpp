@@ -111,11 +111,14 @@ RankedTensorType Importer::tensorType(const onnx::TypeProto &type,
   case onnx::TensorProto::INT8: // signless i8, read signed (mix.cast)
     element = IntegerType::get(&context, 8);
     break;
+  case onnx::TensorProto::BOOL: // a mask: one byte, 0 or 1 (C's bool)
+    element = IntegerType::get(&context, 1);
+    break;
   default:
     error = "'" + valueName.str() + "' has the ONNX element type " +
             std::to_string(tensor.elem_type()) +
             " (mix takes float, double, float16, bfloat16, int64, int32, "
-            "int8)";
+            "int8, bool)";
     return {};
   }
   if (!tensor.has_shape()) {
@@ -302,11 +305,7 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
   loc = fileLoc;
   for (const onnx::ValueInfoProto &v : graph.output()) {
     if (Value r = value(v.name())) {
-      // A mask (Equal, Less, ...) stays inside: mix has no bool outputs.
-      if (getElementTypeOrSelf(r.getType()).isInteger(1))
-        problems.push_back("output '" + v.name() +
-                           "' is a bool tensor (the C header has no bool "
-                           "type; a mask can only feed Where)");
+      // A mask (Equal, Less, ...) is a bool output: C's bool, 0 or 1.
       results.push_back(r);
       continue;
     }
@@ -335,6 +334,12 @@ llvm::Expected<ImportedOnnxModel> Importer::run() {
     resultTypes.push_back(r.getType());
   network.setFunctionTypeAttr(
       TypeAttr::get(builder.getFunctionType(inputTypes, resultTypes)));
+  // The ONNX names of the graph inputs and outputs name the parameters of
+  // the generated C header (mixc.md, "Names").
+  for (auto [i, n] : llvm::enumerate(inputNames))
+    network.setArgAttr(i, "mix.name", builder.getStringAttr(n));
+  for (auto [i, v] : llvm::enumerate(graph.output()))
+    network.setResultAttr(i, "mix.name", builder.getStringAttr(v.name()));
 
   outlineBlocks(network, pathOf, paths);
   if (options.plan)

@@ -221,20 +221,30 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
     attrs = {f64("alpha", attrFloat(node, "alpha", 0.01))};
   else if (op == "Elu")
     attrs = {f64("alpha", attrFloat(node, "alpha", 1.0))};
+  // Bounds of a Clip computed at run time (scalar tensors), applied after
+  // the constant ones as min(max(x, min), max), ONNX's definition.
+  Value runMin, runMax;
   if (op == "Clip") {
-    // min and max are optional inputs; they must be known at import.
+    // min and max are optional inputs: constants become attributes.
     static const char *const names[] = {"min", "max"};
     for (int i = 0; i < 2; ++i) {
       const char *name = names[i];
       if (input(node, i + 1).empty())
         continue;
-      std::optional<double> bound = constantScalar(input(node, i + 1));
-      if (!bound) {
+      if (std::optional<double> bound = constantScalar(input(node, i + 1))) {
+        attrs.push_back(f64(name, *bound));
+        continue;
+      }
+      Value v = value(input(node, i + 1));
+      if (!v && !constant(input(node, i + 1)))
+        return true; // the producer failed and was reported
+      if (!v || cast<RankedTensorType>(v.getType()).getRank() != 0) {
         problem(node, llvm::Twine("the ") + name +
-                          " of a Clip must be a constant scalar");
+                          " of a Clip must be a float scalar (a constant, or "
+                          "a tensor of rank 0 computed at run time)");
         return true;
       }
-      attrs.push_back(f64(name, *bound));
+      (i == 0 ? runMin : runMax) = v;
     }
   }
 
@@ -260,6 +270,15 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
       Value next = operand(node, input(node, i));
       if (!next)
         return true;
+      // Pow's exponent may be an integer tensor (opset 12): its exact value
+      // rounded once to the base's type (mix.cast), as ONNX's reference
+      // computes x ** float(y).
+      auto nextType = cast<RankedTensorType>(next.getType());
+      if (op == "Pow" && isa<IntegerType>(nextType.getElementType()))
+        next = CastOp::create(
+            builder, loc,
+            RankedTensorType::get(nextType.getShape(), type.getElementType()),
+            next);
       // Intermediate results broadcast only the operands seen so far.
       RankedTensorType step = type;
       if (i + 1 < n) {
@@ -280,7 +299,15 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
   Value x = operand(node, input(node, 0));
   if (!x || !type)
     return true;
-  define(out, unary(*this, type, {x}, attrs));
+  // A Clip whose bounds are all computed at run time is the max/min alone.
+  Value y = op == "Clip" && attrs.empty() && (runMin || runMax)
+                ? x
+                : unary(*this, type, {x}, attrs);
+  if (runMin)
+    y = layer<MaximumOp>(*this, type, {y, runMin}, {});
+  if (runMax)
+    y = layer<MinimumOp>(*this, type, {y, runMax}, {});
+  define(out, y);
   return true;
 }
 
@@ -677,29 +704,38 @@ void Importer::convert(const onnx::NodeProto &node) {
     if (instance && rank < 3)
       return problem(node, "InstanceNormalization needs an input of rank 3 "
                            "or more");
-    const Constant *scale = constant(input(node, 1));
-    if (!scale || (!input(node, 2).empty() && !constant(input(node, 2))))
-      return problem(node, op.str() + ": the scale and bias must be constants");
     // The parameters have the shape of the normalized dimensions
-    // (LayerNormalization) or of the channels (InstanceNormalization).
+    // (LayerNormalization) or of the channels (InstanceNormalization):
+    // constants, or tensors computed at run time (graph inputs).
     SmallVector<int64_t> paramShape =
         instance ? SmallVector<int64_t>{xType.getDimSize(1)}
                  : SmallVector<int64_t>(xType.getShape().drop_front(axis));
-    auto hasParamShape = [&](const Constant &c) {
-      return llvm::ArrayRef<int64_t>(c.shape) ==
-             llvm::ArrayRef<int64_t>(paramShape);
+    bool hasBias = !input(node, 2).empty();
+    for (int i = 1; i <= (hasBias ? 2 : 1); ++i) {
+      const Constant *c = constant(input(node, i));
+      Value v = c ? Value() : value(input(node, i));
+      if (!c && !v)
+        return; // the producer failed and was reported
+      ArrayRef<int64_t> shape =
+          c ? ArrayRef<int64_t>(c->shape)
+            : cast<RankedTensorType>(v.getType()).getShape();
+      if (shape != ArrayRef<int64_t>(paramShape))
+        return problem(node, op.str() + ": the scale and bias must have the "
+                                        "shape of the normalized dimensions "
+                                        "(broadcasting them is not "
+                                        "supported)");
+    }
+    auto param = [&](int i) -> Value {
+      if (const Constant *c = constant(input(node, i)))
+        return weight(node, *c);
+      return operandAt(i);
     };
-    if (!hasParamShape(*scale) ||
-        (!input(node, 2).empty() && !hasParamShape(*constant(input(node, 2)))))
-      return problem(node, op.str() + ": the scale and bias must have the "
-                                      "shape of the normalized dimensions "
-                                      "(broadcasting them is not supported)");
-    Value g = weight(node, *scale);
+    Value g = param(1);
     if (!g)
       return;
     Value b;
-    if (!input(node, 2).empty()) {
-      b = weight(node, *constant(input(node, 2)));
+    if (hasBias) {
+      b = param(2);
     } else {
       auto t = cast<RankedTensorType>(g.getType());
       b = WeightOp::create(builder, loc, t,

@@ -294,6 +294,9 @@ const char *headerType(int32_t dtype, size_t &bytes) {
   case onnx::TensorProto::UINT8:
     bytes = 1;
     return "ui8";
+  case onnx::TensorProto::BOOL:
+    bytes = 1;
+    return "i1";
   default:
     bytes = 0;
     return nullptr;
@@ -472,9 +475,12 @@ llvm::Expected<std::string> writeConstantInputModel(const Case &c) {
       t->set_data_type(onnx::TensorProto::BFLOAT16);
     frozen.insert(c.inputs[i]);
   }
+  // Before IR version 4 every initializer must also be a graph input (the
+  // checker refuses the model otherwise); the importer skips such inputs.
+  bool listInitializers = model.ir_version() < 4;
   std::vector<onnx::ValueInfoProto> kept;
   for (const onnx::ValueInfoProto &v : graph.input())
-    if (!frozen.contains(v.name()))
+    if (listInitializers || !frozen.contains(v.name()))
       kept.push_back(v);
   graph.clear_input();
   for (onnx::ValueInfoProto &v : kept)

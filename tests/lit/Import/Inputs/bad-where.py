@@ -1,6 +1,6 @@
-# Builds bad-where.onnx and bool-io.onnx for tests/lit/Import/where-mask.test:
-# mask nodes the importer must refuse, one each, and a bool graph input and
-# output.
+# Builds bad-where.onnx for tests/lit/Import/where-mask.test:
+# mask nodes the importer must refuse, one each; and bool-in.onnx,
+# bool-out.onnx: a bool graph input and a bool graph output, which import.
 import sys
 
 from onnx import TensorProto, helper, numpy_helper
