@@ -637,6 +637,20 @@ RefTensor interp::evalResize(ResizeOp op, const RefTensor &x) {
           out = plane[ty.lo * w + tx.lo];
           continue;
         }
+        if (op.getMode() == "cubic") {
+          // As ONNX's reference: along the columns first, then the rows.
+          ResizeCubicTap cy = resizeCubicTap(op, 0, i, h, oh),
+                         cx = resizeCubicTap(op, 1, j, w, ow);
+          double sum = 0;
+          for (int a = 0; a < 4; ++a) {
+            double row = 0;
+            for (int b = 0; b < 4; ++b)
+              row += cx.weight[b] * plane[cy.index[a] * w + cx.index[b]];
+            sum += cy.weight[a] * row;
+          }
+          out = sum;
+          continue;
+        }
         double fy = ty.frac, fx = tx.frac;
         double top =
             plane[ty.lo * w + tx.lo] * (1 - fx) + plane[ty.lo * w + tx.hi] * fx;

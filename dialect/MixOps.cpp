@@ -362,22 +362,47 @@ SmallVector<Value> AttentionOp::getWeightOperands() {
 // ResizeOp
 //===----------------------------------------------------------------------===//
 
-ResizeTap mix::resizeTap(ResizeOp op, unsigned dim, int64_t i, int64_t in,
-                         int64_t out) {
+double mix::resizeCoordinate(ResizeOp op, unsigned dim, int64_t i,
+                             int64_t in, int64_t out) {
   double scale = op.getScales()[dim];
-  StringRef coordinates = op.getCoordinateMode(), nearest = op.getNearestMode();
-  double c;
-  if (coordinates == "asymmetric") {
-    c = double(i) / scale;
-  } else if (coordinates == "align_corners") {
+  StringRef coordinates = op.getCoordinateMode();
+  if (coordinates == "asymmetric")
+    return double(i) / scale;
+  if (coordinates == "align_corners") {
     // ONNX divides by the unfloored output length minus one.
     double length = double(in) * scale;
-    c = length <= 1 ? 0.0 : double(i) * double(in - 1) / (length - 1);
-  } else if (coordinates == "pytorch_half_pixel" && out == 1) {
-    c = 0.0;
-  } else {
-    c = (double(i) + 0.5) / scale - 0.5;
+    return length <= 1 ? 0.0 : double(i) * double(in - 1) / (length - 1);
   }
+  if (coordinates == "pytorch_half_pixel" && out == 1)
+    return 0.0;
+  return (double(i) + 0.5) / scale - 0.5;
+}
+
+void mix::resizeCubicWeights(double r, double weight[4]) {
+  const double a = kResizeCubicA;
+  double s = r + 1, t = 1 - r, u = t + 1;
+  weight[0] = ((a * s - 5 * a) * s + 8 * a) * s - 4 * a;
+  weight[1] = ((a + 2) * r - (a + 3)) * r * r + 1;
+  weight[2] = ((a + 2) * t - (a + 3)) * t * t + 1;
+  weight[3] = ((a * u - 5 * a) * u + 8 * a) * u - 4 * a;
+}
+
+ResizeCubicTap mix::resizeCubicTap(ResizeOp op, unsigned dim, int64_t i,
+                                   int64_t in, int64_t out) {
+  double c = resizeCoordinate(op, dim, i, in, out);
+  double f = std::floor(c);
+  ResizeCubicTap tap;
+  resizeCubicWeights(c - f, tap.weight);
+  for (int t = 0; t < 4; ++t)
+    tap.index[t] = std::min<int64_t>(
+        std::max<int64_t>(int64_t(f) - 1 + t, 0), in - 1);
+  return tap;
+}
+
+ResizeTap mix::resizeTap(ResizeOp op, unsigned dim, int64_t i, int64_t in,
+                         int64_t out) {
+  StringRef nearest = op.getNearestMode();
+  double c = resizeCoordinate(op, dim, i, in, out);
   auto clampIndex = [&](int64_t v) {
     return std::min<int64_t>(std::max<int64_t>(v, 0), in - 1);
   };

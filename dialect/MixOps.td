@@ -905,7 +905,8 @@ def Mix_ConvTranspose2DOp : Mix_LayerOp<"conv_transpose2d", [], 1> {
 }
 
 def Mix_ResizeOp : Mix_LayerOp<"resize"> {
-  let summary = "Resizes the spatial dimensions of NCHW (nearest or bilinear)";
+  let summary = "Resizes the spatial dimensions of NCHW (nearest, bilinear or "
+                "bicubic)";
   let description = [{
     Resizes `[N, C, H, W]` to `[N, C, OH, OW]` with `OH = floor(H * scales[0])`,
     as ONNX's Resize: each output coordinate `x` maps to an input coordinate
@@ -917,10 +918,18 @@ def Mix_ResizeOp : Mix_LayerOp<"resize"> {
     (`round_prefer_floor`, `round_prefer_ceil`, `floor`, `ceil`), clamped into
     the input; `linear` interpolates the two nearest rows and columns with
     the coordinate clamped into the input (bilinear), in the activations
-    format. Coordinates are computed in f64, like ONNX's reference.
+    format; `cubic` interpolates the four rows and columns around the
+    coordinate `c` (`floor(c) - 1 .. floor(c) + 2`, clamped into the input:
+    ONNX's edge padding) with Keys' cubic kernel, `a = -0.75` (ONNX's
+    `cubic_coeff_a` default and PyTorch's bicubic), along the columns first,
+    then the rows, in the activations format. Coordinates and cubic weights
+    are computed in f64, like ONNX's reference.
 
     ```mlir
     %y = mix.resize %x {mode = "linear", scales = array<f64: 2.0, 2.0>}
+        : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
+    %z = mix.resize %x {mode = "cubic", scales = array<f64: 2.0, 2.0>,
+                        coordinate_mode = "align_corners"}
         : (tensor<1x8x4x4xf32>) -> tensor<1x8x8x8xf32>
     ```
   }];

@@ -737,9 +737,9 @@ LogicalResult ResizeOp::verify() {
     return failure();
   StringRef mode = getMode(), coordinates = getCoordinateMode(),
             nearest = getNearestMode();
-  if (mode != "nearest" && mode != "linear")
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return emitOpError() << "mode '" << mode
-                         << "' is not one of nearest, linear";
+                         << "' is not one of nearest, linear, cubic";
   if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
       coordinates != "asymmetric" && coordinates != "align_corners")
     return emitOpError() << "coordinate_mode '" << coordinates

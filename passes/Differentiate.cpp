@@ -1125,13 +1125,20 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   }
   if (auto resize = dyn_cast<ResizeOp>(op)) {
     // Separable: y = A_rows x A_cols^T per plane, each output a weighted
-    // pick of one or two inputs per axis (resizeTap): dx =
-    // A_rows^T dy A_cols, the interpolation weights rounded to f32 once.
+    // pick of one, two or four inputs per axis (resizeTap, resizeCubicTap):
+    // dx = A_rows^T dy A_cols, the interpolation weights rounded to f32 once.
     Value dx = g;
+    bool cubic = resize.getMode() == "cubic";
     for (unsigned dim : {1u, 0u}) {
       int64_t in = shapeOf(dx)[2 + dim], out = xShape[2 + dim];
       SmallVector<float> m(in * out, 0.0f);
       for (int64_t i = 0; i < in; ++i) {
+        if (cubic) {
+          ResizeCubicTap tap = resizeCubicTap(resize, dim, i, out, in);
+          for (int t = 0; t < 4; ++t)
+            m[i * out + tap.index[t]] += float(tap.weight[t]);
+          continue;
+        }
         ResizeTap tap = resizeTap(resize, dim, i, out, in);
         m[i * out + tap.lo] += float(1 - tap.frac);
         m[i * out + tap.hi] += float(tap.frac);

@@ -14,9 +14,11 @@
 
 #include "compiler/onnx/Importer.h"
 #include "compiler/onnx/OnnxAttributes.h"
+#include "dialect/ResizeTap.h"
 
 #include "onnx/onnx_pb.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -395,10 +397,19 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
       problem(node, "only Resize of static 4-D (NCHW) tensors is supported");
       return true;
     }
-    if (mode != "nearest" && mode != "linear") {
+    if (mode != "nearest" && mode != "linear" && mode != "cubic") {
       problem(node, "Resize mode '" + mode +
-                        "' is not supported (nearest, "
-                        "linear)");
+                        "' is not supported (nearest, linear, cubic)");
+      return true;
+    }
+    if (mode == "cubic" &&
+        attrFloat(node, "cubic_coeff_a", kResizeCubicA) != kResizeCubicA) {
+      problem(node, "Resize mode 'cubic' with cubic_coeff_a " +
+                        llvm::formatv("{0:g}", attrFloat(node, "cubic_coeff_a",
+                                                         kResizeCubicA))
+                            .str() +
+                        " is not supported (only -0.75, ONNX's default and "
+                        "PyTorch's bicubic)");
       return true;
     }
     if (coordinates == "tf_crop_and_resize" ||

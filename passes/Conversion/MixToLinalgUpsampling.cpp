@@ -13,11 +13,14 @@
 //
 // resize: one output-only generic; each element computes its input
 // coordinates in f64 (ONNX's reference does), then reads one input element
-// (nearest) or interpolates four (linear) in the activations type.
+// (nearest) or interpolates four (linear) or sixteen (cubic) in the
+// activations type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/LayerLowering.h"
+
+#include "dialect/ResizeTap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -138,6 +141,7 @@ struct ResizeLowering : MixLoweringPattern<ResizeOp> {
     StringRef coordinates = op.getCoordinateMode();
     StringRef nearestMode = op.getNearestMode();
     bool linear = op.getMode() == "linear";
+    bool cubic = op.getMode() == "cubic";
     Value result = generic(
         rewriter, loc, ValueRange{}, type.getShape(), out, std::nullopt,
         {AffineMap::getMultiDimIdentityMap(4, getContext())},
@@ -197,7 +201,7 @@ struct ResizeLowering : MixLoweringPattern<ResizeOp> {
                 .getResult();
           };
           Value y = coordinate(0), x = coordinate(1);
-          if (!linear) {
+          if (!linear && !cubic) {
             auto round = [&](Value v) -> Value {
               if (nearestMode == "floor")
                 return math::FloorOp::create(b, l, v);
@@ -214,6 +218,64 @@ struct ResizeLowering : MixLoweringPattern<ResizeOp> {
             Value row = clampIndex(toIndex(round(y)), h);
             Value col = clampIndex(toIndex(round(x)), w);
             return convertScalar(b, l, read(row, col), out);
+          }
+          if (cubic) {
+            // Bicubic (resizeCubicTap): the weights of Keys' kernel (a =
+            // -0.75) in f64, as ONNX's reference, rounded once to the
+            // activations type; four inputs per axis at floor(c) - 1 + t,
+            // clamped (edge padding); along the columns first, then the
+            // rows, each sum in tap order.
+            auto taps = [&](Value v, int64_t size) {
+              Value floor = math::FloorOp::create(b, l, v);
+              Value r = arith::SubFOp::create(b, l, v, floor);
+              const double a = kResizeCubicA;
+              auto mul = [&](Value p, Value q) {
+                return arith::MulFOp::create(b, l, p, q).getResult();
+              };
+              auto add = [&](Value p, Value q) {
+                return arith::AddFOp::create(b, l, p, q).getResult();
+              };
+              auto sub = [&](Value p, Value q) {
+                return arith::SubFOp::create(b, l, p, q).getResult();
+              };
+              // resizeCubicWeights, operation for operation.
+              Value one = real(1.0);
+              Value s = add(r, one), t = sub(one, r), u = add(t, one);
+              auto outer = [&](Value d) {
+                Value e = sub(mul(real(a), d), real(5 * a));
+                e = add(mul(e, d), real(8 * a));
+                return sub(mul(e, d), real(4 * a));
+              };
+              auto inner = [&](Value d) {
+                Value e = sub(mul(real(a + 2), d), real(a + 3));
+                return add(mul(mul(e, d), d), one);
+              };
+              Value weights[4] = {outer(s), inner(r), inner(t), outer(u)};
+              Value base = toIndex(floor);
+              SmallVector<std::pair<Value, Value>, 4> tap;
+              for (int k = 0; k < 4; ++k) {
+                Value at = arith::AddIOp::create(b, l, base, index(k - 1));
+                tap.push_back({clampIndex(at, size),
+                               convertScalar(b, l, weights[k], elem)});
+              }
+              return tap;
+            };
+            auto rows = taps(y, h), cols = taps(x, w);
+            auto weighted = [&](ArrayRef<std::pair<Value, Value>> tap,
+                                function_ref<Value(Value)> value) {
+              Value sum;
+              for (auto [at, weight] : tap) {
+                Value term =
+                    arith::MulFOp::create(b, l, weight, value(at));
+                sum = sum ? arith::AddFOp::create(b, l, sum, term).getResult()
+                          : term;
+              }
+              return sum;
+            };
+            Value v = weighted(rows, [&](Value row) {
+              return weighted(cols, [&](Value col) { return read(row, col); });
+            });
+            return convertScalar(b, l, v, out);
           }
           // Bilinear: the coordinate clamped into [0, size - 1], its two
           // neighbours and the weight of the upper one.

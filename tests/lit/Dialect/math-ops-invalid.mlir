@@ -314,8 +314,8 @@ mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>, %w: tensor<4x2x3x3xf32>,
 // -----
 
 mix.network @n precision(f32) (%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
-  // expected-error @+1 {{'mix.resize' op mode 'cubic' is not one of nearest, linear}}
-  %0 = mix.resize %x {mode = "cubic", scales = array<f64: 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
+  // expected-error @+1 {{'mix.resize' op mode 'area' is not one of nearest, linear, cubic}}
+  %0 = mix.resize %x {mode = "area", scales = array<f64: 2.0, 2.0>} : (tensor<1x4x4x4xf32>) -> tensor<1x4x8x8xf32>
   mix.return %x : tensor<1x4x4x4xf32>
 }
 

@@ -221,4 +221,34 @@ TEST_CASE("compiled conv_transpose2d and resize equal the reference",
                   "tensor<2x3x7x3xf32>"),
           {x}, /*f16=*/false, /*tolerance=*/std::ldexp(1.0, -20));
   }
+  SECTION("resize cubic") {
+    // Keys' kernel (a = -0.75): the weights sum to 1 and their magnitudes
+    // to at most 1.375 (at r = 1/2), so with |x| <= 4 every partial sum is
+    // below 8; 16 products and 12 adds along the columns, 4 products and 3
+    // adds along the rows, plus the weights' rounding to f32, are at most
+    // 40 roundings of 2^-24 * 8 each: 40 * 2^-21 absolute.
+    const double bound = 40 * std::ldexp(1.0, -21);
+    for (const char *coordinates :
+         {"half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners"}) {
+      INFO(coordinates);
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  std::string("  %y = mix.resize %x {mode = \"cubic\", "
+                              "scales = array<f64: 1.75, 0.6>, "
+                              "coordinate_mode = \"") +
+                      coordinates +
+                      "\"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x7x3xf32>",
+                  "tensor<2x3x7x3xf32>"),
+          {x}, /*f16=*/false, bound);
+      compareWithReference(
+          network("f32", "%x: tensor<2x3x4x5xf32>",
+                  std::string("  %y = mix.resize %x {mode = \"cubic\", "
+                              "scales = array<f64: 2.0, 3.0>, "
+                              "coordinate_mode = \"") +
+                      coordinates +
+                      "\"} : (tensor<2x3x4x5xf32>) -> tensor<2x3x8x15xf32>",
+                  "tensor<2x3x8x15xf32>"),
+          {x}, /*f16=*/false, bound);
+    }
+  }
 }

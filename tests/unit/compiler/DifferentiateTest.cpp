@@ -1537,7 +1537,7 @@ mix.network @moves precision(f32) (%x: tensor<2x3x4x5xf32>, %t: tensor<1x804xf32
       d, {random({2, 3, 4, 5}, rng), random({1, 804}, rng)}, weights);
 }
 
-TEST_CASE("mix-differentiate: resize, nearest and bilinear",
+TEST_CASE("mix-differentiate: resize, nearest, bilinear and bicubic",
           "[differentiate]") {
   std::mt19937 rng(67);
   struct Mode {
@@ -1549,7 +1549,9 @@ TEST_CASE("mix-differentiate: resize, nearest and bilinear",
                  Mode{"nearest", "asymmetric", 1.5, 4},
                  Mode{"linear", "half_pixel", 2.0, 6},
                  Mode{"linear", "align_corners", 3.0, 9},
-                 Mode{"linear", "pytorch_half_pixel", 0.5, 1}}) {
+                 Mode{"linear", "pytorch_half_pixel", 0.5, 1},
+                 Mode{"cubic", "half_pixel", 2.0, 6},
+                 Mode{"cubic", "align_corners", 3.0, 9}}) {
     INFO(m.mode << " " << m.coordinates << " " << m.scale);
     std::string o = std::to_string(m.out);
     std::string scale = std::to_string(m.scale);
@@ -1572,8 +1574,9 @@ mix.network @up precision(f32) (%x: tensor<1x2x3x3xf32>, %t: tensor<1x2x)") +
     Differentiated d(source);
     WeightMap weights;
     weights["w"] = random({1, 2, 3, 3}, rng);
-    // The interpolation weights of these scales are multiples of 1/4, exact
-    // in f32, so the rule's constants are exact.
+    // The interpolation weights of these scales are multiples of 1/4 (of
+    // 2^-8 for cubic, whose coordinates fall on quarters), exact in f32, so
+    // the rule's constants are exact.
     checkAgainstFiniteDifferences(
         d, {random({1, 2, 3, 3}, rng), random({1, 2, m.out, m.out}, rng)},
         weights);
