@@ -362,8 +362,8 @@ SmallVector<Value> AttentionOp::getWeightOperands() {
 // ResizeOp
 //===----------------------------------------------------------------------===//
 
-double mix::resizeCoordinate(ResizeOp op, unsigned dim, int64_t i,
-                             int64_t in, int64_t out) {
+double mix::resizeCoordinate(ResizeOp op, unsigned dim, int64_t i, int64_t in,
+                             int64_t out) {
   double scale = op.getScales()[dim];
   StringRef coordinates = op.getCoordinateMode();
   if (coordinates == "asymmetric")
@@ -394,8 +394,8 @@ ResizeCubicTap mix::resizeCubicTap(ResizeOp op, unsigned dim, int64_t i,
   ResizeCubicTap tap;
   resizeCubicWeights(c - f, tap.weight);
   for (int t = 0; t < 4; ++t)
-    tap.index[t] = std::min<int64_t>(
-        std::max<int64_t>(int64_t(f) - 1 + t, 0), in - 1);
+    tap.index[t] =
+        std::min<int64_t>(std::max<int64_t>(int64_t(f) - 1 + t, 0), in - 1);
   return tap;
 }
 

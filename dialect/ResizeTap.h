@@ -46,8 +46,8 @@ struct ResizeCubicTap {
   int64_t index[4];
   double weight[4];
 };
-ResizeCubicTap resizeCubicTap(ResizeOp op, unsigned dim, int64_t i,
-                              int64_t in, int64_t out);
+ResizeCubicTap resizeCubicTap(ResizeOp op, unsigned dim, int64_t i, int64_t in,
+                              int64_t out);
 
 /// The coefficient `a` of mode cubic (ONNX's `cubic_coeff_a` default,
 /// PyTorch's bicubic).

@@ -265,8 +265,7 @@ struct ResizeLowering : MixLoweringPattern<ResizeOp> {
                                 function_ref<Value(Value)> value) {
               Value sum;
               for (auto [at, weight] : tap) {
-                Value term =
-                    arith::MulFOp::create(b, l, weight, value(at));
+                Value term = arith::MulFOp::create(b, l, weight, value(at));
                 sum = sum ? arith::AddFOp::create(b, l, sum, term).getResult()
                           : term;
               }
