@@ -1201,7 +1201,7 @@ UK_INLINE UK_T void dwBlockS2F(const int K, const int R, const uk_dw_problem *p,
     __mmask16 cm[5];
     for (int i = 0; i <= 2 * NV; ++i)
       cm[i] = rangeMask(-x - 16 * i, p->W - x - 16 * i);
-    cm[2 * NV] &= colMask(K - 1); /* only the columns the shifts take */
+    cm[2 * NV] &= colMask(K - 2); /* only the columns the shifts take */
     const float *src[2 * 3 + 5];
     for (int t = 0; t < 2 * (R - 1) + K; ++t) {
       const int64_t iy = 2 * oh + t - p->pt;
