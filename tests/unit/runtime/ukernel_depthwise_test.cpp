@@ -20,7 +20,11 @@
 // outside the small planes, which the vector paths compute on padded input
 // rows deinterleaved into a ring on the stack (tall planes, rows of 1 to
 // 40 outputs, 3x3 and 5x5, padding 0 to 2, dilation 2, 1x1 outputs, rows
-// too wide for the ring); the words after the output stay untouched. Then
+// too wide for the ring); 3x3 and 5x5 stride 2 without dilation, which the
+// AVX-512 paths deinterleave in registers inside the tap loop (row widths
+// around 16, 32 and 64 outputs, every remainder of the 4-row blocks, pads 0
+// to 2 and beyond the window, extra input columns, one-column images); the
+// words after the output stay untouched. Then
 // threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
