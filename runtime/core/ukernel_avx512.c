@@ -1092,12 +1092,178 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
   return 1;
 }
 
+/* Stride-2 planes with the deinterleave fused into the tap loop (sh = sw
+ * = 2, dh = dw = 1, KH = KW = K, 3 or 5): R output rows from oh0, NV
+ * vectors of 16 outputs from ow0 (the first `valid` stored). src[t] points
+ * at padded column x = 2 * ow0 of padded row 2 * oh0 + t (an input row, or
+ * `zero`, a row of +0, for the padding rows), cm[i] the lanes of its load
+ * i (columns x + 16 * i + lane inside the input; the others +0). Per
+ * padded row (t ascending) 2 * NV + 1 loads, and per vector of 16 outputs
+ * the K columns its taps read as registers: even and odd lanes of two
+ * loads (vpermt2ps), then K - 2 shifted by one or two lanes into the next
+ * vector's (valignd, or vpermt2ps with the last load). Each such row is
+ * used by every output row of the block whose taps read it (kh = t - 2r):
+ * per output, one broadcast weight and one vfmadd231ps per tap, (kh, kw)
+ * ascending from +0, then + bias -- the chain of the contract, padded
+ * taps included (+0 lanes). No stores but the outputs'. */
+UK_INLINE UK_T void dwRowsS2F(const int K, const int R, const int NV,
+                              const uk_dw_problem *p, const float *const *src,
+                              const __mmask16 *cm, const float *w, float *out,
+                              int64_t oh0, int64_t ow0, int64_t valid,
+                              const float *bias) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                        23, 25, 27, 29, 31);
+  /* Lanes s .. 15 of a half, then the next s columns of that half from
+   * the last load (column 2 * j + (kw & 1) is its lane). */
+  const __m512i next1e =
+      _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+  const __m512i next1o =
+      _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17);
+  const __m512i next2e =
+      _mm512_setr_epi32(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18);
+  __m512 acc[4][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int t = 0; t < 2 * (R - 1) + K; ++t) {
+    __m512 L[5], E[2], O[2];
+#pragma GCC unroll 5
+    for (int i = 0; i <= 2 * NV; ++i)
+      L[i] = _mm512_maskz_loadu_ps(
+          cm[i], (const float *)((uintptr_t)src[t] + 64 * (uintptr_t)i));
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      E[v] = _mm512_permutex2var_ps(L[2 * v], even, L[2 * v + 1]);
+      O[v] = _mm512_permutex2var_ps(L[2 * v], odd, L[2 * v + 1]);
+    }
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 X[5];
+      X[0] = E[v];
+      X[1] = O[v];
+#pragma GCC unroll 3
+      for (int kw = 2; kw < K; ++kw) {
+        const __m512 half = kw & 1 ? O[v] : E[v];
+        if (v + 1 < NV) {
+          const __m512 nx = kw & 1 ? O[v + 1] : E[v + 1];
+          X[kw] = _mm512_castsi512_ps(
+              kw >> 1 == 1 ? _mm512_alignr_epi32(_mm512_castps_si512(nx),
+                                                 _mm512_castps_si512(half), 1)
+                           : _mm512_alignr_epi32(_mm512_castps_si512(nx),
+                                                 _mm512_castps_si512(half), 2));
+        } else {
+          X[kw] = _mm512_permutex2var_ps(half,
+                                         kw == 2   ? next1e
+                                         : kw == 3 ? next1o
+                                                   : next2e,
+                                         L[2 * NV]);
+        }
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const int kh = t - 2 * r;
+        if (kh < 0 || kh >= K)
+          continue;
+#pragma GCC unroll 5
+        for (int kw = 0; kw < K; ++kw)
+          acc[r][v] =
+              _mm512_fmadd_ps(X[kw], _mm512_set1_ps(w[kh * K + kw]), acc[r][v]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
+      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
+                            colMask(valid - 16 * v), x);
+    }
+}
+
+/* The R output rows from oh of a fused stride-2 plane: the tap rows'
+ * pointers and the loads' lanes per 32 (the last: 16) outputs of a row. */
+UK_INLINE UK_T void dwBlockS2F(const int K, const int R, const uk_dw_problem *p,
+                               const float *in, const float *w, float *out,
+                               int64_t oh, const float *bias,
+                               const float *zero) {
+  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 32) {
+    const int NV = p->OW - ow0 > 16 ? 2 : 1;
+    const int64_t valid = p->OW - ow0 < 32 ? p->OW - ow0 : 32;
+    const int64_t x = 2 * ow0 - p->pl;
+    __mmask16 cm[5];
+    for (int i = 0; i <= 2 * NV; ++i)
+      cm[i] = rangeMask(-x - 16 * i, p->W - x - 16 * i);
+    cm[2 * NV] &= colMask(K - 2); /* only the columns the shifts take */
+    const float *src[2 * 3 + 5];
+    for (int t = 0; t < 2 * (R - 1) + K; ++t) {
+      const int64_t iy = 2 * oh + t - p->pt;
+      /* Input rows as integers: column x may lie before the row (masked
+       * off). */
+      src[t] = iy >= 0 && iy < p->H
+                   ? (const float *)((uintptr_t)(in + iy * p->W) +
+                                     (uintptr_t)(x * 4))
+                   : zero;
+    }
+    if (NV == 2)
+      dwRowsS2F(K, R, 2, p, src, cm, w, out, oh, ow0, valid, bias);
+    else
+      dwRowsS2F(K, R, 1, p, src, cm, w, out, oh, ow0, valid, bias);
+  }
+}
+
+/* The fused stride-2 planes (see dwRowsS2F): blocks of 4, 2, 1 output
+ * rows down each plane. The stack: a row of 80 +0 floats. */
+UK_INLINE UK_T void dwPlanesS2F(const int K, const uk_dw_problem *p) {
+  float zero[80] __attribute__((aligned(64)));
+  for (int k = 0; k < 80; k += 16)
+    _mm512_store_ps(zero + k, _mm512_setzero_ps());
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * K * K;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    int64_t oh = 0;
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwBlockS2F(K, 4, p, in, w, out, oh, bias, zero);
+    if (oh + 2 <= p->OH) {
+      dwBlockS2F(K, 2, p, in, w, out, oh, bias, zero);
+      oh += 2;
+    }
+    if (oh < p->OH)
+      dwBlockS2F(K, 1, p, in, w, out, oh, bias, zero);
+    if (++c == p->C)
+      c = 0;
+  }
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS2F3(const uk_dw_problem *p) {
+  dwPlanesS2F(3, p);
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS2F5(const uk_dw_problem *p) {
+  dwPlanesS2F(5, p);
+}
+
 UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
   uk_dw_batch batch;
   if (mixrt_uk_dw_batch_init(p, &batch))
     dwBatched(p, &batch);
   else if (p->sw == 1)
     dwPlanes(1, p);
+  else if (p->sw == 2 && p->sh == 2 && p->dw == 1 && p->dh == 1 &&
+           p->KH == p->KW && (p->KW == 3 || p->KW == 5) && p->H > 0 && p->W > 0)
+    p->KW == 3 ? dwPlanesS2F3(p) : dwPlanesS2F5(p);
   else if (p->sw == 2 && dwPlanesS2(p))
     ;
   else if (p->sw == 2)

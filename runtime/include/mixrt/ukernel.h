@@ -172,7 +172,9 @@ MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
  *  x OH x OW, all contiguous; the padded input must cover every tap:
  *  (OH-1)*stride_h + (KH-1)*dilation_h < pad_top + H + pad_bottom and the
  *  same for W. The vector paths (AVX2, AVX-512) vectorize along the
- *  output row with masked tails (strides > 1 gather); outputs whose taps
+ *  output row with masked tails (stride 2 deinterleaves even and odd input
+ *  columns, in registers or through a ring of rows on the stack; other
+ *  strides > 1 gather); outputs whose taps
  *  all lie inside the image take the unchecked loads, the border ones
  *  (whole rows and the first/last vector of a row) load +0 for padded taps
  *  by masked-off lanes and still run every fma. Small planes (rows of at

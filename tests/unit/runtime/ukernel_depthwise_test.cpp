@@ -20,7 +20,11 @@
 // outside the small planes, which the vector paths compute on padded input
 // rows deinterleaved into a ring on the stack (tall planes, rows of 1 to
 // 40 outputs, 3x3 and 5x5, padding 0 to 2, dilation 2, 1x1 outputs, rows
-// too wide for the ring); the words after the output stay untouched. Then
+// too wide for the ring); 3x3 and 5x5 stride 2 without dilation, which the
+// AVX-512 paths deinterleave in registers inside the tap loop (row widths
+// around 16, 32 and 64 outputs, every remainder of the 4-row blocks, pads 0
+// to 2 and beyond the window, extra input columns, one-column images); the
+// words after the output stay untouched. Then
 // threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
@@ -526,6 +530,61 @@ TEST_CASE("ukernel.depthwise stride 2 on every path", "[ukernel][depthwise]") {
       checkPaddedCopy(
           DwShape{2, 3, 10, ow, 5, 5, 2, 2, 1, 2}.padded(2, 1, 0, 2), tiny,
           tiny, rng);
+    }
+}
+
+TEST_CASE("ukernel.depthwise stride 2 with fused deinterleaving",
+          "[ukernel][depthwise]") {
+  // The AVX-512 paths compute 3x3 and 5x5 windows of stride 2 (both
+  // directions, no dilation) outside the small planes with the deinterleave
+  // in the tap loop: blocks of 4, 2, 1 output rows x up to 2 vectors of 16
+  // outputs, per padded row 2 * NV + 1 loads masked at the ends of the row
+  // (the last one read only for the columns shifted in), padding rows read
+  // from a row of +0. Row widths around 16, 32 and 64 outputs, every
+  // remainder of the 4-row blocks, padding 0 to 2 (and more rows than the
+  // window), input columns beyond those the taps read (the loads' masks
+  // end at the row, not at the taps), images of one column, rows of many
+  // vectors, specials and an explicit +0-padded copy (-0 sums).
+  std::mt19937 rng(43);
+  const int64_t pads[][4] = {
+      {0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 1, 1}, {0, 0, 2, 2}, {2, 2, 2, 2}};
+  int variant = 0;
+  for (int64_t k : {3, 5})
+    for (int64_t ow : {17, 18, 31, 32, 33, 47, 48, 49, 63, 64, 65})
+      for (int64_t oh : {1, 2, 3, 4, 7})
+        for (const auto &pd : pads) {
+          const int64_t c = 1 + (ow + oh) % 3;
+          const DwShape s = DwShape{1 + c % 2, c, oh, ow, k, k, 2, 2, 1, 1}
+                                .padded(pd[0], pd[1], pd[2], pd[3])
+                                .extra(variant % 2, variant % 3);
+          checkShape(s, variant % 7 == 0, variant % 2 == 1, rng);
+          ++variant;
+        }
+  for (DwShape s : {
+           // Images of one column (every tap column but one is padding).
+           DwShape{1, 2, 60, 1, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 2, 60, 1, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 2, 40, 2, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           // Padding rows beyond the window: whole output rows of padding.
+           DwShape{1, 2, 9, 20, 3, 3, 2, 2, 1, 1}.padded(3, 1, 4, 1),
+           DwShape{1, 2, 9, 21, 5, 5, 2, 2, 1, 1}.padded(5, 2, 6, 2),
+           // Rows of many vectors (inside blocks) and a tail.
+           DwShape{1, 2, 5, 150, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{2, 3, 6, 100, 5, 5, 2, 2, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 2, 6, 70, 3, 3, 2, 2, 1, 1}.extra(1, 9),
+           // Padding wider than a vector, on either side.
+           DwShape{1, 2, 5, 40, 3, 3, 2, 2, 1, 1}.padded(1, 37, 1, 20),
+           DwShape{1, 2, 5, 40, 5, 5, 2, 2, 1, 1}.padded(0, 18, 2, 35),
+       }) {
+    checkShape(s, false, true, rng);
+    checkShape(s, true, false, rng);
+  }
+  for (int64_t ow : {17, 32, 49})
+    for (bool tiny : {false, true}) {
+      checkPaddedCopy(DwShape{1, 3, 7, ow, 3, 3, 2, 2, 1, 1}.padded(1, 1, 2, 2),
+                      tiny, !tiny, rng);
+      checkPaddedCopy(DwShape{2, 2, 6, ow, 5, 5, 2, 2, 1, 1}.padded(2, 2, 1, 2),
+                      tiny, tiny, rng);
     }
 }
 
