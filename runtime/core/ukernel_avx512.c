@@ -31,8 +31,12 @@
 /* k per block of the float kernels (a 2-panel f32 slice is 32 KB) and
  * panels per block of B (512 columns: 512 KB of f32, half an L2 of the
  * AVX-512 cores measured; 256 columns lost ~10 % at 1024^3). */
+#ifndef UK_KC
 #define UK_KC 256
+#endif
+#ifndef UK_NCP
 #define UK_NCP 32
+#endif
 
 UK_INLINE UK_T __mmask16 colMask(int64_t valid) {
   return valid >= 16 ? (__mmask16)0xffff
@@ -64,14 +68,25 @@ UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
 
 /* Rows of a packed A tile (the largest tile height). */
 #define UK_MR 14
+/* Floats between two rows of a packed A tile: a k block plus one cache
+ * line, so that the rows fall into different L1 sets (rows of A at a
+ * power-of-two stride, e.g. 1024 floats, would all alias to one set). */
+#define UK_AS (UK_KC + 16)
 
-/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
-static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
-                  int64_t kc, float *ap) {
+/* ap[r * UK_AS + kk] = A[m0 + r][k0 + kk] for r < rows, kk < kc: each row
+ * copied with 64-byte moves (the tile broadcasts from it at constant
+ * offsets, so no transpose is needed). */
+static UK_T void packA(const uk_f32_problem *p, int64_t m0, int rows,
+                       int64_t k0, int64_t kc, float *ap) {
+  const __mmask16 tail = colMask(kc % 16);
   for (int r = 0; r < rows; ++r) {
     const float *a = p->A + (m0 + r) * p->lda + k0;
-    for (int64_t kk = 0; kk < kc; ++kk)
-      ap[kk * UK_MR + r] = a[kk];
+    float *d = ap + r * UK_AS;
+    int64_t kk = 0;
+    for (; kk + 16 <= kc; kk += 16)
+      _mm512_storeu_ps(d + kk, _mm512_loadu_ps(a + kk));
+    if (kk < kc)
+      _mm512_mask_storeu_ps(d + kk, tail, _mm512_maskz_loadu_ps(tail, a + kk));
   }
 }
 
@@ -102,7 +117,7 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
       bv[v] = loadB(b + v * pb + kk * UK_NR * es, type);
 #pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(ap[kk * UK_MR + r]);
+      const __m512 av = _mm512_set1_ps(ap[r * UK_AS + kk]);
 #pragma GCC unroll 4
       for (int v = 0; v < P; ++v)
         acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
@@ -221,10 +236,8 @@ static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
 UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   const int mr = p->M <= 4 ? 4 : 14, pp = p->M <= 4 ? 4 : 2;
-  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
-   * power-of-two stride would alias in L1 (1024 floats: every row in the
-   * same set). */
-  float ap[UK_KC * UK_MR];
+  /* The A tile of a k block, row-major at stride UK_AS (15,232 bytes). */
+  float ap[UK_MR * UK_AS] __attribute__((aligned(64)));
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
