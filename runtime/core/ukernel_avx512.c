@@ -1,9 +1,10 @@
 /*===-- ukernel_avx512.c - GEMM microkernels: AVX-512 and VNNI paths ------===*\
 |*                                                                            *|
 |* f32/f16/bf16 weights: tiles of up to 14 rows x 2 panels (one zmm per      *|
-|* panel and row: 28 accumulators), or for M <= 4 up to 4 rows x 4 panels;   *|
-|* A broadcast from its rows, one vfmadd231ps per k, k ascending, k blocks   *|
-|* carried through C (exact), so every output is the chain of the contract.  *|
+|* panel and row: 28 accumulators), or for M <= 4 and a tail of at most 4    *|
+|* rows up to 4 rows x 4 panels; A copied row by row per k block, broadcast  *|
+|* from the copy, one vfmadd231ps per k, k ascending, k blocks carried       *|
+|* through C (exact), so every output is the chain of the contract.          *|
 |* int8 without VNNI: vpmovsxbw + vpmaddwd as on AVX2, 8 columns per zmm.    *|
 |* int8 with VNNI: vpdpbusd on (A + 128) as u8 x B as s8 (exact: no         *|
 |* saturation, products <= 255 * 128), starting from -(128 + za) * colsum,  *|
@@ -31,12 +32,8 @@
 /* k per block of the float kernels (a 2-panel f32 slice is 32 KB) and
  * panels per block of B (512 columns: 512 KB of f32, half an L2 of the
  * AVX-512 cores measured; 256 columns lost ~10 % at 1024^3). */
-#ifndef UK_KC
 #define UK_KC 256
-#endif
-#ifndef UK_NCP
 #define UK_NCP 32
-#endif
 
 UK_INLINE UK_T __mmask16 colMask(int64_t valid) {
   return valid >= 16 ? (__mmask16)0xffff
@@ -246,15 +243,15 @@ UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
         packA(p, m0, rows, k0, kc, ap);
-        int64_t q = qb;
-        for (; q + pp <= qe; q += pp)
-          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
-        if (pp == 4 && q + 2 <= qe) {
-          runTileF32(rows, 2, p, m0, q, k0, kc, first, last, ap);
-          q += 2;
+        /* A tail of at most 4 rows (M = 14t + 1 .. 4) takes 4-panel tiles:
+         * 2 panels would give too few independent FMA chains. */
+        const int pw = rows <= 4 ? 4 : pp;
+        for (int64_t q = qb; q < qe;) {
+          /* pw panels per tile, then 2 (pw == 4), then 1. */
+          const int w = qe - q >= pw ? pw : qe - q >= 2 ? 2 : 1;
+          runTileF32(rows, w, p, m0, q, k0, kc, first, last, ap);
+          q += w;
         }
-        for (; q < qe; ++q)
-          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
       }
       if (last)
         break;
