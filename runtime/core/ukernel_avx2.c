@@ -1,9 +1,10 @@
 /*===-- ukernel_avx2.c - GEMM microkernels: AVX2 + FMA + F16C path --------===*\
 |*                                                                            *|
 |* f32/f16/bf16 weights: tiles of up to 6 rows x 1 panel (16 columns, 2 ymm) *|
-|* or, for M <= 3, 3 rows x 2 panels; A broadcast from its rows, one        *|
-|* vfmadd231ps per k, k ascending (k blocks carry the f32 accumulators       *|
-|* through C, which is exact), so every output is the chain of the contract. *|
+|* or, for M <= 3, 3 rows x 2 panels; A copied row by row per k block,      *|
+|* broadcast from the copy, one vfmadd231ps per k, k ascending (k blocks     *|
+|* carry the f32 accumulators through C, which is exact), so every output   *|
+|* is the chain of the contract.                                             *|
 |* int8: the 4-k groups of a panel sign-extended to int16 (vpmovsxbw), one   *|
 |* vpmaddwd per 4 columns x 4 k against the row's broadcast 4 k: each 32-bit *|
 |* lane holds the sum of 2 products (|sum| <= 32768), the two lanes of a     *|
@@ -126,14 +127,24 @@ UK_INLINE __m256 loadB(const unsigned char *p, const int type) {
 
 /* Rows of a packed A tile (the largest tile height). */
 #define UK_MR 6
+/* Floats between two rows of a packed A tile: a k block plus one cache
+ * line, so that the rows fall into different L1 sets (rows of A at a
+ * power-of-two stride, e.g. 1024 floats, would all alias to one set). */
+#define UK_AS (UK_KC + 16)
 
-/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
-static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
-                  int64_t kc, float *ap) {
+/* ap[r * UK_AS + kk] = A[m0 + r][k0 + kk] for r < rows, kk < kc: each row
+ * copied with 32-byte moves (the tile broadcasts from it at constant
+ * offsets, so no transpose is needed). */
+static UK_T void packA(const uk_f32_problem *p, int64_t m0, int rows,
+                       int64_t k0, int64_t kc, float *ap) {
   for (int r = 0; r < rows; ++r) {
     const float *a = p->A + (m0 + r) * p->lda + k0;
-    for (int64_t kk = 0; kk < kc; ++kk)
-      ap[kk * UK_MR + r] = a[kk];
+    float *d = ap + r * UK_AS;
+    int64_t kk = 0;
+    for (; kk + 8 <= kc; kk += 8)
+      _mm256_storeu_ps(d + kk, _mm256_loadu_ps(a + kk));
+    for (; kk < kc; ++kk)
+      d[kk] = a[kk];
   }
 }
 
@@ -167,7 +178,7 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
           b + (v / 2) * p->panel_bytes + (kk * UK_NR + 8 * (v % 2)) * es, type);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
-      const __m256 av = _mm256_broadcast_ss(ap + kk * UK_MR + r);
+      const __m256 av = _mm256_broadcast_ss(ap + r * UK_AS + kk);
 #pragma GCC unroll 4
       for (int v = 0; v < 2 * P; ++v)
         acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
@@ -238,10 +249,8 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   /* Small M: fewer rows, more columns per tile (independent FMA chains). */
   const int mr = p->M <= 3 ? 3 : 6, pp = p->M <= 3 ? 2 : 1;
-  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
-   * power-of-two stride would alias in L1 (1024 floats: every row in the
-   * same set). */
-  float ap[UK_KC * UK_MR];
+  /* The A tile of a k block, row-major at stride UK_AS (6,528 bytes). */
+  float ap[UK_MR * UK_AS] __attribute__((aligned(32)));
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {

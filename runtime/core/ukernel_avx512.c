@@ -1,9 +1,10 @@
 /*===-- ukernel_avx512.c - GEMM microkernels: AVX-512 and VNNI paths ------===*\
 |*                                                                            *|
 |* f32/f16/bf16 weights: tiles of up to 14 rows x 2 panels (one zmm per      *|
-|* panel and row: 28 accumulators), or for M <= 4 up to 4 rows x 4 panels;   *|
-|* A broadcast from its rows, one vfmadd231ps per k, k ascending, k blocks   *|
-|* carried through C (exact), so every output is the chain of the contract.  *|
+|* panel and row: 28 accumulators), or for M <= 4 and a tail of at most 4    *|
+|* rows up to 4 rows x 4 panels; A copied row by row per k block, broadcast  *|
+|* from the copy, one vfmadd231ps per k, k ascending, k blocks carried       *|
+|* through C (exact), so every output is the chain of the contract.          *|
 |* int8 without VNNI: vpmovsxbw + vpmaddwd as on AVX2, 8 columns per zmm.    *|
 |* int8 with VNNI: vpdpbusd on (A + 128) as u8 x B as s8 (exact: no         *|
 |* saturation, products <= 255 * 128), starting from -(128 + za) * colsum,  *|
@@ -64,14 +65,25 @@ UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
 
 /* Rows of a packed A tile (the largest tile height). */
 #define UK_MR 14
+/* Floats between two rows of a packed A tile: a k block plus one cache
+ * line, so that the rows fall into different L1 sets (rows of A at a
+ * power-of-two stride, e.g. 1024 floats, would all alias to one set). */
+#define UK_AS (UK_KC + 16)
 
-/* ap[kk * UK_MR + r] = A[m0 + r][k0 + kk] for r < rows, kk < kc. */
-static void packA(const uk_f32_problem *p, int64_t m0, int rows, int64_t k0,
-                  int64_t kc, float *ap) {
+/* ap[r * UK_AS + kk] = A[m0 + r][k0 + kk] for r < rows, kk < kc: each row
+ * copied with 64-byte moves (the tile broadcasts from it at constant
+ * offsets, so no transpose is needed). */
+static UK_T void packA(const uk_f32_problem *p, int64_t m0, int rows,
+                       int64_t k0, int64_t kc, float *ap) {
+  const __mmask16 tail = colMask(kc % 16);
   for (int r = 0; r < rows; ++r) {
     const float *a = p->A + (m0 + r) * p->lda + k0;
-    for (int64_t kk = 0; kk < kc; ++kk)
-      ap[kk * UK_MR + r] = a[kk];
+    float *d = ap + r * UK_AS;
+    int64_t kk = 0;
+    for (; kk + 16 <= kc; kk += 16)
+      _mm512_storeu_ps(d + kk, _mm512_loadu_ps(a + kk));
+    if (kk < kc)
+      _mm512_mask_storeu_ps(d + kk, tail, _mm512_maskz_loadu_ps(tail, a + kk));
   }
 }
 
@@ -102,7 +114,7 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
       bv[v] = loadB(b + v * pb + kk * UK_NR * es, type);
 #pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
-      const __m512 av = _mm512_set1_ps(ap[kk * UK_MR + r]);
+      const __m512 av = _mm512_set1_ps(ap[r * UK_AS + kk]);
 #pragma GCC unroll 4
       for (int v = 0; v < P; ++v)
         acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
@@ -221,10 +233,8 @@ static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
 UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   const int mr = p->M <= 4 ? 4 : 14, pp = p->M <= 4 ? 4 : 2;
-  /* The A tile of a k block, k-major ([kk][r]): rows of A at a large
-   * power-of-two stride would alias in L1 (1024 floats: every row in the
-   * same set). */
-  float ap[UK_KC * UK_MR];
+  /* The A tile of a k block, row-major at stride UK_AS (15,232 bytes). */
+  float ap[UK_MR * UK_AS] __attribute__((aligned(64)));
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
@@ -233,15 +243,15 @@ UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
         packA(p, m0, rows, k0, kc, ap);
-        int64_t q = qb;
-        for (; q + pp <= qe; q += pp)
-          runTileF32(rows, pp, p, m0, q, k0, kc, first, last, ap);
-        if (pp == 4 && q + 2 <= qe) {
-          runTileF32(rows, 2, p, m0, q, k0, kc, first, last, ap);
-          q += 2;
+        /* A tail of at most 4 rows (M = 14t + 1 .. 4) takes 4-panel tiles:
+         * 2 panels would give too few independent FMA chains. */
+        const int pw = rows <= 4 ? 4 : pp;
+        for (int64_t q = qb; q < qe;) {
+          /* pw panels per tile, then 2 (pw == 4), then 1. */
+          const int w = qe - q >= pw ? pw : qe - q >= 2 ? 2 : 1;
+          runTileF32(rows, w, p, m0, q, k0, kc, first, last, ap);
+          q += w;
         }
-        for (; q < qe; ++q)
-          runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
       }
       if (last)
         break;

@@ -433,6 +433,29 @@ TEST_CASE("ukernel: f32 on every path, all shape combinations", "[ukernel]") {
       }
 }
 
+TEST_CASE("ukernel: f32 across k blocks and blocks of B", "[ukernel]") {
+  // Beyond the sizes above: K over 2 or 3 k blocks of the vector paths
+  // (256) with a tail, N over blocks of B (256 columns on AVX2, 512 on
+  // AVX-512) with a partial panel, M over several A tiles (6 / 14 rows)
+  // with a tail, and the small-M tiles (M <= 4) across the same blocks.
+  std::mt19937 rng(15);
+  struct Shape {
+    int64_t m, n, k;
+  };
+  int run = 0;
+  for (Shape s : {Shape{1, 1040, 600}, Shape{4, 530, 520}, Shape{15, 530, 777},
+                  Shape{29, 600, 513}}) {
+    ++run;
+    checkFloat<float>(MIXRT_UKERNEL_F32, s.m, s.n, s.k, rng, 0.0, run % 2 == 0,
+                      true, run % 3 == 0);
+  }
+  std::vector<uint16_t> none;
+  checkFloat<uint16_t>(MIXRT_UKERNEL_BF16, 17, 530, 600, rng, 0.0, true, true,
+                       false, none);
+  checkFloat<uint16_t>(MIXRT_UKERNEL_F16, 17, 530, 600, rng, 0.0, false, false,
+                       true, none);
+}
+
 TEST_CASE("ukernel: f32 with denormals, infinities, NaN", "[ukernel]") {
   std::mt19937 rng(13);
   for (int64_t m : {1, 3, 16, 17})
