@@ -909,6 +909,25 @@ UK_INLINE UK_T void dwPlanes(const int S, const uk_dw_problem *p) {
   }
 }
 
+/* The end of a block of the stride-2 paths: R x NV accumulators + bias
+ * (one f32 add) stored to output rows oh0.. from column ow0, the first
+ * `valid` columns of the block. */
+UK_INLINE UK_T void dwStoreRows(const int R, const int NV,
+                                const uk_dw_problem *p, __m512 acc[4][2],
+                                float *out, int64_t oh0, int64_t ow0,
+                                int64_t valid, const float *bias) {
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
+      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
+                            colMask(valid - 16 * v), x);
+    }
+}
+
 /* Stride-2 planes from deinterleaved rows (see UK_DW_S2): R output rows
  * from oh0, NV vectors of 16 outputs from ow0 (the first `valid` of them
  * stored). rows[t] is padded row oh0 * sh + t: its even padded columns, then
@@ -948,16 +967,7 @@ UK_INLINE UK_T void dwRowsS2(const int K, const int R, const int NV,
                                       wv, acc[r][v]);
     }
   }
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      __m512 x = acc[r][v];
-      if (bias)
-        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
-      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
-                            colMask(valid - 16 * v), x);
-    }
+  dwStoreRows(R, NV, p, acc, out, oh0, ow0, valid, bias);
 }
 
 /* The loads of a deinterleaving vector: whole, or masked at the ends of
@@ -1186,16 +1196,7 @@ UK_INLINE UK_T void dwRowsS2F(const int K, const int R, const int NV,
       }
     }
   }
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      __m512 x = acc[r][v];
-      if (bias)
-        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
-      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
-                            colMask(valid - 16 * v), x);
-    }
+  dwStoreRows(R, NV, p, acc, out, oh0, ow0, valid, bias);
 }
 
 /* The R output rows from oh of a fused stride-2 plane: the tap rows'
