@@ -499,11 +499,6 @@ mix::onnx_import::readOnnxModel(llvm::StringRef path,
                   "the model uses ONNX opset " + llvm::Twine(opset) +
                       ", newer than the newest supported (" +
                       llvm::Twine(kOnnxOpset) + ")");
-    if (opset < kOldestOnnxOpset)
-      return fail(std::errc::not_supported, path,
-                  "the model uses ONNX opset " + llvm::Twine(opset) +
-                      ", older than the oldest supported (" +
-                      llvm::Twine(kOldestOnnxOpset) + ")");
     if (options.isSupported) {
       std::vector<std::string> unsupported;
       for (const onnx::NodeProto &node : model->graph().node()) {

@@ -34,8 +34,6 @@ namespace mix::onnx_import {
 /// The opset of the default ONNX domain every model is converted to (the
 /// newest that ONNX 1.12 knows), so op handlers are written once.
 constexpr int64_t kOnnxOpset = 17;
-/// The oldest opset the version converter of ONNX 1.12 takes.
-constexpr int64_t kOldestOnnxOpset = 7;
 
 /// One node the importer does not support: its name and `domain.OpType`.
 struct UnsupportedNode {
