@@ -327,10 +327,6 @@ void Importer::convert(const onnx::NodeProto &node) {
   if (convertMaskOp(node) || convertRecurrent(node))
     return;
   if (op == "Identity" || op == "Dropout") {
-    if (op == "Dropout" && hasOutput(node, 1)) {
-      problem(node, "the mask output of Dropout is not supported");
-      return;
-    }
     // Dropout is the identity in inference; with a training_mode (input 2)
     // that is not a constant false it drops at random, unless its ratio
     // (input 1, default 0.5) is a constant 0.
@@ -343,6 +339,22 @@ void Importer::convert(const onnx::NodeProto &node) {
                       "a constant 0)");
         return;
       }
+    }
+    if (op == "Dropout" && hasOutput(node, 1)) {
+      // The mask of a Dropout that drops nothing: all true, in x's shape
+      // (its batch included). `x ule x` (less or equal, or unordered) holds
+      // for every value, NaN included.
+      Value x = operandAt(0);
+      if (!x || !floatTypeOf(node, out))
+        return;
+      auto xType = cast<RankedTensorType>(x.getType());
+      define(node.output(1),
+             layer<CompareOp>(
+                 *this,
+                 RankedTensorType::get(xType.getShape(), builder.getI1Type()),
+                 {x, x},
+                 {builder.getNamedAttr("predicate",
+                                       builder.getStringAttr("ule"))}));
     }
     if (const Constant *c = constant(input(node, 0))) {
       Constant copy = *c;
