@@ -220,6 +220,10 @@ windowPadding(Importer &im, const onnx::NodeProto &node,
               llvm::ArrayRef<int64_t> strides,
               llvm::ArrayRef<int64_t> dilations);
 
+/// An ONNX element type for messages: its name and number, `uint8 (2)`, or
+/// the number alone if ONNX does not name it.
+std::string elementTypeName(int32_t dtype);
+
 } // namespace mix::onnx_import
 
 #endif // MIXC_COMPILER_ONNX_IMPORTER_H

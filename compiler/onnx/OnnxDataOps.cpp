@@ -18,8 +18,9 @@
 
 #include "onnx/onnx_pb.h"
 
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
@@ -404,10 +405,10 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
     }
     if (mode == "cubic" &&
         attrFloat(node, "cubic_coeff_a", kResizeCubicA) != kResizeCubicA) {
-      problem(node, "Resize mode 'cubic' with cubic_coeff_a " +
-                        llvm::formatv("{0:g}", attrFloat(node, "cubic_coeff_a",
-                                                         kResizeCubicA))
-                            .str() +
+      std::string a;
+      llvm::raw_string_ostream(a) << llvm::format(
+          "%g", attrFloat(node, "cubic_coeff_a", kResizeCubicA));
+      problem(node, "Resize mode 'cubic' with cubic_coeff_a " + a +
                         " is not supported (only -0.75, ONNX's default and "
                         "PyTorch's bicubic)");
       return true;

@@ -116,7 +116,7 @@ RankedTensorType Importer::tensorType(const onnx::TypeProto &type,
     break;
   default:
     error = "'" + valueName.str() + "' has the ONNX element type " +
-            std::to_string(tensor.elem_type()) +
+            elementTypeName(tensor.elem_type()) +
             " (mix takes float, double, float16, bfloat16, int64, int32, "
             "int8, bool)";
     return {};

@@ -33,6 +33,17 @@ int64_t Constant::numElements() const {
   return n;
 }
 
+std::string mix::onnx_import::elementTypeName(int32_t dtype) {
+  std::string number = std::to_string(dtype);
+  if (!onnx::TensorProto::DataType_IsValid(dtype) ||
+      dtype == onnx::TensorProto::UNDEFINED)
+    return number;
+  return llvm::StringRef(onnx::TensorProto::DataType_Name(
+                             onnx::TensorProto::DataType(dtype)))
+             .lower() +
+         " (" + number + ")";
+}
+
 namespace {
 
 /// Element type and size of the ONNX data types a weight may have.
@@ -178,8 +189,9 @@ Value Importer::weight(const onnx::NodeProto &node, const Constant &c,
                        std::optional<std::pair<int64_t, int64_t>> columns) {
   ElementInfo info = elementInfo(context, c.dtype);
   if (!info.type) {
-    problem(node, "constant '" + c.name + "' has an element type (ONNX " +
-                      llvm::Twine(c.dtype) + ") that mix weights cannot hold");
+    problem(node, "constant '" + c.name + "' has the ONNX element type " +
+                      elementTypeName(c.dtype) +
+                      ", which mix weights cannot hold");
     return {};
   }
   std::vector<char> bytes;
