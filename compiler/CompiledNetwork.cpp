@@ -279,6 +279,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_f32)},
       {"mixrt_ukernel_gemm_s8s8s32",
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8s32)},
+      {"mixrt_ukernel_gemm_s8s8f32",
+       reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8f32)},
       {"mixrt_ukernel_range_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_range_f32)},
       {"mixrt_ukernel_depthwise_f32",

@@ -513,7 +513,9 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     (`mix.ukernel = "gemm_f32"`) and the exact i32 GEMM of each `qdense`
     whose K is not split (`"gemm_s8"`), and the per-tensor range (min and
     max from +0) of each dynamic f32 quantize (`"range_f32"`, which becomes
-    one call of `mixrt_ukernel_range_f32`). When the marked GEMM's weight is a
+    one call of `mixrt_ukernel_range_f32`, whose result, the first non-finite
+    input, also guards the checked quantize of the same input). When the
+    marked GEMM's weight is a
     constant global (K x N; f32, f16 or bf16, or i8), its activations and
     result are contiguous row-major buffers and a zero fill of the result
     comes right before it, the pass
@@ -527,7 +529,16 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     - for f32, also moves the bias epilogue into the call
       (`mix.ukernel_bias`: `acc + bias[n]` in f32) when its result provably
       does not overlap the activations (distinct workspace ranges, or one
-      workspace view and one caller buffer).
+      workspace view and one caller buffer);
+    - for int8, calls `mixrt_ukernel_gemm_s8s8f32` instead, with the rescale
+      epilogue right after the GEMM (`(f32)((f64)sa * (f64)sb[n] *
+      (f64)acc)`, then `+ bias[n]` in f32) in the call, when the weight
+      scales are positive and finite constants, the bias a finite constant
+      (or none) and the output overlaps none of the call's inputs. The GEMM
+      into the i32 accumulator and the rescale loop stay, run only when the
+      call refuses its activation scale (NaN or infinite, from a non-finite
+      input) or, when checked, when `sa * max(sb) * 2^31` could overflow f32
+      (the loop reports the overflow).
 
     The loop of a depthwise `conv2d` (groups == C == F, f32; marked
     `"depthwise_f32"` with its strides, dilations and padding in
@@ -564,7 +575,9 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFloat", "float-gemms", "f32 GEMMs calling the microkernel">,
     Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
+    Statistic<"numFusedRescale", "fused-rescales", "int8 rescale epilogues fused into the call">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
+    Statistic<"numRangeReused", "reused-ranges", "Checked quantizes guarded by their range's call">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
   ];

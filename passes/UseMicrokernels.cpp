@@ -8,7 +8,10 @@
 // mixrt's microkernels (mixrt/ukernel.h), with the weight packed at compile
 // time by the same mixrt function the runtime documents. The microkernels
 // keep the numeric contract of the loops they replace (ascending k, one FMA
-// per step from +0; exact int32 sums), so results are bit-identical.
+// per step from +0; exact int32 sums), so results are bit-identical. The
+// rescale epilogue of an int8 GEMM moves into the call
+// (mixrt_ukernel_gemm_s8s8f32) when the call computes the same bits, with
+// the i32 GEMM and the rescale loop kept as its fallback.
 // Depthwise convolutions (the loop marked "depthwise_f32", which reads its
 // unpadded input in its body) call mixrt_ukernel_depthwise_f32 on that
 // input with the padding of mix.ukernel_window: no padded copy.
@@ -57,6 +60,7 @@ namespace {
 
 constexpr StringLiteral kGemmF32 = "mixrt_ukernel_gemm_f32";
 constexpr StringLiteral kGemmS8 = "mixrt_ukernel_gemm_s8s8s32";
+constexpr StringLiteral kGemmS8F32 = "mixrt_ukernel_gemm_s8s8f32";
 constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 
@@ -231,8 +235,10 @@ struct MixUseMicrokernelsPass
         gemms.push_back(op);
     });
     packed.clear();
+    rangeOf.clear();
     for (linalg::GenericOp op : gemms) {
-      if (!enabled)
+      // (An epilogue fused into its GEMM's call has lost its mark.)
+      if (!enabled || !op->hasAttr(attr::kUkernel))
         continue;
       StringRef kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
       if (kind == "gemm_f32")
@@ -466,32 +472,277 @@ struct MixUseMicrokernelsPass
       return failure();
 
     ModuleOp module = getOperation();
-    OpBuilder b(op);
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type();
-    declare(
-        module, kGemmS8,
-        b.getFunctionType(
-            {i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, i64, i32}, {i32}));
-    Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
-          kV = i64Const(b, loc, k);
-    Value args[] = {mV,
-                    nV,
-                    kV,
-                    pointerTo(b, loc, a),
-                    kV,
-                    pointerTo(b, loc, za),
-                    packedPointer(b, loc, packedB),
-                    zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
-                    pointerTo(b, loc, c),
-                    nV,
-                    arith::ConstantIntOp::create(b, loc, i32, flags)};
-    func::CallOp::create(b, loc, kGemmS8, TypeRange{i32}, args);
+    Type i64 = IntegerType::get(&getContext(), 64);
+    // The call into the i32 accumulator, at `b`'s insertion point.
+    auto callS32 = [&](OpBuilder &b) {
+      declare(
+          module, kGemmS8,
+          b.getFunctionType(
+              {i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, i64, i32}, {i32}));
+      Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
+            kV = i64Const(b, loc, k);
+      Value args[] = {mV,
+                      nV,
+                      kV,
+                      pointerTo(b, loc, a),
+                      kV,
+                      pointerTo(b, loc, za),
+                      packedPointer(b, loc, packedB),
+                      zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
+                      pointerTo(b, loc, c),
+                      nV,
+                      arith::ConstantIntOp::create(b, loc, i32, flags)};
+      func::CallOp::create(b, loc, kGemmS8, TypeRange{i32}, args);
+    };
+
+    std::optional<RescaleMatch> rescale =
+        matchRescale(op, a, za, c, flags, symbols);
+    if (!rescale) {
+      OpBuilder b(op);
+      callS32(b);
+      op.erase();
+      fill.erase();
+      ++numInt8;
+      return success();
+    }
+
+    // The rescale epilogue fuses: one call of mixrt_ukernel_gemm_s8s8f32
+    // writes the f32 result. The call refuses scales that are not positive
+    // and finite (a NaN scale from a non-finite input, say) and returns an
+    // error without writing anything; a checked rescale could also have to
+    // report an overflow beyond f32, which the call would not. In those cases
+    // the GEMM into the i32 accumulator and the rescale loop run as before,
+    // with the same results and reports.
+    OpBuilder b(rescale->op);
+    Type f64 = b.getF64Type();
+    declare(module, kGemmS8F32,
+            b.getFunctionType({i64, i64, i64, ptr, i64, ptr, ptr, ptr, ptr, ptr,
+                               ptr, i64, ptr, i32},
+                              {i32}));
+    auto callF32 = [&](OpBuilder &b) {
+      Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
+            kV = i64Const(b, loc, k);
+      Value args[] = {mV,
+                      nV,
+                      kV,
+                      pointerTo(b, loc, a),
+                      kV,
+                      pointerTo(b, loc, rescale->sa),
+                      pointerTo(b, loc, za),
+                      packedPointer(b, loc, packedB),
+                      pointerTo(b, loc, rescale->sb),
+                      zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
+                      pointerTo(b, loc, rescale->out),
+                      nV,
+                      rescale->bias ? pointerTo(b, loc, rescale->bias)
+                                    : nullPointer(b, loc),
+                      arith::ConstantIntOp::create(b, loc, i32, flags)};
+      return func::CallOp::create(b, loc, kGemmS8F32, TypeRange{i32}, args)
+          .getResult(0);
+    };
+    Value status;
+    if (rescale->checked) {
+      // |sa * max(sb)| * 2^31 bounds every rescaled sum (|acc| <= 2^31);
+      // below 3e38 nothing can overflow f32 (NaN: the loops decide).
+      Value sa = memref::LoadOp::create(b, loc, rescale->sa, ValueRange{});
+      Value bound = arith::MulFOp::create(
+          b, loc, arith::ExtFOp::create(b, loc, f64, sa),
+          arith::ConstantOp::create(
+              b, loc, b.getF64FloatAttr(rescale->maxSb * 2147483648.0)));
+      Value mayFail = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::UGE,
+          math::AbsFOp::create(b, loc, bound),
+          arith::ConstantOp::create(b, loc, b.getF64FloatAttr(3e38)));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{i32}, mayFail,
+                                    /*withElseRegion=*/true);
+      OpBuilder thenB = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(
+          thenB, loc,
+          ValueRange{arith::ConstantIntOp::create(
+              thenB, loc, i32, MIXRT_STATUS_INVALID_ARGUMENT)});
+      OpBuilder elseB = ifOp.getElseBodyBuilder();
+      scf::YieldOp::create(elseB, loc, ValueRange{callF32(elseB)});
+      status = ifOp.getResult(0);
+    } else {
+      status = callF32(b);
+    }
+    Value failed = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, status,
+        arith::ConstantIntOp::create(b, loc, i32, MIXRT_STATUS_OK));
+    auto fallback = scf::IfOp::create(b, loc, failed, /*withElseRegion=*/false);
+    OpBuilder fallbackB = OpBuilder::atBlockTerminator(fallback.thenBlock());
+    callS32(fallbackB);
+    rescale->op->moveBefore(fallback.thenBlock()->getTerminator());
+    // Handled here: the checked loop stays checked in the fallback.
+    rescale->op->removeAttr(attr::kUkernel);
     op.erase();
     fill.erase();
     ++numInt8;
+    ++numFusedRescale;
     return success();
+  }
+
+  /// The rescale epilogue of an int8 GEMM right after it, reading its i32
+  /// accumulator `c` (written by nothing else): out = (f32)((f64)sa *
+  /// (f64)sb[n] * (f64)c) (+ bias[n] in f32), checks aside.
+  struct RescaleMatch {
+    linalg::GenericOp op;
+    Value sa, sb, bias, out;
+    bool checked = false;
+    double maxSb = 0.0; ///< the largest weight scale
+  };
+
+  /// Matches the epilogue when mixrt_ukernel_gemm_s8s8f32 computes the same
+  /// bits: sa one value (or one per row, with the zero points, unchecked),
+  /// sb and the bias constants (weight scales positive and finite, the bias
+  /// finite: the call's NaN canonicalization can then never apply), and an
+  /// f32 output that overlaps none of the call's inputs.
+  std::optional<RescaleMatch> matchRescale(linalg::GenericOp gemm, Value a,
+                                           Value za, Value c, uint32_t flags,
+                                           SymbolTable &symbols) {
+    auto op =
+        dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(gemm, true));
+    if (!op || op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 3 ||
+        op.getNumDpsInputs() > 4 || op.getDpsInputs()[0] != c)
+      return std::nullopt;
+    RescaleMatch r;
+    r.op = op;
+    r.sa = op.getDpsInputs()[1];
+    r.sb = op.getDpsInputs()[2];
+    if (op.getNumDpsInputs() == 4)
+      r.bias = op.getDpsInputs()[3];
+    r.out = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    int64_t rank = cType.getRank(), n = cType.getShape().back();
+    Type f32 = Float32Type::get(&getContext());
+    auto outType = dyn_cast<MemRefType>(r.out.getType());
+    if (!isPlainBuffer(r.out, f32, rank) ||
+        outType.getShape() != cType.getShape())
+      return std::nullopt;
+    // Maps: the accumulator and output elementwise, sa per tensor or per
+    // row, sb and the bias per column.
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap column =
+        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)}, ctx);
+    bool perRow = flags & MIXRT_UKERNEL_A_PER_ROW;
+    AffineMap saMap =
+        perRow ? AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx)
+               : AffineMap::get(rank, 0, {}, ctx);
+    SmallVector<AffineMap> want = {id, saMap, column};
+    if (r.bias)
+      want.push_back(column);
+    want.push_back(id);
+    if (op.getIndexingMapsArray() != want ||
+        !isPlainBuffer(r.sa, f32, perRow ? 1 : 0))
+      return std::nullopt;
+    if (!matchRescaleBody(op.getBody(), r.bias != nullptr, r.checked))
+      return std::nullopt;
+    if (r.checked && perRow)
+      return std::nullopt;
+    // Constant weight scales (positive, finite) and bias (finite).
+    auto constants = [&](Value v, bool positive, double *maxAbs) -> bool {
+      memref::GlobalOp global = constantGlobalOf(v, symbols);
+      std::optional<std::vector<char>> bytes =
+          global ? globalBytes(global) : std::nullopt;
+      if (!bytes || !isPlainBuffer(v, f32, 1) ||
+          bytes->size() != static_cast<size_t>(n) * 4)
+        return false;
+      for (size_t i = 0; i < bytes->size(); i += 4) {
+        float x;
+        std::memcpy(&x, bytes->data() + i, 4);
+        if (!(std::fabs(x) <= 3.4028235e38f) || (positive && !(x > 0.0f)))
+          return false;
+        if (maxAbs)
+          *maxAbs = std::max(*maxAbs, static_cast<double>(std::fabs(x)));
+      }
+      return true;
+    };
+    if (!constants(r.sb, /*positive=*/true, &r.maxSb) ||
+        (r.bias && !constants(r.bias, /*positive=*/false, nullptr)))
+      return std::nullopt;
+    // The call reads A, the zero points and sa while it writes the output.
+    if (!provablyDisjoint(a, r.out) || !provablyDisjoint(r.sa, r.out) ||
+        !provablyDisjoint(za, r.out))
+      return std::nullopt;
+    // The accumulator is read by nothing else.
+    if (!llvm::all_of(c.getUsers(), [&](Operation *user) {
+          return user == op || user == gemm || isa<linalg::FillOp>(user);
+        }))
+      return std::nullopt;
+    return r;
+  }
+
+  /// Whether `body` yields (f32)((f64)sa * (f64)sb * (f64)acc) [+ bias] with
+  /// block arguments (acc, sa, sb[, bias], out), no fast-math flags; other
+  /// ops may only be pure or the checks (scf.if calling mixrt_check_fail),
+  /// which set `checked`.
+  static bool matchRescaleBody(Block *body, bool hasBias, bool &checked) {
+    checked = false;
+    for (Operation &inner : body->without_terminator()) {
+      if (auto check = dyn_cast<scf::IfOp>(inner)) {
+        bool onlyReports = check.getNumResults() == 0;
+        check->walk([&](Operation *nested) {
+          if (auto call = dyn_cast<func::CallOp>(nested))
+            onlyReports &= call.getCallee() == "mixrt_check_fail";
+          else if (!isPure(nested) && !isa<scf::YieldOp, scf::IfOp>(nested))
+            onlyReports = false;
+        });
+        if (!onlyReports)
+          return false;
+        checked = true;
+        continue;
+      }
+      if (!isPure(&inner))
+        return false;
+    }
+    auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
+    auto plain = [](auto op) {
+      return op && op.getFastmath() == arith::FastMathFlags::none;
+    };
+    Value y = body->getTerminator()->getOperand(0);
+    if (hasBias) {
+      auto add = y.getDefiningOp<arith::AddFOp>();
+      if (!plain(add) || !y.getType().isF32())
+        return false;
+      if (arg(add.getRhs(), 3))
+        y = add.getLhs();
+      else if (arg(add.getLhs(), 3))
+        y = add.getRhs();
+      else
+        return false;
+    }
+    auto trunc = y.getDefiningOp<arith::TruncFOp>();
+    if (!trunc || !trunc.getType().isF32() ||
+        trunc.getFastmath().value_or(arith::FastMathFlags::none) !=
+            arith::FastMathFlags::none ||
+        trunc.getRoundingmodeAttr() || !trunc.getIn().getType().isF64())
+      return false;
+    auto wide = trunc.getIn().getDefiningOp<arith::MulFOp>();
+    if (!plain(wide))
+      return false;
+    // One factor is the accumulator, the other the product of the scales.
+    auto isAcc = [&](Value v) {
+      auto conv = v.getDefiningOp<arith::SIToFPOp>();
+      return conv && arg(conv.getIn(), 0) && conv.getType().isF64();
+    };
+    auto isExt = [&](Value v, unsigned i) {
+      auto ext = v.getDefiningOp<arith::ExtFOp>();
+      return ext && arg(ext.getIn(), i) && ext.getType().isF64();
+    };
+    Value scales;
+    if (isAcc(wide.getRhs()))
+      scales = wide.getLhs();
+    else if (isAcc(wide.getLhs()))
+      scales = wide.getRhs();
+    else
+      return false;
+    auto product = scales.getDefiningOp<arith::MulFOp>();
+    return plain(product) &&
+           ((isExt(product.getLhs(), 1) && isExt(product.getRhs(), 2)) ||
+            (isExt(product.getLhs(), 2) && isExt(product.getRhs(), 1)));
   }
 
   /// The depthwise conv2d loop of the lowering (convMaps with groups == C ==
@@ -614,7 +865,7 @@ struct MixUseMicrokernelsPass
     Value args[] = {pointerTo(b, loc, x),
                     i64Const(b, loc, xType.getNumElements()),
                     pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
-    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    rangeOf[x] = func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
     op.erase();
     ++numRange;
     return success();
@@ -662,6 +913,16 @@ struct MixUseMicrokernelsPass
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
+    // The range of a dynamic quantize has scanned x already.
+    if (func::CallOp range = rangeOf.lookup(x);
+        range && unchangedBetween(x, range, op)) {
+      Value mayFail =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                range.getResult(0), i64Const(b, loc, 0));
+      guardChecks(op, mayFail);
+      ++numRangeReused;
+      return success();
+    }
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type();
     declare(getOperation(), kRangeF32,
@@ -725,6 +986,29 @@ struct MixUseMicrokernelsPass
     return success();
   }
 
+  /// Whether nothing between `from` and `to` (in that order, in one block)
+  /// can write `buffer`: ops without write effects, and linalg ops whose
+  /// outputs provably do not overlap it.
+  static bool unchangedBetween(Value buffer, Operation *from, Operation *to) {
+    if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+      return false;
+    for (Operation *op = from->getNextNode(); op != to;
+         op = op->getNextNode()) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        if (!llvm::all_of(linalgOp.getDpsInits(), [&](Value init) {
+              return provablyDisjoint(buffer, init);
+            }))
+          return false;
+        continue;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects || effects.hasEffect<MemoryEffects::Write>())
+        return false;
+    }
+    return true;
+  }
+
+  llvm::DenseMap<Value, func::CallOp> rangeOf;
   llvm::StringMap<memref::GlobalOp> packed;
   llvm::StringSet<> replacedWeights;
 };

@@ -8,6 +8,7 @@
 
 // CHECK-DAG:   func.func private @mixrt_ukernel_gemm_f32(i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32) -> i32
 // CHECK-DAG:   func.func private @mixrt_ukernel_gemm_s8s8s32(i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i32) -> i32
+// CHECK-DAG:   func.func private @mixrt_ukernel_gemm_s8s8f32(i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, i32) -> i32
 // The packed weights: 64 header bytes + K x 16 floats (f32) or halves (f16).
 // CHECK-DAG:   memref.global "private" constant @[[W1:__constant_3x2xf32[_0-9]*]]_packed : memref<256xi8> = dense<"0x4D58554B{{[0-9A-F]*}}"> {alignment = 64 : i64}
 // CHECK-DAG:   memref.global "private" constant @{{.*}}_packed : memref<160xi8>
@@ -60,15 +61,18 @@ mix.network @f16_weights precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x2xf32>
   mix.return %y : tensor<2x2xf32>
 }
 
-// int8: the range of the dynamic quantization is a call; the checked
-// quantize runs only when a second range pass finds a non-finite input, a
-// copy without the per-element check otherwise; the exact i32 GEMM is a call
-// (dynamic activation zero point, one value; symmetric weights: no weight
-// zero points); the checked rescale runs only when sa * max(sb) * 2^31 could
-// overflow f32.
+// int8: the range of the dynamic quantization is a call, and its result
+// (the first non-finite input) also guards the checked quantize: that runs
+// only when the range found a non-finite input, a copy without the
+// per-element check otherwise. The exact int8 GEMM and its rescale epilogue
+// are one call of mixrt_ukernel_gemm_s8s8f32 (dynamic activation zero point,
+// one value; symmetric weights: no weight zero points), skipped when sa *
+// max(sb) * 2^31 could overflow f32 (a checked rescale must report it). When
+// skipped, or when the call refuses the scales (a NaN sa), the GEMM into the
+// i32 accumulator and the checked rescale loop run as before.
 // CHECK-LABEL: func.func @mixc_net_int8(
-// CHECK:         call @mixrt_ukernel_range_f32(
 // CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_range_f32(
+// CHECK-NOT:     call @mixrt_ukernel_range_f32(
 // CHECK:         %[[NONFINITE:.*]] = arith.cmpi sge, %[[FIRST]], %{{.*}} : i64
 // CHECK:         scf.if %[[NONFINITE]] {
 // CHECK:           linalg.generic
@@ -78,16 +82,24 @@ mix.network @f16_weights precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x2xf32>
 // CHECK:           linalg.generic
 // CHECK-NOT:       mixrt_check_fail
 // CHECK:         }
-// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
 // CHECK:         %[[SA:.*]] = memref.load
 // CHECK:         %[[SAWIDE:.*]] = arith.extf %[[SA]] : f32 to f64
 // CHECK:         %[[BOUND:.*]] = arith.mulf %[[SAWIDE]]
 // CHECK:         %[[ABS:.*]] = math.absf %[[BOUND]] : f64
 // CHECK:         %[[OVERFLOW:.*]] = arith.cmpf uge, %[[ABS]], %{{.*}} : f64
-// CHECK:         scf.if %[[OVERFLOW]] {
-// CHECK:           func.call @mixrt_check_fail
+// CHECK:         %[[STATUS:.*]] = scf.if %[[OVERFLOW]] -> (i32) {
+// CHECK:           scf.yield %c3_i32{{.*}} : i32
 // CHECK:         } else {
-// CHECK-NOT:       mixrt_check_fail
+// CHECK:           %[[CALL:.*]] = func.call @mixrt_ukernel_gemm_s8s8f32(%c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %{{.*}}, %c3_i64{{[_0-9]*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}})
+// CHECK:           scf.yield %[[CALL]] : i32
+// CHECK:         }
+// CHECK:         %[[FAILED:.*]] = arith.cmpi ne, %[[STATUS]], %c0_i32{{.*}} : i32
+// CHECK:         scf.if %[[FAILED]] {
+// CHECK:           func.call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:           linalg.generic
+// CHECK:             func.call @mixrt_check_fail
+// CHECK:         }
+// CHECK-NOT:     linalg.generic
 // CHECK:         return
 mix.network @int8 precision(int8<asymmetric>) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
