@@ -124,6 +124,9 @@ public:
   bool convertDataOp(const onnx::NodeProto &node);
   /// Gather of an activation, Expand (OnnxMaskOps.cpp): false for other ops.
   bool convertMaskOp(const onnx::NodeProto &node);
+  /// Ops written as a few mix layers: PRelu, Softplus, DepthToSpace, ...
+  /// (OnnxComposite.cpp): false for other ops.
+  bool convertComposite(const onnx::NodeProto &node);
   /// LSTM and GRU (OnnxRecurrent.cpp): false for other ops.
   bool convertRecurrent(const onnx::NodeProto &node);
   /// The value of a constant with one floating-point element, or nullopt.

@@ -220,12 +220,25 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
                      .Case("ReduceL2", layer<ReduceL2Op>)
                      .Case("ReduceMax", layer<ReduceMaxOp>)
                      .Case("ReduceMin", layer<ReduceMinOp>)
+                     .Cases({"ReduceL1", "ReduceSumSquare", "ReduceLogSum",
+                             "ReduceLogSumExp"},
+                            layer<ReduceSumOp>)
                      .Default(nullptr);
   if (reduce) {
     Value x = operand(node, input(node, 0));
     RankedTensorType type = floatTypeOf(node, out);
     if (!x || !type)
       return true;
+    // The sums of a function of x, as ONNX's reference: sum(|x|),
+    // sum(x * x), log(sum(x)), log(sum(exp(x))).
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (op == "ReduceL1")
+      x = layer<AbsOp>(*this, xType, {x});
+    else if (op == "ReduceSumSquare")
+      x = layer<MulOp>(*this, xType, {x, x});
+    else if (op == "ReduceLogSumExp")
+      x = layer<ExpOp>(*this, xType, {x});
+    bool logOfSum = op == "ReduceLogSum" || op == "ReduceLogSumExp";
     // ReduceSum takes its axes as an input (opset 13), the others as an
     // attribute (until opset 18).
     std::vector<int64_t> axes;
@@ -245,11 +258,12 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
     } else if (auto given = attrInts(node, "axes")) {
       axes = *given;
     }
-    define(out, reduce(*this, type, {x},
-                       {i64Array("axes", axes),
-                        builder.getNamedAttr(
-                            "keepdims", builder.getBoolAttr(
-                                            attrInt(node, "keepdims", 1)))}));
+    Value y = reduce(
+        *this, type, {x},
+        {i64Array("axes", axes),
+         builder.getNamedAttr(
+             "keepdims", builder.getBoolAttr(attrInt(node, "keepdims", 1)))});
+    define(out, logOfSum ? layer<LogOp>(*this, type, {y}) : y);
     return true;
   }
 

@@ -209,6 +209,8 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
                      .Case("Pow", layer<PowOp>)
                      .Case("Max", layer<MaximumOp>)
                      .Case("Min", layer<MinimumOp>)
+                     .Case("Sum", layer<AddOp>)
+                     .Case("Mean", layer<AddOp>)
                      .Default(nullptr);
   if (!unary && !binary)
     return false;
@@ -250,13 +252,14 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
 
   RankedTensorType type = floatTypeOf(node, out);
   if (binary) {
-    // Max and Min take one or more operands: a chain of binary layers.
+    // Max, Min, Sum and Mean take one or more operands: a chain of binary
+    // layers in operand order (Mean: the Sum divided by their count, as
+    // ONNX's reference computes it).
+    bool variadic = op == "Max" || op == "Min" || op == "Sum" || op == "Mean";
     int n = node.input_size();
-    if ((op == "Max" || op == "Min") ? n < 1 : n != 2) {
-      problem(node,
-              "expects " +
-                  llvm::Twine(op == "Max" || op == "Min" ? "at least 1" : "2") +
-                  " inputs");
+    if (variadic ? n < 1 : n != 2) {
+      problem(node, "expects " + llvm::Twine(variadic ? "at least 1" : "2") +
+                        " inputs");
       return true;
     }
     Value acc = operand(node, input(node, 0));
@@ -293,6 +296,17 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
       }
       acc = binary(*this, step, {acc, next}, {});
     }
+    if (op == "Mean") {
+      auto countType = RankedTensorType::get({}, type.getElementType());
+      Value count =
+          WeightOp::create(
+              builder, loc, countType,
+              DenseElementsAttr::get(
+                  countType, builder.getFloatAttr(type.getElementType(), n)),
+              StringAttr())
+              .getResult();
+      acc = layer<DivOp>(*this, type, {acc, count});
+    }
     define(out, acc);
     return true;
   }
@@ -324,7 +338,7 @@ void Importer::convert(const onnx::NodeProto &node) {
     return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
   };
 
-  if (convertMaskOp(node) || convertRecurrent(node))
+  if (convertMaskOp(node) || convertRecurrent(node) || convertComposite(node))
     return;
   if (op == "Identity" || op == "Dropout") {
     // Dropout is the identity in inference; with a training_mode (input 2)
@@ -932,6 +946,8 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Div",
           "Dropout",
           "Elu",
+          "Celu",
+          "DepthToSpace",
           "Equal",
           "Erf",
           "Exp",
@@ -941,6 +957,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Gather",
           "Gemm",
           "GlobalAveragePool",
+          "GlobalMaxPool",
           "Greater",
           "GreaterOrEqual",
           "HardSigmoid",
@@ -957,31 +974,46 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "MatMul",
           "Max",
           "MaxPool",
+          "Mean",
+          "MeanVarianceNormalization",
           "Min",
           "Mul",
           "Neg",
           "Not",
           "Or",
+          "PRelu",
           "Pad",
           "Pow",
           "Reciprocal",
+          "ReduceL1",
           "ReduceL2",
+          "ReduceLogSum",
+          "ReduceLogSumExp",
           "ReduceMax",
           "ReduceMean",
           "ReduceMin",
           "ReduceSum",
+          "ReduceSumSquare",
           "Relu",
           "Reshape",
+          "Selu",
+          "Shrink",
           "Resize",
           "Shape",
           "Sigmoid",
           "Slice",
+          "Softplus",
+          "Softsign",
+          "SpaceToDepth",
           "Softmax",
           "Split",
           "Sqrt",
           "Squeeze",
           "Sub",
+          "Sum",
           "Tanh",
+          "ThresholdedRelu",
+          "Tile",
           "Transpose",
           "Unsqueeze",
           "Where",

@@ -1,0 +1,303 @@
+//===- OnnxComposite.cpp - ONNX ops written as several mix layers ---------===//
+//
+// Part of the mixc project.
+//
+//===----------------------------------------------------------------------===//
+//
+// ONNX ops that have no mix op of their own but are short chains of mix
+// layers, each written as ONNX's reference implementation computes it (the
+// numpy code of onnx/backend/test/case/node), so the chain keeps ONNX's
+// numerics, overflow and NaN included:
+//
+//   PRelu            max(x, 0) + min(x, 0) * slope
+//   ThresholdedRelu  where(x <= alpha (ordered: NaN stays), 0, x)
+//   Softplus         log(exp(x) + 1)
+//   Softsign         x / (|x| + 1)
+//   Selu             elu(x, alpha) * gamma
+//   Celu             max(x, 0) + min(alpha * (exp(x / alpha) - 1), 0)
+//   Shrink           where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))
+//   GlobalMaxPool    reduce_max over the spatial axes, kept
+//   MeanVarianceNormalization
+//                    (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9)
+//   DepthToSpace, SpaceToDepth
+//                    reshape, transpose, reshape
+//   Tile             concat of copies along each repeated axis
+//
+// Each layer takes the node's location (and so its block and its precision
+// in a plan). Sum, Mean and the ReduceL1/SumSquare/LogSum/LogSumExp family
+// are with their relatives (OnnxOps.cpp, OnnxDataOps.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/Importer.h"
+#include "compiler/onnx/OnnxAttributes.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+using namespace mix;
+using namespace mix::onnx_import;
+using namespace mix::onnx_import::attrs;
+
+namespace {
+
+/// A rank-0 constant of `elem` (a mix.weight), broadcast by the layers.
+Value scalar(Importer &im, Type elem, double v) {
+  auto type = RankedTensorType::get({}, elem);
+  return WeightOp::create(
+             im.builder, im.loc, type,
+             DenseElementsAttr::get(type, im.builder.getFloatAttr(elem, v)),
+             StringAttr())
+      .getResult();
+}
+
+NamedAttribute predicate(Importer &im, StringRef p) {
+  return im.builder.getNamedAttr("predicate", im.builder.getStringAttr(p));
+}
+
+/// The mask type of comparisons of `type`'s elements.
+RankedTensorType maskOf(RankedTensorType type) {
+  return RankedTensorType::get(type.getShape(),
+                               IntegerType::get(type.getContext(), 1));
+}
+
+} // namespace
+
+bool Importer::convertComposite(const onnx::NodeProto &node) {
+  StringRef op = node.op_type();
+  static constexpr StringLiteral kOps[] = {"PRelu",
+                                           "ThresholdedRelu",
+                                           "Softplus",
+                                           "Softsign",
+                                           "Selu",
+                                           "Celu",
+                                           "Shrink",
+                                           "GlobalMaxPool",
+                                           "MeanVarianceNormalization",
+                                           "DepthToSpace",
+                                           "SpaceToDepth",
+                                           "Tile"};
+  bool known = llvm::is_contained(kOps, op);
+  if (!known)
+    return false;
+  std::string out = node.output_size() ? node.output(0) : "";
+  Value x = operand(node, input(node, 0));
+  RankedTensorType type = floatTypeOf(node, out);
+  if (!x || !type)
+    return true;
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!isa<FloatType>(xType.getElementType())) {
+    problem(node, "expects a float input");
+    return true;
+  }
+  Type elem = xType.getElementType();
+  auto f64 = [&](StringRef name, double v) {
+    return builder.getNamedAttr(name, builder.getF64FloatAttr(v));
+  };
+  auto i64Array = [&](StringRef name, ArrayRef<int64_t> values) {
+    return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
+  };
+
+  if (op == "PRelu") {
+    Value slope = operand(node, input(node, 1));
+    if (!slope)
+      return true;
+    // The slope broadcasts to X (unidirectional): the result is X's shape.
+    auto slopeShape = cast<RankedTensorType>(slope.getType()).getShape();
+    ArrayRef<int64_t> shape = xType.getShape();
+    bool fits = slopeShape.size() <= shape.size();
+    for (size_t i = 0; fits && i < slopeShape.size(); ++i) {
+      int64_t s = slopeShape[slopeShape.size() - 1 - i];
+      int64_t d = shape[shape.size() - 1 - i];
+      fits = s == 1 || s == d;
+    }
+    if (!fits) {
+      problem(node, "the slope " + shapeString(slopeShape) +
+                        " does not broadcast to the input " +
+                        shapeString(shape));
+      return true;
+    }
+    Value zero = scalar(*this, elem, 0.0);
+    Value positive = layer<MaximumOp>(*this, xType, {x, zero});
+    Value negative = layer<MinimumOp>(*this, xType, {x, zero});
+    Value scaled = layer<MulOp>(*this, xType, {negative, slope});
+    define(out, layer<AddOp>(*this, type, {positive, scaled}));
+    return true;
+  }
+  if (op == "ThresholdedRelu") {
+    Value alpha = scalar(*this, elem, attrFloat(node, "alpha", 1.0));
+    Value low = layer<CompareOp>(*this, maskOf(xType), {x, alpha},
+                                 {predicate(*this, "le")});
+    define(out,
+           layer<WhereOp>(*this, type, {low, scalar(*this, elem, 0.0), x}));
+    return true;
+  }
+  if (op == "Softplus") {
+    Value e = layer<ExpOp>(*this, xType, {x});
+    Value s = layer<AddOp>(*this, xType, {e, scalar(*this, elem, 1.0)});
+    define(out, layer<LogOp>(*this, type, {s}));
+    return true;
+  }
+  if (op == "Softsign") {
+    Value a = layer<AbsOp>(*this, xType, {x});
+    Value d = layer<AddOp>(*this, xType, {a, scalar(*this, elem, 1.0)});
+    define(out, layer<DivOp>(*this, type, {x, d}));
+    return true;
+  }
+  if (op == "Selu") {
+    double alpha = attrFloat(node, "alpha", 1.67326319217681884765625);
+    double gamma = attrFloat(node, "gamma", 1.05070102214813232421875);
+    Value e = layer<EluOp>(*this, xType, {x}, {f64("alpha", alpha)});
+    define(out, layer<MulOp>(*this, type, {e, scalar(*this, elem, gamma)}));
+    return true;
+  }
+  if (op == "Celu") {
+    double alpha = attrFloat(node, "alpha", 1.0);
+    Value zero = scalar(*this, elem, 0.0);
+    Value a = scalar(*this, elem, alpha);
+    Value positive = layer<MaximumOp>(*this, xType, {x, zero});
+    Value q = layer<DivOp>(*this, xType, {x, a});
+    Value e = layer<ExpOp>(*this, xType, {q});
+    Value m = layer<SubOp>(*this, xType, {e, scalar(*this, elem, 1.0)});
+    Value s = layer<MulOp>(*this, xType, {a, m});
+    Value negative = layer<MinimumOp>(*this, xType, {s, zero});
+    define(out, layer<AddOp>(*this, type, {positive, negative}));
+    return true;
+  }
+  if (op == "Shrink") {
+    double bias = attrFloat(node, "bias", 0.0);
+    double lambd = attrFloat(node, "lambd", 0.5);
+    Value below =
+        layer<CompareOp>(*this, maskOf(xType), {x, scalar(*this, elem, -lambd)},
+                         {predicate(*this, "lt")});
+    Value above =
+        layer<CompareOp>(*this, maskOf(xType), {x, scalar(*this, elem, lambd)},
+                         {predicate(*this, "gt")});
+    Value b = scalar(*this, elem, bias);
+    Value plus = layer<AddOp>(*this, xType, {x, b});
+    Value minus = layer<SubOp>(*this, xType, {x, b});
+    Value inner =
+        layer<WhereOp>(*this, xType, {above, minus, scalar(*this, elem, 0.0)});
+    define(out, layer<WhereOp>(*this, type, {below, plus, inner}));
+    return true;
+  }
+  if (op == "GlobalMaxPool") {
+    if (xType.getRank() < 3) {
+      problem(node, "expects an input of rank 3 or more (N, C, spatial...)");
+      return true;
+    }
+    SmallVector<int64_t> axes;
+    for (int64_t i = 2; i < xType.getRank(); ++i)
+      axes.push_back(i);
+    define(out,
+           layer<ReduceMaxOp>(
+               *this, type, {x},
+               {i64Array("axes", axes),
+                builder.getNamedAttr("keepdims", builder.getBoolAttr(true))}));
+    return true;
+  }
+  if (op == "MeanVarianceNormalization") {
+    std::vector<int64_t> axes =
+        attrInts(node, "axes").value_or(std::vector<int64_t>{0, 2, 3});
+    SmallVector<int64_t> statShape(xType.getShape());
+    for (int64_t &a : axes) {
+      if (a < 0)
+        a += xType.getRank();
+      if (a < 0 || a >= xType.getRank()) {
+        problem(node, "an axis is out of range");
+        return true;
+      }
+      statShape[a] = 1;
+    }
+    auto statType = RankedTensorType::get(statShape, elem);
+    NamedAttribute reduceAttrs[] = {
+        i64Array("axes", axes),
+        builder.getNamedAttr("keepdims", builder.getBoolAttr(true))};
+    Value mean = layer<ReduceMeanOp>(*this, statType, {x}, reduceAttrs);
+    Value squares = layer<MulOp>(*this, xType, {x, x});
+    Value meanOfSquares =
+        layer<ReduceMeanOp>(*this, statType, {squares}, reduceAttrs);
+    Value squaredMean = layer<MulOp>(*this, statType, {mean, mean});
+    Value var = layer<SubOp>(*this, statType, {meanOfSquares, squaredMean});
+    Value std = layer<SqrtOp>(*this, statType, {var});
+    Value denom =
+        layer<AddOp>(*this, statType, {std, scalar(*this, elem, 1e-9)});
+    Value centered = layer<SubOp>(*this, xType, {x, mean});
+    define(out, layer<DivOp>(*this, type, {centered, denom}));
+    return true;
+  }
+  if (op == "DepthToSpace" || op == "SpaceToDepth") {
+    int64_t b = attrInt(node, "blocksize", 0);
+    ArrayRef<int64_t> s = xType.getShape();
+    if (xType.getRank() != 4 || b < 1 ||
+        llvm::any_of(
+            s.drop_front(),
+            [](int64_t d) { return ShapedType::isDynamic(d); })) {
+      problem(node, "expects a 4-D input with static C, H, W and a blocksize "
+                    ">= 1");
+      return true;
+    }
+    int64_t n = s[0], c = s[1], h = s[2], w = s[3];
+    SmallVector<int64_t> split, perm, merged;
+    if (op == "DepthToSpace") {
+      if (c % (b * b) != 0) {
+        problem(node, "the channels are not a multiple of blocksize^2");
+        return true;
+      }
+      int64_t cOut = c / (b * b);
+      // DCR: channels are (b, b, C'); CRD: (C', b, b).
+      if (attrString(node, "mode", "DCR") == "CRD") {
+        split = {n, cOut, b, b, h, w};
+        perm = {0, 1, 4, 2, 5, 3};
+      } else {
+        split = {n, b, b, cOut, h, w};
+        perm = {0, 3, 4, 1, 5, 2};
+      }
+      merged = {n, cOut, h * b, w * b};
+    } else {
+      if (h % b != 0 || w % b != 0) {
+        problem(node, "the height and width are not multiples of blocksize");
+        return true;
+      }
+      split = {n, c, h / b, b, w / b, b};
+      perm = {0, 3, 5, 1, 2, 4};
+      merged = {n, c * b * b, h / b, w / b};
+    }
+    SmallVector<int64_t> permuted;
+    for (int64_t p : perm)
+      permuted.push_back(split[p]);
+    Value y = layer<ReshapeOp>(*this, RankedTensorType::get(split, elem), {x});
+    y = layer<TransposeOp>(*this, RankedTensorType::get(permuted, elem), {y},
+                           {i64Array("permutation", perm)});
+    define(out, layer<ReshapeOp>(*this, type, {y}));
+    return true;
+  }
+  if (op == "Tile") {
+    std::optional<std::vector<int64_t>> repeats = constantInts(input(node, 1));
+    if (!repeats || static_cast<int64_t>(repeats->size()) != xType.getRank()) {
+      problem(node, "the repeats must be a constant with one value per axis");
+      return true;
+    }
+    Value y = x;
+    SmallVector<int64_t> shape(xType.getShape());
+    for (int64_t axis = 0; axis < xType.getRank(); ++axis) {
+      int64_t r = (*repeats)[axis];
+      if (r == 1)
+        continue;
+      if (r < 1 || ShapedType::isDynamic(shape[axis])) {
+        problem(node, "repeats must be >= 1, and 1 along the dynamic batch");
+        return true;
+      }
+      shape[axis] *= r;
+      SmallVector<Value> copies(r, y);
+      y = layer<ConcatOp>(
+          *this, RankedTensorType::get(shape, elem), copies,
+          {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
+    }
+    define(out, y);
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,40 @@
+# Builds the models of tests/lit/Import/composite-ops.test: ONNX ops that
+# the importer writes as a few mix layers (good.onnx), and one model per
+# condition they refuse, each node named.
+import sys
+
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+f = lambda name, *shape: helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
+node = helper.make_node
+
+
+def save(name, nodes, inputs, outputs, inits=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    open(out + "/" + name + ".onnx", "wb").write(m.SerializeToString())
+
+
+ints = lambda name, values: helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+save("good",
+     [node("PRelu", ["x", "slope"], ["p"], name="/b/prelu"),
+      node("ThresholdedRelu", ["p"], ["t"], name="/b/thr", alpha=0.5),
+      node("DepthToSpace", ["t"], ["d"], name="/b/d2s", blocksize=2, mode="CRD"),
+      node("Tile", ["d", "reps"], ["y"], name="/b/tile")],
+     [f("x", 1, 8, 2, 3)], [f("y", 1, 2, 4, 18)],
+     [helper.make_tensor("slope", TensorProto.FLOAT, [8, 1, 1], [0.25] * 8),
+      ints("reps", [1, 1, 1, 3])])
+save("bad-prelu",
+     [node("PRelu", ["x", "slope"], ["y"], name="/b/prelu")],
+     [f("x", 2, 4), f("slope", 4, 1)], [f("y", 2, 4)])
+save("bad-d2s",
+     [node("DepthToSpace", ["x"], ["y"], name="/b/d2s", blocksize=2)],
+     [f("x", 1, 6, 2, 2)], [f("y", 1, 1, 4, 4)])
+save("bad-tile",
+     [node("Tile", ["x", "reps"], ["y"], name="/b/tile"),
+      node("GlobalMaxPool", ["x"], ["g"], name="/b/gmp")],
+     [f("x", 2, 4), helper.make_tensor_value_info("reps", TensorProto.INT64, [2])],
+     [f("y", 4, 8), f("g", 2, 4)])
