@@ -1369,7 +1369,7 @@ UK_INLINE UK_T void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
 
 /* The stride-1 planes of dwRowsS1: blocks of DW_S1_ROWS, then 4, 2, 1
  * output rows down each plane. The stack: a row of 48 +0 floats. */
-#define DW_S1_ROWS 4
+#define DW_S1_ROWS 6
 UK_INLINE UK_T void dwPlanesS1(const int K, const uk_dw_problem *p) {
   float zero[48] __attribute__((aligned(64)));
   for (int k = 0; k < 48; k += 16)
