@@ -23,8 +23,11 @@
 // too wide for the ring); 3x3 and 5x5 stride 2 without dilation, which the
 // AVX-512 paths deinterleave in registers inside the tap loop (row widths
 // around 16, 32 and 64 outputs, every remainder of the 4-row blocks, pads 0
-// to 2 and beyond the window, extra input columns, one-column images); the
-// words after the output stay untouched. Then
+// to 2 and beyond the window, extra input columns, one-column images); 3x3
+// and 5x5 stride 1 without dilation, which the vector paths stream through
+// register-blocked output rows (row widths around 8, 16, 32 and 64 outputs,
+// heights 1 to 13, the same pads, tall narrow planes); the words after the
+// output stay untouched. Then
 // threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
