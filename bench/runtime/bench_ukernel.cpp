@@ -18,10 +18,11 @@
 // 112x112; 96 ch 112x112 and 56x56 stride 2; 144 ch 56x56; 960 ch 7x7),
 // GOP/s = 2 * outputs * taps; also 576 ch 14x14, the largest plane of the
 // small-plane path, and two 5x5 stride-2 layers, padding 2: 240 ch 28x28,
-// 672 ch 14x14), next to oneDNN's f32 convolution (groups = C) with src, dst
-// and weights in the formats oneDNN picks (format_tag::any: its blocked
-// nChw16c/nChw8c depthwise kernel, the fair peer) and with src and dst in
-// plain NCHW (what mixrt reads and writes). The reorders into oneDNN's
+// 672 ch 14x14; and two stride-1 layers of mid planes: 192 ch 28x28 3x3,
+// 240 ch 28x28 5x5, padding 2), next to oneDNN's f32 convolution (groups = C)
+// with src, dst and weights in the formats oneDNN picks (format_tag::any: its
+// blocked nChw16c/nChw8c depthwise kernel, the fair peer) and with src and dst
+// in plain NCHW (what mixrt reads and writes). The reorders into oneDNN's
 // formats are not timed. The oneDNN rows of a shape run first, so each mixrt
 // row also carries its ratios as counters (vs_blocked, vs_nchw); a table
 // follows the GEMM one.
@@ -256,11 +257,12 @@ struct DwShape {
 // The stride-2 rows: MobileNet-V2's 112 -> 56 (96 ch) and 56 -> 28 (the
 // 96 ch row kept from the first version of this table), and the 5x5
 // stride-2 layers of EfficientNet-B0 / MobileNet-V3 (28 -> 14 at 240 ch,
-// 14 -> 7 at 672 ch).
-const DwShape kDwShapes[] = {{32, 112, 112, 1},   {96, 112, 112, 2},
-                             {96, 56, 56, 2},     {144, 56, 56, 1},
-                             {240, 28, 28, 2, 5}, {672, 14, 14, 2, 5},
-                             {960, 7, 7, 1},      {576, 14, 14, 1}};
+// 14 -> 7 at 672 ch); the stride-1 28x28 rows: MobileNet-V2's 192 ch
+// 3x3 and EfficientNet-B0's 240 ch 5x5.
+const DwShape kDwShapes[] = {
+    {32, 112, 112, 1},   {96, 112, 112, 2},   {96, 56, 56, 2}, {144, 56, 56, 1},
+    {240, 28, 28, 2, 5}, {672, 14, 14, 2, 5}, {960, 7, 7, 1},  {576, 14, 14, 1},
+    {192, 28, 28, 1},    {240, 28, 28, 1, 5}};
 
 std::map<std::string, double> &dwResults() {
   static std::map<std::string, double> r;

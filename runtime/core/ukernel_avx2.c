@@ -939,10 +939,133 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
   return 1;
 }
 
+/* Stride-1 planes with the input rows streamed through register-blocked
+ * output rows (sh = sw = 1, dh = dw = 1, KH = KW = K, 3 or 5): R output
+ * rows from oh0, 8 outputs from ow0 (the first `valid` stored). src[t]
+ * points at column x = ow0 - pl of input row oh0 + t - pt (or `zero`, a
+ * row of +0, for the padding rows). Per input row (t ascending) and tap
+ * column kw one load of 8 columns from x + kw -- whole when `E` = 0 (every
+ * column inside the row), else masked by m[kw] (+0 outside) -- used by
+ * every output row of the block whose taps read it (kh = t - r): one
+ * vfmadd231ps per output row with the broadcast weight (wv[kh * K + kw]
+ * for K = 3, kept in registers), (kh, kw) ascending from +0, then + bias
+ * -- the chain of the contract, padded taps included (+0 lanes). */
+UK_INLINE void dwRowsS1(const int K, const int R, const int E,
+                        const uk_dw_problem *p, const float *const *src,
+                        const __m256i *m, const float *w, const __m256 *wv,
+                        float *out, int64_t oh0, int64_t ow0, int64_t valid,
+                        const float *bias) {
+  __m256 acc[4];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+    acc[r] = _mm256_setzero_ps();
+#pragma GCC unroll 8
+  for (int t = 0; t < R - 1 + K; ++t)
+#pragma GCC unroll 5
+    for (int kw = 0; kw < K; ++kw) {
+      /* As an integer: column x + kw may lie before the row (masked
+       * off). */
+      const float *tap =
+          (const float *)((uintptr_t)src[t] + (uintptr_t)(kw * 4));
+      const __m256 x =
+          E ? _mm256_maskload_ps(tap, m[kw]) : _mm256_loadu_ps(tap);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const int kh = t - r;
+        if (kh < 0 || kh >= K)
+          continue;
+        acc[r] = _mm256_fmadd_ps(
+            x, K == 3 ? wv[kh * K + kw] : _mm256_set1_ps(w[kh * K + kw]),
+            acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    __m256 x = acc[r];
+    if (bias)
+      x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
+    _mm256_maskstore_ps(out + (oh0 + r) * p->OW + ow0, laneMask(valid), x);
+  }
+}
+
+/* The R output rows from oh of a stride-1 plane: the tap rows' pointers,
+ * then 8 outputs of a row at a time, whole loads where the 8 + K - 1
+ * columns they span lie inside the row, masked ones at its ends. */
+UK_INLINE void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
+                         const float *in, const float *w, const __m256 *wv,
+                         float *out, int64_t oh, const float *bias,
+                         const float *zero) {
+  const float *rows[4 - 1 + 5];
+  for (int t = 0; t < R - 1 + K; ++t) {
+    const int64_t iy = oh + t - p->pt;
+    rows[t] = iy >= 0 && iy < p->H ? in + iy * p->W : NULL;
+  }
+  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 8) {
+    const int64_t valid = p->OW - ow0 < 8 ? p->OW - ow0 : 8;
+    const int64_t x = ow0 - p->pl;
+    const float *src[4 - 1 + 5];
+    for (int t = 0; t < R - 1 + K; ++t)
+      src[t] = rows[t]
+                   ? (const float *)((uintptr_t)rows[t] + (uintptr_t)(x * 4))
+                   : zero;
+    if (x >= 0 && x + 8 + K - 1 <= p->W) {
+      dwRowsS1(K, R, 0, p, src, NULL, w, wv, out, oh, ow0, valid, bias);
+    } else {
+      __m256i m[5];
+      for (int kw = 0; kw < K; ++kw)
+        m[kw] = rangeMask(-x - kw, p->W - x - kw);
+      dwRowsS1(K, R, 1, p, src, m, w, wv, out, oh, ow0, valid, bias);
+    }
+  }
+}
+
+/* The stride-1 planes of dwRowsS1: blocks of 4, 2, 1 output rows down each
+ * plane. The stack: a row of 16 +0 floats. */
+UK_INLINE void dwPlanesS1(const int K, const uk_dw_problem *p) {
+  float zero[16] __attribute__((aligned(32)));
+  _mm256_store_ps(zero, _mm256_setzero_ps());
+  _mm256_store_ps(zero + 8, _mm256_setzero_ps());
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * K * K;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    __m256 wv[9];
+    if (K == 3)
+      for (int k = 0; k < 9; ++k)
+        wv[k] = _mm256_set1_ps(w[k]);
+    int64_t oh = 0;
+    for (; oh + 4 <= p->OH; oh += 4)
+      dwBlockS1(K, 4, p, in, w, wv, out, oh, bias, zero);
+    if (oh + 2 <= p->OH) {
+      dwBlockS1(K, 2, p, in, w, wv, out, oh, bias, zero);
+      oh += 2;
+    }
+    if (oh < p->OH)
+      dwBlockS1(K, 1, p, in, w, wv, out, oh, bias, zero);
+    if (++c == p->C)
+      c = 0;
+  }
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS1K3(const uk_dw_problem *p) {
+  dwPlanesS1(3, p);
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS1K5(const uk_dw_problem *p) {
+  dwPlanesS1(5, p);
+}
+
 UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
   uk_dw_batch batch;
   if (mixrt_uk_dw_batch_init(p, &batch))
     dwBatched(p, &batch);
+  else if (p->sw == 1 && p->sh == 1 && p->dw == 1 && p->dh == 1 &&
+           p->KH == p->KW && (p->KW == 3 || p->KW == 5) && p->H > 0 && p->W > 0)
+    p->KW == 3 ? dwPlanesS1K3(p) : dwPlanesS1K5(p);
   else if (p->sw == 1)
     dwPlanes(1, p);
   else if (p->sw == 2 && dwPlanesS2(p))

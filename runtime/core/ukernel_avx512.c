@@ -1266,10 +1266,159 @@ dwPlanesS2F5(const uk_dw_problem *p) {
   dwPlanesS2F(5, p);
 }
 
+/* Stride-1 planes with the tap shifts in registers (sh = sw = 1, dh = dw
+ * = 1, KH = KW = K, 3 or 5): R output rows from oh0, NV vectors of 16
+ * outputs from ow0 (the first `valid` stored). src[t] points at column x =
+ * ow0 - pl of input row oh0 + t - pt (or `zero`, a row of +0, for the
+ * padding rows), cm[i] the lanes of its load i (columns x + 16 * i + lane
+ * inside the input; the others +0). Per input row (t ascending) NV + 1
+ * loads, and per vector of 16 outputs the K columns its taps read as
+ * registers: the load, then shifted by kw lanes into the next load
+ * (valignd). Each such row is used by every output row of the block whose
+ * taps read it (kh = t - r): per output, one vfmadd231ps per tap with the
+ * broadcast weight (wv[kh * K + kw] for K = 3, kept in registers), (kh,
+ * kw) ascending from +0, then + bias -- the chain of the contract, padded
+ * taps included (+0 lanes). No stores but the outputs'. */
+UK_INLINE UK_T void dwRowsS1(const int K, const int R, const int NV,
+                             const uk_dw_problem *p, const float *const *src,
+                             const __mmask16 *cm, const float *w,
+                             const __m512 *wv, float *out, int64_t oh0,
+                             int64_t ow0, int64_t valid, const float *bias) {
+  __m512 acc[6][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int t = 0; t < R - 1 + K; ++t) {
+    __m512 L[3];
+#pragma GCC unroll 3
+    for (int i = 0; i <= NV; ++i)
+      L[i] = _mm512_maskz_loadu_ps(
+          cm[i], (const float *)((uintptr_t)src[t] + 64 * (uintptr_t)i));
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 X[5];
+      X[0] = L[v];
+#pragma GCC unroll 4
+      for (int kw = 1; kw < K; ++kw) {
+        const __m512i a = _mm512_castps_si512(L[v + 1]),
+                      b = _mm512_castps_si512(L[v]);
+        X[kw] = _mm512_castsi512_ps(kw == 1   ? _mm512_alignr_epi32(a, b, 1)
+                                    : kw == 2 ? _mm512_alignr_epi32(a, b, 2)
+                                    : kw == 3 ? _mm512_alignr_epi32(a, b, 3)
+                                              : _mm512_alignr_epi32(a, b, 4));
+      }
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        const int kh = t - r;
+        if (kh < 0 || kh >= K)
+          continue;
+#pragma GCC unroll 5
+        for (int kw = 0; kw < K; ++kw)
+          acc[r][v] = _mm512_fmadd_ps(
+              X[kw], K == 3 ? wv[kh * K + kw] : _mm512_set1_ps(w[kh * K + kw]),
+              acc[r][v]);
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[r][v];
+      if (bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(*bias));
+      _mm512_mask_storeu_ps(out + (oh0 + r) * p->OW + ow0 + 16 * v,
+                            colMask(valid - 16 * v), x);
+    }
+}
+
+/* The R output rows from oh of a stride-1 plane: the tap rows' pointers
+ * and the loads' lanes per 32 (the last: 16) outputs of a row. */
+UK_INLINE UK_T void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
+                              const float *in, const float *w, const __m512 *wv,
+                              float *out, int64_t oh, const float *bias,
+                              const float *zero) {
+  const float *rows[6 - 1 + 5];
+  for (int t = 0; t < R - 1 + K; ++t) {
+    const int64_t iy = oh + t - p->pt;
+    rows[t] = iy >= 0 && iy < p->H ? in + iy * p->W : NULL;
+  }
+  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 32) {
+    const int NV = p->OW - ow0 > 16 ? 2 : 1;
+    const int64_t valid = p->OW - ow0 < 32 ? p->OW - ow0 : 32;
+    const int64_t x = ow0 - p->pl;
+    __mmask16 cm[3];
+    for (int i = 0; i <= NV; ++i)
+      cm[i] = rangeMask(-x - 16 * i, p->W - x - 16 * i);
+    cm[NV] &= colMask(K - 1); /* only the columns the shifts take */
+    const float *src[6 - 1 + 5];
+    for (int t = 0; t < R - 1 + K; ++t)
+      /* As integers: column x may lie before the row (masked off). */
+      src[t] = rows[t]
+                   ? (const float *)((uintptr_t)rows[t] + (uintptr_t)(x * 4))
+                   : zero;
+    if (NV == 2)
+      dwRowsS1(K, R, 2, p, src, cm, w, wv, out, oh, ow0, valid, bias);
+    else
+      dwRowsS1(K, R, 1, p, src, cm, w, wv, out, oh, ow0, valid, bias);
+  }
+}
+
+/* The stride-1 planes of dwRowsS1: blocks of DW_S1_ROWS, then 4, 2, 1
+ * output rows down each plane. The stack: a row of 48 +0 floats. */
+#define DW_S1_ROWS 6
+UK_INLINE UK_T void dwPlanesS1(const int K, const uk_dw_problem *p) {
+  float zero[48] __attribute__((aligned(64)));
+  for (int k = 0; k < 48; k += 16)
+    _mm512_store_ps(zero + k, _mm512_setzero_ps());
+  int64_t c = p->c0;
+  for (int64_t i = 0; i < p->planes; ++i) {
+    const float *in = p->input + i * p->H * p->W;
+    const float *w = p->weight + c * K * K;
+    const float *bias = p->bias ? p->bias + c : NULL;
+    float *out = p->output + i * p->OH * p->OW;
+    __m512 wv[9];
+    if (K == 3)
+      for (int k = 0; k < 9; ++k)
+        wv[k] = _mm512_set1_ps(w[k]);
+    int64_t oh = 0;
+    for (; oh + DW_S1_ROWS <= p->OH; oh += DW_S1_ROWS)
+      dwBlockS1(K, DW_S1_ROWS, p, in, w, wv, out, oh, bias, zero);
+    if (DW_S1_ROWS > 4 && oh + 4 <= p->OH) {
+      dwBlockS1(K, 4, p, in, w, wv, out, oh, bias, zero);
+      oh += 4;
+    }
+    if (oh + 2 <= p->OH) {
+      dwBlockS1(K, 2, p, in, w, wv, out, oh, bias, zero);
+      oh += 2;
+    }
+    if (oh < p->OH)
+      dwBlockS1(K, 1, p, in, w, wv, out, oh, bias, zero);
+    if (++c == p->C)
+      c = 0;
+  }
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS1K3(const uk_dw_problem *p) {
+  dwPlanesS1(3, p);
+}
+
+static UK_T __attribute__((noinline)) void
+dwPlanesS1K5(const uk_dw_problem *p) {
+  dwPlanesS1(5, p);
+}
+
 UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
   uk_dw_batch batch;
   if (mixrt_uk_dw_batch_init(p, &batch))
     dwBatched(p, &batch);
+  else if (p->sw == 1 && p->sh == 1 && p->dw == 1 && p->dh == 1 &&
+           p->KH == p->KW && (p->KW == 3 || p->KW == 5) && p->H > 0 && p->W > 0)
+    p->KW == 3 ? dwPlanesS1K3(p) : dwPlanesS1K5(p);
   else if (p->sw == 1)
     dwPlanes(1, p);
   else if (p->sw == 2 && p->sh == 2 && p->dw == 1 && p->dh == 1 &&

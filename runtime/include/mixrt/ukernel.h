@@ -174,7 +174,12 @@ MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
  *  same for W. The vector paths (AVX2, AVX-512) vectorize along the
  *  output row with masked tails (stride 2 deinterleaves even and odd input
  *  columns, in registers or through a ring of rows on the stack; other
- *  strides > 1 gather); outputs whose taps
+ *  strides > 1 gather). 3x3 and 5x5 windows of stride 1 without dilation
+ *  stream each input row once through a block of output rows held in
+ *  registers (AVX-512: 6 rows x 32 outputs, the tap columns shifted in
+ *  registers by valignd; AVX2: 4 rows x 8 outputs, a load per tap
+ *  column), loads masked at the ends of the row (+0 outside), padding
+ *  rows read from a row of +0; elsewhere outputs whose taps
  *  all lie inside the image take the unchecked loads, the border ones
  *  (whole rows and the first/last vector of a row) load +0 for padded taps
  *  by masked-off lanes and still run every fma. Small planes (rows of at

@@ -23,8 +23,11 @@
 // too wide for the ring); 3x3 and 5x5 stride 2 without dilation, which the
 // AVX-512 paths deinterleave in registers inside the tap loop (row widths
 // around 16, 32 and 64 outputs, every remainder of the 4-row blocks, pads 0
-// to 2 and beyond the window, extra input columns, one-column images); the
-// words after the output stay untouched. Then
+// to 2 and beyond the window, extra input columns, one-column images); 3x3
+// and 5x5 stride 1 without dilation, which the vector paths stream through
+// register-blocked output rows (row widths around 8, 16, 32 and 64 outputs,
+// heights 1 to 13, the same pads, tall narrow planes); the words after the
+// output stay untouched. Then
 // threads (also splitting small planes mid-group), and the argument checks.
 //
 //===----------------------------------------------------------------------===//
@@ -584,6 +587,73 @@ TEST_CASE("ukernel.depthwise stride 2 with fused deinterleaving",
       checkPaddedCopy(DwShape{1, 3, 7, ow, 3, 3, 2, 2, 1, 1}.padded(1, 1, 2, 2),
                       tiny, !tiny, rng);
       checkPaddedCopy(DwShape{2, 2, 6, ow, 5, 5, 2, 2, 1, 1}.padded(2, 2, 1, 2),
+                      tiny, tiny, rng);
+    }
+}
+
+TEST_CASE("ukernel.depthwise stride 1 with the tap shifts in registers",
+          "[ukernel][depthwise]") {
+  // The vector paths compute 3x3 and 5x5 windows of stride 1 (no
+  // dilation) outside the small planes by streaming input rows through
+  // register-blocked output rows: per block of output rows and vectors of
+  // outputs, each input row loaded once (masked at the ends of the row,
+  // the last load only for the columns shifted in), every tap column a
+  // shift of those loads, padding rows read from a row of +0. Row widths
+  // around the vector widths (8, 16) and the blocks of vectors (32, 64),
+  // every remainder of the row blocks (heights 1 to 13), padding 0 to 2
+  // (asymmetric, and rows and columns of padding beyond the window), input
+  // columns and rows beyond those the taps read, one-column images, tall
+  // narrow planes the small-plane path does not take, specials (-0, Inf and
+  // NaN weights on the padding) and an explicit +0-padded copy (-0 sums).
+  std::mt19937 rng(47);
+  const int64_t pads[][4] = {
+      {0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {0, 1, 2, 0}, {2, 0, 1, 2}};
+  int variant = 0;
+  for (int64_t k : {3, 5})
+    for (int64_t ow :
+         {7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49, 63, 64, 65})
+      for (int64_t oh : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13})
+        for (const auto &pd : pads) {
+          if ((ow < 17 && oh < 12) || (oh > 9 && variant % 3 != 0)) {
+            ++variant; // small planes: the channel batches
+            continue;
+          }
+          const int64_t c = 1 + (ow + oh) % 3;
+          const DwShape s = DwShape{1 + c % 2, c, oh, ow, k, k, 1, 1, 1, 1}
+                                .padded(pd[0], pd[1], pd[2], pd[3])
+                                .extra(variant % 2, variant % 3);
+          checkShape(s, variant % 5 == 0, variant % 2 == 1, rng);
+          ++variant;
+        }
+  for (DwShape s : {
+           // Tall narrow planes (past the small-plane limits).
+           DwShape{1, 3, 70, 9, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 2, 41, 16, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           // Images of one column (every tap column but one is padding).
+           DwShape{1, 2, 60, 1, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 2, 60, 1, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 2, 40, 2, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           // Padding rows beyond the window: whole output rows of padding.
+           DwShape{1, 2, 9, 20, 3, 3, 1, 1, 1, 1}.padded(3, 1, 4, 1),
+           DwShape{1, 2, 11, 21, 5, 5, 1, 1, 1, 1}.padded(5, 2, 6, 2),
+           // Rows of many vectors (inside blocks) and a tail.
+           DwShape{1, 2, 7, 150, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{2, 3, 6, 100, 5, 5, 1, 1, 1, 1}.padded(2, 2, 2, 2),
+           DwShape{1, 2, 6, 70, 3, 3, 1, 1, 1, 1}.extra(1, 9),
+           DwShape{1, 1, 5, 112, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           DwShape{1, 1, 6, 56, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+           // Padding wider than a vector, on either side.
+           DwShape{1, 2, 5, 40, 3, 3, 1, 1, 1, 1}.padded(1, 37, 1, 20),
+           DwShape{1, 2, 5, 40, 5, 5, 1, 1, 1, 1}.padded(0, 18, 2, 35),
+       }) {
+    checkShape(s, false, true, rng);
+    checkShape(s, true, false, rng);
+  }
+  for (int64_t ow : {17, 32, 49})
+    for (bool tiny : {false, true}) {
+      checkPaddedCopy(DwShape{1, 3, 7, ow, 3, 3, 1, 1, 1, 1}.padded(1, 1, 2, 2),
+                      tiny, !tiny, rng);
+      checkPaddedCopy(DwShape{2, 2, 6, ow, 5, 5, 1, 1, 1, 1}.padded(2, 2, 1, 2),
                       tiny, tiny, rng);
     }
 }
