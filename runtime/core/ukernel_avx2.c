@@ -78,6 +78,77 @@ UK_T uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n) {
   return r;
 }
 
+/* 8 quantized lanes as int32 (exact integers in [qmin, 127]). */
+UK_INLINE __m256i quant8(__m256 v, __m256 scale, __m256 zp, __m256 qmin) {
+  const __m256 q = _mm256_div_ps(v, scale);
+  __m256 r = _mm256_add_ps(
+      _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+  const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+  r = _mm256_min_ps(_mm256_max_ps(r, qmin), _mm256_set1_ps(127.0f));
+  return _mm256_cvttps_epi32(_mm256_blendv_ps(r, zp, nan));
+}
+
+/* Lanes of v whose exponent is all ones (Inf, NaN), as a mask vector. */
+UK_INLINE __m256i nonFinite8(__m256 v) {
+  const __m256i e = _mm256_set1_epi32(0x7f800000);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(v), e), e);
+}
+
+/* 32 elements: x[0..32) -> out[0..32); a non-finite lane sets *bad. */
+UK_INLINE void quant32(const float *x, int8_t *out, __m256 scale, __m256 zp,
+                       __m256 qmin, __m256i *bad) {
+  const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8),
+               v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+  *bad = _mm256_or_si256(
+      *bad, _mm256_or_si256(_mm256_or_si256(nonFinite8(v0), nonFinite8(v1)),
+                            _mm256_or_si256(nonFinite8(v2), nonFinite8(v3))));
+  const __m256i a = quant8(v0, scale, zp, qmin),
+                b = quant8(v1, scale, zp, qmin),
+                c = quant8(v2, scale, zp, qmin),
+                d = quant8(v3, scale, zp, qmin);
+  /* packs work per 128-bit lane: [a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7
+   * d4-7], then the dwords go back in order. */
+  const __m256i p =
+      _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+  _mm256_storeu_si256((__m256i *)(void *)out,
+                      _mm256_permutevar8x32_epi32(
+                          p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
+                                           const uk_quant *qp, int8_t *out) {
+  const __m256 scale = _mm256_set1_ps(qp->scale),
+               zp = _mm256_set1_ps((float)qp->zero_point),
+               qmin = _mm256_set1_ps((float)qp->qmin);
+  int64_t first = -1, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i bad = _mm256_setzero_si256();
+    quant32(x + i, out + i, scale, zp, qmin, &bad);
+    if (first < 0 && !_mm256_testz_si256(bad, bad))
+      for (int64_t j = i;; ++j)
+        if (!(x[j] - x[j] == 0.0f)) { /* Inf - Inf, NaN: NaN */
+          first = j;
+          break;
+        }
+  }
+  if (i < n) {
+    /* The tail through a +0-padded copy (+0 is finite). */
+    float t[32] = {0};
+    int8_t o[32];
+    __builtin_memcpy(t, x + i, (size_t)(n - i) * sizeof(float));
+    __m256i bad = _mm256_setzero_si256();
+    quant32(t, o, scale, zp, qmin, &bad);
+    __builtin_memcpy(out + i, o, (size_t)(n - i));
+    if (first < 0 && !_mm256_testz_si256(bad, bad))
+      for (int64_t j = 0;; ++j)
+        if (!(t[j] - t[j] == 0.0f)) {
+          first = i + j;
+          break;
+        }
+  }
+  return first;
+}
+
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
   return valid >= 8 ? _mm256_loadu_ps(p)
                     : _mm256_maskload_ps(p, laneMask(valid));
