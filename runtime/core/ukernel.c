@@ -759,13 +759,21 @@ static int64_t quantizePart(const float *x, int64_t n, const uk_quant *q,
 }
 
 /* Elementwise passes (range, quantize) split into contiguous parts of a
- * multiple of 64 elements from UK_ELT_SPLIT elements: below, the hand-off
- * to the pool (a few microseconds) costs more than half of a pass that
- * runs at 10+ elements/ns (see bench_mixrt_ukernel, BM_Range / BM_Quantize
- * at 64K and 256K). Each part's result is exact, and the combination is:
- * a NaN anywhere makes both bounds NaN, else IEEE minimum / maximum with
- * -0 < +0, and the first non-finite index is the smallest of the parts'. */
-#define UK_ELT_SPLIT ((int64_t)1 << 18)
+ * multiple of 64 elements from a size where a second thread pays for the
+ * hand-off to the pool (a condition-variable wake-up, ~10-20 us measured)
+ * and for leaving the caller's L2: measured on a 2-core AMD EPYC (Zen 4,
+ * 1 MB L2 per core), best of many runs of 1 vs 2 threads, the AVX-512
+ * range (28 elements/ns from L2) first gains at 2^21 elements (124 -> 103
+ * us; at 2^20 2 threads are slower, 48 -> 59 us), the AVX-512 quantize
+ * (13 elements/ns) at 2^20 (98 -> 73 us; 2^19: 40 -> 43 us), AVX2 the
+ * same sizes (quantize at 6.7 elements/ns already gains at 2^19); the
+ * portable path (1 and 0.3 elements/ns) gains from 2^18. Each part's
+ * result is exact, and the combination is: a NaN anywhere makes both
+ * bounds NaN, else IEEE minimum / maximum with -0 < +0, and the first
+ * non-finite index is the smallest of the parts'. */
+#define UK_ELT_SPLIT_RANGE ((int64_t)1 << 21)
+#define UK_ELT_SPLIT_QUANTIZE ((int64_t)1 << 20)
+#define UK_ELT_SPLIT_PORTABLE ((int64_t)1 << 18)
 #define UK_ELT_MAX_PARTS 64
 
 typedef struct uk_elt_job {
@@ -798,7 +806,11 @@ static int eltSplit(uk_elt_job *job, int64_t *first, float *lo, float *hi) {
 #if UINTPTR_MAX > 0xffffffffu
   const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
   const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
-  if (threads < 2 || pf == NULL || job->n < UK_ELT_SPLIT)
+  const int64_t minimum = job->isa == MIXRT_UKERNEL_ISA_PORTABLE
+                              ? UK_ELT_SPLIT_PORTABLE
+                          : job->q ? UK_ELT_SPLIT_QUANTIZE
+                                   : UK_ELT_SPLIT_RANGE;
+  if (threads < 2 || pf == NULL || job->n < minimum)
     return 0;
   const int64_t parts0 =
       threads < UK_ELT_MAX_PARTS ? threads : UK_ELT_MAX_PARTS;

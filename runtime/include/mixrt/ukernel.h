@@ -148,9 +148,10 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
  *  0x7fc00000. Returns the index of the first non-finite element of x (the
  *  one a checked quantize reports), or -1; -2 (nothing written) for a
  *  negative n or NULL pointers (x may be NULL when n is 0). With
- *  mixrt_ukernel_set_parallel, n >= 2^18 is split into contiguous parts
- *  (multiples of 64 elements) whose exact results are combined: identical
- *  for any thread count. */
+ *  mixrt_ukernel_set_parallel, n >= 2^21 (2^18 on the portable path) is
+ *  split into contiguous parts (multiples of 64 elements) whose exact
+ *  results are combined: identical for any thread count. The AVX-512 path
+ *  takes the bounds from integer maxima of the bits (API version 9). */
 MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
                                           float *hi);
 
@@ -169,8 +170,9 @@ MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
  *  qmin -128 or -127. Every element is written, finite or not. The vector
  *  paths (AVX2: vdivps + vroundps, AVX-512: vdivps + vrndscaleps +
  *  vpmovsdb) give the bits of the portable one. With
- *  mixrt_ukernel_set_parallel, n >= 2^18 is split into contiguous parts
- *  (multiples of 64 elements): results identical for any thread count.
+ *  mixrt_ukernel_set_parallel, n >= 2^20 (2^18 on the portable path) is
+ *  split into contiguous parts (multiples of 64 elements): results
+ *  identical for any thread count.
  *  Returns the index of the first non-finite x[i] (the one a checked
  *  quantize reports) or -1; -2 (nothing written) for a negative n, NULL
  *  pointers (allowed when n is 0) or a bad scale, zero point or qmin.

@@ -1067,9 +1067,10 @@ TEST_CASE("ukernel.quantize_f32_s8 reports the first non-finite element",
 TEST_CASE("ukernel.range and quantize split over threads bit-identically",
           "[ukernel]") {
   std::mt19937 rng(14);
-  // Above the 2^18 elements that make them split; 2 threads cut at
-  // 131584 (n / 2 rounded up to 64), 3 threads at 87744 and 175488.
-  const int64_t n = (int64_t(1) << 18) + 1001;
+  // Above the 2^21 elements that make a range split (2^20 a quantize,
+  // 2^18 on the portable path); 2 threads cut at 1049088 (n / 2 rounded up
+  // to 64), 3 threads at 699392 and 1398784.
+  const int64_t n = (int64_t(1) << 21) + 1001;
   const std::vector<float> base = manyScales(rng, static_cast<size_t>(n));
   struct Case {
     const char *name;
@@ -1078,14 +1079,14 @@ TEST_CASE("ukernel.range and quantize split over threads bit-identically",
   const std::vector<Case> cases = {
       {"finite", {}},
       {"-0 only in a later part, all else positive", {}},
-      {"Inf in the middle of part 2", {{200000, 0x7f800000u}}},
+      {"Inf in the middle of part 2", {{1500000, 0x7f800000u}}},
       {"-Inf in part 2, +Inf later",
-       {{140000, 0xff800000u}, {262000, 0x7f800000u}}},
+       {{1100000, 0xff800000u}, {2000000, 0x7f800000u}}},
       {"NaN in part 2, Inf in part 1",
-       {{150001, 0xffc01234u}, {100000, 0x7f800000u}}},
+       {{1200001, 0xffc01234u}, {800000, 0x7f800000u}}},
       {"NaN at 0 and in the tail", {{0, 0x7fc00000u}, {n - 1, 0x7f800000u}}},
       {"non-finite in the tail only", {{n - 2, 0xff800000u}}},
-      {"smallest value in part 2", {{170000, 0xf149f2cau}}},
+      {"smallest value in part 2", {{1700000, 0xf149f2cau}}},
   };
   for (mixrt_ukernel_isa isa : availablePaths()) {
     IsaScope scope(isa);
@@ -1096,7 +1097,7 @@ TEST_CASE("ukernel.range and quantize split over threads bit-identically",
       if (c == 1) {
         for (float &v : x)
           v = std::fabs(v);
-        x[200000] = -0.0f;
+        x[1600000] = -0.0f;
       }
       for (auto [i, b] : cases[c].set)
         x[static_cast<size_t>(i)] = f32FromBits(b);
