@@ -721,7 +721,8 @@ static int64_t rangePart(const float *x, int64_t n, float *lo, float *hi,
                            ? mixrt_uk_range_f32_avx512(x, n)
                            : mixrt_uk_range_f32_avx2(x, n);
     if (!r.non_finite) {
-      /* Finite: vminps/vmaxps are exact but for the sign of a zero. */
+      /* Finite: the bounds from the maxima of the bits are exact, the sign
+       * of a zero included (kept explicit for any path that is not). */
       *lo = r.lo == 0.0f ? (r.negative_zero ? -0.0f : 0.0f) : r.lo;
       *hi = r.hi == 0.0f ? 0.0f : r.hi;
       return -1;

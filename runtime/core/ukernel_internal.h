@@ -157,7 +157,8 @@ static inline int mixrt_uk_dw_batch_init(const uk_dw_problem *p,
 }
 
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
- * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
+ * and max of +0 and x (exact when non_finite is 0), and whether a -0 or a
+ * non-finite value occurs. */
 typedef struct uk_range {
   float lo, hi;
   int negative_zero, non_finite;
