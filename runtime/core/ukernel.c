@@ -813,9 +813,14 @@ static int eltSplit(uk_elt_job *job, int64_t *first, float *lo, float *hi) {
                                    : UK_ELT_SPLIT_RANGE;
   if (threads < 2 || pf == NULL || job->n < minimum)
     return 0;
+  /* 4 parts per thread (at least 2^16 elements each): the pool hands them
+   * out one by one, so a worker that wakes late (a busy core) takes fewer
+   * and the caller does not wait on a half of the work at the end. */
   const int64_t parts0 =
-      threads < UK_ELT_MAX_PARTS ? threads : UK_ELT_MAX_PARTS;
+      threads < UK_ELT_MAX_PARTS / 4 ? 4 * (int64_t)threads : UK_ELT_MAX_PARTS;
   job->per = ((job->n + parts0 - 1) / parts0 + 63) & ~(int64_t)63;
+  if (job->per < ((int64_t)1 << 16))
+    job->per = (int64_t)1 << 16;
   const int64_t parts = (job->n + job->per - 1) / job->per;
   pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, eltPart,
      (void *)job);
