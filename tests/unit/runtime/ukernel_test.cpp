@@ -1068,8 +1068,8 @@ TEST_CASE("ukernel.range and quantize split over threads bit-identically",
           "[ukernel]") {
   std::mt19937 rng(14);
   // Above the 2^21 elements that make a range split (2^20 a quantize,
-  // 2^18 on the portable path); 2 threads cut at 1049088 (n / 2 rounded up
-  // to 64), 3 threads at 699392 and 1398784.
+  // 2^18 on the portable path), in 4 parts per thread: 2 threads cut at
+  // multiples of 262272 (n / 8 rounded up to 64), 3 threads of 174848.
   const int64_t n = (int64_t(1) << 21) + 1001;
   const std::vector<float> base = manyScales(rng, static_cast<size_t>(n));
   struct Case {
