@@ -787,6 +787,7 @@ typedef struct uk_elt_job {
   float lo[UK_ELT_MAX_PARTS], hi[UK_ELT_MAX_PARTS];
 } uk_elt_job;
 
+#if UINTPTR_MAX > 0xffffffffu
 static void eltPart(void *context, int64_t begin, int64_t end) {
   uk_elt_job *job = (uk_elt_job *)context;
   for (int64_t i = begin; i < end; ++i) {
@@ -800,6 +801,7 @@ static void eltPart(void *context, int64_t begin, int64_t end) {
       job->first[i] += b;
   }
 }
+#endif
 
 /* Runs the pass split (and combines into *lo, *hi for a range) when
  * threads are set and n is large enough; returns 0 if it did not. */
