@@ -150,8 +150,9 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
  *  negative n or NULL pointers (x may be NULL when n is 0). With
  *  mixrt_ukernel_set_parallel, n >= 2^21 (2^18 on the portable path) is
  *  split into contiguous parts (multiples of 64 elements) whose exact
- *  results are combined: identical for any thread count. The AVX-512 path
- *  takes the bounds from integer maxima of the bits (API version 9). */
+ *  results are combined: identical for any thread count. The vector paths
+ *  (AVX2, AVX-512) take the bounds from the signed and unsigned integer
+ *  maxima of the bits (API version 9). */
 MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
                                           float *hi);
 
