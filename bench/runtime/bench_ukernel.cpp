@@ -27,6 +27,10 @@
 // row also carries its ratios as counters (vs_blocked, vs_nchw); a table
 // follows the GEMM one.
 //
+// Elementwise rows (BM_Range_*, BM_Quantize_*): the range and quantize
+// passes of a dynamic int8 quantization per path, 1 and 2 threads, wall
+// time (GB/s and elements/ns counters; see registerElementwise).
+//
 //===----------------------------------------------------------------------===//
 
 #include "mixrt/mixrt.h"
@@ -400,6 +404,89 @@ void printDepthwiseRatios() {
   }
 }
 
+// Elementwise rows (BM_Range_*, BM_Quantize_*): the two passes of a dynamic
+// int8 quantization outside the GEMM, mixrt_ukernel_range_f32 and
+// mixrt_ukernel_quantize_f32_s8, on 64K, 256K and 1M floats in [-1, 1) per
+// path, on 1 and 2 threads (mixrt_set_num_threads). Wall-clock time (the
+// second thread's work counts), GB/s of f32 read (range) or f32 read + int8
+// written (quantize), and elements/ns.
+
+double wallSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+const int64_t kEltSizes[] = {64 << 10, 256 << 10, 1 << 20};
+
+template <class Fn>
+void timedElt(benchmark::State &state, int64_t n, double bytesPerElt,
+              int32_t threads, Fn fn) {
+  if (mixrt_set_num_threads(threads) != MIXRT_STATUS_OK) {
+    state.SkipWithError("mixrt_set_num_threads failed");
+    return;
+  }
+  fn(); // warm the pool and the caches
+  double seconds = 0.0;
+  for (auto _ : state) {
+    const double start = wallSeconds();
+    fn();
+    const double t = wallSeconds() - start;
+    seconds += t;
+    state.SetIterationTime(t);
+  }
+  (void)mixrt_set_num_threads(1);
+  const double perIter = seconds / static_cast<double>(state.iterations());
+  state.counters["GBps"] = bytesPerElt * static_cast<double>(n) / perIter / 1e9;
+  state.counters["elt_per_ns"] = static_cast<double>(n) / perIter / 1e9;
+}
+
+void BM_Range(benchmark::State &state, mixrt_ukernel_isa isa, int64_t n,
+              int32_t threads) {
+  if (!forceIsa(state, isa))
+    return;
+  const std::vector<float> x = randomF32(static_cast<size_t>(n), 7);
+  float lo = 0.0f, hi = 0.0f;
+  timedElt(state, n, 4.0, threads, [&] {
+    benchmark::DoNotOptimize(mixrt_ukernel_range_f32(x.data(), n, &lo, &hi));
+    benchmark::ClobberMemory();
+  });
+}
+
+void BM_Quantize(benchmark::State &state, mixrt_ukernel_isa isa, int64_t n,
+                 int32_t threads) {
+  if (!forceIsa(state, isa))
+    return;
+  const std::vector<float> x = randomF32(static_cast<size_t>(n), 8);
+  std::vector<int8_t> q(static_cast<size_t>(n));
+  timedElt(state, n, 5.0, threads, [&] {
+    benchmark::DoNotOptimize(mixrt_ukernel_quantize_f32_s8(
+        x.data(), n, 1.0f / 127.0f, 3, -128, q.data()));
+    benchmark::ClobberMemory();
+  });
+}
+
+void registerElementwise() {
+  for (int64_t n : kEltSizes)
+    for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i) {
+      const auto isa = static_cast<mixrt_ukernel_isa>(i);
+      for (int32_t threads : {1, 2}) {
+        const std::string tag = std::string("/") + mixrt_ukernel_isa_name(isa) +
+                                "/" + std::to_string(n) +
+                                "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("BM_Range" + tag).c_str(), BM_Range, isa,
+                                     n, threads)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("BM_Quantize" + tag).c_str(), BM_Quantize,
+                                     isa, n, threads)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+}
+
 void registerAll() {
   for (const Shape &s : kShapes) {
     const std::string shape = shapeName(s);
@@ -488,6 +575,7 @@ int main(int argc, char **argv) {
     return 1;
   registerAll();
   registerDepthwise();
+  registerElementwise();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   printRatios();

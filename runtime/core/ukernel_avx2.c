@@ -35,47 +35,128 @@ UK_INLINE __m256i laneMask(int64_t valid) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), iota);
 }
 
+/* The range from the signed and the unsigned maximum of the bits and 0
+ * (vpmaxsd, vpmaxud: 2 instructions a vector, 4 independent pairs), as
+ * mixrt_uk_range_f32_avx512 explains. */
 UK_T uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n) {
-  __m256 mn0 = _mm256_setzero_ps(), mx0 = mn0, mn1 = mn0, mx1 = mn0;
-  const __m256i exponent = _mm256_set1_epi32(0x7f800000);
-  const __m256i negZero = _mm256_set1_epi32((int)0x80000000u);
-  __m256i bad = _mm256_setzero_si256(), nz = bad;
+  __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+  __m256i u0 = s0, u1 = s0, u2 = s0, u3 = s0;
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
-    const __m256i b0 = _mm256_castps_si256(v0), b1 = _mm256_castps_si256(v1);
-    mn0 = _mm256_min_ps(mn0, v0);
-    mx0 = _mm256_max_ps(mx0, v0);
-    mn1 = _mm256_min_ps(mn1, v1);
-    mx1 = _mm256_max_ps(mx1, v1);
-    bad = _mm256_or_si256(
-        bad, _mm256_or_si256(
-                 _mm256_cmpeq_epi32(_mm256_and_si256(b0, exponent), exponent),
-                 _mm256_cmpeq_epi32(_mm256_and_si256(b1, exponent), exponent)));
-    nz = _mm256_or_si256(nz, _mm256_or_si256(_mm256_cmpeq_epi32(b0, negZero),
-                                             _mm256_cmpeq_epi32(b1, negZero)));
+  for (; i + 32 <= n; i += 32) {
+    const __m256i b0 = _mm256_loadu_si256((const __m256i *)(x + i)),
+                  b1 = _mm256_loadu_si256((const __m256i *)(x + i + 8)),
+                  b2 = _mm256_loadu_si256((const __m256i *)(x + i + 16)),
+                  b3 = _mm256_loadu_si256((const __m256i *)(x + i + 24));
+    s0 = _mm256_max_epi32(s0, b0);
+    u0 = _mm256_max_epu32(u0, b0);
+    s1 = _mm256_max_epi32(s1, b1);
+    u1 = _mm256_max_epu32(u1, b1);
+    s2 = _mm256_max_epi32(s2, b2);
+    u2 = _mm256_max_epu32(u2, b2);
+    s3 = _mm256_max_epi32(s3, b3);
+    u3 = _mm256_max_epu32(u3, b3);
   }
-  mn0 = _mm256_min_ps(mn0, mn1);
-  mx0 = _mm256_max_ps(mx0, mx1);
-  float lo[8], hi[8];
-  _mm256_storeu_ps(lo, mn0);
-  _mm256_storeu_ps(hi, mx0);
-  uk_range r = {0.0f, 0.0f, !_mm256_testz_si256(nz, nz),
-                !_mm256_testz_si256(bad, bad)};
+  for (; i + 8 <= n; i += 8) {
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(x + i));
+    s0 = _mm256_max_epi32(s0, b);
+    u0 = _mm256_max_epu32(u0, b);
+  }
+  s0 = _mm256_max_epi32(_mm256_max_epi32(s0, s1), _mm256_max_epi32(s2, s3));
+  u0 = _mm256_max_epu32(_mm256_max_epu32(u0, u1), _mm256_max_epu32(u2, u3));
+  int32_t sv[8];
+  uint32_t uv[8];
+  _mm256_storeu_si256((__m256i *)(void *)sv, s0);
+  _mm256_storeu_si256((__m256i *)(void *)uv, u0);
+  int32_t smax = 0;
+  uint32_t umax = 0;
   for (int j = 0; j < 8; ++j) {
-    r.lo = lo[j] < r.lo ? lo[j] : r.lo;
-    r.hi = hi[j] > r.hi ? hi[j] : r.hi;
+    smax = sv[j] > smax ? sv[j] : smax;
+    umax = uv[j] > umax ? uv[j] : umax;
   }
   for (; i < n; ++i) {
-    const float v = x[i];
     uint32_t b;
-    __builtin_memcpy(&b, &v, sizeof b);
-    r.non_finite |= (b & 0x7f800000u) == 0x7f800000u;
-    r.negative_zero |= b == 0x80000000u;
-    r.lo = v < r.lo ? v : r.lo;
-    r.hi = v > r.hi ? v : r.hi;
+    __builtin_memcpy(&b, x + i, sizeof b);
+    smax = (int32_t)b > smax ? (int32_t)b : smax;
+    umax = b > umax ? b : umax;
   }
+  const uint32_t lo = umax >= 0x80000000u ? umax : 0u, hi = (uint32_t)smax;
+  uk_range r;
+  __builtin_memcpy(&r.lo, &lo, sizeof lo);
+  __builtin_memcpy(&r.hi, &hi, sizeof hi);
+  r.negative_zero = umax == 0x80000000u;
+  r.non_finite = hi >= 0x7f800000u || umax >= 0xff800000u;
   return r;
+}
+
+/* 8 quantized lanes as int32 (exact integers in [qmin, 127]). */
+UK_INLINE __m256i quant8(__m256 v, __m256 scale, __m256 zp, __m256 qmin) {
+  const __m256 q = _mm256_div_ps(v, scale);
+  __m256 r = _mm256_add_ps(
+      _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
+  const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+  r = _mm256_min_ps(_mm256_max_ps(r, qmin), _mm256_set1_ps(127.0f));
+  return _mm256_cvttps_epi32(_mm256_blendv_ps(r, zp, nan));
+}
+
+/* Lanes of v whose exponent is all ones (Inf, NaN), as a mask vector. */
+UK_INLINE __m256i nonFinite8(__m256 v) {
+  const __m256i e = _mm256_set1_epi32(0x7f800000);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(v), e), e);
+}
+
+/* 32 elements: x[0..32) -> out[0..32); a non-finite lane sets *bad. */
+UK_INLINE void quant32(const float *x, int8_t *out, __m256 scale, __m256 zp,
+                       __m256 qmin, __m256i *bad) {
+  const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8),
+               v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+  *bad = _mm256_or_si256(
+      *bad, _mm256_or_si256(_mm256_or_si256(nonFinite8(v0), nonFinite8(v1)),
+                            _mm256_or_si256(nonFinite8(v2), nonFinite8(v3))));
+  const __m256i a = quant8(v0, scale, zp, qmin),
+                b = quant8(v1, scale, zp, qmin),
+                c = quant8(v2, scale, zp, qmin),
+                d = quant8(v3, scale, zp, qmin);
+  /* packs work per 128-bit lane: [a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7
+   * d4-7], then the dwords go back in order. */
+  const __m256i p =
+      _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+  _mm256_storeu_si256((__m256i *)(void *)out,
+                      _mm256_permutevar8x32_epi32(
+                          p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
+                                           const uk_quant *qp, int8_t *out) {
+  const __m256 scale = _mm256_set1_ps(qp->scale),
+               zp = _mm256_set1_ps((float)qp->zero_point),
+               qmin = _mm256_set1_ps((float)qp->qmin);
+  int64_t first = -1, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i bad = _mm256_setzero_si256();
+    quant32(x + i, out + i, scale, zp, qmin, &bad);
+    if (first < 0 && !_mm256_testz_si256(bad, bad))
+      for (int64_t j = i;; ++j)
+        if (!(x[j] - x[j] == 0.0f)) { /* Inf - Inf, NaN: NaN */
+          first = j;
+          break;
+        }
+  }
+  if (i < n) {
+    /* The tail through a +0-padded copy (+0 is finite). */
+    float t[32] = {0};
+    int8_t o[32];
+    __builtin_memcpy(t, x + i, (size_t)(n - i) * sizeof(float));
+    __m256i bad = _mm256_setzero_si256();
+    quant32(t, o, scale, zp, qmin, &bad);
+    __builtin_memcpy(out + i, o, (size_t)(n - i));
+    if (first < 0 && !_mm256_testz_si256(bad, bad))
+      for (int64_t j = 0;; ++j)
+        if (!(t[j] - t[j] == 0.0f)) {
+          first = i + j;
+          break;
+        }
+  }
+  return first;
 }
 
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {

@@ -514,6 +514,99 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* Range and quantization of a dynamic int8 quantization                     *|
+\*===----------------------------------------------------------------------===*/
+
+/* The range from two integer maxima of the bits, 2 instructions a vector
+ * (vpmaxsd, vpmaxud), with 4 independent pairs: the signed maximum of the
+ * bits and 0 is the bits of the largest float and +0 when no NaN or Inf is
+ * positive (non-negative floats order as their bits, negative ones below
+ * every non-negative one, -0 as INT_MIN); the unsigned maximum of the bits
+ * and 0 is, when >= 0x80000000, the negative float of the largest
+ * magnitude (-0 when every negative is a -0), i.e. the minimum, else there
+ * is no negative and the minimum from +0 is +0. Non-finite iff the signed
+ * maximum >= 0x7f800000 or the unsigned one >= 0xff800000. */
+UK_T uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+  __m512i u0 = s0, u1 = s0, u2 = s0, u3 = s0;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i b0 = _mm512_loadu_si512(x + i),
+                  b1 = _mm512_loadu_si512(x + i + 16),
+                  b2 = _mm512_loadu_si512(x + i + 32),
+                  b3 = _mm512_loadu_si512(x + i + 48);
+    s0 = _mm512_max_epi32(s0, b0);
+    u0 = _mm512_max_epu32(u0, b0);
+    s1 = _mm512_max_epi32(s1, b1);
+    u1 = _mm512_max_epu32(u1, b1);
+    s2 = _mm512_max_epi32(s2, b2);
+    u2 = _mm512_max_epu32(u2, b2);
+    s3 = _mm512_max_epi32(s3, b3);
+    u3 = _mm512_max_epu32(u3, b3);
+  }
+  for (; i < n; i += 16) {
+    /* Masked-off lanes load 0, the start of both maxima. */
+    const __m512i b = _mm512_maskz_loadu_epi32(colMask(n - i), x + i);
+    s0 = _mm512_max_epi32(s0, b);
+    u0 = _mm512_max_epu32(u0, b);
+  }
+  s0 = _mm512_max_epi32(_mm512_max_epi32(s0, s1), _mm512_max_epi32(s2, s3));
+  u0 = _mm512_max_epu32(_mm512_max_epu32(u0, u1), _mm512_max_epu32(u2, u3));
+  const uint32_t smax = (uint32_t)_mm512_reduce_max_epi32(s0);
+  const uint32_t umax = _mm512_reduce_max_epu32(u0);
+  const uint32_t lo = umax >= 0x80000000u ? umax : 0u;
+  uk_range r;
+  __builtin_memcpy(&r.lo, &lo, sizeof lo);
+  __builtin_memcpy(&r.hi, &smax, sizeof smax);
+  r.negative_zero = umax == 0x80000000u;
+  r.non_finite = smax >= 0x7f800000u || umax >= 0xff800000u;
+  return r;
+}
+
+/* 16 quantized lanes as int32 (exact integers in [qmin, 127]). */
+UK_INLINE UK_T __m512i quant16(__m512 v, __m512 scale, __m512 zp, __m512 qmin) {
+  const __m512 q = _mm512_div_ps(v, scale);
+  __m512 r = _mm512_add_ps(
+      _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+      zp);
+  const __mmask16 nan = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
+  r = _mm512_min_ps(_mm512_max_ps(r, qmin), _mm512_set1_ps(127.0f));
+  return _mm512_cvttps_epi32(_mm512_mask_mov_ps(r, nan, zp));
+}
+
+/* QNaN | +Inf | -Inf | SNaN (vfpclassps). */
+#define UK_NON_FINITE 0x99
+
+UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
+                                             const uk_quant *qp, int8_t *out) {
+  const __m512 scale = _mm512_set1_ps(qp->scale),
+               zp = _mm512_set1_ps((float)qp->zero_point),
+               qmin = _mm512_set1_ps((float)qp->qmin);
+  int64_t first = -1, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+    const __mmask16 b0 = _mm512_fpclass_ps_mask(v0, UK_NON_FINITE),
+                    b1 = _mm512_fpclass_ps_mask(v1, UK_NON_FINITE);
+    _mm_storeu_si128((__m128i *)(void *)(out + i),
+                     _mm512_cvtepi32_epi8(quant16(v0, scale, zp, qmin)));
+    _mm_storeu_si128((__m128i *)(void *)(out + i + 16),
+                     _mm512_cvtepi32_epi8(quant16(v1, scale, zp, qmin)));
+    const uint32_t bad = (uint32_t)b0 | (uint32_t)b1 << 16;
+    if (bad != 0 && first < 0)
+      first = i + __builtin_ctz(bad);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 m = colMask(n - i);
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, UK_NON_FINITE);
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, m, quant16(v, scale, zp, qmin));
+    if (bad != 0 && first < 0)
+      first = i + __builtin_ctz((uint32_t)bad);
+  }
+  return first;
+}
+
+/*===----------------------------------------------------------------------===*\
 |* Depthwise convolution                                                      *|
 \*===----------------------------------------------------------------------===*/
 

@@ -157,13 +157,68 @@ static inline int mixrt_uk_dw_batch_init(const uk_dw_problem *p,
 }
 
 /* The finite-input fast path of mixrt_ukernel_range_f32 on x[0..n): min
- * and max of +0 and x, and whether a -0 or a non-finite value occurs. */
+ * and max of +0 and x (exact when non_finite is 0), and whether a -0 or a
+ * non-finite value occurs. */
 typedef struct uk_range {
   float lo, hi;
   int negative_zero, non_finite;
 } uk_range;
+/* The per-tensor int8 quantization of mixrt_ukernel_quantize_f32_s8 on
+ * x[0..n) (arguments already checked): writes out[0..n), returns the index
+ * of the first non-finite x[i] or -1. */
+typedef struct uk_quant {
+  float scale;
+  int32_t zero_point, qmin;
+} uk_quant;
+
+/* roundeven(v) in f32 without libm (C99 arithmetic only, round to nearest
+ * even as the FPU's default mode): for |v| < 2^23, (|v| + 2^23) - 2^23
+ * rounds |v| to an integer, ties to even, exactly (the sum lies in [2^23,
+ * 2^24), where the f32 spacing is 1); |v| >= 2^23 (already an integer),
+ * infinities and NaN are returned as they are; the sign is v's (so -0.4
+ * gives -0, as roundevenf). */
+static inline float mixrt_uk_roundeven(float v) {
+  uint32_t b;
+  __builtin_memcpy(&b, &v, sizeof b);
+  const uint32_t sign = b & 0x80000000u;
+  if ((b & 0x7fffffffu) >= 0x4b000000u) /* 2^23, Inf, NaN */
+    return v;
+  uint32_t ab = b & 0x7fffffffu;
+  float a;
+  __builtin_memcpy(&a, &ab, sizeof a);
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ != 0
+  volatile float t = a + 8388608.0f; /* x87: round the sum to f32 */
+#else
+  const float t = a + 8388608.0f;
+#endif
+  float r = t - 8388608.0f;
+  uint32_t rb;
+  __builtin_memcpy(&rb, &r, sizeof rb);
+  rb |= sign;
+  __builtin_memcpy(&r, &rb, sizeof r);
+  return r;
+}
+
+/* One element of the quantization (the portable path and the vector
+ * paths' tails). */
+static inline int8_t mixrt_uk_quant_one(float x, const uk_quant *q) {
+  const float zp = (float)q->zero_point;
+  float r = mixrt_uk_roundeven(x / q->scale) + zp;
+  if (r != r)
+    return (int8_t)q->zero_point;
+  r = r < (float)q->qmin ? (float)q->qmin : r;
+  r = r > 127.0f ? 127.0f : r;
+  return (int8_t)(int32_t)r;
+}
+
 #if defined(__x86_64__)
 UK_HIDDEN uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n);
+UK_HIDDEN uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n);
+UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
+                                                const uk_quant *q, int8_t *out);
+UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
+                                                  const uk_quant *q,
+                                                  int8_t *out);
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);

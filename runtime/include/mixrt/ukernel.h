@@ -147,9 +147,40 @@ MIXRT_API mixrt_status_code mixrt_ukernel_gemm_s8s8f32(
  *  arith.maximumf from +0. A NaN in x makes both the canonical quiet NaN
  *  0x7fc00000. Returns the index of the first non-finite element of x (the
  *  one a checked quantize reports), or -1; -2 (nothing written) for a
- *  negative n or NULL pointers (x may be NULL when n is 0). */
+ *  negative n or NULL pointers (x may be NULL when n is 0). With
+ *  mixrt_ukernel_set_parallel, n >= 2^21 (2^18 on the portable path) is
+ *  split into contiguous parts (multiples of 64 elements) whose exact
+ *  results are combined: identical for any thread count. The vector paths
+ *  (AVX2, AVX-512) take the bounds from the signed and unsigned integer
+ *  maxima of the bits (API version 9). */
 MIXRT_API int64_t mixrt_ukernel_range_f32(const float *x, int64_t n, float *lo,
                                           float *hi);
+
+/** Quantizes x[0..n) (f32) to int8 per tensor exactly as mixc's quantize
+ *  lowering (arith: r = roundeven(divf(x, scale)); r = addf(r, sitofp(zp));
+ *  clamped = minimumf(maximumf(r, qmin), 127); clamped = select(cmpf uno r
+ *  r, sitofp(zp), clamped); fptosi to i8):
+ *    r = roundeven(x[i] / scale) + (float)zero_point   (f32 division, IEEE,
+ *        round half to even; the f32 add rounds only beyond 2^24, where the
+ *        clamp decides anyway)
+ *    out[i] = isnan(r) ? zero_point : min(max(r, (float)qmin), 127.0f),
+ *        converted to int8 (exact)
+ *  so x = +-Inf (and a quotient that overflows, tiny scale) gives 127 /
+ *  qmin, a NaN x (or Inf / Inf with scale = +Inf) gives zero_point. `scale`
+ *  must be positive and not NaN (+Inf allowed), zero_point in [-128, 127],
+ *  qmin -128 or -127. Every element is written, finite or not. The vector
+ *  paths (AVX2: vdivps + vroundps, AVX-512: vdivps + vrndscaleps +
+ *  vpmovsdb) give the bits of the portable one. With
+ *  mixrt_ukernel_set_parallel, n >= 2^20 (2^18 on the portable path) is
+ *  split into contiguous parts (multiples of 64 elements): results
+ *  identical for any thread count.
+ *  Returns the index of the first non-finite x[i] (the one a checked
+ *  quantize reports) or -1; -2 (nothing written) for a negative n, NULL
+ *  pointers (allowed when n is 0) or a bad scale, zero point or qmin.
+ *  Added in API version 9. */
+MIXRT_API int64_t mixrt_ukernel_quantize_f32_s8(const float *x, int64_t n,
+                                                float scale, int32_t zero_point,
+                                                int32_t qmin, int8_t *out);
 
 /** Depthwise 2-D convolution in f32 (NCHW, one filter per channel, channel
  *  multiplier 1: groups == C == output channels) over the UNPADDED input,

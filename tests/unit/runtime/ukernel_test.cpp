@@ -849,3 +849,280 @@ TEST_CASE("ukernel.threads give bit-identical results", "[ukernel]") {
         "set_num_threads: n (0) is outside [1, 256]");
   CHECK(mixrt_set_num_threads(257) == MIXRT_STATUS_INVALID_ARGUMENT);
 }
+
+namespace {
+
+/// The reference of mixrt_ukernel_quantize_f32_s8, op by op as mixc's
+/// quantize lowering: r = roundeven(divf(x, scale)) + sitofp(zp); clamped =
+/// minimumf(maximumf(r, qmin), 127); select(uno(r, r), sitofp(zp),
+/// clamped); fptosi. std::nearbyint rounds half to even in the default
+/// rounding mode.
+int8_t quantizeReference(float x, float scale, int32_t zp, int32_t qmin) {
+  const float zpf = static_cast<float>(zp);
+  const float r = std::nearbyint(x / scale) + zpf;
+  if (std::isnan(r))
+    return static_cast<int8_t>(zp);
+  float c = r < static_cast<float>(qmin) ? static_cast<float>(qmin) : r;
+  c = c > 127.0f ? 127.0f : c;
+  return static_cast<int8_t>(static_cast<int32_t>(c));
+}
+
+struct QuantRef {
+  std::vector<int8_t> q;
+  int64_t first = -1;
+};
+
+QuantRef quantizeReference(const std::vector<float> &x, float scale, int32_t zp,
+                           int32_t qmin) {
+  QuantRef r;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i]) && r.first < 0)
+      r.first = static_cast<int64_t>(i);
+    r.q.push_back(quantizeReference(x[i], scale, zp, qmin));
+  }
+  return r;
+}
+
+/// Checks one quantization on the current path against the reference.
+void checkQuantize(const std::vector<float> &x, float scale, int32_t zp,
+                   int32_t qmin) {
+  const QuantRef want = quantizeReference(x, scale, zp, qmin);
+  std::vector<int8_t> got(x.size() + 1, int8_t(0x5a));
+  const int64_t n = static_cast<int64_t>(x.size());
+  CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), n, scale, zp, qmin,
+                                      got.data()) == want.first);
+  CHECK(got[x.size()] == int8_t(0x5a)); // nothing beyond n
+  size_t bad = 0;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (got[i] != want.q[i]) {
+      if (bad++ < 4)
+        FAIL_CHECK("x[" << i << "] = " << x[i] << " (bits " << std::hex
+                        << floatBits(x[i]) << std::dec << ") gives "
+                        << int(got[i]) << ", want " << int(want.q[i]));
+    }
+  CHECK(bad == 0);
+}
+
+/// Random values spanning many magnitudes, with both signs.
+std::vector<float> manyScales(std::mt19937 &rng, size_t n) {
+  std::uniform_real_distribution<float> mant(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exp(-30, 30);
+  std::vector<float> x(n);
+  for (float &v : x)
+    v = std::ldexp(mant(rng), exp(rng));
+  return x;
+}
+
+const uint32_t kSpecials[] = {
+    0x00000000u, 0x80000000u, // +-0
+    0x7f800000u, 0xff800000u, // +-Inf
+    0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xff812345u,
+    0x7f800001u, // NaNs: payloads, sign, signalling
+    0x00000001u, 0x80000001u, 0x007fffffu, 0x807fffffu, // subnormals
+    0x7f7fffffu, 0xff7fffffu, 0x7f000000u, 0xcf000000u, // huge
+    0x4b000001u, 0xcb7fffffu,                           // >= 2^23 (integers)
+    0x3f000000u, 0xbf000000u, 0x3fc00000u, 0xbfc00000u, // +-0.5, +-1.5
+};
+
+} // namespace
+
+TEST_CASE("ukernel.quantize_f32_s8 equals the quantize lowering", "[ukernel]") {
+  std::mt19937 rng(12);
+  const float scales[] = {1.0f,
+                          0.5f,
+                          3.0f,
+                          1.0f / 127.0f,
+                          0.0137f,
+                          1e-3f,
+                          7.5e4f,
+                          1e30f,
+                          std::numeric_limits<float>::min(),
+                          1e-40f, // subnormal
+                          std::numeric_limits<float>::infinity()};
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    for (int64_t n : {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1001}) {
+      for (float scale : scales) {
+        for (int32_t zp : {-128, 0, 5, 127}) {
+          for (int32_t qmin : {-128, -127}) {
+            INFO("n " << n << " scale " << scale << " zp " << zp << " qmin "
+                      << qmin);
+            std::vector<float> x = manyScales(rng, static_cast<size_t>(n));
+            // Values around the int8 range at this scale.
+            std::normal_distribution<float> normal(0.0f, 100.0f);
+            for (size_t i = 0; i < x.size(); i += 2)
+              x[i] = normal(rng) * scale;
+            checkQuantize(x, scale, zp, qmin);
+            // Specials at random places.
+            if (n > 0) {
+              std::vector<float> y = x;
+              for (int k = 0; k < 3; ++k)
+                y[rng() % y.size()] =
+                    f32FromBits(kSpecials[rng() % std::size(kSpecials)]);
+              checkQuantize(y, scale, zp, qmin);
+            }
+          }
+        }
+      }
+    }
+    // Every special value, in the vector body and in the tail.
+    for (float scale : scales) {
+      std::vector<float> x;
+      for (int rep = 0; rep < 3; ++rep)
+        for (uint32_t b : kSpecials)
+          x.push_back(f32FromBits(b));
+      INFO("specials, scale " << scale);
+      for (int32_t zp : {-128, 0, 127})
+        for (int32_t qmin : {-128, -127})
+          checkQuantize(x, scale, zp, qmin);
+    }
+    // Exact ties x / scale = k + 0.5, even and odd k, both signs (the
+    // quotients are exact at these scales).
+    for (float scale : {1.0f, 0.5f, 0.25f, 3.0f, 2.0f}) {
+      std::vector<float> x;
+      for (int k = -300; k <= 300; ++k)
+        x.push_back((static_cast<float>(k) + 0.5f) * scale);
+      INFO("ties, scale " << scale);
+      for (int32_t zp : {-128, 0, 1, 127})
+        for (int32_t qmin : {-128, -127})
+          checkQuantize(x, scale, zp, qmin);
+      // The ties themselves round to even.
+      std::vector<int8_t> q(4);
+      const float t[4] = {0.5f * scale, 1.5f * scale, -0.5f * scale,
+                          -2.5f * scale};
+      CHECK(mixrt_ukernel_quantize_f32_s8(t, 4, scale, 0, -128, q.data()) ==
+            -1);
+      CHECK(q == std::vector<int8_t>{0, 2, 0, -2});
+    }
+    // Ties and near-ties far from zero (|x / scale| up to 2^23 and beyond)
+    // with a zero point that brings them back into range.
+    {
+      std::vector<float> x;
+      for (float v :
+           {126.5f, 127.5f, 128.5f, -127.5f, -128.5f, -129.5f, 8388607.5f,
+            8388608.0f, 16777216.0f, -8388607.5f, 4194303.5f, -4194304.5f})
+        x.push_back(v);
+      for (int32_t zp : {-128, -1, 0, 1, 127})
+        checkQuantize(x, 1.0f, zp, -127);
+    }
+  }
+}
+
+TEST_CASE("ukernel.quantize_f32_s8 reports the first non-finite element",
+          "[ukernel]") {
+  std::mt19937 rng(13);
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    for (int64_t n : {1, 17, 64, 100, 1001}) {
+      const std::vector<float> base = manyScales(rng, static_cast<size_t>(n));
+      std::vector<std::vector<int64_t>> placements = {
+          {0}, {n - 1}, {n / 2}, {n / 2, n - 1}, {n - 1, 0}};
+      if (n > 40)
+        placements.push_back({n - 3, 33, 34, 35}); // a later vector first
+      for (const std::vector<int64_t> &at : placements) {
+        for (uint32_t special : {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                 0xffc00001u, 0x7f800001u}) {
+          std::vector<float> x = base;
+          for (int64_t i : at)
+            x[static_cast<size_t>(i)] = f32FromBits(special);
+          INFO("n " << n << " first place " << at[0] << " bits " << std::hex
+                    << special);
+          checkQuantize(x, 0.02f, 3, -128);
+          float lo, hi;
+          CHECK(mixrt_ukernel_range_f32(x.data(), n, &lo, &hi) ==
+                rangeReference(x).first);
+        }
+      }
+    }
+  }
+  // Bad arguments: -2 and nothing written.
+  std::vector<float> x(4, 1.0f);
+  std::vector<int8_t> q(4, int8_t(9));
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), -1, 1.0f, 0, -128, q.data()) ==
+        -2);
+  CHECK(mixrt_ukernel_quantize_f32_s8(nullptr, 4, 1.0f, 0, -128, q.data()) ==
+        -2);
+  CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), 4, 1.0f, 0, -128, nullptr) ==
+        -2);
+  for (float scale : {0.0f, -0.0f, -1.0f, -inf, std::nanf("")})
+    CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), 4, scale, 0, -128,
+                                        q.data()) == -2);
+  for (int32_t zp : {-129, 128})
+    CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), 4, 1.0f, zp, -128,
+                                        q.data()) == -2);
+  for (int32_t qmin : {-126, -129, 0})
+    CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), 4, 1.0f, 0, qmin, q.data()) ==
+          -2);
+  CHECK(q == std::vector<int8_t>(4, int8_t(9)));
+  CHECK(mixrt_ukernel_quantize_f32_s8(nullptr, 0, 1.0f, 0, -128, nullptr) ==
+        -1);
+  CHECK(mixrt_ukernel_quantize_f32_s8(x.data(), 4, inf, 0, -128, q.data()) ==
+        -1);
+  CHECK(q == std::vector<int8_t>(4, int8_t(0))); // 1 / Inf = +0
+}
+
+TEST_CASE("ukernel.range and quantize split over threads bit-identically",
+          "[ukernel]") {
+  std::mt19937 rng(14);
+  // Above the 2^21 elements that make a range split (2^20 a quantize,
+  // 2^18 on the portable path), in 4 parts per thread: 2 threads cut at
+  // multiples of 262272 (n / 8 rounded up to 64), 3 threads of 174848.
+  const int64_t n = (int64_t(1) << 21) + 1001;
+  const std::vector<float> base = manyScales(rng, static_cast<size_t>(n));
+  struct Case {
+    const char *name;
+    std::vector<std::pair<int64_t, uint32_t>> set;
+  };
+  const std::vector<Case> cases = {
+      {"finite", {}},
+      {"-0 only in a later part, all else positive", {}},
+      {"Inf in the middle of part 2", {{1500000, 0x7f800000u}}},
+      {"-Inf in part 2, +Inf later",
+       {{1100000, 0xff800000u}, {2000000, 0x7f800000u}}},
+      {"NaN in part 2, Inf in part 1",
+       {{1200001, 0xffc01234u}, {800000, 0x7f800000u}}},
+      {"NaN at 0 and in the tail", {{0, 0x7fc00000u}, {n - 1, 0x7f800000u}}},
+      {"non-finite in the tail only", {{n - 2, 0xff800000u}}},
+      {"smallest value in part 2", {{1700000, 0xf149f2cau}}},
+  };
+  for (mixrt_ukernel_isa isa : availablePaths()) {
+    IsaScope scope(isa);
+    INFO("path " << mixrt_ukernel_isa_name(isa));
+    for (size_t c = 0; c < cases.size(); ++c) {
+      INFO(cases[c].name);
+      std::vector<float> x = base;
+      if (c == 1) {
+        for (float &v : x)
+          v = std::fabs(v);
+        x[1600000] = -0.0f;
+      }
+      for (auto [i, b] : cases[c].set)
+        x[static_cast<size_t>(i)] = f32FromBits(b);
+      const RangeRef want = rangeReference(x);
+      const QuantRef wantQ = quantizeReference(x, 0.05f, -3, -127);
+      for (int32_t threads : {1, 2, 3}) {
+        INFO(threads << " threads");
+        REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+        float lo = -7.0f, hi = -7.0f;
+        const int64_t first = mixrt_ukernel_range_f32(x.data(), n, &lo, &hi);
+        std::vector<int8_t> q(static_cast<size_t>(n), int8_t(0x5a));
+        const int64_t firstQ = mixrt_ukernel_quantize_f32_s8(
+            x.data(), n, 0.05f, -3, -127, q.data());
+        REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+        CHECK(first == want.first);
+        CHECK(firstQ == want.first);
+        if (std::isnan(want.lo)) {
+          CHECK(floatBits(lo) == 0x7fc00000u);
+          CHECK(floatBits(hi) == 0x7fc00000u);
+        } else {
+          CHECK(floatBits(lo) == floatBits(want.lo));
+          CHECK(floatBits(hi) == floatBits(want.hi));
+        }
+        CHECK(std::memcmp(q.data(), wantQ.q.data(), q.size()) == 0);
+      }
+    }
+  }
+}
