@@ -283,6 +283,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_gemm_s8s8f32)},
       {"mixrt_ukernel_range_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_range_f32)},
+      {"mixrt_ukernel_quantize_f32_s8",
+       reinterpret_cast<void *>(&mixrt_ukernel_quantize_f32_s8)},
       {"mixrt_ukernel_depthwise_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_depthwise_f32)},
       // Called only by code compiled with profile-layers.

@@ -33,9 +33,13 @@ inline constexpr llvm::StringLiteral kRecompute = "mix.recompute";
 /// or the exact i32 sum of qdense, K not split) or of the per-tensor range
 /// of a dynamic f32 quantize: mix-use-microkernels may replace it by a call
 /// of the microkernel, and removes the attribute in any case. Also
-/// `"checked_quantize"` / `"checked_rescale"` on the elementwise loops of a
-/// checked f32 quantize and of a checked int8 rescale (one scale for A):
-/// the pass guards them by a vector test and adds an unchecked copy.
+/// `"quantize_f32"` / `"checked_quantize"` on the loop of an f32 quantize
+/// (unchecked / checked): per tensor, the pass calls
+/// mixrt_ukernel_quantize_f32_s8 and keeps the loop for when the call
+/// finds a non-finite input (checked) or refuses its parameters; per axis,
+/// a checked loop is guarded by a vector test with an unchecked copy.
+/// `"checked_rescale"` on the loop of a checked int8 rescale (one scale
+/// for A): guarded the same way.
 inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.

@@ -100,15 +100,16 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
             : kind &&
                   llvm::is_contained(
                       ArrayRef<StringRef>{"gemm_f32", "gemm_s8", "range_f32",
-                                          "checked_quantize", "checked_rescale",
-                                          "depthwise_f32"},
+                                          "quantize_f32", "checked_quantize",
+                                          "checked_rescale", "depthwise_f32"},
                       kind.getValue());
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
              << (name == attr::kUkernel
                      ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
-                       "\"checked_quantize\", \"checked_rescale\" or "
+                       "\"quantize_f32\", \"checked_quantize\", "
+                       "\"checked_rescale\" or "
                        "\"depthwise_f32\""
                      : "a unit attribute")
              << ", got " << attr.getValue();

@@ -513,9 +513,11 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     (`mix.ukernel = "gemm_f32"`) and the exact i32 GEMM of each `qdense`
     whose K is not split (`"gemm_s8"`), and the per-tensor range (min and
     max from +0) of each dynamic f32 quantize (`"range_f32"`, which becomes
-    one call of `mixrt_ukernel_range_f32`, whose result, the first non-finite
-    input, also guards the checked quantize of the same input). When the
-    marked GEMM's weight is a
+    one call of `mixrt_ukernel_range_f32`), and each f32 quantize
+    (`"quantize_f32"`, `"checked_quantize"`): per tensor it becomes one call
+    of `mixrt_ukernel_quantize_f32_s8`, the loop kept behind it for when the
+    call refuses a NaN scale or, checked, finds a non-finite input (the loop
+    then reports it). When the marked GEMM's weight is a
     constant global (K x N; f32, f16 or bf16, or i8), its activations and
     result are contiguous row-major buffers and a zero fill of the result
     comes right before it, the pass
@@ -577,7 +579,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
     Statistic<"numFusedRescale", "fused-rescales", "int8 rescale epilogues fused into the call">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
-    Statistic<"numRangeReused", "reused-ranges", "Checked quantizes guarded by their range's call">,
+    Statistic<"numQuantize", "quantizes", "f32 quantizes calling the microkernel">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
   ];

@@ -62,6 +62,7 @@ constexpr StringLiteral kGemmF32 = "mixrt_ukernel_gemm_f32";
 constexpr StringLiteral kGemmS8 = "mixrt_ukernel_gemm_s8s8s32";
 constexpr StringLiteral kGemmS8F32 = "mixrt_ukernel_gemm_s8s8f32";
 constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
+constexpr StringLiteral kQuantizeF32 = "mixrt_ukernel_quantize_f32_s8";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
@@ -235,7 +236,6 @@ struct MixUseMicrokernelsPass
         gemms.push_back(op);
     });
     packed.clear();
-    rangeOf.clear();
     for (linalg::GenericOp op : gemms) {
       // (An epilogue fused into its GEMM's call has lost its mark.)
       if (!enabled || !op->hasAttr(attr::kUkernel))
@@ -247,7 +247,10 @@ struct MixUseMicrokernelsPass
         (void)rewriteInt8(op, symbols);
       else if (kind == "range_f32")
         (void)rewriteRange(op);
-      else if (kind == "checked_quantize")
+      else if (kind == "quantize_f32")
+        (void)rewriteQuantize(op, /*checked=*/false);
+      else if (kind == "checked_quantize" &&
+               failed(rewriteQuantize(op, /*checked=*/true)))
         (void)guardQuantize(op);
       else if (kind == "checked_rescale")
         (void)guardRescale(op, symbols);
@@ -865,10 +868,137 @@ struct MixUseMicrokernelsPass
     Value args[] = {pointerTo(b, loc, x),
                     i64Const(b, loc, xType.getNumElements()),
                     pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
-    rangeOf[x] = func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
     op.erase();
     ++numRange;
     return success();
+  }
+
+  /// A per-tensor quantize of an f32 buffer into an i8 one, exactly
+  ///   q = fptosi(select(isnan(r), zpf, minimumf(maximumf(r, qmin), 127)))
+  ///   r = addf(roundeven(divf(x, scale)), zpf), zpf = sitofp(zp)
+  /// (checks aside), as one call of mixrt_ukernel_quantize_f32_s8, which
+  /// computes these bits with vector instructions (and threads). The loop
+  /// stays behind the call: it runs when the call refuses its parameters
+  /// (a NaN scale, from a non-finite input of a dynamic quantize) and, when
+  /// checked, when the call returns the index of a non-finite input, so the
+  /// checked loop reports it as before.
+  LogicalResult rewriteQuantize(linalg::GenericOp op, bool checked) {
+    if (op.getNumDpsInputs() != 3 || op.getNumDpsInits() != 1)
+      return failure();
+    Value x = op.getDpsInputs()[0], scale = op.getDpsInputs()[1],
+          zp = op.getDpsInputs()[2], out = op.getDpsInits()[0];
+    Type f32 = Float32Type::get(&getContext());
+    Type i8 = IntegerType::get(&getContext(), 8);
+    Type i32 = IntegerType::get(&getContext(), 32);
+    auto xType = dyn_cast<MemRefType>(x.getType());
+    if (!xType || !isPlainBuffer(x, f32, xType.getRank()) ||
+        !isPlainBuffer(out, i8, xType.getRank()) ||
+        cast<MemRefType>(out.getType()).getShape() != xType.getShape() ||
+        !isPlainBuffer(scale, f32, 0) || !isPlainBuffer(zp, i32, 0))
+      return failure();
+    int64_t rank = xType.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, &getContext());
+    AffineMap param = AffineMap::get(rank, 0, {}, &getContext());
+    SmallVector<AffineMap> want = {id, param, param, id};
+    if (op.getIndexingMapsArray() != want)
+      return failure();
+    std::optional<int32_t> qmin = matchQuantizeBody(op.getBody());
+    if (!qmin || !provablyDisjoint(x, out))
+      return failure();
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type();
+    declare(getOperation(), kQuantizeF32,
+            b.getFunctionType({ptr, i64, f32, i32, i32, ptr}, {i64}));
+    Value args[] = {pointerTo(b, loc, x),
+                    i64Const(b, loc, xType.getNumElements()),
+                    memref::LoadOp::create(b, loc, scale, ValueRange{}),
+                    memref::LoadOp::create(b, loc, zp, ValueRange{}),
+                    arith::ConstantIntOp::create(b, loc, i32, *qmin),
+                    pointerTo(b, loc, out)};
+    Value first =
+        func::CallOp::create(b, loc, kQuantizeF32, TypeRange{i64}, args)
+            .getResult(0);
+    // -1: every element written, none non-finite; -2: refused, nothing
+    // written; an index: written, the first non-finite input there.
+    Value fallback =
+        checked ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, first,
+                                        i64Const(b, loc, -1))
+                : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, first,
+                                        i64Const(b, loc, -2));
+    auto ifOp = scf::IfOp::create(b, loc, fallback, /*withElseRegion=*/false);
+    op->moveBefore(ifOp.thenBlock()->getTerminator());
+    op->removeAttr(attr::kUkernel);
+    ++numQuantize;
+    return success();
+  }
+
+  /// qmin (-128 or -127) if `body` (block arguments x, scale, zp, out)
+  /// computes the quantize of rewriteQuantize, no fast-math flags; other
+  /// ops may only be pure or the checks.
+  static std::optional<int32_t> matchQuantizeBody(Block *body) {
+    for (Operation &inner : body->without_terminator()) {
+      if (auto check = dyn_cast<scf::IfOp>(inner)) {
+        bool onlyReports = check.getNumResults() == 0;
+        check->walk([&](Operation *nested) {
+          if (auto call = dyn_cast<func::CallOp>(nested))
+            onlyReports &= call.getCallee() == "mixrt_check_fail";
+          else if (!isPure(nested) && !isa<scf::YieldOp, scf::IfOp>(nested))
+            onlyReports = false;
+        });
+        if (!onlyReports)
+          return std::nullopt;
+        continue;
+      }
+      if (!isPure(&inner))
+        return std::nullopt;
+    }
+    auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
+    auto plain = [](auto op) {
+      return op && op.getFastmath() == arith::FastMathFlags::none;
+    };
+    auto constant = [](Value v) -> std::optional<double> {
+      FloatAttr attr;
+      if (!matchPattern(v, m_Constant(&attr)))
+        return std::nullopt;
+      return attr.getValueAsDouble();
+    };
+    auto isZp = [&](Value v) {
+      auto conv = v.getDefiningOp<arith::SIToFPOp>();
+      return conv && arg(conv.getIn(), 2) && conv.getType().isF32();
+    };
+    auto toInt =
+        body->getTerminator()->getOperand(0).getDefiningOp<arith::FPToSIOp>();
+    if (!toInt || !toInt.getType().isInteger(8))
+      return std::nullopt;
+    auto select = toInt.getIn().getDefiningOp<arith::SelectOp>();
+    if (!select || !isZp(select.getTrueValue()))
+      return std::nullopt;
+    auto isNaN = select.getCondition().getDefiningOp<arith::CmpFOp>();
+    auto upper = select.getFalseValue().getDefiningOp<arith::MinimumFOp>();
+    if (!isNaN || isNaN.getPredicate() != arith::CmpFPredicate::UNO ||
+        isNaN.getLhs() != isNaN.getRhs() || !plain(upper) ||
+        constant(upper.getRhs()) != 127.0)
+      return std::nullopt;
+    auto lower = upper.getLhs().getDefiningOp<arith::MaximumFOp>();
+    if (!plain(lower) || lower.getLhs() != isNaN.getLhs())
+      return std::nullopt;
+    std::optional<double> qmin = constant(lower.getRhs());
+    if (qmin != -128.0 && qmin != -127.0)
+      return std::nullopt;
+    auto shifted = lower.getLhs().getDefiningOp<arith::AddFOp>();
+    if (!plain(shifted) || !isZp(shifted.getRhs()))
+      return std::nullopt;
+    auto round = shifted.getLhs().getDefiningOp<math::RoundEvenOp>();
+    if (!round || round.getFastmath() != arith::FastMathFlags::none)
+      return std::nullopt;
+    auto div = round.getOperand().getDefiningOp<arith::DivFOp>();
+    if (!plain(div) || !arg(div.getLhs(), 0) || !arg(div.getRhs(), 1))
+      return std::nullopt;
+    return static_cast<int32_t>(*qmin);
   }
 
   /// Runs `op` (an elementwise loop with per-element checks) only when
@@ -913,16 +1043,6 @@ struct MixUseMicrokernelsPass
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    // The range of a dynamic quantize has scanned x already.
-    if (func::CallOp range = rangeOf.lookup(x);
-        range && unchangedBetween(x, range, op)) {
-      Value mayFail =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                range.getResult(0), i64Const(b, loc, 0));
-      guardChecks(op, mayFail);
-      ++numRangeReused;
-      return success();
-    }
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type();
     declare(getOperation(), kRangeF32,
@@ -986,29 +1106,6 @@ struct MixUseMicrokernelsPass
     return success();
   }
 
-  /// Whether nothing between `from` and `to` (in that order, in one block)
-  /// can write `buffer`: ops without write effects, and linalg ops whose
-  /// outputs provably do not overlap it.
-  static bool unchangedBetween(Value buffer, Operation *from, Operation *to) {
-    if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
-      return false;
-    for (Operation *op = from->getNextNode(); op != to;
-         op = op->getNextNode()) {
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-        if (!llvm::all_of(linalgOp.getDpsInits(), [&](Value init) {
-              return provablyDisjoint(buffer, init);
-            }))
-          return false;
-        continue;
-      }
-      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!effects || effects.hasEffect<MemoryEffects::Write>())
-        return false;
-    }
-    return true;
-  }
-
-  llvm::DenseMap<Value, func::CallOp> rangeOf;
   llvm::StringMap<memref::GlobalOp> packed;
   llvm::StringSet<> replacedWeights;
 };

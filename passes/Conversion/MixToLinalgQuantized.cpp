@@ -285,12 +285,14 @@ struct QuantizeLowering : MixLoweringPattern<QuantizeOp> {
           }
           return Value(arith::FPToSIOp::create(b, l, b.getI8Type(), clamped));
         });
-    // The per-element check keeps the loop scalar: mix-use-microkernels
-    // runs this checked loop only when a vector pass finds a non-finite
-    // input, and a copy without the check otherwise.
-    if (checked && inType.getElementType().isF32())
-      q.getDefiningOp()->setAttr(attr::kUkernel,
-                                 rewriter.getStringAttr("checked_quantize"));
+    // An f32 quantize is mixrt_ukernel_quantize_f32_s8 when per tensor
+    // (mix-use-microkernels). The per-element check keeps the loop scalar:
+    // otherwise the pass runs this checked loop only when a vector pass
+    // finds a non-finite input, and a copy without the check otherwise.
+    if (inType.getElementType().isF32())
+      q.getDefiningOp()->setAttr(
+          attr::kUkernel, rewriter.getStringAttr(checked ? "checked_quantize"
+                                                         : "quantize_f32"));
     rewriter.replaceOp(op, {q, scales, zps});
     return success();
   }

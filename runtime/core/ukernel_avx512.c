@@ -274,14 +274,37 @@ UK_INLINE int32_t loadA4(const int8_t *a, int n) {
   return v;
 }
 
+/* What the epilogue of 16 columns from n0 of row m needs of A's zero
+ * point and scale: (offset + za) * colsum[n] and, rescaled, sa * sb[n] in
+ * f64 (the first product of the rescale). With one zero point and one
+ * scale for A, the same for every row: a tile computes them once. */
+typedef struct uk_s8_cols {
+  __m512i correction;
+  __m512d scale_lo, scale_hi;
+} uk_s8_cols;
+
+UK_INLINE UK_T uk_s8_cols s8Cols(const uk_s8_problem *p, int64_t m, int64_t n0,
+                                 __mmask16 mask, uint32_t offset_plus_za) {
+  uk_s8_cols c;
+  c.correction = _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)offset_plus_za),
+                                    _mm512_loadu_si512(p->colsums + n0));
+  c.scale_lo = c.scale_hi = _mm512_setzero_pd();
+  if (p->Cf) {
+    const __m512d sa = _mm512_set1_pd((double)uk_a_scale(p, m));
+    const __m512 sb = _mm512_maskz_loadu_ps(mask, p->b_scales + n0);
+    c.scale_lo = _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_castps512_ps256(sb)));
+    c.scale_hi =
+        _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_extractf32x8_ps(sb, 1)));
+  }
+  return c;
+}
+
 /* Finish (zero points, offset) the int32 sums of 16 columns from n0 of row
- * m and store them, rescaled or not. */
+ * m and store them, rescaled or not: (f32)((sa * sb) * acc) (+ bias). */
 UK_INLINE UK_T void epilogueS8(const uk_s8_problem *p, __m512i s, int64_t m,
-                               int64_t n0, __mmask16 mask,
-                               uint32_t offset_plus_za, uint32_t row) {
-  s = _mm512_sub_epi32(
-      s, _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)offset_plus_za),
-                            _mm512_loadu_si512(p->colsums + n0)));
+                               int64_t n0, __mmask16 mask, const uk_s8_cols *c,
+                               uint32_t row) {
+  s = _mm512_sub_epi32(s, c->correction);
   if (p->b_zero_points)
     s = _mm512_sub_epi32(
         s, _mm512_mullo_epi32(
@@ -291,14 +314,10 @@ UK_INLINE UK_T void epilogueS8(const uk_s8_problem *p, __m512i s, int64_t m,
     _mm512_mask_storeu_epi32(p->Ci + m * p->ldc + n0, mask, s);
     return;
   }
-  const __m512d sa = _mm512_set1_pd((double)uk_a_scale(p, m));
-  const __m512 sb = _mm512_maskz_loadu_ps(mask, p->b_scales + n0);
   const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(
-      _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_castps512_ps256(sb))),
-      _mm512_cvtepi32_pd(_mm512_castsi512_si256(s))));
+      c->scale_lo, _mm512_cvtepi32_pd(_mm512_castsi512_si256(s))));
   const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(
-      _mm512_mul_pd(sa, _mm512_cvtps_pd(_mm512_extractf32x8_ps(sb, 1))),
-      _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1))));
+      c->scale_hi, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1))));
   __m512 x = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
   if (p->bias)
     x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask, p->bias + n0));
@@ -341,8 +360,9 @@ UK_INLINE UK_T void tileS8(const int R, const uk_s8_problem *p, int64_t m0,
     const __m512i s =
         _mm512_add_epi32(_mm512_permutex2var_epi32(acc[r][0], even, acc[r][1]),
                          _mm512_permutex2var_epi32(acc[r][0], odd, acc[r][1]));
-    epilogueS8(p, s, m0 + r, n0, mask, (uint32_t)uk_a_zero_point(p, m0 + r),
-               rows[r]);
+    const uk_s8_cols c =
+        s8Cols(p, m0 + r, n0, mask, (uint32_t)uk_a_zero_point(p, m0 + r));
+    epilogueS8(p, s, m0 + r, n0, mask, &c, rows[r]);
   }
 }
 
@@ -436,14 +456,33 @@ UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
         acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
     }
   }
+  if (!p->a_per_row) {
+    uk_s8_cols cols[2];
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      cols[v] = s8Cols(p, m0, n0, colMask(p->N - n0),
+                       128u + (uint32_t)uk_a_zero_point(p, m0));
+    }
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int v = 0; v < P; ++v) {
+        const int64_t n0 = (q + v) * UK_NR;
+        epilogueS8(p, acc[r][v], m0 + r, n0, colMask(p->N - n0), &cols[v],
+                   rows[r]);
+      }
+    return;
+  }
 #pragma GCC unroll 14
   for (int r = 0; r < R; ++r) {
     const uint32_t za = (uint32_t)uk_a_zero_point(p, m0 + r);
 #pragma GCC unroll 2
     for (int v = 0; v < P; ++v) {
       const int64_t n0 = (q + v) * UK_NR;
-      epilogueS8(p, acc[r][v], m0 + r, n0, colMask(p->N - n0), 128u + za,
-                 rows[r]);
+      const __mmask16 mask = colMask(p->N - n0);
+      const uk_s8_cols c = s8Cols(p, m0 + r, n0, mask, 128u + za);
+      epilogueS8(p, acc[r][v], m0 + r, n0, mask, &c, rows[r]);
     }
   }
 }
