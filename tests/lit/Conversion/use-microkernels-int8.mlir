@@ -10,9 +10,17 @@
 // (With checks: use-microkernels.mlir.)
 
 // A finite bias: in the call (its last pointer), no guard before it.
+// The quantize (symmetric: qmin -127) falls back to its loop, unchecked,
+// only when the call refuses a NaN scale (-2).
 // CHECK-LABEL: func.func @mixc_net_bias(
 // CHECK:         call @mixrt_ukernel_range_f32(
 // CHECK:         linalg.generic
+// CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_quantize_f32_s8({{.*}}, %c-127_i32, %{{.*}})
+// CHECK:         %[[REFUSED:.*]] = arith.cmpi eq, %[[FIRST]], %c-2_i64 : i64
+// CHECK:         scf.if %[[REFUSED]] {
+// CHECK:           linalg.generic
+// CHECK-NOT:         mixrt_check_fail
+// CHECK:         }
 // CHECK-NOT:     scf.if
 // CHECK:         %[[STATUS:.*]] = call @mixrt_ukernel_gemm_s8s8f32(%c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, {{.*}}, %c2_i64{{[_0-9]*}}, %[[BIASPTR:.*]], %c0_i32{{[_0-9]*}})
 // CHECK:         %[[FAILED:.*]] = arith.cmpi ne, %[[STATUS]], %c0_i32{{.*}} : i32

@@ -61,26 +61,26 @@ mix.network @f16_weights precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x2xf32>
   mix.return %y : tensor<2x2xf32>
 }
 
-// int8: the range of the dynamic quantization is a call, and its result
-// (the first non-finite input) also guards the checked quantize: that runs
-// only when the range found a non-finite input, a copy without the
-// per-element check otherwise. The exact int8 GEMM and its rescale epilogue
+// int8: the range of the dynamic quantization is a call; so is the
+// quantize (mixrt_ukernel_quantize_f32_s8 with the loaded scale and zero
+// point, qmin -128 for the asymmetric scheme), the checked loop kept for
+// when the call returns anything but -1 (a non-finite input to report, or
+// a refused NaN scale). The exact int8 GEMM and its rescale epilogue
 // are one call of mixrt_ukernel_gemm_s8s8f32 (dynamic activation zero point,
 // one value; symmetric weights: no weight zero points), skipped when sa *
 // max(sb) * 2^31 could overflow f32 (a checked rescale must report it). When
 // skipped, or when the call refuses the scales (a NaN sa), the GEMM into the
 // i32 accumulator and the checked rescale loop run as before.
 // CHECK-LABEL: func.func @mixc_net_int8(
-// CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_range_f32(
+// CHECK:         call @mixrt_ukernel_range_f32(
 // CHECK-NOT:     call @mixrt_ukernel_range_f32(
-// CHECK:         %[[NONFINITE:.*]] = arith.cmpi sge, %[[FIRST]], %{{.*}} : i64
-// CHECK:         scf.if %[[NONFINITE]] {
+// CHECK:         %[[SCALE:.*]] = memref.load
+// CHECK:         %[[ZP:.*]] = memref.load
+// CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_quantize_f32_s8(%{{.*}}, %c6_i64{{[_0-9]*}}, %[[SCALE]], %[[ZP]], %c-128_i32, %{{.*}})
+// CHECK:         %[[FALLBACK:.*]] = arith.cmpi ne, %[[FIRST]], %c-1_i64 : i64
+// CHECK:         scf.if %[[FALLBACK]] {
 // CHECK:           linalg.generic
 // CHECK:             func.call @mixrt_check_fail
-// CHECK:         } else {
-// CHECK-NOT:       mixrt_check_fail
-// CHECK:           linalg.generic
-// CHECK-NOT:       mixrt_check_fail
 // CHECK:         }
 // CHECK:         %[[SA:.*]] = memref.load
 // CHECK:         %[[SAWIDE:.*]] = arith.extf %[[SA]] : f32 to f64
