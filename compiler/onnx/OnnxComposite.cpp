@@ -22,6 +22,8 @@
 //   DepthToSpace, SpaceToDepth
 //                    reshape, transpose, reshape
 //   Tile             concat of copies along each repeated axis
+//   Trilu            where(mask, x, 0) with a constant mask of the kept
+//                    triangle (j - i >= k upper, <= k lower)
 //
 // Each layer takes the node's location (and so its block and its precision
 // in a plan). Sum, Mean and the ReduceL1/SumSquare/LogSum/LogSumExp family
@@ -78,7 +80,8 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
                                            "MeanVarianceNormalization",
                                            "DepthToSpace",
                                            "SpaceToDepth",
-                                           "Tile"};
+                                           "Tile",
+                                           "Trilu"};
   bool known = llvm::is_contained(kOps, op);
   if (!known)
     return false;
@@ -297,6 +300,47 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
           {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
     }
     define(out, y);
+    return true;
+  }
+  if (op == "Trilu") {
+    int64_t k = 0;
+    if (!input(node, 1).empty()) {
+      std::optional<std::vector<int64_t>> given = constantInts(input(node, 1));
+      if (!given || given->size() != 1) {
+        problem(node, "k must be a constant scalar");
+        return true;
+      }
+      k = given->front();
+    }
+    bool upper = attrInt(node, "upper", 1) != 0;
+    ArrayRef<int64_t> shape = xType.getShape();
+    if (xType.getRank() < 2 || llvm::any_of(shape.take_back(2), [](int64_t d) {
+          return ShapedType::isDynamic(d);
+        })) {
+      problem(node, "expects an input of rank 2 or more with static last "
+                    "two dimensions");
+      return true;
+    }
+    int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    // The kept triangle as a 0/1 constant, compared with 0: a mask.
+    std::vector<APFloat> keep;
+    const llvm::fltSemantics &sem = cast<FloatType>(elem).getFloatSemantics();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        bool kept = upper ? j - i >= k : j - i <= k;
+        keep.push_back(APFloat::getZero(sem));
+        if (kept)
+          keep.back() = APFloat::getOne(sem);
+      }
+    auto keepType = RankedTensorType::get({rows, cols}, elem);
+    Value keepWeight =
+        WeightOp::create(builder, loc, keepType,
+                         DenseElementsAttr::get(keepType, keep), StringAttr())
+            .getResult();
+    Value zero = scalar(*this, elem, 0.0);
+    Value mask = layer<CompareOp>(*this, maskOf(keepType), {keepWeight, zero},
+                                  {predicate(*this, "ne")});
+    define(out, layer<WhereOp>(*this, type, {mask, x, zero}));
     return true;
   }
   return false;

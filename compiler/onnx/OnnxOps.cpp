@@ -379,8 +379,10 @@ void Importer::convert(const onnx::NodeProto &node) {
       define(out, v);
     return;
   }
-  if (op == "Cast") {
-    // Of a value computed at run time, to a floating-point type: mix.cast.
+  if (op == "Cast" || op == "CastLike") {
+    // Of a value computed at run time, to a floating-point type: mix.cast
+    // (CastLike: to the element type of its second input, which shape
+    // inference gives the result).
     // From a float: one round-to-nearest-even like ONNX's Cast (overflow to
     // +-inf, unchecked). From an integer (int32, int64, or a bool mask of a
     // comparison: 0 or 1): one RNE rounding of the exact integer. Casts of
@@ -938,6 +940,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "AveragePool",
           "BatchNormalization",
           "Cast",
+          "CastLike",
           "Clip",
           "Concat",
           "Constant",
@@ -1015,6 +1018,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "ThresholdedRelu",
           "Tile",
           "Transpose",
+          "Trilu",
           "Unsqueeze",
           "Where",
           "Xor"};

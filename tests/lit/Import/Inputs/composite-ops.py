@@ -38,3 +38,12 @@ save("bad-tile",
       node("GlobalMaxPool", ["x"], ["g"], name="/b/gmp")],
      [f("x", 2, 4), helper.make_tensor_value_info("reps", TensorProto.INT64, [2])],
      [f("y", 4, 8), f("g", 2, 4)])
+# Trilu of a float tensor (ONNX's own cases are all int64): the lower
+# triangle with k = 1, and a k computed at run time (refused).
+save("trilu",
+     [node("Trilu", ["x", "k"], ["y"], name="/b/tril", upper=0)],
+     [f("x", 2, 3)], [f("y", 2, 3)], [ints("k", [1])])
+save("bad-trilu",
+     [node("Trilu", ["x", "k"], ["y"], name="/b/triu")],
+     [f("x", 2, 3), helper.make_tensor_value_info("k", TensorProto.INT64, [])],
+     [f("y", 2, 3)])
