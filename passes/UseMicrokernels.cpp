@@ -678,11 +678,10 @@ struct MixUseMicrokernelsPass
     return r;
   }
 
-  /// Whether `body` yields (f32)((f64)sa * (f64)sb * (f64)acc) [+ bias] with
-  /// block arguments (acc, sa, sb[, bias], out), no fast-math flags; other
-  /// ops may only be pure or the checks (scf.if calling mixrt_check_fail),
-  /// which set `checked`.
-  static bool matchRescaleBody(Block *body, bool hasBias, bool &checked) {
+  /// Whether the ops of a loop body are pure, or checks: an scf.if without
+  /// results whose ops only compute and call mixrt_check_fail (`checked`
+  /// tells whether there is one). Such a body's values are its yield's.
+  static bool onlyPureOpsAndChecks(Block *body, bool &checked) {
     checked = false;
     for (Operation &inner : body->without_terminator()) {
       if (auto check = dyn_cast<scf::IfOp>(inner)) {
@@ -701,6 +700,16 @@ struct MixUseMicrokernelsPass
       if (!isPure(&inner))
         return false;
     }
+    return true;
+  }
+
+  /// Whether `body` yields (f32)((f64)sa * (f64)sb * (f64)acc) [+ bias] with
+  /// block arguments (acc, sa, sb[, bias], out), no fast-math flags; other
+  /// ops may only be pure or the checks (scf.if calling mixrt_check_fail),
+  /// which set `checked`.
+  static bool matchRescaleBody(Block *body, bool hasBias, bool &checked) {
+    if (!onlyPureOpsAndChecks(body, checked))
+      return false;
     auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
     auto plain = [](auto op) {
       return op && op.getFastmath() == arith::FastMathFlags::none;
@@ -940,22 +949,9 @@ struct MixUseMicrokernelsPass
   /// computes the quantize of rewriteQuantize, no fast-math flags; other
   /// ops may only be pure or the checks.
   static std::optional<int32_t> matchQuantizeBody(Block *body) {
-    for (Operation &inner : body->without_terminator()) {
-      if (auto check = dyn_cast<scf::IfOp>(inner)) {
-        bool onlyReports = check.getNumResults() == 0;
-        check->walk([&](Operation *nested) {
-          if (auto call = dyn_cast<func::CallOp>(nested))
-            onlyReports &= call.getCallee() == "mixrt_check_fail";
-          else if (!isPure(nested) && !isa<scf::YieldOp, scf::IfOp>(nested))
-            onlyReports = false;
-        });
-        if (!onlyReports)
-          return std::nullopt;
-        continue;
-      }
-      if (!isPure(&inner))
-        return std::nullopt;
-    }
+    bool checked;
+    if (!onlyPureOpsAndChecks(body, checked))
+      return std::nullopt;
     auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
     auto plain = [](auto op) {
       return op && op.getFastmath() == arith::FastMathFlags::none;

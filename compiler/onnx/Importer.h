@@ -214,6 +214,15 @@ mlir::Value layer(Importer &im, mlir::Type result, mlir::ValueRange operands,
       .getResult();
 }
 
+/// A rank-0 constant of float type `elem` (a mix.weight), which the layers
+/// broadcast.
+mlir::Value scalarWeight(Importer &im, mlir::Type elem, double v);
+
+/// A constant mask of `shape`: `w != 0` with `w` an inline f32 weight of
+/// the 0s and 1s of `values` (mix weights are floats).
+mlir::Value constantMask(Importer &im, llvm::ArrayRef<int64_t> shape,
+                         llvm::ArrayRef<bool> values);
+
 /// Pads of a 2-D window (Conv, MaxPool, AveragePool) from ONNX's auto_pad
 /// and pads attributes, as [top, left, bottom, right]; std::nullopt after
 /// recording a problem with `node`.

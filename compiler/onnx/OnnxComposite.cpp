@@ -45,16 +45,6 @@ using namespace mix::onnx_import::attrs;
 
 namespace {
 
-/// A rank-0 constant of `elem` (a mix.weight), broadcast by the layers.
-Value scalar(Importer &im, Type elem, double v) {
-  auto type = RankedTensorType::get({}, elem);
-  return WeightOp::create(
-             im.builder, im.loc, type,
-             DenseElementsAttr::get(type, im.builder.getFloatAttr(elem, v)),
-             StringAttr())
-      .getResult();
-}
-
 NamedAttribute predicate(Importer &im, StringRef p) {
   return im.builder.getNamedAttr("predicate", im.builder.getStringAttr(p));
 }
@@ -122,7 +112,7 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
                         shapeString(shape));
       return true;
     }
-    Value zero = scalar(*this, elem, 0.0);
+    Value zero = scalarWeight(*this, elem, 0.0);
     Value positive = layer<MaximumOp>(*this, xType, {x, zero});
     Value negative = layer<MinimumOp>(*this, xType, {x, zero});
     Value scaled = layer<MulOp>(*this, xType, {negative, slope});
@@ -130,22 +120,22 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
     return true;
   }
   if (op == "ThresholdedRelu") {
-    Value alpha = scalar(*this, elem, attrFloat(node, "alpha", 1.0));
+    Value alpha = scalarWeight(*this, elem, attrFloat(node, "alpha", 1.0));
     Value low = layer<CompareOp>(*this, maskOf(xType), {x, alpha},
                                  {predicate(*this, "le")});
-    define(out,
-           layer<WhereOp>(*this, type, {low, scalar(*this, elem, 0.0), x}));
+    define(out, layer<WhereOp>(*this, type,
+                               {low, scalarWeight(*this, elem, 0.0), x}));
     return true;
   }
   if (op == "Softplus") {
     Value e = layer<ExpOp>(*this, xType, {x});
-    Value s = layer<AddOp>(*this, xType, {e, scalar(*this, elem, 1.0)});
+    Value s = layer<AddOp>(*this, xType, {e, scalarWeight(*this, elem, 1.0)});
     define(out, layer<LogOp>(*this, type, {s}));
     return true;
   }
   if (op == "Softsign") {
     Value a = layer<AbsOp>(*this, xType, {x});
-    Value d = layer<AddOp>(*this, xType, {a, scalar(*this, elem, 1.0)});
+    Value d = layer<AddOp>(*this, xType, {a, scalarWeight(*this, elem, 1.0)});
     define(out, layer<DivOp>(*this, type, {x, d}));
     return true;
   }
@@ -153,17 +143,18 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
     double alpha = attrFloat(node, "alpha", 1.67326319217681884765625);
     double gamma = attrFloat(node, "gamma", 1.05070102214813232421875);
     Value e = layer<EluOp>(*this, xType, {x}, {f64("alpha", alpha)});
-    define(out, layer<MulOp>(*this, type, {e, scalar(*this, elem, gamma)}));
+    define(out,
+           layer<MulOp>(*this, type, {e, scalarWeight(*this, elem, gamma)}));
     return true;
   }
   if (op == "Celu") {
     double alpha = attrFloat(node, "alpha", 1.0);
-    Value zero = scalar(*this, elem, 0.0);
-    Value a = scalar(*this, elem, alpha);
+    Value zero = scalarWeight(*this, elem, 0.0);
+    Value a = scalarWeight(*this, elem, alpha);
     Value positive = layer<MaximumOp>(*this, xType, {x, zero});
     Value q = layer<DivOp>(*this, xType, {x, a});
     Value e = layer<ExpOp>(*this, xType, {q});
-    Value m = layer<SubOp>(*this, xType, {e, scalar(*this, elem, 1.0)});
+    Value m = layer<SubOp>(*this, xType, {e, scalarWeight(*this, elem, 1.0)});
     Value s = layer<MulOp>(*this, xType, {a, m});
     Value negative = layer<MinimumOp>(*this, xType, {s, zero});
     define(out, layer<AddOp>(*this, type, {positive, negative}));
@@ -172,17 +163,17 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
   if (op == "Shrink") {
     double bias = attrFloat(node, "bias", 0.0);
     double lambd = attrFloat(node, "lambd", 0.5);
-    Value below =
-        layer<CompareOp>(*this, maskOf(xType), {x, scalar(*this, elem, -lambd)},
-                         {predicate(*this, "lt")});
-    Value above =
-        layer<CompareOp>(*this, maskOf(xType), {x, scalar(*this, elem, lambd)},
-                         {predicate(*this, "gt")});
-    Value b = scalar(*this, elem, bias);
+    Value below = layer<CompareOp>(*this, maskOf(xType),
+                                   {x, scalarWeight(*this, elem, -lambd)},
+                                   {predicate(*this, "lt")});
+    Value above = layer<CompareOp>(*this, maskOf(xType),
+                                   {x, scalarWeight(*this, elem, lambd)},
+                                   {predicate(*this, "gt")});
+    Value b = scalarWeight(*this, elem, bias);
     Value plus = layer<AddOp>(*this, xType, {x, b});
     Value minus = layer<SubOp>(*this, xType, {x, b});
-    Value inner =
-        layer<WhereOp>(*this, xType, {above, minus, scalar(*this, elem, 0.0)});
+    Value inner = layer<WhereOp>(
+        *this, xType, {above, minus, scalarWeight(*this, elem, 0.0)});
     define(out, layer<WhereOp>(*this, type, {below, plus, inner}));
     return true;
   }
@@ -226,7 +217,7 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
     Value var = layer<SubOp>(*this, statType, {meanOfSquares, squaredMean});
     Value std = layer<SqrtOp>(*this, statType, {var});
     Value denom =
-        layer<AddOp>(*this, statType, {std, scalar(*this, elem, 1e-9)});
+        layer<AddOp>(*this, statType, {std, scalarWeight(*this, elem, 1e-9)});
     Value centered = layer<SubOp>(*this, xType, {x, mean});
     define(out, layer<DivOp>(*this, type, {centered, denom}));
     return true;
@@ -322,24 +313,13 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
       return true;
     }
     int64_t rows = shape[shape.size() - 2], cols = shape.back();
-    // The kept triangle as a 0/1 constant, compared with 0: a mask.
-    std::vector<APFloat> keep;
-    const llvm::fltSemantics &sem = cast<FloatType>(elem).getFloatSemantics();
+    // The kept triangle as a constant mask.
+    SmallVector<bool> keep;
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) {
-        bool kept = upper ? j - i >= k : j - i <= k;
-        keep.push_back(APFloat::getZero(sem));
-        if (kept)
-          keep.back() = APFloat::getOne(sem);
-      }
-    auto keepType = RankedTensorType::get({rows, cols}, elem);
-    Value keepWeight =
-        WeightOp::create(builder, loc, keepType,
-                         DenseElementsAttr::get(keepType, keep), StringAttr())
-            .getResult();
-    Value zero = scalar(*this, elem, 0.0);
-    Value mask = layer<CompareOp>(*this, maskOf(keepType), {keepWeight, zero},
-                                  {predicate(*this, "ne")});
+      for (int64_t j = 0; j < cols; ++j)
+        keep.push_back(upper ? j - i >= k : j - i <= k);
+    Value mask = constantMask(*this, {rows, cols}, keep);
+    Value zero = scalarWeight(*this, elem, 0.0);
     define(out, layer<WhereOp>(*this, type, {mask, x, zero}));
     return true;
   }

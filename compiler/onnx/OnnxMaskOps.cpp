@@ -179,24 +179,6 @@ std::optional<std::vector<bool>> constantBools(const Constant *c) {
   return values;
 }
 
-/// A constant bool tensor as a mask: `w != 0` with `w` an inline f32
-/// weight of 0s and 1s (mix weights are floats).
-Value constantMask(Importer &im, const Constant &c,
-                   const std::vector<bool> &values) {
-  OpBuilder &b = im.builder;
-  auto type = RankedTensorType::get(c.shape, b.getF32Type());
-  SmallVector<float> data(values.begin(), values.end());
-  Value w = WeightOp::create(b, im.loc, type,
-                             DenseElementsAttr::get(type, ArrayRef(data)),
-                             StringAttr());
-  auto scalar = RankedTensorType::get({}, b.getF32Type());
-  Value zero = WeightOp::create(
-      b, im.loc, scalar, DenseElementsAttr::get(scalar, 0.0f), StringAttr());
-  return layer<CompareOp>(im, RankedTensorType::get(c.shape, b.getI1Type()),
-                          {w, zero},
-                          {b.getNamedAttr("predicate", b.getStringAttr("ne"))});
-}
-
 /// A bool operand of And, Or, Xor, Not or Where: a mask computed in this
 /// graph, or a constant bool tensor; null after recording a problem.
 Value maskOperand(Importer &im, const onnx::NodeProto &node, int i) {
@@ -213,7 +195,8 @@ Value maskOperand(Importer &im, const onnx::NodeProto &node, int i) {
                            "tensor");
       return Value();
     }
-    m = constantMask(im, *c, *bools);
+    m = constantMask(im, c->shape,
+                     SmallVector<bool>(bools->begin(), bools->end()));
   }
   if (!getElementTypeOrSelf(m.getType()).isInteger(1)) {
     im.problem(node, "input " + std::to_string(i) + " of " + node.op_type() +
@@ -385,4 +368,26 @@ bool Importer::convertMaskOp(const onnx::NodeProto &node) {
                               RankedTensorType::get(shape, xt.getElementType()),
                               {x}));
   return true;
+}
+
+Value mix::onnx_import::scalarWeight(Importer &im, Type elem, double v) {
+  auto type = RankedTensorType::get({}, elem);
+  return WeightOp::create(
+             im.builder, im.loc, type,
+             DenseElementsAttr::get(type, im.builder.getFloatAttr(elem, v)),
+             StringAttr())
+      .getResult();
+}
+
+Value mix::onnx_import::constantMask(Importer &im, ArrayRef<int64_t> shape,
+                                     ArrayRef<bool> values) {
+  OpBuilder &b = im.builder;
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  SmallVector<float> data(values.begin(), values.end());
+  Value w = WeightOp::create(b, im.loc, type,
+                             DenseElementsAttr::get(type, ArrayRef(data)),
+                             StringAttr());
+  return layer<CompareOp>(im, RankedTensorType::get(shape, b.getI1Type()),
+                          {w, scalarWeight(im, b.getF32Type(), 0.0)},
+                          {b.getNamedAttr("predicate", b.getStringAttr("ne"))});
 }

@@ -296,17 +296,9 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
       }
       acc = binary(*this, step, {acc, next}, {});
     }
-    if (op == "Mean") {
-      auto countType = RankedTensorType::get({}, type.getElementType());
-      Value count =
-          WeightOp::create(
-              builder, loc, countType,
-              DenseElementsAttr::get(
-                  countType, builder.getFloatAttr(type.getElementType(), n)),
-              StringAttr())
-              .getResult();
-      acc = layer<DivOp>(*this, type, {acc, count});
-    }
+    if (op == "Mean")
+      acc = layer<DivOp>(*this, type,
+                         {acc, scalarWeight(*this, type.getElementType(), n)});
     define(out, acc);
     return true;
   }
@@ -481,13 +473,7 @@ void Importer::convert(const onnx::NodeProto &node) {
     if (!a || !type)
       return;
     auto scalar = [&](double v) {
-      auto t = RankedTensorType::get({}, type.getElementType());
-      return WeightOp::create(
-                 builder, loc, t,
-                 DenseElementsAttr::get(
-                     t, builder.getFloatAttr(type.getElementType(), v)),
-                 StringAttr())
-          .getResult();
+      return scalarWeight(*this, type.getElementType(), v);
     };
     if (transA) {
       auto at = cast<RankedTensorType>(a.getType());
