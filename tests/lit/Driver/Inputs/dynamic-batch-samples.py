@@ -6,9 +6,12 @@
 # The values are the app's, rounded to f32 the same way (a quotient of small
 # integers rounded once from f64 is the f32 quotient: double rounding is
 # innocuous for division when 53 >= 2 * 24 + 2).
-import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 out = sys.argv[1]
 x = [[1, 2, 3, 4], [-1, 0.5, -2, 1], [0.25, -0.75, 2, -3], [8, 0, -4, 0.5],
@@ -19,16 +22,9 @@ qx = [[[(s + 1) * (i * 4 + j - 3) / (s * s + 1) for j in range(4)]
 
 
 def write(path, tensors):
-    header, data = {}, b""
-    for name, shape, values in tensors:
-        raw = struct.pack("<%df" % len(values), *values)
-        header[name] = {"dtype": "F32", "shape": shape,
-                        "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + data)
+    safetensors_file.write(
+        path, [(name, "F32", shape, safetensors_file.floats(values))
+               for name, shape, values in tensors])
 
 
 flat = lambda rows: [v for row in rows for v in row]

@@ -1,9 +1,12 @@
 """Writes the inputs of int-cast.mlir's @intcast for mix-run (the f64
 interpreter): integers it holds exactly (|x| <= 2^53, or a power of two) as
 a safetensors file with I64, I32 and I8 tensors input0, input1, input2."""
-import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 tensors = [
     ("input0", "I64", "<q",
@@ -11,13 +14,7 @@ tensors = [
     ("input1", "I32", "<i", [65504, 65519, 65520, -70000]),
     ("input2", "I8", "<b", [-1, 127, -128, 0]),
 ]
-header, data = {}, b""
-for name, dtype, fmt, values in tensors:
-    raw = b"".join(struct.pack(fmt, v) for v in values)
-    header[name] = {"dtype": dtype, "shape": [len(values)],
-                    "data_offsets": [len(data), len(data) + len(raw)]}
-    data += raw
-text = json.dumps(header).encode()
-text += b" " * ((8 - len(text) % 8) % 8)
-with open(sys.argv[1], "wb") as f:
-    f.write(struct.pack("<Q", len(text)) + text + data)
+safetensors_file.write(
+    sys.argv[1],
+    [(name, dtype, [len(values)], b"".join(struct.pack(fmt, v) for v in values))
+     for name, dtype, fmt, values in tensors])

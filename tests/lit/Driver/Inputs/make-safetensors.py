@@ -3,9 +3,12 @@
 # KIND: good (the weights of tiny.mlir plus an unused tensor), shape (fc.weight
 # transposed), dtype (fc.weight as F16), missing (no fc.bias), truncated (the
 # data cut short), corrupt (the JSON header is not JSON).
-import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 kind, out = sys.argv[1], sys.argv[2]
 
@@ -23,16 +26,10 @@ elif kind == "dtype":
 elif kind == "missing":
     del tensors[1]
 
-header, data = {}, b""
-for name, dtype, shape, raw in tensors:
-    header[name] = {"dtype": dtype, "shape": shape,
-                    "data_offsets": [len(data), len(data) + len(raw)]}
-    data += raw
-text = json.dumps(header).encode()
+text, data = safetensors_file.encode(tensors)
 if kind == "corrupt":
     text = b"{not json" + b" " * (len(text) - 9)
-text += b" " * (-len(text) % 8)
-blob = struct.pack("<Q", len(text)) + text + data
+blob = safetensors_file.blob(text, data)
 if kind == "truncated":
     blob = blob[:-10]
 with open(out, "wb") as f:

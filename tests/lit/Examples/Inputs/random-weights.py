@@ -5,21 +5,24 @@ gamma, scale or var) are 1.
 
     random-weights.py MODEL.mlir OUT.safetensors
 """
-import json
+import os
 import random
 import re
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 
 def main(model, out):
     source = open(model).read()
     rng = random.Random(1)
-    header, data = {}, b""
+    tensors, seen = [], set()
     pattern = r'mix\.weight external "([^"]+)" : tensor<([0-9x]+)xf32>'
     for name, shape in re.findall(pattern, source):
-        if name in header:
+        if name in seen:
             continue
+        seen.add(name)
         dims = [int(d) for d in shape.split("x")]
         count = 1
         for d in dims:
@@ -27,14 +30,8 @@ def main(model, out):
         ones = name.endswith(("gamma", "scale", "var"))
         values = [1.0 if ones else rng.uniform(-0.1, 0.1)
                   for _ in range(count)]
-        raw = struct.pack("<%df" % count, *values)
-        header[name] = {"dtype": "F32", "shape": dims,
-                        "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(out, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + data)
+        tensors.append((name, "F32", dims, safetensors_file.floats(values)))
+    safetensors_file.write(out, tensors)
 
 
 if __name__ == "__main__":

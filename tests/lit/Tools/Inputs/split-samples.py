@@ -3,37 +3,20 @@
 # writes samples [BEGIN, END) of every tensor of IN to OUT (same dtype, the
 # leading dimension END - BEGIN); with ":nan", the 4th value of each F32
 # tensor becomes NaN. Only the standard library.
-import json
+import os
 import struct
 import sys
 
-
-def read(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (size,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + size])
-    header.pop("__metadata__", None)
-    body = data[8 + size:]
-    return {name: (info["dtype"], info["shape"],
-                   body[info["data_offsets"][0]:info["data_offsets"][1]])
-            for name, info in header.items()}
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 
 def write(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, (dtype, shape, raw) in sorted(tensors.items()):
-        header[name] = {"dtype": dtype, "shape": shape,
-                        "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    safetensors_file.write(path, [(name, dtype, shape, raw) for name, (
+        dtype, shape, raw) in sorted(tensors.items())])
 
 
-tensors = read(sys.argv[1])
+tensors = safetensors_file.read(sys.argv[1])
 for spec in sys.argv[2:]:
     nan = spec.endswith(":nan")
     out, begin, end = spec[:-4 if nan else None].rsplit(":", 2)
