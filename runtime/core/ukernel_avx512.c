@@ -448,10 +448,13 @@ UK_INLINE UK_TV void finishS8VnniBody(const int R, const int P,
 static __attribute__((noinline)) UK_TV void
 finishS8Vnni(const int R, const int P, const uk_s8_problem *p, int64_t m0,
              int64_t q, const uint32_t *rows, const __m512i (*res)[2]) {
+  /* A private copy: the stores (through may_alias vector types) would
+   * otherwise reload and retest p's fields at every row. */
+  const uk_s8_problem lp = *p;
   if (R == 14 && P == 2)
-    finishS8VnniBody(14, 2, p, m0, q, rows, res);
+    finishS8VnniBody(14, 2, &lp, m0, q, rows, res);
   else
-    finishS8VnniBody(R, P, p, m0, q, rows, res);
+    finishS8VnniBody(R, P, &lp, m0, q, rows, res);
 }
 
 /* VNNI: rows [m0, m0 + R) x panels [q, q + P); per 4-k group one zmm of B
