@@ -506,13 +506,35 @@ UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
         acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
     }
   }
-  __m512i res[14][2];
-#pragma GCC unroll 14
-  for (int r = 0; r < R; ++r)
+  if (!p->a_per_row) {
+    uk_s8_cols cols[2];
 #pragma GCC unroll 2
-    for (int v = 0; v < P; ++v)
-      res[r][v] = acc[r][v];
-  finishS8Vnni(R, P, p, m0, q, rows, (const __m512i(*)[2])res);
+    for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      cols[v] = s8Cols(p, m0, n0, colMask(p->N - n0),
+                       128u + (uint32_t)uk_a_zero_point(p, m0));
+    }
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int v = 0; v < P; ++v) {
+        const int64_t n0 = (q + v) * UK_NR;
+        epilogueS8(p, acc[r][v], m0 + r, n0, colMask(p->N - n0), &cols[v],
+                   rows[r]);
+      }
+    return;
+  }
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r) {
+    const uint32_t za = (uint32_t)uk_a_zero_point(p, m0 + r);
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      const __mmask16 mask = colMask(p->N - n0);
+      const uk_s8_cols c = s8Cols(p, m0 + r, n0, mask, 128u + za);
+      epilogueS8(p, acc[r][v], m0 + r, n0, mask, &c, rows[r]);
+    }
+  }
 }
 
 /* As tileS8Vnni, A from abuf (packS8Flipped): rows UK_S8_AS apart, one
@@ -559,11 +581,6 @@ UK_INLINE UK_TV void tileS8VnniPacked(const int R, const int P,
  * shapes, the register allocation of the (huge) driver spilled 1-2 of the
  * 28 accumulators every k group. */
 static __attribute__((noinline)) UK_TV void
-tileS8Vnni14x2(const uk_s8_problem *p, int64_t m0, int64_t q,
-               const uint32_t *rows) {
-  tileS8Vnni(14, 2, p, m0, q, rows);
-}
-static __attribute__((noinline)) UK_TV void
 tileS8VnniPacked14x2(const uk_s8_problem *p, int64_t m0, int64_t q,
                      const uint32_t *rows, const int8_t *abuf) {
   tileS8VnniPacked(14, 2, p, m0, q, rows, abuf);
@@ -576,9 +593,7 @@ tileS8VnniPacked14x2(const uk_s8_problem *p, int64_t m0, int64_t q,
         tileS8VnniPacked14x2(p, m0, q, terms, abuf);                           \
       else                                                                     \
         tileS8VnniPacked(R, P, p, m0, q, terms, abuf);                         \
-    } else if (R == 14 && P == 2)                                              \
-      tileS8Vnni14x2(p, m0, q, terms);                                         \
-    else                                                                       \
+    } else                                                                     \
       tileS8Vnni(R, P, p, m0, q, terms);                                       \
   } while (0)
 
