@@ -9,7 +9,8 @@
 |* int8 with VNNI: vpdpbusd on (A + 128) as u8 x B as s8 (exact: no         *|
 |* saturation, products <= 255 * 128), starting from -(128 + za) * colsum,  *|
 |* the column sums packed with B. Sums are modulo 2^32 like every int8 sum  *|
-|* here: exact whenever the exact result fits in int32.                      *|
+|* here: exact whenever the exact result fits in int32. For K <= 1024 the   *|
+|* rows of A of a tile are first copied flipped (+128) at a fixed stride.   *|
 |*                                                                            *|
 |* Functions carry target attributes; the dispatcher calls them only on     *|
 |* CPUs (and OSes) with AVX-512 F/BW/DQ/VL (+ VNNI). x86-64 only.            *|
