@@ -9,7 +9,8 @@
 |* int8 with VNNI: vpdpbusd on (A + 128) as u8 x B as s8 (exact: no         *|
 |* saturation, products <= 255 * 128), starting from -(128 + za) * colsum,  *|
 |* the column sums packed with B. Sums are modulo 2^32 like every int8 sum  *|
-|* here: exact whenever the exact result fits in int32.                      *|
+|* here: exact whenever the exact result fits in int32. For K <= 1024 the   *|
+|* rows of A of a tile are first copied flipped (+128) at a fixed stride.   *|
 |*                                                                            *|
 |* Functions carry target attributes; the dispatcher calls them only on     *|
 |* CPUs (and OSes) with AVX-512 F/BW/DQ/VL (+ VNNI). x86-64 only.            *|
@@ -34,6 +35,10 @@
  * AVX-512 cores measured; 256 columns lost ~10 % at 1024^3). */
 #define UK_KC 256
 #define UK_NCP 32
+/* int8 with VNNI: K up to UK_S8_KA copies A's rows of a tile, flipped,
+ * UK_S8_AS bytes apart (not a multiple of 4 KiB: no aliasing of rows). */
+#define UK_S8_KA 1024
+#define UK_S8_AS (UK_S8_KA + 64)
 
 UK_INLINE UK_T __mmask16 colMask(int64_t valid) {
   return valid >= 16 ? (__mmask16)0xffff
@@ -407,6 +412,52 @@ UK_T void mixrt_uk_s8_avx512(const uk_s8_problem *p) {
   }
 }
 
+/* The epilogue of a VNNI tile: rows [m0, m0 + R) x panels [q, q + P) of
+ * res. */
+UK_INLINE UK_TV void finishS8VnniBody(const int R, const int P,
+                                      const uk_s8_problem *p, int64_t m0,
+                                      int64_t q, const uint32_t *rows,
+                                      const __m512i (*res)[2]) {
+  if (!p->a_per_row) {
+    uk_s8_cols cols[2];
+    _Pragma("GCC unroll 2") for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      cols[v] = s8Cols(p, m0, n0, colMask(p->N - n0),
+                       128u + (uint32_t)uk_a_zero_point(p, m0));
+    }
+    _Pragma("GCC unroll 14") for (int r = 0; r < R; ++r)
+        _Pragma("GCC unroll 2") for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      epilogueS8(p, res[r][v], m0 + r, n0, colMask(p->N - n0), &cols[v],
+                 rows[r]);
+    }
+  } else {
+    _Pragma("GCC unroll 14") for (int r = 0; r < R; ++r) {
+      const uint32_t za = (uint32_t)uk_a_zero_point(p, m0 + r);
+      _Pragma("GCC unroll 2") for (int v = 0; v < P; ++v) {
+        const int64_t n0 = (q + v) * UK_NR;
+        const __mmask16 mask = colMask(p->N - n0);
+        const uk_s8_cols c = s8Cols(p, m0 + r, n0, mask, 128u + za);
+        epilogueS8(p, res[r][v], m0 + r, n0, mask, &c, rows[r]);
+      }
+    }
+  }
+}
+
+/* Out of line, res in memory: with the epilogue inlined behind the k loop,
+ * GCC kept a copy of every accumulator in memory, stored every k group. */
+static __attribute__((noinline)) UK_TV void
+finishS8Vnni(const int R, const int P, const uk_s8_problem *p, int64_t m0,
+             int64_t q, const uint32_t *rows, const __m512i (*res)[2]) {
+  /* A private copy: the stores (through may_alias vector types) would
+   * otherwise reload and retest p's fields at every row. */
+  const uk_s8_problem lp = *p;
+  if (R == 14 && P == 2)
+    finishS8VnniBody(14, 2, &lp, m0, q, rows, res);
+  else
+    finishS8VnniBody(R, P, &lp, m0, q, rows, res);
+}
+
 /* VNNI: rows [m0, m0 + R) x panels [q, q + P); per 4-k group one zmm of B
  * per panel (16 columns x 4 k) and one broadcast 4 k of A (+128) per row. */
 UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
@@ -487,54 +538,140 @@ UK_INLINE UK_TV void tileS8Vnni(const int R, const int P,
   }
 }
 
+/* As tileS8Vnni, A from abuf (packS8Flipped): rows UK_S8_AS apart, one
+ * pointer and constant offsets, no flip, every group whole (B's padding is
+ * 0). */
+UK_INLINE UK_TV void tileS8VnniPacked(const int R, const int P,
+                                      const uk_s8_problem *p, int64_t m0,
+                                      int64_t q, const uint32_t *rows,
+                                      const int8_t *abuf) {
+  __m512i acc[14][2];
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      acc[r][v] = _mm512_setzero_si512();
+  const int64_t pb = p->panel_bytes;
+  const int8_t *bp = p->panels + q * pb;
+  const int8_t *ap = abuf;
+  const int8_t *const end = abuf + ((p->K + 3) & ~(int64_t)3);
+  for (; ap != end; ap += 4, bp += 64) {
+    __m512i bv[2];
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      bv[v] = _mm512_loadu_si512(bp + v * pb);
+#pragma GCC unroll 14
+    for (int r = 0; r < R; ++r) {
+      const __m512i av =
+          _mm512_broadcastd_epi32(_mm_loadu_si32(ap + r * UK_S8_AS));
+#pragma GCC unroll 2
+      for (int v = 0; v < P; ++v)
+        acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+    }
+  }
+  __m512i res[14][2];
+#pragma GCC unroll 14
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < P; ++v)
+      res[r][v] = acc[r][v];
+  finishS8Vnni(R, P, p, m0, q, rows, (const __m512i(*)[2])res);
+}
+
+/* The full tiles out of line: inlined into the driver beside the other
+ * shapes, the register allocation of the (huge) driver spilled 1-2 of the
+ * 28 accumulators every k group. */
+static __attribute__((noinline)) UK_TV void
+tileS8VnniPacked14x2(const uk_s8_problem *p, int64_t m0, int64_t q,
+                     const uint32_t *rows, const int8_t *abuf) {
+  tileS8VnniPacked(14, 2, p, m0, q, rows, abuf);
+}
+
+#define UK_VNNI_TILE(R, P)                                                     \
+  do {                                                                         \
+    if (abuf) {                                                                \
+      if (R == 14 && P == 2)                                                   \
+        tileS8VnniPacked14x2(p, m0, q, terms, abuf);                           \
+      else                                                                     \
+        tileS8VnniPacked(R, P, p, m0, q, terms, abuf);                         \
+    } else                                                                     \
+      tileS8Vnni(R, P, p, m0, q, terms);                                       \
+  } while (0)
+
 #define UK_VNNI_ROWS(P)                                                        \
   switch (rows) {                                                              \
   case 1:                                                                      \
-    tileS8Vnni(1, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(1, P);                                                        \
     break;                                                                     \
   case 2:                                                                      \
-    tileS8Vnni(2, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(2, P);                                                        \
     break;                                                                     \
   case 3:                                                                      \
-    tileS8Vnni(3, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(3, P);                                                        \
     break;                                                                     \
   case 4:                                                                      \
-    tileS8Vnni(4, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(4, P);                                                        \
     break;                                                                     \
   case 5:                                                                      \
-    tileS8Vnni(5, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(5, P);                                                        \
     break;                                                                     \
   case 6:                                                                      \
-    tileS8Vnni(6, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(6, P);                                                        \
     break;                                                                     \
   case 7:                                                                      \
-    tileS8Vnni(7, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(7, P);                                                        \
     break;                                                                     \
   case 8:                                                                      \
-    tileS8Vnni(8, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(8, P);                                                        \
     break;                                                                     \
   case 9:                                                                      \
-    tileS8Vnni(9, P, p, m0, q, terms);                                         \
+    UK_VNNI_TILE(9, P);                                                        \
     break;                                                                     \
   case 10:                                                                     \
-    tileS8Vnni(10, P, p, m0, q, terms);                                        \
+    UK_VNNI_TILE(10, P);                                                       \
     break;                                                                     \
   case 11:                                                                     \
-    tileS8Vnni(11, P, p, m0, q, terms);                                        \
+    UK_VNNI_TILE(11, P);                                                       \
     break;                                                                     \
   case 12:                                                                     \
-    tileS8Vnni(12, P, p, m0, q, terms);                                        \
+    UK_VNNI_TILE(12, P);                                                       \
     break;                                                                     \
   case 13:                                                                     \
-    tileS8Vnni(13, P, p, m0, q, terms);                                        \
+    UK_VNNI_TILE(13, P);                                                       \
     break;                                                                     \
   default:                                                                     \
-    tileS8Vnni(14, P, p, m0, q, terms);                                        \
+    UK_VNNI_TILE(14, P);                                                       \
     break;                                                                     \
   }
 
+/* Rows [m0, m0 + rows) of A, + 128 (as u8), into buf rows UK_S8_AS apart,
+ * K padded to a multiple of 4 with 0x80 (any value: B's padding is 0). */
+UK_INLINE UK_TV void packS8Flipped(const uk_s8_problem *p, int64_t m0, int rows,
+                                   int8_t *buf) {
+  const __m512i flip = _mm512_set1_epi32((int32_t)0x80808080u);
+  const int64_t kp = (p->K + 3) & ~(int64_t)3;
+  for (int r = 0; r < rows; ++r) {
+    const int8_t *src = p->A + (m0 + r) * p->lda;
+    int8_t *dst = buf + r * UK_S8_AS;
+    for (int64_t k = 0; k < kp; k += 64) {
+      const int64_t left = p->K - k;
+      const __mmask64 m = left >= 64  ? ~(__mmask64)0
+                          : left <= 0 ? (__mmask64)0
+                                      : (((__mmask64)1 << left) - 1);
+      const int64_t pleft = kp - k;
+      const __mmask64 pm =
+          pleft >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << pleft) - 1);
+      _mm512_mask_storeu_epi8(
+          dst + k, pm,
+          _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, src + k), flip));
+    }
+  }
+}
+
 UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  _Alignas(64) int8_t apack[14 * UK_S8_AS];
+  const int packA = p->K <= UK_S8_KA;
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t m0 = 0; m0 < p->M; m0 += 14) {
@@ -543,6 +680,11 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
       if (p->b_zero_points)
         for (int r = 0; r < rows; ++r)
           terms[r] = uk_s8_row_term(p, m0 + r);
+      const int8_t *abuf = NULL;
+      if (packA) {
+        packS8Flipped(p, m0, rows, apack);
+        abuf = apack;
+      }
       int64_t q = qb;
       for (; q + 2 <= qe; q += 2)
         UK_VNNI_ROWS(2)

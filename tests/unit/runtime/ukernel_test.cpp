@@ -559,6 +559,32 @@ TEST_CASE("ukernel: int8 on every path, all shape combinations", "[ukernel]") {
       }
 }
 
+TEST_CASE("ukernel: int8 around the VNNI tile and A-copy limits", "[ukernel]") {
+  // VNNI: 14-row tiles of 2 panels, A copied for K <= 1024 (K rounded up to
+  // 4), the kernel reading A in place above.
+  std::mt19937 rng(20);
+  int run = 0;
+  for (int64_t m : {13, 14, 15, 29})
+    for (int64_t n : {31, 32, 33})
+      for (int64_t k : {1020, 1021, 1024, 1025}) {
+        ++run;
+        const int64_t lda = k + (run % 2 ? 3 : 0);
+        std::vector<int8_t> a(static_cast<size_t>(m * lda)),
+            b(static_cast<size_t>(k * n));
+        for (int8_t &x : a)
+          x = static_cast<int8_t>(rng());
+        for (int8_t &x : b)
+          x = static_cast<int8_t>(rng());
+        const S8Params p =
+            randomS8Params(rng, m, n, run % 3 == 1, run % 3 == 2);
+        std::vector<float> bias(static_cast<size_t>(n));
+        for (float &x : bias)
+          x = std::uniform_real_distribution<float>(-50, 50)(rng);
+        checkS8(m, n, k, a, lda, b, n, n, p, run % 2 ? bias.data() : nullptr,
+                run % 4 < 2);
+      }
+}
+
 TEST_CASE("ukernel: int8 extremes", "[ukernel]") {
   std::mt19937 rng(17);
   for (int8_t va : {int8_t{-128}, int8_t{127}})
