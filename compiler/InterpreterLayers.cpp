@@ -332,6 +332,26 @@ std::optional<RefTensor> interp::evalUnaryMath(Operation *op,
           .Case([](NegOp) { return [](double v) { return -v; }; })
           .Case([](ErfOp) { return [](double v) { return std::erf(v); }; })
           .Case([](ReciprocalOp) { return [](double v) { return 1.0 / v; }; })
+          .Case([](FloorOp) { return [](double v) { return std::floor(v); }; })
+          .Case([](CeilOp) { return [](double v) { return std::ceil(v); }; })
+          // Ties to even: nearbyint in the default rounding mode.
+          .Case([](RoundOp) {
+            return [](double v) { return std::nearbyint(v); };
+          })
+          .Case([](SignOp) {
+            return [](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v; };
+          })
+          .Case([](SinOp) { return [](double v) { return std::sin(v); }; })
+          .Case([](CosOp) { return [](double v) { return std::cos(v); }; })
+          .Case([](TanOp) { return [](double v) { return std::tan(v); }; })
+          .Case([](AsinOp) { return [](double v) { return std::asin(v); }; })
+          .Case([](AcosOp) { return [](double v) { return std::acos(v); }; })
+          .Case([](AtanOp) { return [](double v) { return std::atan(v); }; })
+          .Case([](SinhOp) { return [](double v) { return std::sinh(v); }; })
+          .Case([](CoshOp) { return [](double v) { return std::cosh(v); }; })
+          .Case([](AsinhOp) { return [](double v) { return std::asinh(v); }; })
+          .Case([](AcoshOp) { return [](double v) { return std::acosh(v); }; })
+          .Case([](AtanhOp) { return [](double v) { return std::atanh(v); }; })
           .Default([](Operation *) { return nullptr; });
   if (!fn)
     return std::nullopt;

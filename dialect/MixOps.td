@@ -529,6 +529,23 @@ def Mix_AbsOp : Mix_UnaryOp<"abs", "|x|">;
 def Mix_NegOp : Mix_UnaryOp<"neg", "-x">;
 def Mix_ErfOp : Mix_UnaryOp<"erf", "erf(x)">;
 def Mix_ReciprocalOp : Mix_UnaryOp<"reciprocal", "1 / x">;
+def Mix_FloorOp : Mix_UnaryOp<"floor", "floor(x) (rounds toward -inf)">;
+def Mix_CeilOp : Mix_UnaryOp<"ceil", "ceil(x) (rounds toward +inf)">;
+def Mix_RoundOp : Mix_UnaryOp<"round",
+    "round(x) (to the nearest integer, ties to even, as ONNX Round)">;
+def Mix_SignOp : Mix_UnaryOp<"sign", "sign(x) (-1, 0 or 1; NaN stays NaN)">;
+def Mix_SinOp : Mix_UnaryOp<"sin", "sin(x)">;
+def Mix_CosOp : Mix_UnaryOp<"cos", "cos(x)">;
+def Mix_TanOp : Mix_UnaryOp<"tan", "tan(x)">;
+def Mix_AsinOp : Mix_UnaryOp<"asin", "asin(x) (NaN outside [-1, 1])">;
+def Mix_AcosOp : Mix_UnaryOp<"acos", "acos(x) (NaN outside [-1, 1])">;
+def Mix_AtanOp : Mix_UnaryOp<"atan", "atan(x)">;
+def Mix_SinhOp : Mix_UnaryOp<"sinh", "sinh(x)", [Mix_UsesExp]>;
+def Mix_CoshOp : Mix_UnaryOp<"cosh", "cosh(x)", [Mix_UsesExp]>;
+def Mix_AsinhOp : Mix_UnaryOp<"asinh", "asinh(x)", [Mix_UsesLog]>;
+def Mix_AcoshOp : Mix_UnaryOp<"acosh", "acosh(x) (NaN below 1)", [Mix_UsesLog]>;
+def Mix_AtanhOp : Mix_UnaryOp<"atanh", "atanh(x) (NaN outside [-1, 1])",
+    [Mix_UsesLog]>;
 
 // An elementwise function of two tensors with numpy-style broadcasting.
 class Mix_BinaryOp<string mnemonic, string formula, list<Trait> traits = []>

@@ -900,6 +900,34 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
         binary<MulOp>(constant(-0.5), binary<MulOp>(y, binary<MulOp>(y, y))));
   if (isa<ReciprocalOp>(op))
     return unary<NegOp>(binary<MulOp>(g, binary<MulOp>(y, y)));
+  // Piecewise constant: no gradient (0 everywhere, as PyTorch).
+  if (isa<FloorOp, CeilOp, RoundOp, SignOp>(op))
+    return binary<MulOp>(g, constant(0.0));
+  if (isa<SinOp>(op))
+    return binary<MulOp>(g, unary<CosOp>(x));
+  if (isa<CosOp>(op))
+    return unary<NegOp>(binary<MulOp>(g, unary<SinOp>(x)));
+  if (isa<TanOp>(op)) // 1 + tan^2
+    return binary<MulOp>(g, binary<AddOp>(constant(1.0), binary<MulOp>(y, y)));
+  if (isa<SinhOp>(op))
+    return binary<MulOp>(g, unary<CoshOp>(x));
+  if (isa<CoshOp>(op))
+    return binary<MulOp>(g, unary<SinhOp>(x));
+  if (isa<AtanOp>(op)) // 1 / (1 + x^2)
+    return binary<DivOp>(g, binary<AddOp>(constant(1.0), binary<MulOp>(x, x)));
+  if (isa<AtanhOp>(op)) // 1 / (1 - x^2)
+    return binary<DivOp>(g, binary<SubOp>(constant(1.0), binary<MulOp>(x, x)));
+  if (isa<AsinOp, AcosOp>(op)) { // +-1 / sqrt(1 - x^2)
+    Value d = binary<MulOp>(
+        g, unary<RsqrtOp>(binary<SubOp>(constant(1.0), binary<MulOp>(x, x))));
+    return isa<AsinOp>(op) ? d : unary<NegOp>(d);
+  }
+  if (isa<AsinhOp>(op)) // 1 / sqrt(x^2 + 1)
+    return binary<MulOp>(
+        g, unary<RsqrtOp>(binary<AddOp>(binary<MulOp>(x, x), constant(1.0))));
+  if (isa<AcoshOp>(op)) // 1 / sqrt(x^2 - 1)
+    return binary<MulOp>(
+        g, unary<RsqrtOp>(binary<SubOp>(binary<MulOp>(x, x), constant(1.0))));
   if (isa<AbsOp>(op)) // 0 at 0, as PyTorch
     return where(
         compareWithZero(x, "gt"), g,

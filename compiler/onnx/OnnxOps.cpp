@@ -202,6 +202,21 @@ bool Importer::convertMath(const onnx::NodeProto &node) {
                     .Case("Neg", layer<NegOp>)
                     .Case("Erf", layer<ErfOp>)
                     .Case("Reciprocal", layer<ReciprocalOp>)
+                    .Case("Floor", layer<FloorOp>)
+                    .Case("Ceil", layer<CeilOp>)
+                    .Case("Round", layer<RoundOp>)
+                    .Case("Sign", layer<SignOp>)
+                    .Case("Sin", layer<SinOp>)
+                    .Case("Cos", layer<CosOp>)
+                    .Case("Tan", layer<TanOp>)
+                    .Case("Asin", layer<AsinOp>)
+                    .Case("Acos", layer<AcosOp>)
+                    .Case("Atan", layer<AtanOp>)
+                    .Case("Sinh", layer<SinhOp>)
+                    .Case("Cosh", layer<CoshOp>)
+                    .Case("Asinh", layer<AsinhOp>)
+                    .Case("Acosh", layer<AcoshOp>)
+                    .Case("Atanh", layer<AtanhOp>)
                     .Default(nullptr);
   Build binary = llvm::StringSwitch<Build>(op)
                      .Case("Sub", layer<SubOp>)
@@ -921,27 +936,37 @@ void Importer::convert(const onnx::NodeProto &node) {
 
 std::vector<std::string> mix::getSupportedOnnxOps() {
   return {"Abs",
+          "Acos",
+          "Acosh",
           "Add",
           "And",
+          "Asin",
+          "Asinh",
+          "Atan",
+          "Atanh",
           "AveragePool",
           "BatchNormalization",
           "Cast",
           "CastLike",
+          "Ceil",
+          "Celu",
           "Clip",
           "Concat",
           "Constant",
           "Conv",
           "ConvTranspose",
+          "Cos",
+          "Cosh",
+          "DepthToSpace",
           "Div",
           "Dropout",
           "Elu",
-          "Celu",
-          "DepthToSpace",
           "Equal",
           "Erf",
           "Exp",
           "Expand",
           "Flatten",
+          "Floor",
           "GRU",
           "Gather",
           "Gemm",
@@ -985,21 +1010,26 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "ReduceSumSquare",
           "Relu",
           "Reshape",
-          "Selu",
-          "Shrink",
           "Resize",
+          "Round",
+          "Selu",
           "Shape",
+          "Shrink",
           "Sigmoid",
+          "Sign",
+          "Sin",
+          "Sinh",
           "Slice",
+          "Softmax",
           "Softplus",
           "Softsign",
           "SpaceToDepth",
-          "Softmax",
           "Split",
           "Sqrt",
           "Squeeze",
           "Sub",
           "Sum",
+          "Tan",
           "Tanh",
           "ThresholdedRelu",
           "Tile",

@@ -6,9 +6,10 @@
 //
 // The elementwise math layers (sigmoid, tanh, hard_sigmoid, hard_swish,
 // silu, leaky_relu, elu, clip, exp, log, sqrt, rsqrt, abs, neg, erf,
-// reciprocal; sub, div, pow, maximum, minimum with numpy broadcasting): one
-// elementwise linalg.generic each; glu, one generic over its result reading
-// both halves of the input.
+// reciprocal, floor, ceil, round, sign and the trigonometric and hyperbolic
+// functions with their inverses; sub, div, pow, maximum, minimum with numpy
+// broadcasting): one elementwise linalg.generic each; glu, one generic over its
+// result reading both halves of the input.
 //
 // Every op evaluates in f32, or f64 when an operand is f64, and rounds once
 // to its result type: libm has no f16/bf16 functions, and an f16 or bf16
@@ -16,7 +17,7 @@
 // computed in the narrow format (f32 keeps more than twice their
 // significand bits plus two). With checks on, a finite value that rounds to
 // infinity in the result type is reported like a checked cast's overflow
-// (docs/precision.md, "Elementwise math"); ops whose results lie in [-1, 1]
+// (docs/precision.md, "Elementwise math"); ops whose results lie in [-pi, pi]
 // cannot overflow and carry no check.
 //
 //===----------------------------------------------------------------------===//
@@ -133,6 +134,30 @@ MIX_MATH(AbsOp, { return math::AbsFOp::create(s.b, s.loc, x[0]); })
 MIX_MATH(NegOp, { return arith::NegFOp::create(s.b, s.loc, x[0]); })
 MIX_MATH(ErfOp, { return math::ErfOp::create(s.b, s.loc, x[0]); })
 MIX_MATH(ReciprocalOp, { return s.div(s.c(1.0), x[0]); })
+MIX_MATH(FloorOp, { return math::FloorOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(CeilOp, { return math::CeilOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(RoundOp, { return math::RoundEvenOp::create(s.b, s.loc, x[0]); })
+// 1 above 0, -1 below, x itself otherwise (+-0 keep their sign, NaN stays).
+MIX_MATH(SignOp, {
+  Value zero = s.c(0.0);
+  Value below =
+      arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OLT, x[0], zero);
+  Value minusOne = arith::SelectOp::create(s.b, s.loc, below, s.c(-1.0), x[0]);
+  Value above =
+      arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OGT, x[0], zero);
+  return arith::SelectOp::create(s.b, s.loc, above, s.c(1.0), minusOne);
+})
+MIX_MATH(SinOp, { return math::SinOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(CosOp, { return math::CosOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(TanOp, { return math::TanOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AsinOp, { return math::AsinOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AcosOp, { return math::AcosOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AtanOp, { return math::AtanOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(SinhOp, { return math::SinhOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(CoshOp, { return math::CoshOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AsinhOp, { return math::AsinhOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AcoshOp, { return math::AcoshOp::create(s.b, s.loc, x[0]); })
+MIX_MATH(AtanhOp, { return math::AtanhOp::create(s.b, s.loc, x[0]); })
 MIX_MATH(SubOp, { return s.sub(x[0], x[1]); })
 MIX_MATH(DivOp, { return s.div(x[0], x[1]); })
 MIX_MATH(PowOp, { return math::PowFOp::create(s.b, s.loc, x[0], x[1]); })
@@ -140,12 +165,19 @@ MIX_MATH(MaximumOp, { return s.max(x[0], x[1]); })
 MIX_MATH(MinimumOp, { return s.min(x[0], x[1]); })
 #undef MIX_MATH
 
-/// Ops whose every result lies in [-1, 1]: rounding cannot overflow.
+/// Ops whose every result lies in [-pi, pi] (sigmoid ... erf, sign, sin, cos,
+/// asin, acos, atan): rounding cannot overflow.
 template <typename OpTy> constexpr bool kBounded = false;
 template <> constexpr bool kBounded<SigmoidOp> = true;
 template <> constexpr bool kBounded<TanhOp> = true;
 template <> constexpr bool kBounded<HardSigmoidOp> = true;
 template <> constexpr bool kBounded<ErfOp> = true;
+template <> constexpr bool kBounded<SignOp> = true;
+template <> constexpr bool kBounded<SinOp> = true;
+template <> constexpr bool kBounded<CosOp> = true;
+template <> constexpr bool kBounded<AsinOp> = true;
+template <> constexpr bool kBounded<AcosOp> = true;
+template <> constexpr bool kBounded<AtanOp> = true;
 
 /// f32, or f64 when some operand is f64.
 Type computeType(OpBuilder &b, ValueRange operands) {
@@ -246,6 +278,11 @@ void mix::lowering::populateMathPatterns(RewritePatternSet &patterns,
            MathLowering<ClipOp>, MathLowering<ExpOp>, MathLowering<LogOp>,
            MathLowering<SqrtOp>, MathLowering<RsqrtOp>, MathLowering<AbsOp>,
            MathLowering<NegOp>, MathLowering<ErfOp>, MathLowering<ReciprocalOp>,
+           MathLowering<FloorOp>, MathLowering<CeilOp>, MathLowering<RoundOp>,
+           MathLowering<SignOp>, MathLowering<SinOp>, MathLowering<CosOp>,
+           MathLowering<TanOp>, MathLowering<AsinOp>, MathLowering<AcosOp>,
+           MathLowering<AtanOp>, MathLowering<SinhOp>, MathLowering<CoshOp>,
+           MathLowering<AsinhOp>, MathLowering<AcoshOp>, MathLowering<AtanhOp>,
            MathLowering<SubOp>, MathLowering<DivOp>, MathLowering<PowOp>,
            MathLowering<MaximumOp>, MathLowering<MinimumOp>, GluLowering>(
           patterns.getContext(), options);

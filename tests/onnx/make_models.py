@@ -287,7 +287,8 @@ def lone_erf(out):
 
 def math_ops(out):
     """Every elementwise math op the importer translates, one output each,
-    on inputs spread over [-4, 4] (Log, Sqrt and Pow read |x| + 0.5)."""
+    on inputs spread over [-4, 4] (Log, Sqrt and Pow read |x| + 0.5; Asin,
+    Acos and Atanh read tanh(x), Acosh cosh(x))."""
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
     w = weight("w", 6, scale=1.0)
     consts = [w, c("lo", -0.5), c("hi", 0.5), c("six", 6.0), c("half", 0.5),
@@ -311,6 +312,21 @@ def math_ops(out):
         n("Neg", ["x"], "neg"),
         n("Erf", ["x"], "erf"),
         n("Reciprocal", ["x"], "reciprocal"),
+        n("Floor", ["x"], "floor"),
+        n("Ceil", ["x"], "ceil"),
+        n("Round", ["x"], "round"),
+        n("Sign", ["x"], "sign"),
+        n("Sin", ["x"], "sin"),
+        n("Cos", ["x"], "cos"),
+        n("Tan", ["x"], "tan"),
+        n("Asin", ["tanh"], "asin"),
+        n("Acos", ["tanh"], "acos"),
+        n("Atan", ["x"], "atan"),
+        n("Sinh", ["x"], "sinh"),
+        n("Cosh", ["x"], "cosh"),
+        n("Asinh", ["x"], "asinh"),
+        n("Acosh", ["cosh"], "acosh"),
+        n("Atanh", ["tanh"], "atanh"),
         n("Sub", ["x", "w"], "sub"),
         n("Div", ["x", "w"], "div"),
         n("Pow", ["pos", "e"], "pow"),
@@ -337,7 +353,12 @@ def math_ops(out):
         "neg": -v, "erf": erf(v), "reciprocal": 1 / v, "sub": v - wv,
         "div": v / wv, "pow": pos ** 2.5,
         "max": np.maximum(np.maximum(v, np.tanh(v)), sig),
-        "min": np.minimum(v, wv),
+        "min": np.minimum(v, wv), "floor": np.floor(v), "ceil": np.ceil(v),
+        "round": np.round(v), "sign": np.sign(v), "sin": np.sin(v),
+        "cos": np.cos(v), "tan": np.tan(v), "asin": np.arcsin(np.tanh(v)),
+        "acos": np.arccos(np.tanh(v)), "atan": np.arctan(v),
+        "sinh": np.sinh(v), "cosh": np.cosh(v), "asinh": np.arcsinh(v),
+        "acosh": np.arccosh(np.cosh(v)), "atanh": np.arctanh(np.tanh(v)),
     }
     return m, {"input0": x}, [ref[o] for o in outs]
 
@@ -628,10 +649,10 @@ def old_opset(out):
 
 def unsupported(out):
     nodes = [
-        helper.make_node("Sin", ["x"], ["a"], name="/act/Sin"),
+        helper.make_node("Hardmax", ["x"], ["a"], name="/act/Hardmax"),
         helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
-        helper.make_node("Round", ["b"], ["c"], name="/t/Round"),
-        helper.make_node("Cos", ["c"], ["y"]),
+        helper.make_node("LpNormalization", ["b"], ["c"], name="/t/LpNorm"),
+        helper.make_node("Hardmax", ["c"], ["y"]),
     ]
     return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], []), None, None
 

@@ -10,6 +10,14 @@ mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'mix.atanh' op result shape [2, 2] differs from the input shape [4]}}
+  %0 = mix.atanh %x : (tensor<4xf32>) -> tensor<2x2xf32>
+  mix.return %x : tensor<4xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'mix.hard_sigmoid' op alpha must be finite, but is nan}}
   %0 = mix.hard_sigmoid %x {alpha = 0x7FF8000000000000 : f64} : (tensor<4xf32>) -> tensor<4xf32>
   mix.return %0 : tensor<4xf32>

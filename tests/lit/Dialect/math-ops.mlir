@@ -22,6 +22,21 @@
 // CHECK: mix.neg %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
 // CHECK: mix.erf %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
 // CHECK: mix.reciprocal %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.floor %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.ceil %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.round %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.sign %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.sin %[[X]] precision(f16) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.cos %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.tan %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.asin %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.acos %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.atan %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.sinh %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.cosh %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.asinh %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.acosh %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
+// CHECK: mix.atanh %[[X]] : (tensor<4x10xf32>) -> tensor<4x10xf32>
 // CHECK: mix.sub %[[X]], %[[B:.*]] : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
 // CHECK: mix.div %[[X]], %[[B]] precision(bf16) : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
 // CHECK: mix.pow %[[X]], %[[B]] : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
@@ -46,6 +61,21 @@ mix.network @math precision(f32) (%x: tensor<4x10xf32>, %b: tensor<10xf32>) -> t
   %15 = mix.neg %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
   %16 = mix.erf %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
   %17 = mix.reciprocal %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_floor = mix.floor %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_ceil = mix.ceil %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_round = mix.round %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_sign = mix.sign %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_sin = mix.sin %x precision(f16) : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_cos = mix.cos %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_tan = mix.tan %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_asin = mix.asin %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_acos = mix.acos %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_atan = mix.atan %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_sinh = mix.sinh %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_cosh = mix.cosh %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_asinh = mix.asinh %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_acosh = mix.acosh %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  %r_atanh = mix.atanh %x : (tensor<4x10xf32>) -> tensor<4x10xf32>
   %18 = mix.sub %x, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
   %19 = mix.div %x, %b precision(bf16) : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>
   %20 = mix.pow %x, %b : (tensor<4x10xf32>, tensor<10xf32>) -> tensor<4x10xf32>

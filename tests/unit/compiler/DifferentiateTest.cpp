@@ -1105,6 +1105,73 @@ mix.network @more precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> t
   checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
 }
 
+TEST_CASE("mix-differentiate: rounding, trigonometric and hyperbolic layers",
+          "[differentiate]") {
+  std::mt19937 rng(23);
+  std::string source = R"(
+mix.network @trig precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> tensor<f32> {
+  %a = mix.weight external "a" : tensor<4xf32>
+  %c = mix.weight external "c" : tensor<3x1xf32>
+  %one = mix.weight external "one" : tensor<4xf32>
+  %m = mix.mul %x, %a : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %s = mix.add %m, %c : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  %u = mix.sigmoid %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %e = mix.exp %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %above = mix.add %e, %one : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %r1 = mix.sin %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r2 = mix.cos %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r3 = mix.tan %u : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r4 = mix.asin %u : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r5 = mix.acos %u : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r6 = mix.atan %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r7 = mix.sinh %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r8 = mix.cosh %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r9 = mix.asinh %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r10 = mix.acosh %above : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r11 = mix.atanh %u : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r12 = mix.floor %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r13 = mix.ceil %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r14 = mix.round %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r15 = mix.sign %s : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q1 = mix.mul %r12, %r1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q2 = mix.mul %r13, %r2 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q3 = mix.mul %r14, %r3 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q4 = mix.mul %r15, %r4 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v1 = mix.add %q1, %q2 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v2 = mix.add %v1, %q3 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v3 = mix.add %v2, %q4 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v4 = mix.add %v3, %r5 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v5 = mix.add %v4, %r6 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v6 = mix.add %v5, %r7 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v7 = mix.add %v6, %r8 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v8 = mix.add %v7, %r9 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v9 = mix.add %v8, %r10 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %v10 = mix.add %v9, %r11 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %l = mix.mse_loss %v10, %t : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}
+)";
+  Differentiated d(source);
+  WeightMap weights;
+  // s = x a + c is a multiple of 1/64 plus 1/128: at least 1/128 away from
+  // the jumps of floor, ceil (integers), round (halves) and sign (0), far
+  // more than the finite-difference step, so their zero gradient is what
+  // the differences see; sigmoid keeps asin, acos and atanh inside (-1, 1)
+  // and 1 + exp keeps acosh above 1. The products floor(s) * sin(s) ...
+  // make the rounded values scale the other layers' gradients.
+  weights["a"] = random({4}, rng);
+  for (double &v : weights["a"].data)
+    v = std::round(v * 8) / 8;
+  weights["c"] = random({3, 1}, rng);
+  for (double &v : weights["c"].data)
+    v = std::round(v * 64) / 64 + 1.0 / 128;
+  weights["one"] = tensor({4}, {1.0, 1.0, 1.0, 1.0});
+  RefTensor x = random({3, 4}, rng);
+  for (double &v : x.data)
+    v = std::round(v * 8) / 8;
+  checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
+}
+
 // batch_norm in the gradient network normalizes with the batch's
 // statistics (training mode): its gradients are checked against finite
 // differences of that loss, the running statistics get none, and the batch

@@ -4,23 +4,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Compiles every elementwise math layer (sigmoid ... reciprocal, sub, div,
-// pow, maximum, minimum) through the whole pipeline in an f32 and in an f16
-// network, runs it on adversarial inputs (signed zeros, tiny and huge
-// values, the f16 overflow threshold of exp, infinities, NaN) and compares
-// it with the f64 interpreter on the same (f16-rounded) inputs:
+// Compiles every elementwise math layer (sigmoid ... reciprocal, floor,
+// ceil, round, sign, sin ... atanh, sub, div, pow, maximum, minimum) through
+// the whole pipeline in an f32 and in an f16 network, runs it on
+// adversarial inputs (signed zeros, tiny and huge values, the f16 overflow
+// threshold of exp, ties of round, infinities, NaN) and compares it with
+// the f64 interpreter on the same (f16-rounded) inputs:
 //
 // - ops whose f32 result is one correctly rounded IEEE operation (abs, neg,
-//   maximum, minimum, clip, sub, div, sqrt, reciprocal) must match the
-//   reference rounded to the result type bit for bit (f64 then f32 rounding
-//   of these is innocuous: 53 >= 2 * 24 + 2);
-// - the others call libm (expf, logf, tanhf, erff, powf) or chain a few
-//   roundings: in f32 they must agree within 2^-20 relative plus 2^-22
-//   absolute (a few f32 ulps; the absolute part covers exp(x) - 1 of elu
-//   near 0, whose f32 cancellation error is one ulp of 1 as in ONNX's own
-//   float32 reference); in f16 within one f16 ulp of the rounded reference
-//   (the f32 result is within a few f32 ulps, and one rounding to f16 can
-//   move it across at most one f16 rounding boundary);
+//   maximum, minimum, clip, sub, div, sqrt, reciprocal; floor, ceil, round
+//   and sign, whose results are exact) must match the reference rounded to
+//   the result type bit for bit (f64 then f32 rounding of these is
+//   innocuous: 53 >= 2 * 24 + 2);
+// - the others call libm (expf, logf, tanhf, erff, powf, sinf ... atanhf)
+//   or chain a few roundings: in f32 they must agree within 2^-20 relative
+//   plus 2^-22 absolute (a few f32 ulps; glibc's float functions are within
+//   one or two; the absolute part covers exp(x) - 1 of elu near 0, whose
+//   f32 cancellation error is one ulp of 1 as in ONNX's own float32
+//   reference); in f16 within one f16 ulp of the rounded reference (the
+//   f32 result is within a few f32 ulps, and one rounding to f16 can move
+//   it across at most one f16 rounding boundary);
 // - NaN must come out where the reference has NaN, and nowhere else.
 //
 // The f16 runs also check the one check these ops add: a finite result
@@ -72,6 +75,21 @@ const MathCase kCases[] = {
     {"neg", 1, "", true},
     {"erf", 1, "", false},
     {"reciprocal", 1, "", true},
+    {"floor", 1, "", true},
+    {"ceil", 1, "", true},
+    {"round", 1, "", true},
+    {"sign", 1, "", true},
+    {"sin", 1, "", false},
+    {"cos", 1, "", false},
+    {"tan", 1, "", false},
+    {"asin", 1, "", false},
+    {"acos", 1, "", false},
+    {"atan", 1, "", false},
+    {"sinh", 1, "", false},
+    {"cosh", 1, "", false},
+    {"asinh", 1, "", false},
+    {"acosh", 1, "", false},
+    {"atanh", 1, "", false},
     {"sub", 2, "", true},
     {"div", 2, "", true},
     {"pow", 2, "", false},

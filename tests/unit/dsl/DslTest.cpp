@@ -172,6 +172,26 @@ TEST_CASE("the text of a small network", "[dsl]") {
   CHECK((*networks.begin()).getSymName() == "tiny");
 }
 
+TEST_CASE("rounding and trigonometric layers", "[dsl]") {
+  model m = network<f32>("trig", input("x", {2, 3})).body([](tensor x) {
+    tensor s = sin<f16>(x);
+    tensor f = floor(x);
+    tensor a = atanh(f);
+    return round(add(s, a));
+  });
+  REQUIRE(m.ok());
+  INFO(m.text());
+  CHECK(m.text().find("  %sin0 = mix.sin %x precision(f16) : (tensor<2x3xf32>) "
+                      "-> tensor<2x3xf32>\n") != std::string::npos);
+  CHECK(m.text().find("  %floor1 = mix.floor %x : ") != std::string::npos);
+  CHECK(m.text().find("  %atanh2 = mix.atanh %floor1 : ") != std::string::npos);
+  CHECK(m.text().find("  %round4 = mix.round %add3 : ") != std::string::npos);
+  mlir::MLIRContext context;
+  std::string error;
+  CHECK(parse(m, context, error));
+  INFO(error);
+}
+
 TEST_CASE("values reach nested blocks through bindings", "[dsl]") {
   model m = network<f16>("nest", input("x", {1, 8}), input("y", {1, 8}))
                 .body([](tensor x, tensor y) {
