@@ -293,6 +293,9 @@ llvm::Error executeLayer(const OpValues &v) {
       .Case([&](ResizeOp r) { return bind(evalResize(r, in(r.getInput()))); })
       .Case([&](GatherOp g) { return bind(evalGather(g, in(g.getInput()))); })
       .Case([&](ExpandOp e) { return bind(evalExpand(e, in(e.getInput()))); })
+      .Case<ArgMaxOp, ArgMinOp>([&](Operation *a) {
+        return bind(evalArgExtremum(a, in(a->getOperand(0))));
+      })
       .Case([&](CompareOp c) {
         return bind(evalCompare(c, in(c.getLhs()), in(c.getRhs())));
       })

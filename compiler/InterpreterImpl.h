@@ -175,6 +175,8 @@ RefTensor evalConcat(ConcatOp op, llvm::ArrayRef<const RefTensor *> inputs);
 RefTensor evalSlice(SliceOp op, const RefTensor &x);
 RefTensor evalPad(PadOp op, const RefTensor &x);
 /// reduce_sum/mean/l2/max/min of `x` over the normalized, sorted `axes`.
+/// argmax / argmin (the op's axis, keepdims and select_last_index).
+RefTensor evalArgExtremum(mlir::Operation *op, const RefTensor &x);
 RefTensor evalReduce(mlir::Operation *op, llvm::ArrayRef<int64_t> axes,
                      const RefTensor &x);
 /// The same data under `op`'s result shape (reshape, flatten).

@@ -562,6 +562,54 @@ RefTensor interp::evalPad(PadOp op, const RefTensor &x) {
   return y;
 }
 
+RefTensor interp::evalArgExtremum(Operation *op, const RefTensor &x) {
+  bool isMax = isa<ArgMaxOp>(op);
+  int64_t axis = 0;
+  bool last = false;
+  if (auto a = dyn_cast<ArgMaxOp>(op)) {
+    axis = int64_t(a.getAxis());
+    last = a.getSelectLastIndex();
+  } else {
+    auto m = cast<ArgMinOp>(op);
+    axis = int64_t(m.getAxis());
+    last = m.getSelectLastIndex();
+  }
+  int64_t rank = int64_t(x.shape.size());
+  if (axis < 0)
+    axis += rank;
+  RefTensor y = zerosLike(op->getResult(0));
+  // Each slice scanned in index order, as the lowering: numpy's rule (NaN
+  // is the extremum; its first, or with select_last_index its last).
+  std::vector<double> best(y.data.size());
+  std::vector<bool> seen(y.data.size(), false);
+  SmallVector<int64_t> target;
+  forEachIndex(x.shape, [&](int64_t flat, ArrayRef<int64_t> index) {
+    target.clear();
+    for (auto [d, i] : llvm::enumerate(index)) {
+      if (int64_t(d) != axis)
+        target.push_back(i);
+      else if (y.shape.size() == x.shape.size())
+        target.push_back(0);
+    }
+    int64_t at = flatIndex(y.shape, target);
+    double v = x.data[flat];
+    bool take;
+    if (!seen[at])
+      take = true;
+    else if (last)
+      take = std::isnan(v) || (isMax ? v >= best[at] : v <= best[at]);
+    else
+      take = !std::isnan(best[at]) &&
+             (std::isnan(v) || (isMax ? v > best[at] : v < best[at]));
+    seen[at] = true;
+    if (take) {
+      best[at] = v;
+      y.data[at] = double(index[axis]);
+    }
+  });
+  return y;
+}
+
 RefTensor interp::evalReduce(Operation *op, ArrayRef<int64_t> axes,
                              const RefTensor &x) {
   RefTensor y = zerosLike(op->getResult(0));

@@ -865,6 +865,37 @@ def Mix_ReduceMaxOp : Mix_ReduceOp<"reduce_max",
 def Mix_ReduceMinOp : Mix_ReduceOp<"reduce_min",
     "the minimum (NaN if any element is NaN)">;
 
+// The index of an extremum along one axis (ONNX ArgMax / ArgMin).
+class Mix_ArgExtremumOp<string mnemonic, string which, string order>
+    : Mix_LayerOp<mnemonic> {
+  let summary = "The index of the " # which # " along an axis (i64)";
+  let description = !strconcat([{
+    The position along `axis` (negative: counted from the end) of the }],
+    which, [{ of each slice, as an `i64` (ONNX's }], order, [{). The first
+    such position, or with `select_last_index` the last one. A NaN counts as
+    larger and smaller than every number, so a slice holding NaN gives the
+    index of its first (last) NaN, as numpy's }], order, [{. With `keepdims`
+    the axis stays as 1, otherwise it is removed. The values are compared at
+    the layer's precision (after cast insertion, the operand's precision):
+    exact, but two values that round to the same number tie there. The
+    result has no precision of its own; the dynamic batch cannot be the axis.
+
+    ```mlir
+    %i = mix.}], mnemonic, [{ %x {axis = 1 : i64, keepdims = false}
+        : (tensor<2x5x3xf32>) -> tensor<2x3xi64>
+    ```
+  }]);
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            DefaultValuedAttr<I64Attr, "0">:$axis,
+                            DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                            DefaultValuedAttr<BoolAttr, "false">:$select_last_index),
+                       Mix_LayerPrecisionArgs);
+  let results = (outs Mix_BatchTensorOf<[I64]>:$result);
+}
+
+def Mix_ArgMaxOp : Mix_ArgExtremumOp<"argmax", "maximum", "ArgMax">;
+def Mix_ArgMinOp : Mix_ArgExtremumOp<"argmin", "minimum", "ArgMin">;
+
 def Mix_AvgPool2DOp : Mix_LayerOp<"avg_pool2d", [Mix_Reduction]> {
   let summary = "2-D average pooling (NCHW)";
   let description = [{

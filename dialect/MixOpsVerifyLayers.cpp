@@ -686,6 +686,34 @@ LogicalResult ReduceMinOp::verify() { return verifyReduction(*this); }
 
 LogicalResult AvgPool2DOp::verify() { return verifyPool2D(*this); }
 
+/// argmax / argmin: one axis, not the dynamic batch, of at least one
+/// element; the result the input's shape without it (or with 1).
+template <typename OpTy> static LogicalResult verifyArgExtremum(OpTy op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  FailureOr<int64_t> axis =
+      normalizeAxis(op, "axis", int64_t(op.getAxis()), int64_t(in.size()));
+  if (failed(axis))
+    return failure();
+  if (*axis == 0 &&
+      failed(checkNoDynamicBatch(op, op.getInput(), "input", "its axis is 0")))
+    return failure();
+  if (in[*axis] == 0)
+    return op.emitOpError()
+           << "axis " << *axis << " is empty: an empty slice has no "
+           << op->getName().stripDialect();
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < int64_t(in.size()); ++d) {
+    if (d != *axis)
+      expected.push_back(in[d]);
+    else if (op.getKeepdims())
+      expected.push_back(1);
+  }
+  return checkResultShape(op, expected);
+}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgExtremum(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgExtremum(*this); }
+
 //===----------------------------------------------------------------------===//
 // Upsampling
 //===----------------------------------------------------------------------===//

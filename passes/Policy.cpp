@@ -149,6 +149,8 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "reduce_l2",
                                     "reduce_max",
                                     "reduce_min",
+                                    "argmax",
+                                    "argmin",
                                     "avg_pool2d",
                                     "conv_transpose2d",
                                     "resize",

@@ -267,6 +267,32 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
     return true;
   }
 
+  if (op == "ArgMax" || op == "ArgMin") {
+    Value x = operand(node, input(node, 0));
+    RankedTensorType type = typeOf(node, out);
+    if (!x || !type)
+      return true;
+    if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType())) {
+      problem(node, op.str() + " of integer tensors is not supported");
+      return true;
+    }
+    if (!type.getElementType().isInteger(64)) {
+      problem(node, "the result of " + op.str() + " must be int64");
+      return true;
+    }
+    llvm::SmallVector<NamedAttribute> attrs = {
+        builder.getNamedAttr(
+            "axis", builder.getI64IntegerAttr(attrInt(node, "axis", 0))),
+        builder.getNamedAttr("keepdims",
+                             builder.getBoolAttr(attrInt(node, "keepdims", 1))),
+        builder.getNamedAttr(
+            "select_last_index",
+            builder.getBoolAttr(attrInt(node, "select_last_index", 0)))};
+    define(out, op == "ArgMax" ? layer<ArgMaxOp>(*this, type, {x}, attrs)
+                               : layer<ArgMinOp>(*this, type, {x}, attrs));
+    return true;
+  }
+
   if (op == "Squeeze" || op == "Unsqueeze") {
     // Of an activation (constants are folded): the same data, reshaped.
     Value x = value(input(node, 0));

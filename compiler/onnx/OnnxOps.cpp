@@ -940,6 +940,8 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Acosh",
           "Add",
           "And",
+          "ArgMax",
+          "ArgMin",
           "Asin",
           "Asinh",
           "Atan",

@@ -10,7 +10,10 @@
 // square root, and the result is converted once to the output type.
 // reduce_max and reduce_min compare in the activations type (exact) with
 // NaN propagating. avg_pool2d sums each window like max_pool2d and divides
-// by the kernel size or by the window's cells inside the input.
+// by the kernel size or by the window's cells inside the input. argmax and
+// argmin: one generic over the result whose body scans the axis in index
+// order (an scf.for reading the input), comparing in the operand's type
+// widened to f32 (f64 for f64), exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -105,6 +109,96 @@ template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
   }
 };
 
+/// argmax / argmin: for each result element, the scan of its slice from
+/// index 0 keeps (best, index). First index: x replaces best when best is
+/// not NaN and x is larger (smaller) or NaN (`ugt` / `ult` of x and best:
+/// the first NaN stays). Last index: when x is NaN, or x >= best (<=):
+/// ties and later NaNs move the index on, a number never replaces a NaN.
+template <typename OpTy> struct ArgExtremumLowering : MixLoweringPattern<OpTy> {
+  using MixLoweringPattern<OpTy>::MixLoweringPattern;
+  using OpAdaptor = typename MixLoweringPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, ArgMaxOp>;
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inType = cast<ShapedType>(input.getType());
+    auto type = cast<ShapedType>(op.getType());
+    int64_t rank = inType.getRank();
+    int64_t axis = int64_t(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    int64_t size = inType.getDimSize(axis);
+    bool keep = op.getKeepdims(), last = op.getSelectLastIndex();
+    Type wide = inType.getElementType().isF64() ? Type(rewriter.getF64Type())
+                                                : Type(rewriter.getF32Type());
+    int64_t outRank = type.getRank();
+    Value result = generic(
+        rewriter, loc, ValueRange{}, type.getShape(), type.getElementType(),
+        std::nullopt,
+        {AffineMap::getMultiDimIdentityMap(outRank, rewriter.getContext())},
+        SmallVector<utils::IteratorType>(outRank,
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          // The input index of the slice's element k.
+          SmallVector<Value> index;
+          for (int64_t d = 0, o = 0; d < rank; ++d) {
+            if (d == axis) {
+              index.push_back(Value());
+              if (keep)
+                ++o;
+              continue;
+            }
+            index.push_back(linalg::IndexOp::create(b, l, o++));
+          }
+          auto read = [&](OpBuilder &rb, Value k) {
+            SmallVector<Value> at(index);
+            at[axis] = k;
+            Value x = tensor::ExtractOp::create(rb, l, input, at);
+            return convertScalar(rb, l, x, wide);
+          };
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value first = read(b, zero);
+          auto scan = scf::ForOp::create(
+              b, l, arith::ConstantIndexOp::create(b, l, 1),
+              arith::ConstantIndexOp::create(b, l, size),
+              arith::ConstantIndexOp::create(b, l, 1), ValueRange{first, zero},
+              [&](OpBuilder &fb, Location fl, Value k, ValueRange args) {
+                Value x = read(fb, k);
+                Value take;
+                if (last) {
+                  Value nan = arith::CmpFOp::create(
+                      fb, fl, arith::CmpFPredicate::UNO, x, x);
+                  Value better =
+                      arith::CmpFOp::create(fb, fl,
+                                            isMax ? arith::CmpFPredicate::OGE
+                                                  : arith::CmpFPredicate::OLE,
+                                            x, args[0]);
+                  take = arith::OrIOp::create(fb, fl, nan, better);
+                } else {
+                  Value number = arith::CmpFOp::create(
+                      fb, fl, arith::CmpFPredicate::ORD, args[0], args[0]);
+                  Value better =
+                      arith::CmpFOp::create(fb, fl,
+                                            isMax ? arith::CmpFPredicate::UGT
+                                                  : arith::CmpFPredicate::ULT,
+                                            x, args[0]);
+                  take = arith::AndIOp::create(fb, fl, number, better);
+                }
+                Value best = arith::SelectOp::create(fb, fl, take, x, args[0]);
+                Value at = arith::SelectOp::create(fb, fl, take, k, args[1]);
+                scf::YieldOp::create(fb, fl, ValueRange{best, at});
+              });
+          return arith::IndexCastOp::create(b, l, type.getElementType(),
+                                            scan.getResult(1));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
   using LayerLoweringBase::LayerLoweringBase;
   Value lower(AvgPool2DOp op, OpAdaptor adaptor, const LayerTypes &types,
@@ -167,6 +261,7 @@ void mix::lowering::populateReductionPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
   patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
                ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceMaxOp>,
-               ReduceLowering<ReduceMinOp>, AvgPool2DLowering>(
+               ReduceLowering<ReduceMinOp>, AvgPool2DLowering,
+               ArgExtremumLowering<ArgMaxOp>, ArgExtremumLowering<ArgMinOp>>(
       patterns.getContext(), options);
 }

@@ -415,3 +415,43 @@ mix.network @n precision(f32) (%x: tensor<1x4x4611686018427387904x4xf32>, %w: te
   %0 = mix.conv_transpose2d %x, %w {strides = array<i64: 4, 1>} : (tensor<1x4x4611686018427387904x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x6x6xf32>
   mix.return %x : tensor<1x4x4611686018427387904x4xf32>
 }
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.argmax' op axis 2 is out of range for rank 2}}
+  %0 = mix.argmax %x {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x1xi64>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'mix.argmin' op cannot take the dynamic batch of its input [?, 3]: its axis is 0}}
+  %0 = mix.argmin %x : (tensor<?x3xf32>) -> tensor<1x3xi64>
+  mix.return %x : tensor<?x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  // expected-error @+1 {{'mix.argmax' op axis 1 is empty: an empty slice has no argmax}}
+  %0 = mix.argmax %x {axis = 1 : i64} : (tensor<2x0xf32>) -> tensor<2x1xi64>
+  mix.return %x : tensor<2x0xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.argmax' op result shape [2] does not match the expected shape [3]}}
+  %0 = mix.argmax %x {keepdims = false} : (tensor<2x3xf32>) -> tensor<2xi64>
+  mix.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.argmax' op result #0 must be}}
+  %0 = mix.argmax %x : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  mix.return %x : tensor<2x3xf32>
+}

@@ -106,6 +106,16 @@ mix.network @layout precision(f32) (%x: tensor<2x3x4xf32>, %i: tensor<1x2x4x4xf3
   mix.return %x : tensor<2x3x4xf32>
 }
 
+// The index of an extremum: attributes at their defaults are not printed.
+// CHECK-LABEL: mix.network @arg
+// CHECK: mix.argmax %{{.*}} : (tensor<2x3x4xf32>) -> tensor<1x3x4xi64>
+// CHECK: mix.argmin %{{.*}} precision(f16) {axis = -1 : i64, keepdims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3xi64>
+mix.network @arg precision(f32) (%x: tensor<2x3x4xf32>) -> tensor<2x3xi64> {
+  %0 = mix.argmax %x {axis = 0 : i64} : (tensor<2x3x4xf32>) -> tensor<1x3x4xi64>
+  %1 = mix.argmin %x precision(f16) {axis = -1 : i64, keepdims = false, select_last_index = true} : (tensor<2x3x4xf32>) -> tensor<2x3xi64>
+  mix.return %1 : tensor<2x3xi64>
+}
+
 // Upsampling.
 // CHECK-LABEL: mix.network @upsampling
 // CHECK: mix.conv_transpose2d %{{.*}}, %{{.*}}, %{{.*}} {output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>, tensor<2xf32>) -> tensor<1x2x8x8xf32>

@@ -252,3 +252,66 @@ TEST_CASE("a finite math result that overflows f16 is reported",
   runCompiled(model(sigmoid, "f16", 4), 1, x, x, /*checks=*/true, status);
   CHECK(status == MIXRT_STATUS_OK);
 }
+
+namespace {
+
+/// argmax / argmin of a 4 x 5 f32 input compiled at `precision` along
+/// `axis` (keepdims false), the indices it returns.
+std::vector<int64_t> runArg(const char *op, const char *precision, int64_t axis,
+                            bool last, std::vector<float> input) {
+  int64_t n = axis == 0 ? 5 : 4;
+  std::string source =
+      std::string("mix.network @m precision(") + precision +
+      ") (%a: tensor<4x5xf32>) -> tensor<" + std::to_string(n) +
+      "xi64> {\n  %y = mix." + op + " %a {axis = " + std::to_string(axis) +
+      " : i64, keepdims = false, select_last_index = " +
+      (last ? "true" : "false") + "} : (tensor<4x5xf32>) -> tensor<" +
+      std::to_string(n) + "xi64>\n  mix.return %y : tensor<" +
+      std::to_string(n) + "xi64>\n}\n";
+  Jit jit;
+  auto engine = compile(jit.context, source, MixPipelineOptions{});
+  REQUIRE(engine);
+  auto fn = engine->lookup("_mlir_ciface_m");
+  REQUIRE(bool(fn));
+  std::vector<int64_t> y(n, -7);
+  auto in = view<float, 2>(input.data(), {4, 5});
+  auto out = view<int64_t, 1>(y.data(), {n});
+  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                            StridedMemRefType<int64_t, 1> *)>(*fn)(&in, &out);
+  return y;
+}
+
+} // namespace
+
+// The rows hold a tie (3, 3), NaNs, all -inf, and 1.0001 next to 1 (equal
+// once rounded to f16: a tie at f16 only). numpy's rule: NaN is the
+// extremum, its first (last) occurrence wins; ties go to the first (last).
+TEST_CASE("compiled argmax and argmin: ties, NaN, -inf and the precision",
+          "[exec][math]") {
+  const float nan = NAN, inf = INFINITY;
+  const std::vector<float> x = {1,    3,       3,    2,    0,    //
+                                nan,  1,       nan,  5,    -1,   //
+                                -inf, -inf,    -inf, -inf, -inf, //
+                                2,    1.0001f, 1,    1,    7};
+  using V = std::vector<int64_t>;
+  CHECK(runArg("argmax", "f32", 1, false, x) == V{1, 0, 0, 4});
+  CHECK(runArg("argmax", "f32", 1, true, x) == V{2, 2, 4, 4});
+  CHECK(runArg("argmin", "f32", 1, false, x) == V{4, 0, 0, 2});
+  CHECK(runArg("argmin", "f32", 1, true, x) == V{4, 2, 4, 3});
+  // Along axis 0 (columns: 1 NaN -inf 2 | 3 1 -inf 1.0001 | ...).
+  CHECK(runArg("argmax", "f32", 0, false, x) == V{1, 0, 1, 1, 3});
+  CHECK(runArg("argmin", "f32", 0, true, x) == V{1, 2, 1, 2, 2});
+  // In f16 1.0001 rounds to 1: row 3's minimum ties at index 1.
+  CHECK(runArg("argmin", "f16", 1, false, x) == V{4, 0, 0, 1});
+  CHECK(runArg("argmin", "f16", 1, true, x) == V{4, 2, 4, 3});
+
+  // The interpreter agrees (f32).
+  Model reference("mix.network @m precision(f32) (%a: tensor<4x5xf32>) -> "
+                  "tensor<4xi64> {\n  %y = mix.argmin %a {axis = 1 : i64, "
+                  "keepdims = false, select_last_index = true} : "
+                  "(tensor<4x5xf32>) -> tensor<4xi64>\n  mix.return %y : "
+                  "tensor<4xi64>\n}\n");
+  std::vector<double> xd(x.begin(), x.end());
+  CHECK(reference.ok({tensor({4, 5}, xd)})[0].data ==
+        std::vector<double>{4, 2, 4, 3});
+}
