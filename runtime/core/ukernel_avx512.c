@@ -686,11 +686,16 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
   const int packA = p->K <= UK_S8_KA;
   if (p->M <= 0)
     return;
-  /* Rows balanced over ceil(M / 14) tiles, the first M % tiles of them one
-   * row taller: M = 256 runs 9 tiles of 14 rows and 10 of 13, not 18 of 14
-   * and one of 4 (whose 8 accumulators wait on vpdpbusd's latency and whose
-   * B loads serve 4 rows). From M = 15 on every tile has 7-14 rows. */
-  const int64_t tiles = (p->M + 13) / 14, base = p->M / tiles,
+  /* Rows balanced over ceil(M / tmax) tiles, the first M % tiles of them
+   * one row taller: M = 256 runs 9 tiles of 14 rows and 10 of 13, not 18 of
+   * 14 and one of 4 (whose 8 accumulators wait on vpdpbusd's latency and
+   * whose B loads serve 4 rows). Reading A in place (K > UK_S8_KA) the
+   * tiles have at most 13 rows: the 14-row tile there also holds 14 row
+   * addresses and GCC spilled 3 of its 28 accumulators every k group; the
+   * 13-row one spills none (at K = 2048, M = 14..512: +4-10 %, even M = 14
+   * as 7 + 7 rows). */
+  const int64_t tmax = packA ? 14 : 13;
+  const int64_t tiles = (p->M + tmax - 1) / tmax, base = p->M / tiles,
                 extra = p->M % tiles;
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
