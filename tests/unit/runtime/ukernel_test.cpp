@@ -596,8 +596,9 @@ TEST_CASE("ukernel: int8 VNNI rows balanced over the tiles", "[ukernel]") {
   // ceil(M / 14) tiles, the first M % tiles one row taller (7-14 rows
   // from M = 15, 13-14 from M = 169): M = 15 -> 8 + 7 rows, 27 -> 14 + 13,
   // 29 -> 10 + 10 + 9, 41 -> 14 + 14 + 13, 255-257 -> 19 tiles of 13-14.
-  // Both sides of the A copy (K <= 1024); N = 17: a pair of panels with a
-  // 1-column tail, 47: a pair and a single panel of 15 columns.
+  // Both sides of the A copy (K <= 1024; above it ceil(M / 13) tiles: 14 ->
+  // 7 + 7, 27 -> 9 + 9 + 9, 256 -> 20 of 12-13); N = 17: a pair of panels
+  // with a 1-column tail, 47: a pair and a single panel of 15 columns.
   std::mt19937 rng(21);
   checkS8Shapes(rng, {13, 15, 27, 28, 29, 41}, {17, 47}, {100, 1025},
                 [](int run, int64_t n, int64_t k) {
