@@ -11,6 +11,8 @@
 |* the column sums packed with B. Sums are modulo 2^32 like every int8 sum  *|
 |* here: exact whenever the exact result fits in int32. For K <= 1024 the   *|
 |* rows of A of a tile are first copied flipped (+128) at a fixed stride.   *|
+|* Rows are balanced over the tiles (at most 14 a tile, 13 when A is read   *|
+|* in place), so no short tail tile.                                        *|
 |*                                                                            *|
 |* Functions carry target attributes; the dispatcher calls them only on     *|
 |* CPUs (and OSes) with AVX-512 F/BW/DQ/VL (+ VNNI). x86-64 only.            *|
