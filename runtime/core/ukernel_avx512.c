@@ -11,6 +11,8 @@
 |* the column sums packed with B. Sums are modulo 2^32 like every int8 sum  *|
 |* here: exact whenever the exact result fits in int32. For K <= 1024 the   *|
 |* rows of A of a tile are first copied flipped (+128) at a fixed stride.   *|
+|* Rows are balanced over the tiles (at most 14 a tile, 13 when A is read   *|
+|* in place), so no short tail tile.                                        *|
 |*                                                                            *|
 |* Functions carry target attributes; the dispatcher calls them only on     *|
 |* CPUs (and OSes) with AVX-512 F/BW/DQ/VL (+ VNNI). x86-64 only.            *|
@@ -454,6 +456,8 @@ finishS8Vnni(const int R, const int P, const uk_s8_problem *p, int64_t m0,
   const uk_s8_problem lp = *p;
   if (R == 14 && P == 2)
     finishS8VnniBody(14, 2, &lp, m0, q, rows, res);
+  else if (R == 13 && P == 2)
+    finishS8VnniBody(13, 2, &lp, m0, q, rows, res);
   else
     finishS8VnniBody(R, P, &lp, m0, q, rows, res);
 }
@@ -587,11 +591,21 @@ tileS8VnniPacked14x2(const uk_s8_problem *p, int64_t m0, int64_t q,
   tileS8VnniPacked(14, 2, p, m0, q, rows, abuf);
 }
 
+/* The 13-row tile of the balanced row split (mixrt_uk_s8_avx512vnni): out
+ * of line for the same reason. */
+static __attribute__((noinline)) UK_TV void
+tileS8VnniPacked13x2(const uk_s8_problem *p, int64_t m0, int64_t q,
+                     const uint32_t *rows, const int8_t *abuf) {
+  tileS8VnniPacked(13, 2, p, m0, q, rows, abuf);
+}
+
 #define UK_VNNI_TILE(R, P)                                                     \
   do {                                                                         \
     if (abuf) {                                                                \
       if (R == 14 && P == 2)                                                   \
         tileS8VnniPacked14x2(p, m0, q, terms, abuf);                           \
+      else if (R == 13 && P == 2)                                              \
+        tileS8VnniPacked13x2(p, m0, q, terms, abuf);                           \
       else                                                                     \
         tileS8VnniPacked(R, P, p, m0, q, terms, abuf);                         \
     } else                                                                     \
@@ -672,10 +686,23 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   _Alignas(64) int8_t apack[14 * UK_S8_AS];
   const int packA = p->K <= UK_S8_KA;
+  if (p->M <= 0)
+    return;
+  /* Rows balanced over ceil(M / tmax) tiles, the first M % tiles of them
+   * one row taller: M = 256 runs 9 tiles of 14 rows and 10 of 13, not 18 of
+   * 14 and one of 4 (whose 8 accumulators wait on vpdpbusd's latency and
+   * whose B loads serve 4 rows). Reading A in place (K > UK_S8_KA) the
+   * tiles have at most 13 rows: the 14-row tile there also holds 14 row
+   * addresses and GCC spilled 3 of its 28 accumulators every k group; the
+   * 13-row one spills none (at K = 2048, M = 14..512: +4-10 %, even M = 14
+   * as 7 + 7 rows). */
+  const int64_t tmax = packA ? 14 : 13;
+  const int64_t tiles = (p->M + tmax - 1) / tmax, base = p->M / tiles,
+                extra = p->M % tiles;
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
-    for (int64_t m0 = 0; m0 < p->M; m0 += 14) {
-      const int rows = p->M - m0 < 14 ? (int)(p->M - m0) : 14;
+    for (int64_t t = 0, m0 = 0; t < tiles; m0 += base + (t < extra), ++t) {
+      const int rows = (int)(base + (t < extra));
       uint32_t terms[14] = {0};
       if (p->b_zero_points)
         for (int r = 0; r < rows; ++r)

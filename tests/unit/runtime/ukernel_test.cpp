@@ -531,58 +531,84 @@ TEST_CASE("ukernel: f16/bf16 equal mixrt's reduced GEMM", "[ukernel]") {
         }
 }
 
-TEST_CASE("ukernel: int8 on every path, all shape combinations", "[ukernel]") {
-  std::mt19937 rng(16);
+namespace {
+
+/// Leading dimensions of one int8 problem of checkS8Shapes.
+struct S8Strides {
+  int64_t lda, ldb, ldc;
+};
+
+/// Random int8 problems for every (m, n, k) of the lists, each checked on
+/// every path (checkS8): zero points and per-row parameters on a third of
+/// the runs each, bias on every other run, relu on half; strides(run, n, k)
+/// gives the leading dimensions of run number `run` (from 1).
+template <class Strides>
+void checkS8Shapes(std::mt19937 &rng, const std::vector<int64_t> &ms,
+                   const std::vector<int64_t> &ns,
+                   const std::vector<int64_t> &ks, Strides strides) {
   int run = 0;
-  for (int64_t m : kSizes)
-    for (int64_t n : kSizes)
-      for (int64_t k : kSizes) {
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks) {
         ++run;
-        const bool padded = run % 3 == 0;
-        const int64_t lda = k + (padded ? 5 : 0), ldb = n + (padded ? 1 : 0),
-                      ldc = n + (padded ? 3 : 0);
-        std::vector<int8_t> a(static_cast<size_t>(m * lda)),
-            b(static_cast<size_t>(k * ldb));
+        const S8Strides st = strides(run, n, k);
+        std::vector<int8_t> a(static_cast<size_t>(m * st.lda)),
+            b(static_cast<size_t>(k * st.ldb));
         for (int8_t &x : a)
           x = static_cast<int8_t>(rng());
         for (int8_t &x : b)
           x = static_cast<int8_t>(rng());
-        // Zero points and per-row parameters on a third of the runs each;
-        // with zero points |a - za|, |b - zb| <= 255 keeps K = 257 in int32.
+        // With zero points |a - za|, |b - zb| <= 255: exact in int32 up to
+        // K = 33025.
         const S8Params p =
             randomS8Params(rng, m, n, run % 3 == 1, run % 3 == 2);
         std::vector<float> bias(static_cast<size_t>(n));
         for (float &x : bias)
           x = std::uniform_real_distribution<float>(-50, 50)(rng);
-        checkS8(m, n, k, a, lda, b, ldb, ldc, p,
+        checkS8(m, n, k, a, st.lda, b, st.ldb, st.ldc, p,
                 run % 2 ? bias.data() : nullptr, run % 4 < 2);
       }
 }
 
+} // namespace
+
+TEST_CASE("ukernel: int8 on every path, all shape combinations", "[ukernel]") {
+  std::mt19937 rng(16);
+  const std::vector<int64_t> sizes(std::begin(kSizes), std::end(kSizes));
+  checkS8Shapes(rng, sizes, sizes, sizes, [](int run, int64_t n, int64_t k) {
+    const bool padded = run % 3 == 0;
+    return S8Strides{k + (padded ? 5 : 0), n + (padded ? 1 : 0),
+                     n + (padded ? 3 : 0)};
+  });
+}
+
 TEST_CASE("ukernel: int8 around the VNNI tile and A-copy limits", "[ukernel]") {
-  // VNNI: 14-row tiles of 2 panels, A copied for K <= 1024 (K rounded up to
-  // 4), the kernel reading A in place above.
+  // VNNI: tiles of 2 panels and at most 14 rows, A copied for K <= 1024 (K
+  // rounded up to 4), the kernel reading A in place above.
   std::mt19937 rng(20);
-  int run = 0;
-  for (int64_t m : {13, 14, 15, 29})
-    for (int64_t n : {31, 32, 33})
-      for (int64_t k : {1020, 1021, 1024, 1025}) {
-        ++run;
-        const int64_t lda = k + (run % 2 ? 3 : 0);
-        std::vector<int8_t> a(static_cast<size_t>(m * lda)),
-            b(static_cast<size_t>(k * n));
-        for (int8_t &x : a)
-          x = static_cast<int8_t>(rng());
-        for (int8_t &x : b)
-          x = static_cast<int8_t>(rng());
-        const S8Params p =
-            randomS8Params(rng, m, n, run % 3 == 1, run % 3 == 2);
-        std::vector<float> bias(static_cast<size_t>(n));
-        for (float &x : bias)
-          x = std::uniform_real_distribution<float>(-50, 50)(rng);
-        checkS8(m, n, k, a, lda, b, n, n, p, run % 2 ? bias.data() : nullptr,
-                run % 4 < 2);
-      }
+  checkS8Shapes(rng, {13, 14, 15, 29}, {31, 32, 33}, {1020, 1021, 1024, 1025},
+                [](int run, int64_t n, int64_t k) {
+                  return S8Strides{k + (run % 2 ? 3 : 0), n, n};
+                });
+}
+
+TEST_CASE("ukernel: int8 VNNI rows balanced over the tiles", "[ukernel]") {
+  // ceil(M / 14) tiles, the first M % tiles one row taller (7-14 rows
+  // from M = 15, 13-14 from M = 169): M = 15 -> 8 + 7 rows, 27 -> 14 + 13,
+  // 29 -> 10 + 10 + 9, 41 -> 14 + 14 + 13, 255-257 -> 19 tiles of 13-14.
+  // Both sides of the A copy (K <= 1024; above it ceil(M / 13) tiles: 14 ->
+  // 7 + 7, 27 -> 9 + 9 + 9, 256 -> 20 of 12-13); N = 17: a pair of panels
+  // with a 1-column tail, 47: a pair and a single panel of 15 columns.
+  std::mt19937 rng(21);
+  checkS8Shapes(rng, {13, 15, 27, 28, 29, 41}, {17, 47}, {100, 1025},
+                [](int run, int64_t n, int64_t k) {
+                  return S8Strides{k + (run % 2 ? 7 : 0), n + (run % 3 ? 0 : 2),
+                                   n + (run % 2 ? 0 : 5)};
+                });
+  checkS8Shapes(rng, {255, 256, 257}, {47}, {64, 1030},
+                [](int run, int64_t n, int64_t k) {
+                  return S8Strides{k + (run % 2 ? 0 : 3), n, n + (run % 2)};
+                });
 }
 
 TEST_CASE("ukernel: int8 extremes", "[ukernel]") {
@@ -810,12 +836,14 @@ TEST_CASE("ukernel.threads give bit-identical results", "[ukernel]") {
   std::uniform_int_distribution<int> byte(-128, 127);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   // Split by rows (M >= 32) and by panels (M < 32); each above the 2^20
-  // multiply-adds that make a GEMM split.
+  // multiply-adds that make a GEMM split. M = 256: parts of 128 rows (2
+  // threads; 10 VNNI tiles of 12-13 rows each) or 88, 88 and 80 (3), K on
+  // both sides of the VNNI A copy (K <= 1024).
   struct Shape {
     int64_t m, n, k;
   };
-  for (Shape s :
-       {Shape{67, 45, 400}, Shape{3, 700, 600}, Shape{40, 33, 1000}}) {
+  for (Shape s : {Shape{67, 45, 400}, Shape{3, 700, 600}, Shape{40, 33, 1000},
+                  Shape{256, 40, 200}, Shape{256, 33, 1030}}) {
     INFO("M " << s.m << " N " << s.n << " K " << s.k);
     std::vector<float> a(static_cast<size_t>(s.m * s.k)),
         b(static_cast<size_t>(s.k * s.n)), bias(static_cast<size_t>(s.n));
