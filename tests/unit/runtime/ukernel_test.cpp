@@ -1097,7 +1097,7 @@ TEST_CASE("ukernel.quantize_f32_s8 is the division on adversarial inputs",
       // next to the boundaries of the range without a division
       std::nextafter(0x1p-60f, 0.0f), std::nextafter(0x1p-60f, 1.0f),
       std::nextafter(0x1p60f, 0.0f), std::nextafter(0x1p60f, 1e30f),
-      // all-ones significands (RN(x / scale) with q0 1.5 ulps off)
+      // all-ones significands (RN(x RN(1/scale)) more than 1 ulp off)
       0x1.fffffep-8f, 0x1.fffffep0f, 0x1.fffffep-1f, 0x1.fffffep59f,
       0x1.fffffep-61f, 0x1.fffffep-60f, 0x1.000002p0f, 0x1.7ffffep-3f,
       // subnormal, smallest normal, largest, infinite
