@@ -757,13 +757,18 @@ UK_T uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n) {
  * zp: the NaN -> zp rule without a compare. Signs of zeros do not matter.
  *
  * 2. The quotient q without a division, for scales b in [2^-60, 2^60]
- * (chosen once per call; others -- subnormal, tiny, huge, +Inf -- divide).
- * y = RN(1/b); x is first clamped to [-512 b, 512 b] (vmaxps, vminps
- * with x second: a NaN stays NaN, +-Inf -> +-512 b; vrangeps would be one
- * instruction but turns a QNaN into the bound): |x / b| > 512 saturates
- * in step 1 either way, and 512 b is exact. Without the clamp a huge or
- * infinite x gives q0 = Inf and Inf - Inf = NaN in the correction. Then a = the
- * clamped x, q0 = RN(a y), r = fma(-q0, b, a), q1 = RN(fma(r, y, q0)).
+ * (chosen once per call; others -- subnormal, tiny, huge, +Inf -- divide
+ * and clamp as in 1). y = RN(1/b). x is clamped first instead of q, to
+ * [RN(L b), RN(H b)] (vmaxps, vminps with x second: a NaN stays NaN, +-Inf
+ * goes to a bound; vrangeps would be one instruction but turns a QNaN into
+ * its bound): then |q| <= 256 (no overflow; unclamped, a huge or infinite
+ * x gives q0 = Inf and Inf - Inf = NaN in the correction), and the clamp
+ * of q is not needed: a clamped x (beyond RN(H b), say) has x / b >
+ * RN(H b) / b >= H (1 - 2^-24) > H - 1/2, so the division saturates to H,
+ * and the steps give RN(RN(H b) / b) within 255 * 2^-23 < 1/2 of H, which
+ * rounds to H (0 stays 0); an x inside keeps its exact quotient, whose
+ * roundeven is in [L, H] by monotony. Then a = the clamped x,
+ * q0 = RN(a y), r = fma(-q0, b, a), q1 = RN(fma(r, y, q0)).
  * Markstein's theorem (Markstein 1990; Muller et al., Handbook of
  * Floating-Point Arithmetic, division with an FMA): if y is within half
  * an ulp of 1/b and q0 within one ulp of a/b (faithful), with no
@@ -777,7 +782,7 @@ UK_T uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n) {
  * q2 = RN(a/b) by the theorem (no case where one step differs was found:
  * 5000 significands of b x all of a, and the sweep at 2^-7 - 2^-31; the
  * second step, for ~31 % of significands, is the price of the proof).
- * Ranges: |a/b| in [2^-2, 512] with b in
+ * Ranges: |a/b| in [2^-2, 256] with b in
  * [2^-60, 2^60] keeps a, y, q, r (0 or a multiple of ulp(b) ulp(q) >=
  * 2^-109) and r y normal, so the result is exactly the division's; for
  * |a/b| < 2^-2 (tiny or subnormal x) both the division and the steps give
@@ -787,23 +792,23 @@ UK_T uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n) {
 #define UK_Q_TWO_STEPS 2
 
 typedef struct uk_quant_v {
-  __m512 b, y, lim, nlim, lo, hi;
+  __m512 b, y, xlo, xhi, lo, hi;
   __m512i zp;
 } uk_quant_v;
 
 /* 16 quantized lanes as int32 whose low bytes are the int8 results. */
 UK_INLINE UK_T __m512i quant16(__m512 v, const uk_quant_v *k, const int mode) {
-  __m512 q;
+  __m512 c;
   if (mode == UK_Q_DIVIDE) {
-    q = _mm512_div_ps(v, k->b);
+    c = _mm512_min_ps(k->hi, _mm512_max_ps(k->lo, _mm512_div_ps(v, k->b)));
   } else {
-    const __m512 a = _mm512_min_ps(k->lim, _mm512_max_ps(k->nlim, v));
-    q = _mm512_mul_ps(a, k->y);
+    /* x clamped to [RN(L b), RN(H b)] (x second: a NaN stays NaN). */
+    const __m512 a = _mm512_min_ps(k->xhi, _mm512_max_ps(k->xlo, v));
+    c = _mm512_mul_ps(a, k->y);
     if (mode == UK_Q_TWO_STEPS)
-      q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, k->b, a), k->y, q);
-    q = _mm512_fmadd_ps(_mm512_fnmadd_ps(q, k->b, a), k->y, q);
+      c = _mm512_fmadd_ps(_mm512_fnmadd_ps(c, k->b, a), k->y, c);
+    c = _mm512_fmadd_ps(_mm512_fnmadd_ps(c, k->b, a), k->y, c);
   }
-  const __m512 c = _mm512_min_ps(k->hi, _mm512_max_ps(k->lo, q));
   return _mm512_add_epi32(_mm512_cvt_roundps_epi32(
                               c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
                           k->zp);
@@ -845,10 +850,12 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
   uk_quant_v k;
   k.b = _mm512_set1_ps(qp->scale);
   k.y = _mm512_set1_ps(1.0f / qp->scale);
-  k.lim = _mm512_set1_ps(512.0f * qp->scale); /* used in [2^-60, 2^60] */
-  k.nlim = _mm512_set1_ps(-512.0f * qp->scale);
-  k.lo = _mm512_set1_ps((float)(qp->qmin - qp->zero_point));
-  k.hi = _mm512_set1_ps((float)(127 - qp->zero_point));
+  const float lo = (float)(qp->qmin - qp->zero_point),
+              hi = (float)(127 - qp->zero_point);
+  k.xlo = _mm512_set1_ps(lo * qp->scale); /* used in [2^-60, 2^60] */
+  k.xhi = _mm512_set1_ps(hi * qp->scale);
+  k.lo = _mm512_set1_ps(lo);
+  k.hi = _mm512_set1_ps(hi);
   k.zp = _mm512_set1_epi32(qp->zero_point);
   if (mode == UK_Q_ONE_STEP)
     return quantizeLoop(x, n, &k, out, UK_Q_ONE_STEP);

@@ -1049,12 +1049,12 @@ int quantMode(float scale) {
 }
 
 /// Inputs whose quotient by `scale` is at or next to k + 0.5 and k for k in
-/// [-130, 130] (RN((k + 0.5) scale) and its neighbours up to 3 ulps away,
+/// [-260, 260] (RN((k + 0.5) scale) and its neighbours up to 3 ulps away,
 /// the tie itself when the product is exact), then specials and random bit
 /// patterns.
 std::vector<float> adversarialInputs(float scale, std::mt19937 &rng) {
   std::vector<float> x;
-  for (int k = -130; k <= 130; ++k)
+  for (int k = -260; k <= 260; ++k) // beyond +-255: the bounds x clamps to
     for (float c : {static_cast<float>(k) + 0.5f, static_cast<float>(k)}) {
       float t = c * scale;
       if (!std::isfinite(t))
