@@ -88,14 +88,21 @@ UK_T uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n) {
   return r;
 }
 
-/* 8 quantized lanes as int32 (exact integers in [qmin, 127]). */
-UK_INLINE __m256i quant8(__m256 v, __m256 scale, __m256 zp, __m256 qmin) {
-  const __m256 q = _mm256_div_ps(v, scale);
-  __m256 r = _mm256_add_ps(
-      _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zp);
-  const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
-  r = _mm256_min_ps(_mm256_max_ps(r, qmin), _mm256_set1_ps(127.0f));
-  return _mm256_cvttps_epi32(_mm256_blendv_ps(r, zp, nan));
+/* 8 quantized lanes as int32 t in [qmin - zp, 127 - zp], or 0x80000000
+ * for a NaN quotient: the int8 result is the low byte of t + zp (then zp
+ * for a NaN). The epilogue of mixrt_uk_quantize_f32_s8_avx512 (which
+ * explains it): clamp the quotient to [lo, hi] = [qmin - zp, 127 - zp]
+ * with the NaN kept (vmaxps / vminps return their second operand on a
+ * NaN), then vcvtps2dq rounds to nearest even (the default MXCSR, which
+ * the division and the portable path's roundeven assume too); exact
+ * integers of at most 255 in magnitude. The division stays: on Zen 4 a
+ * multiply by RN(1/scale) with the Markstein correction was slower here
+ * (the 256-bit divider keeps up: 9.8 vs 10.8 elements/ns in a standalone
+ * loop). */
+UK_INLINE __m256i quant8(__m256 v, __m256 scale, __m256 lo, __m256 hi) {
+  const __m256 c =
+      _mm256_min_ps(hi, _mm256_max_ps(lo, _mm256_div_ps(v, scale)));
+  return _mm256_cvtps_epi32(c);
 }
 
 /* Lanes of v whose exponent is all ones (Inf, NaN), as a mask vector. */
@@ -105,35 +112,40 @@ UK_INLINE __m256i nonFinite8(__m256 v) {
 }
 
 /* 32 elements: x[0..32) -> out[0..32); a non-finite lane sets *bad. */
-UK_INLINE void quant32(const float *x, int8_t *out, __m256 scale, __m256 zp,
-                       __m256 qmin, __m256i *bad) {
+UK_INLINE void quant32(const float *x, int8_t *out, __m256 scale, __m256 lo,
+                       __m256 hi, __m256i zp8, __m256i *bad) {
   const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8),
                v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
   *bad = _mm256_or_si256(
       *bad, _mm256_or_si256(_mm256_or_si256(nonFinite8(v0), nonFinite8(v1)),
                             _mm256_or_si256(nonFinite8(v2), nonFinite8(v3))));
-  const __m256i a = quant8(v0, scale, zp, qmin),
-                b = quant8(v1, scale, zp, qmin),
-                c = quant8(v2, scale, zp, qmin),
-                d = quant8(v3, scale, zp, qmin);
-  /* packs work per 128-bit lane: [a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7
-   * d4-7], then the dwords go back in order. */
+  const __m256i a = quant8(v0, scale, lo, hi), b = quant8(v1, scale, lo, hi),
+                c = quant8(v2, scale, lo, hi), d = quant8(v3, scale, lo, hi);
+  /* To int16 with saturation (exact: |t| <= 255, a NaN's 0x80000000 gives
+   * 0x8000), then the low bytes (and 0xff, packus: no saturation), + zp
+   * modulo 256. packs work per 128-bit lane: [a0-3 b0-3 c0-3 d0-3 | a4-7
+   * b4-7 c4-7 d4-7], then the dwords go back in order. */
+  const __m256i low = _mm256_set1_epi16(0xff);
   const __m256i p =
-      _mm256_packs_epi16(_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
-  _mm256_storeu_si256((__m256i *)(void *)out,
-                      _mm256_permutevar8x32_epi32(
-                          p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+      _mm256_packus_epi16(_mm256_and_si256(_mm256_packs_epi32(a, b), low),
+                          _mm256_and_si256(_mm256_packs_epi32(c, d), low));
+  _mm256_storeu_si256(
+      (__m256i *)(void *)out,
+      _mm256_add_epi8(_mm256_permutevar8x32_epi32(
+                          p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)),
+                      zp8));
 }
 
 UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
                                            const uk_quant *qp, int8_t *out) {
   const __m256 scale = _mm256_set1_ps(qp->scale),
-               zp = _mm256_set1_ps((float)qp->zero_point),
-               qmin = _mm256_set1_ps((float)qp->qmin);
+               lo = _mm256_set1_ps((float)(qp->qmin - qp->zero_point)),
+               hi = _mm256_set1_ps((float)(127 - qp->zero_point));
+  const __m256i zp8 = _mm256_set1_epi8((char)qp->zero_point);
   int64_t first = -1, i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i bad = _mm256_setzero_si256();
-    quant32(x + i, out + i, scale, zp, qmin, &bad);
+    quant32(x + i, out + i, scale, lo, hi, zp8, &bad);
     if (first < 0 && !_mm256_testz_si256(bad, bad))
       for (int64_t j = i;; ++j)
         if (!(x[j] - x[j] == 0.0f)) { /* Inf - Inf, NaN: NaN */
@@ -147,7 +159,7 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
     int8_t o[32];
     __builtin_memcpy(t, x + i, (size_t)(n - i) * sizeof(float));
     __m256i bad = _mm256_setzero_si256();
-    quant32(t, o, scale, zp, qmin, &bad);
+    quant32(t, o, scale, lo, hi, zp8, &bad);
     __builtin_memcpy(out + i, o, (size_t)(n - i));
     if (first < 0 && !_mm256_testz_si256(bad, bad))
       for (int64_t j = 0;; ++j)

@@ -771,34 +771,91 @@ UK_T uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n) {
   return r;
 }
 
-/* 16 quantized lanes as int32 (exact integers in [qmin, 127]). */
-UK_INLINE UK_T __m512i quant16(__m512 v, __m512 scale, __m512 zp, __m512 qmin) {
-  const __m512 q = _mm512_div_ps(v, scale);
-  __m512 r = _mm512_add_ps(
-      _mm512_roundscale_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-      zp);
-  const __mmask16 nan = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
-  r = _mm512_min_ps(_mm512_max_ps(r, qmin), _mm512_set1_ps(127.0f));
-  return _mm512_cvttps_epi32(_mm512_mask_mov_ps(r, nan, zp));
+/* The quantization without vdivps, bit-identical to mixrt_uk_quant_one.
+ *
+ * 1. The epilogue. With L = qmin - zp and H = 127 - zp (integers in
+ * [-255, 255]), clamp(roundeven(q) + zp, qmin, 127) = roundeven(clamp(q,
+ * L, H)) + zp, as roundeven is monotonic and fixes integers (the old sum
+ * roundeven(q) + zp was exact below 2^24 and on the same side of the
+ * bounds above). So: c = min(H, max(L, q)) (vmaxps / vminps return their
+ * second operand on a NaN: a NaN q stays NaN), t = vcvtps2dq(c) with
+ * embedded round-to-nearest-even (exact, c in [L, H]), t + zp, vpmovdb
+ * (truncating). A NaN converts to 0x80000000, whose low byte plus zp is
+ * zp: the NaN -> zp rule without a compare. Signs of zeros do not matter.
+ *
+ * 2. The quotient q without a division, for scales b in [2^-60, 2^60]
+ * (chosen once per call; others -- subnormal, tiny, huge, +Inf -- divide
+ * and clamp as in 1). y = RN(1/b). x is clamped first instead of q, to
+ * [RN(L b), RN(H b)] (vmaxps, vminps with x second: a NaN stays NaN, +-Inf
+ * goes to a bound; vrangeps would be one instruction but turns a QNaN into
+ * its bound): then |q| <= 256 (no overflow; unclamped, a huge or infinite
+ * x gives q0 = Inf and Inf - Inf = NaN in the correction), and the clamp
+ * of q is not needed: a clamped x (beyond RN(H b), say) has x / b >
+ * RN(H b) / b >= H (1 - 2^-24) > H - 1/2, so the division saturates to H,
+ * and the steps give RN(RN(H b) / b) within 255 * 2^-23 < 1/2 of H, which
+ * rounds to H (0 stays 0); an x inside keeps its exact quotient, whose
+ * roundeven is in [L, H] by monotony. Then a = the clamped x,
+ * q0 = RN(a y), r = fma(-q0, b, a), q1 = RN(fma(r, y, q0)).
+ * Markstein's theorem (Markstein 1990; Muller et al., Handbook of
+ * Floating-Point Arithmetic, division with an FMA): if y is within half
+ * an ulp of 1/b and q0 within one ulp of a/b (faithful), with no
+ * underflow or overflow, r is exact and q1 = RN(a/b). q0 = RN(a y) is not
+ * always faithful (b = 2 - 2^-23, a = 1.5: 1.25 ulps off): a y - a/b =
+ * (a/b)(by - 1) and ulp(a/b) > 2^-24 a/b, so q0 is faithful for every a
+ * when |1 - by| <= 2^-25 (checked once per call in f64, exact: by has 48
+ * bits); otherwise one more step first, q1 = RN(q0 + RN(a - b q0) y),
+ * whose error is at most |q0 - a/b| |1 - by| + the rounding of r, below
+ * 2^-21 ulp for |q0 - a/b| < 2 ulp, so q1 is faithful and the second step
+ * q2 = RN(a/b) by the theorem (no case where one step differs was found:
+ * 5000 significands of b x all of a, and the sweep at 2^-7 - 2^-31; the
+ * second step, for ~31 % of significands, is the price of the proof).
+ * Ranges: |a/b| in [2^-2, 256] with b in
+ * [2^-60, 2^60] keeps a, y, q, r (0 or a multiple of ulp(b) ulp(q) >=
+ * 2^-109) and r y normal, so the result is exactly the division's; for
+ * |a/b| < 2^-2 (tiny or subnormal x) both the division and the steps give
+ * |q| < 1/2 (errors of a few ulps plus 2^-149), i.e. roundeven 0. */
+#define UK_Q_DIVIDE 0
+#define UK_Q_ONE_STEP 1
+#define UK_Q_TWO_STEPS 2
+
+typedef struct uk_quant_v {
+  __m512 b, y, xlo, xhi, lo, hi;
+  __m512i zp;
+} uk_quant_v;
+
+/* 16 quantized lanes as int32 whose low bytes are the int8 results. */
+UK_INLINE UK_T __m512i quant16(__m512 v, const uk_quant_v *k, const int mode) {
+  __m512 c;
+  if (mode == UK_Q_DIVIDE) {
+    c = _mm512_min_ps(k->hi, _mm512_max_ps(k->lo, _mm512_div_ps(v, k->b)));
+  } else {
+    /* x clamped to [RN(L b), RN(H b)] (x second: a NaN stays NaN). */
+    const __m512 a = _mm512_min_ps(k->xhi, _mm512_max_ps(k->xlo, v));
+    c = _mm512_mul_ps(a, k->y);
+    if (mode == UK_Q_TWO_STEPS)
+      c = _mm512_fmadd_ps(_mm512_fnmadd_ps(c, k->b, a), k->y, c);
+    c = _mm512_fmadd_ps(_mm512_fnmadd_ps(c, k->b, a), k->y, c);
+  }
+  return _mm512_add_epi32(_mm512_cvt_roundps_epi32(
+                              c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                          k->zp);
 }
 
 /* QNaN | +Inf | -Inf | SNaN (vfpclassps). */
 #define UK_NON_FINITE 0x99
 
-UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
-                                             const uk_quant *qp, int8_t *out) {
-  const __m512 scale = _mm512_set1_ps(qp->scale),
-               zp = _mm512_set1_ps((float)qp->zero_point),
-               qmin = _mm512_set1_ps((float)qp->qmin);
+UK_INLINE UK_T int64_t quantizeLoop(const float *x, int64_t n,
+                                    const uk_quant_v *k, int8_t *out,
+                                    const int mode) {
   int64_t first = -1, i = 0;
   for (; i + 32 <= n; i += 32) {
     const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
     const __mmask16 b0 = _mm512_fpclass_ps_mask(v0, UK_NON_FINITE),
                     b1 = _mm512_fpclass_ps_mask(v1, UK_NON_FINITE);
     _mm_storeu_si128((__m128i *)(void *)(out + i),
-                     _mm512_cvtepi32_epi8(quant16(v0, scale, zp, qmin)));
+                     _mm512_cvtepi32_epi8(quant16(v0, k, mode)));
     _mm_storeu_si128((__m128i *)(void *)(out + i + 16),
-                     _mm512_cvtepi32_epi8(quant16(v1, scale, zp, qmin)));
+                     _mm512_cvtepi32_epi8(quant16(v1, k, mode)));
     const uint32_t bad = (uint32_t)b0 | (uint32_t)b1 << 16;
     if (bad != 0 && first < 0)
       first = i + __builtin_ctz(bad);
@@ -807,11 +864,31 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
     const __mmask16 m = colMask(n - i);
     const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
     const __mmask16 bad = _mm512_mask_fpclass_ps_mask(m, v, UK_NON_FINITE);
-    _mm512_mask_cvtepi32_storeu_epi8(out + i, m, quant16(v, scale, zp, qmin));
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, m, quant16(v, k, mode));
     if (bad != 0 && first < 0)
       first = i + __builtin_ctz((uint32_t)bad);
   }
   return first;
+}
+
+UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
+                                             const uk_quant *qp, int8_t *out) {
+  const int mode = mixrt_uk_quant_mode(qp->scale);
+  uk_quant_v k;
+  k.b = _mm512_set1_ps(qp->scale);
+  k.y = _mm512_set1_ps(1.0f / qp->scale);
+  const float lo = (float)(qp->qmin - qp->zero_point),
+              hi = (float)(127 - qp->zero_point);
+  k.xlo = _mm512_set1_ps(lo * qp->scale); /* used in [2^-60, 2^60] */
+  k.xhi = _mm512_set1_ps(hi * qp->scale);
+  k.lo = _mm512_set1_ps(lo);
+  k.hi = _mm512_set1_ps(hi);
+  k.zp = _mm512_set1_epi32(qp->zero_point);
+  if (mode == UK_Q_ONE_STEP)
+    return quantizeLoop(x, n, &k, out, UK_Q_ONE_STEP);
+  if (mode == UK_Q_TWO_STEPS)
+    return quantizeLoop(x, n, &k, out, UK_Q_TWO_STEPS);
+  return quantizeLoop(x, n, &k, out, UK_Q_DIVIDE);
 }
 
 /*===----------------------------------------------------------------------===*\

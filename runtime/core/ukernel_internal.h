@@ -211,6 +211,19 @@ static inline int8_t mixrt_uk_quant_one(float x, const uk_quant *q) {
   return (int8_t)(int32_t)r;
 }
 
+/* How the vector paths get x / scale (mixrt_uk_quantize_f32_s8_avx512
+ * explains): 0 divide (scale outside [2^-60, 2^60]: subnormal, tiny, huge,
+ * +Inf), 1 one Markstein step after x * RN(1/scale) (when |1 - scale *
+ * RN(1/scale)| <= 2^-25: the first quotient is then faithful), else 2
+ * (two steps). 1 - scale * y is exact in f64 (a 48-bit product near 1). */
+static inline int mixrt_uk_quant_mode(float scale) {
+  if (!(scale >= 0x1p-60f && scale <= 0x1p60f))
+    return 0;
+  const float y = 1.0f / scale;
+  const double e = 1.0 - (double)scale * (double)y;
+  return e <= 0x1p-25 && e >= -0x1p-25 ? 1 : 2;
+}
+
 #if defined(__x86_64__)
 UK_HIDDEN uk_range mixrt_uk_range_f32_avx2(const float *x, int64_t n);
 UK_HIDDEN uk_range mixrt_uk_range_f32_avx512(const float *x, int64_t n);

@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -1059,6 +1060,109 @@ TEST_CASE("ukernel.quantize_f32_s8 equals the quantize lowering", "[ukernel]") {
         x.push_back(v);
       for (int32_t zp : {-128, -1, 0, 1, 127})
         checkQuantize(x, 1.0f, zp, -127);
+    }
+  }
+}
+
+namespace {
+
+/// The vector paths' way to x / scale (as mixrt_uk_quant_mode in the core):
+/// 0 divide, 1 one Markstein step, 2 two steps.
+int quantMode(float scale) {
+  if (!(scale >= 0x1p-60f && scale <= 0x1p60f))
+    return 0;
+  const float y = 1.0f / scale;
+  const double e = 1.0 - static_cast<double>(scale) * static_cast<double>(y);
+  return e <= 0x1p-25 && e >= -0x1p-25 ? 1 : 2;
+}
+
+/// Inputs whose quotient by `scale` is at or next to k + 0.5 and k for k in
+/// [-260, 260] (RN((k + 0.5) scale) and its neighbours up to 3 ulps away,
+/// the tie itself when the product is exact), then specials and random bit
+/// patterns.
+std::vector<float> adversarialInputs(float scale, std::mt19937 &rng) {
+  std::vector<float> x;
+  for (int k = -260; k <= 260; ++k) // beyond +-255: the bounds x clamps to
+    for (float c : {static_cast<float>(k) + 0.5f, static_cast<float>(k)}) {
+      float t = c * scale;
+      if (!std::isfinite(t))
+        t = std::numeric_limits<float>::max();
+      x.push_back(t);
+      float up = t, down = t;
+      for (int u = 0; u < 3; ++u) {
+        up = std::nextafter(up, std::numeric_limits<float>::infinity());
+        down = std::nextafter(down, -std::numeric_limits<float>::infinity());
+        x.push_back(up);
+        x.push_back(down);
+      }
+    }
+  for (uint32_t b : kSpecials)
+    x.push_back(f32FromBits(b));
+  for (float v :
+       {std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+        std::numeric_limits<float>::min(), -std::numeric_limits<float>::min(),
+        std::numeric_limits<float>::denorm_min(), 512.0f * scale,
+        -512.0f * scale, std::nextafter(512.0f * scale, 0.0f),
+        std::nextafter(-512.0f * scale, 0.0f), 256.0f * scale, 255.5f * scale,
+        -256.5f * scale, 0.25f * scale, std::nextafter(0.5f * scale, 1.0f)})
+    x.push_back(v);
+  for (int i = 0; i < 300; ++i)
+    x.push_back(f32FromBits(static_cast<uint32_t>(rng())));
+  std::shuffle(x.begin() + x.size() / 2, x.end(), rng);
+  return x;
+}
+
+} // namespace
+
+TEST_CASE("ukernel.quantize_f32_s8 is the division on adversarial inputs",
+          "[ukernel]") {
+  std::mt19937 rng(21);
+  std::vector<float> scales = {
+      1.0f, 0.1f, 1.0f / 3.0f, 1.0f / 127.0f, 7.9e-3f, 0.02f, 3.0f,
+      // powers of two around and inside [2^-60, 2^60]
+      0x1p-149f, 0x1p-127f, 0x1p-126f, 0x1p-61f, 0x1p-60f, 0x1p-59f, 0x1p-1f,
+      0x1p1f, 0x1p59f, 0x1p60f, 0x1p61f, 0x1p127f,
+      // next to the boundaries of the range without a division
+      std::nextafter(0x1p-60f, 0.0f), std::nextafter(0x1p-60f, 1.0f),
+      std::nextafter(0x1p60f, 0.0f), std::nextafter(0x1p60f, 1e30f),
+      // all-ones significands (RN(x RN(1/scale)) more than 1 ulp off)
+      0x1.fffffep-8f, 0x1.fffffep0f, 0x1.fffffep-1f, 0x1.fffffep59f,
+      0x1.fffffep-61f, 0x1.fffffep-60f, 0x1.000002p0f, 0x1.7ffffep-3f,
+      // subnormal, smallest normal, largest, infinite
+      1e-40f, std::numeric_limits<float>::denorm_min(),
+      std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
+      std::numeric_limits<float>::infinity()};
+  // Random normal scales, most inside [2^-60, 2^60].
+  for (int i = 0; i < 60; ++i) {
+    const uint32_t exponent = 127 - 40 + rng() % 70;
+    scales.push_back(f32FromBits(exponent << 23 | (rng() & 0x7fffffu)));
+  }
+  int modes[3] = {0, 0, 0};
+  for (float scale : scales)
+    ++modes[quantMode(scale)];
+  CHECK(modes[0] > 0); // the division keeps being tested
+  CHECK(modes[1] > 0);
+  CHECK(modes[2] > 0);
+  for (float scale : scales) {
+    std::mt19937 inputs(static_cast<uint32_t>(floatBits(scale)));
+    const std::vector<float> all = adversarialInputs(scale, inputs);
+    for (mixrt_ukernel_isa isa : availablePaths()) {
+      IsaScope scope(isa);
+      for (int32_t zp : {-128, 0, 3, 127})
+        for (int32_t qmin : {-128, -127}) {
+          INFO("path " << mixrt_ukernel_isa_name(isa) << " scale "
+                       << std::hexfloat << scale << std::defaultfloat
+                       << " (mode " << quantMode(scale) << ") zp " << zp
+                       << " qmin " << qmin);
+          checkQuantize(all, scale, zp, qmin);
+          // Lengths with tails, at several offsets.
+          for (size_t n : {size_t(1), size_t(15), size_t(17), size_t(33),
+                           size_t(47), size_t(95)})
+            for (size_t at : {size_t(0), size_t(5), all.size() - n})
+              checkQuantize(
+                  std::vector<float>(all.begin() + at, all.begin() + at + n),
+                  scale, zp, qmin);
+        }
     }
   }
 }
