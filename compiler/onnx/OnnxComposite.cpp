@@ -71,7 +71,8 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
                                            "DepthToSpace",
                                            "SpaceToDepth",
                                            "Tile",
-                                           "Trilu"};
+                                           "Trilu",
+                                           "Hardmax"};
   bool known = llvm::is_contained(kOps, op);
   if (!known)
     return false;
@@ -293,6 +294,51 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
     define(out, y);
     return true;
   }
+  if (op == "Hardmax") {
+    // 1 at the first maximum along the axis, 0 elsewhere (ONNX's reference:
+    // argmax, then a one-hot of it): the argmax index (exact in f32 below
+    // 2^24) compared with a constant iota along the axis.
+    int64_t rank = xType.getRank();
+    int64_t given = attrInt(node, "axis", -1);
+    if (given < -rank || given >= rank) {
+      problem(node, "axis " + std::to_string(given) +
+                        " is out of range for rank " + std::to_string(rank));
+      return true;
+    }
+    std::optional<int64_t> axis = given < 0 ? given + rank : given;
+    int64_t n = xType.getDimSize(*axis);
+    if (ShapedType::isDynamic(n) || n == 0 || n >= (int64_t(1) << 24)) {
+      problem(node, "the axis of a Hardmax must be static, not empty and "
+                    "below 2^24 elements");
+      return true;
+    }
+    SmallVector<int64_t> kept(xType.getShape());
+    kept[*axis] = 1;
+    Value index = layer<ArgMaxOp>(
+        *this, RankedTensorType::get(kept, builder.getI64Type()), {x},
+        {builder.getNamedAttr("axis", builder.getI64IntegerAttr(*axis)),
+         builder.getNamedAttr("keepdims", builder.getBoolAttr(true))});
+    Value asFloat = CastOp::create(
+        builder, loc, RankedTensorType::get(kept, builder.getF32Type()), index);
+    SmallVector<int64_t> iotaShape(rank, 1);
+    iotaShape[*axis] = n;
+    SmallVector<float> iota;
+    for (int64_t i = 0; i < n; ++i)
+      iota.push_back(float(i));
+    auto iotaType = RankedTensorType::get(iotaShape, builder.getF32Type());
+    Value positions = WeightOp::create(
+        builder, loc, iotaType,
+        DenseElementsAttr::get(iotaType, ArrayRef(iota)), StringAttr());
+    Value hot = layer<CompareOp>(
+        *this, RankedTensorType::get(xType.getShape(), builder.getI1Type()),
+        {asFloat, positions},
+        {builder.getNamedAttr("predicate", builder.getStringAttr("eq"))});
+    define(out, layer<WhereOp>(*this, type,
+                               {hot, scalarWeight(*this, elem, 1.0),
+                                scalarWeight(*this, elem, 0.0)}));
+    return true;
+  }
+
   if (op == "Trilu") {
     int64_t k = 0;
     if (!input(node, 1).empty()) {

@@ -29,6 +29,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <limits>
 #include <string>
 
 using namespace mlir;
@@ -299,6 +300,43 @@ bool Importer::convertMaskOp(const onnx::NodeProto &node) {
   }
   if (op == "Not") {
     convertNot(*this, node);
+    return true;
+  }
+  if (op == "IsNaN" || op == "IsInf") {
+    // IsNaN: x != x (unordered). IsInf: |x| == inf, or x == +inf (-inf)
+    // when only one sign is detected. The mask as computed, no rounding.
+    Value x = operand(node, input(node, 0));
+    if (!x || !isFloat(*this, node, x))
+      return true;
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto maskType = RankedTensorType::get(xt.getShape(), builder.getI1Type());
+    auto predicate = [&](StringRef p) {
+      return builder.getNamedAttr("predicate", builder.getStringAttr(p));
+    };
+    if (op == "IsNaN") {
+      define(out, layer<CompareOp>(*this, maskType, {x, x}, {predicate("ne")}));
+      return true;
+    }
+    bool negative = attrInt(node, "detect_negative", 1) != 0,
+         positive = attrInt(node, "detect_positive", 1) != 0;
+    Type elem = xt.getElementType();
+    const double inf = std::numeric_limits<double>::infinity();
+    if (!negative && !positive) {
+      // Never: x < -inf holds for no x, NaN included.
+      define(out, layer<CompareOp>(*this, maskType,
+                                   {x, scalarWeight(*this, elem, -inf)},
+                                   {predicate("lt")}));
+      return true;
+    }
+    Value v = x;
+    double target = negative ? -inf : inf;
+    if (negative && positive) {
+      v = layer<AbsOp>(*this, xt, {x});
+      target = inf;
+    }
+    define(out, layer<CompareOp>(*this, maskType,
+                                 {v, scalarWeight(*this, elem, target)},
+                                 {predicate("eq")}));
     return true;
   }
   StringRef logical = llvm::StringSwitch<StringRef>(op)

@@ -1,9 +1,13 @@
 # Builds the models of tests/lit/Import/composite-ops.test: ONNX ops that
 # the importer writes as a few mix layers (good.onnx), and one model per
 # condition they refuse, each node named.
+import os
 import sys
 
 from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Inputs"))
+import safetensors_file  # noqa: E402
 
 out = sys.argv[1]
 f = lambda name, *shape: helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
@@ -47,3 +51,19 @@ save("bad-trilu",
      [node("Trilu", ["x", "k"], ["y"], name="/b/triu")],
      [f("x", 2, 3), helper.make_tensor_value_info("k", TensorProto.INT64, [])],
      [f("y", 2, 3)])
+# Hardmax along the last axis, and IsNaN / IsInf (bool outputs).
+save("hardmax",
+     [node("Hardmax", ["x"], ["h"], name="/b/hardmax"),
+      node("IsNaN", ["x"], ["n"], name="/b/isnan"),
+      node("IsInf", ["x"], ["i"], name="/b/isinf"),
+      node("IsInf", ["x"], ["p"], name="/b/ispinf", detect_negative=0)],
+     [f("x", 2, 3)],
+     [f("h", 2, 3)] + [helper.make_tensor_value_info(o, TensorProto.BOOL, [2, 3])
+                       for o in ("n", "i", "p")])
+save("bad-hardmax",
+     [node("Hardmax", ["x"], ["h"], name="/b/hardmax", axis=0)],
+     [f("x", "N", 3)], [f("h", "N", 3)])
+# hardmax.onnx's input for mix-run: a tie, then NaN, -inf and 2.
+safetensors_file.write(out + "/hardmax.inputs.safetensors", [
+    ("input0", "F32", [2, 3],
+     safetensors_file.floats([1, 3, 3, float("nan"), float("-inf"), 2]))])
