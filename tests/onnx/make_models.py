@@ -649,10 +649,10 @@ def old_opset(out):
 
 def unsupported(out):
     nodes = [
-        helper.make_node("Hardmax", ["x"], ["a"], name="/act/Hardmax"),
+        helper.make_node("Bernoulli", ["x"], ["a"], name="/act/Bernoulli"),
         helper.make_node("Relu", ["a"], ["b"], name="/act/Relu"),
         helper.make_node("LpNormalization", ["b"], ["c"], name="/t/LpNorm"),
-        helper.make_node("Hardmax", ["c"], ["y"]),
+        helper.make_node("Bernoulli", ["c"], ["y"]),
     ]
     return model(nodes, [value("x", 2, 3)], [value("y", 2, 3)], []), None, None
 
