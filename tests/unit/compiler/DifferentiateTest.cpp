@@ -129,6 +129,28 @@ RefTensor random(const std::vector<int64_t> &shape, std::mt19937 &rng) {
   return t;
 }
 
+/// The weights "a" [4] and "c" [3, 1] of s = x a + c on a grid: a a
+/// multiple of 1/8, c one of 1/64 plus 1/128, so that with x from
+/// gridInput every s is at least 1/128 away from each multiple of 1/64
+/// (where the kinks the tests avoid lie), far more than the
+/// finite-difference step.
+void gridAffineWeights(WeightMap &weights, std::mt19937 &rng) {
+  weights["a"] = random({4}, rng);
+  for (double &v : weights["a"].data)
+    v = std::round(v * 8) / 8;
+  weights["c"] = random({3, 1}, rng);
+  for (double &v : weights["c"].data)
+    v = std::round(v * 64) / 64 + 1.0 / 128;
+}
+
+/// A [3, 4] input of multiples of 1/8 (see gridAffineWeights).
+RefTensor gridInput(std::mt19937 &rng) {
+  RefTensor x = random({3, 4}, rng);
+  for (double &v : x.data)
+    v = std::round(v * 8) / 8;
+  return x;
+}
+
 /// Checks every weight's gradient against central differences, and the
 /// loss scale.
 /// With `training`, the loss differentiated is the gradient network's own
@@ -298,18 +320,10 @@ TEST_CASE("mix-differentiate: elementwise layers with broadcasting, mse loss",
       t34 + ") -> tensor<f32>\n  mix.return %l : tensor<f32>\n}\n";
   Differentiated d(source);
   WeightMap weights;
-  weights["a"] = random({4}, rng);
-  weights["c"] = random({3, 1}, rng);
+  // leaky_relu's kink: x * a + c must stay away from 0.
+  gridAffineWeights(weights, rng);
   weights["e"] = random({3, 4}, rng);
-  // leaky_relu's kink: x * a + c must stay away from 0; with x and a
-  // multiples of 1/8 and c = 1/128 + a multiple of 1/64 it does.
-  for (double &v : weights["a"].data)
-    v = std::round(v * 8) / 8;
-  for (double &v : weights["c"].data)
-    v = std::round(v * 64) / 64 + 1.0 / 128;
-  RefTensor x = random({3, 4}, rng);
-  for (double &v : x.data)
-    v = std::round(v * 8) / 8;
+  RefTensor x = gridInput(rng);
   checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
 }
 
@@ -1091,17 +1105,10 @@ mix.network @more precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> t
   // 1/128: at least 1/128 away from the kinks at multiples of 1/64 (0 for
   // abs and elu, +-0.5 for clip, +-3 for hard_swish) and 1/384 away from
   // hard_sigmoid's +-5/3, far more than the finite-difference step.
-  weights["a"] = random({4}, rng);
-  for (double &v : weights["a"].data)
-    v = std::round(v * 8) / 8;
-  weights["c"] = random({3, 1}, rng);
-  for (double &v : weights["c"].data)
-    v = std::round(v * 64) / 64 + 1.0 / 128;
+  gridAffineWeights(weights, rng);
   weights["e2"] = random({3, 4}, rng);
   weights["p"] = random({4}, rng);
-  RefTensor x = random({3, 4}, rng);
-  for (double &v : x.data)
-    v = std::round(v * 8) / 8;
+  RefTensor x = gridInput(rng);
   checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
 }
 
@@ -1159,16 +1166,9 @@ mix.network @trig precision(f32) (%x: tensor<3x4xf32>, %t: tensor<3x4xf32>) -> t
   // the differences see; sigmoid keeps asin, acos and atanh inside (-1, 1)
   // and 1 + exp keeps acosh above 1. The products floor(s) * sin(s) ...
   // make the rounded values scale the other layers' gradients.
-  weights["a"] = random({4}, rng);
-  for (double &v : weights["a"].data)
-    v = std::round(v * 8) / 8;
-  weights["c"] = random({3, 1}, rng);
-  for (double &v : weights["c"].data)
-    v = std::round(v * 64) / 64 + 1.0 / 128;
+  gridAffineWeights(weights, rng);
   weights["one"] = tensor({4}, {1.0, 1.0, 1.0, 1.0});
-  RefTensor x = random({3, 4}, rng);
-  for (double &v : x.data)
-    v = std::round(v * 8) / 8;
+  RefTensor x = gridInput(rng);
   checkAgainstFiniteDifferences(d, {x, random({3, 4}, rng)}, weights);
 }
 

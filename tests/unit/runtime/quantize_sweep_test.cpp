@@ -81,17 +81,6 @@ Mismatch sweep(float scale, int32_t zp, int32_t qmin) {
   return {};
 }
 
-class IsaScope {
-public:
-  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
-    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
-  }
-  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
-
-private:
-  mixrt_ukernel_isa saved_;
-};
-
 void sweepPaths(float scale, int32_t zp, int32_t qmin) {
   for (mixrt_ukernel_isa isa :
        {MIXRT_UKERNEL_ISA_AVX2, MIXRT_UKERNEL_ISA_AVX512}) {

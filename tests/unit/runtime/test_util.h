@@ -4,6 +4,9 @@
 #define MIXRT_TESTS_TEST_UTIL_H
 
 #include "mixrt/mixrt.hpp"
+#include "mixrt/ukernel.h"
+
+#include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -22,6 +25,19 @@ inline float f32FromBits(uint32_t b) { return bits<float>(b); }
 inline uint32_t bitsOf(float f) { return bits<uint32_t>(f); }
 inline double f64FromBits(uint64_t b) { return bits<double>(b); }
 inline uint64_t bitsOf(double d) { return bits<uint64_t>(d); }
+
+/// Forces the microkernels' path (MIXRT_ISA's choice) for a scope; the
+/// machine must have it.
+class IsaScope {
+public:
+  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
+    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
+  }
+  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
+
+private:
+  mixrt_ukernel_isa saved_;
+};
 
 /// Sets the process-wide SIMD level for a scope.
 class SimdLevelScope {

@@ -48,17 +48,6 @@ namespace {
 
 const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
 
-class IsaScope {
-public:
-  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
-    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
-  }
-  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
-
-private:
-  mixrt_ukernel_isa saved_;
-};
-
 std::vector<mixrt_ukernel_isa> availablePaths() {
   std::vector<mixrt_ukernel_isa> paths;
   for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)

@@ -39,17 +39,6 @@ std::vector<mixrt_ukernel_isa> availablePaths() {
   return paths;
 }
 
-class IsaScope {
-public:
-  explicit IsaScope(mixrt_ukernel_isa isa) : saved_(mixrt_ukernel_get_isa()) {
-    REQUIRE(mixrt_ukernel_set_isa(isa) == MIXRT_STATUS_OK);
-  }
-  ~IsaScope() { (void)mixrt_ukernel_set_isa(saved_); }
-
-private:
-  mixrt_ukernel_isa saved_;
-};
-
 float canonical(float x) {
   return std::isnan(x) ? f32FromBits(0x7fc00000u) : x;
 }
