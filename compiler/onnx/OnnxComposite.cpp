@@ -72,7 +72,8 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
                                            "SpaceToDepth",
                                            "Tile",
                                            "Trilu",
-                                           "Hardmax"};
+                                           "Hardmax",
+                                           "LRN"};
   bool known = llvm::is_contained(kOps, op);
   if (!known)
     return false;
@@ -294,6 +295,49 @@ bool Importer::convertComposite(const onnx::NodeProto &node) {
     define(out, y);
     return true;
   }
+  if (op == "LRN") {
+    // y = x / (bias + alpha / size * sum of x^2 over the channels
+    // [c - floor((size-1)/2), c + ceil((size-1)/2)])^beta, ONNX's formula:
+    // the squares padded with zeros along C, the window's `size` slices
+    // summed in channel order.
+    int64_t size = attrInt(node, "size", 0);
+    int64_t rank = xType.getRank();
+    if (rank < 3 || ShapedType::isDynamic(xType.getDimSize(1)) || size < 1) {
+      problem(node, "expects an input [N, C, ...] of rank 3 or more with a "
+                    "static C, and a size >= 1");
+      return true;
+    }
+    int64_t c = xType.getDimSize(1);
+    int64_t before = (size - 1) / 2, after = size - 1 - before;
+    double alpha = attrFloat(node, "alpha", 1e-4),
+           beta = attrFloat(node, "beta", 0.75),
+           bias = attrFloat(node, "bias", 1.0);
+    Value squares = layer<MulOp>(*this, xType, {x, x});
+    SmallVector<int64_t> paddedShape(xType.getShape());
+    paddedShape[1] = c + size - 1;
+    SmallVector<int64_t> pads(2 * rank, 0);
+    pads[1] = before;
+    pads[rank + 1] = after;
+    Value padded = layer<PadOp>(*this, RankedTensorType::get(paddedShape, elem),
+                                {squares}, {i64Array("pads", pads)});
+    Value sum;
+    for (int64_t j = 0; j < size; ++j) {
+      Value window = layer<SliceOp>(
+          *this, xType, {padded},
+          {i64Array("axes", {int64_t(1)}), i64Array("starts", {j}),
+           i64Array("ends", {j + c}), i64Array("steps", {int64_t(1)})});
+      sum = sum ? layer<AddOp>(*this, xType, {sum, window}) : window;
+    }
+    Value scaled = layer<MulOp>(
+        *this, xType, {sum, scalarWeight(*this, elem, alpha / double(size))});
+    Value base =
+        layer<AddOp>(*this, xType, {scaled, scalarWeight(*this, elem, bias)});
+    Value denominator =
+        layer<PowOp>(*this, xType, {base, scalarWeight(*this, elem, beta)});
+    define(out, layer<DivOp>(*this, type, {x, denominator}));
+    return true;
+  }
+
   if (op == "Hardmax") {
     // 1 at the first maximum along the axis, 0 elsewhere (ONNX's reference:
     // argmax, then a one-hot of it): the argmax index (exact in f32 below

@@ -73,6 +73,19 @@ bool Importer::fold(const onnx::NodeProto &node) {
                     std::vector<int64_t>(a->ints().begin(), a->ints().end()));
     return false;
   }
+  if (op == "Size") {
+    // The element count of a static tensor (a dynamic batch is not folded).
+    Type type;
+    if (Value v = value(input(node, 0)))
+      type = v.getType();
+    else if (const Constant *c = constant(input(node, 0));
+             c && c->numElements() >= 0)
+      return result({}, {c->numElements()});
+    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape())
+      return false;
+    return result({}, {ranked.getNumElements()});
+  }
   if (op == "Shape") {
     Type type;
     if (Value v = value(input(node, 0)))

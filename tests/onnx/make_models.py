@@ -1241,6 +1241,29 @@ def fold_int32_overflow(out):
                   [c]), None, None)
 
 
+def fold_size(out):
+    """Size of a static activation and of a constant: int64 scalars folded
+    at import; of a tensor with a dynamic batch: not folded (refused)."""
+    c = numpy_helper.from_array(np.zeros((4, 5), dtype=np.float32), "c")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("Size", ["x"], ["n"], name="/s/x"),
+        helper.make_node("Size", ["c"], ["m"], name="/s/c"),
+    ]
+    i64 = lambda name: helper.make_tensor_value_info(name, TensorProto.INT64, [])
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3), i64("n"), i64("m")], [c]), None, None)
+
+
+def size_dynamic(out):
+    nodes = [helper.make_node("Relu", ["x"], ["y"]),
+             helper.make_node("Size", ["x"], ["n"], name="/s/Size")]
+    return (model(nodes, [value("x", "batch", 3)],
+                  [value("y", "batch", 3),
+                   helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+                  []), None, None)
+
+
 # --------------------------------------------------------------------------
 # Cases for mix-onnx-conformance, laid out as ONNX's backend node tests
 # --------------------------------------------------------------------------
@@ -1325,7 +1348,8 @@ MODELS = {f.__name__: f for f in
            norm_broadcast, mobilenet, unet, old_opset,
            unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
-           dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow,
+           dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow, fold_size,
+           size_dynamic,
            int_mask, int8_cast,
            conformance]}
 

@@ -67,3 +67,12 @@ save("bad-hardmax",
 safetensors_file.write(out + "/hardmax.inputs.safetensors", [
     ("input0", "F32", [2, 3],
      safetensors_file.floats([1, 3, 3, float("nan"), float("-inf"), 2]))])
+# LRN over 4 channels with size 3: the squares padded by one channel on
+# each side, three slices summed; a 2-D input is refused.
+save("lrn",
+     [node("LRN", ["x"], ["y"], name="/b/lrn", size=3, alpha=0.3, beta=0.5,
+           bias=2.0)],
+     [f("x", 1, 4, 2, 2)], [f("y", 1, 4, 2, 2)])
+save("bad-lrn",
+     [node("LRN", ["x"], ["y"], name="/b/lrn", size=3)],
+     [f("x", 2, 4)], [f("y", 2, 4)])
