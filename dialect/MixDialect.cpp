@@ -97,20 +97,20 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     bool valid =
         name == attr::kUkernelBias
             ? isa<UnitAttr>(attr.getValue())
-            : kind &&
-                  llvm::is_contained(
-                      ArrayRef<StringRef>{"gemm_f32", "gemm_s8", "range_f32",
-                                          "quantize_f32", "checked_quantize",
-                                          "checked_rescale", "depthwise_f32"},
-                      kind.getValue());
+            : kind && llvm::is_contained(
+                          ArrayRef<StringRef>{
+                              "gemm_f32", "gemm_s8", "range_f32",
+                              "quantize_f32", "checked_quantize",
+                              "checked_rescale", "depthwise_f32", "conv2d_f32"},
+                          kind.getValue());
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
              << (name == attr::kUkernel
                      ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
                        "\"quantize_f32\", \"checked_quantize\", "
-                       "\"checked_rescale\" or "
-                       "\"depthwise_f32\""
+                       "\"checked_rescale\", "
+                       "\"depthwise_f32\" or \"conv2d_f32\""
                      : "a unit attribute")
              << ", got " << attr.getValue();
     if (op->getName().getStringRef() != "linalg.generic")
@@ -120,7 +120,7 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == attr::kUkernelWindow) {
-    // Set by the lowering on a depthwise loop, removed by
+    // Set by the lowering on a convolution loop, removed by
     // mix-use-microkernels.
     auto window = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
     bool valid = window && window.size() == 8;

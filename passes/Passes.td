@@ -548,7 +548,10 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     its body, with weight [C, 1, KH, KW] and output buffers becomes one call
     of `mixrt_ukernel_depthwise_f32` on that input with the padding (no
     padded copy; any weight, constant or not; the zero fill before it is
-    dropped; the bias epilogue stays a loop).
+    dropped; the bias epilogue stays a loop). The same loop of a one-group
+    `conv2d` with f32 weight [F, C, KH, KW] (`"conv2d_f32"`) becomes one
+    call of `mixrt_ukernel_conv2d_f32`, which packs the patches block by
+    block inside the call and writes the NCHW output directly.
 
     The microkernels compute what the loops did, bit for bit (each output
     from +0 in ascending k with one FMA per step; exact int32 sums; see
@@ -582,6 +585,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numQuantize", "quantizes", "f32 quantizes calling the microkernel">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
+    Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
   ];
 }
 

@@ -12,9 +12,10 @@
 // rescale epilogue of an int8 GEMM moves into the call
 // (mixrt_ukernel_gemm_s8s8f32) when the call computes the same bits, with
 // the i32 GEMM and the rescale loop kept as its fallback.
-// Depthwise convolutions (the loop marked "depthwise_f32", which reads its
-// unpadded input in its body) call mixrt_ukernel_depthwise_f32 on that
-// input with the padding of mix.ukernel_window: no padded copy.
+// Depthwise and one-group f32 convolutions (the loops marked
+// "depthwise_f32" and "conv2d_f32", which read their unpadded input in
+// their body) call mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32
+// on that input with the padding of mix.ukernel_window: no padded copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +65,7 @@ constexpr StringLiteral kGemmS8F32 = "mixrt_ukernel_gemm_s8s8f32";
 constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
 constexpr StringLiteral kQuantizeF32 = "mixrt_ukernel_quantize_f32_s8";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
+constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -255,7 +257,9 @@ struct MixUseMicrokernelsPass
       else if (kind == "checked_rescale")
         (void)guardRescale(op, symbols);
       else if (kind == "depthwise_f32")
-        (void)rewriteDepthwise(op);
+        (void)rewriteConvolution(op, /*depthwise=*/true);
+      else if (kind == "conv2d_f32")
+        (void)rewriteConvolution(op, /*depthwise=*/false);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -757,13 +761,15 @@ struct MixUseMicrokernelsPass
             (isExt(product.getLhs(), 2) && isExt(product.getRhs(), 1)));
   }
 
-  /// The depthwise conv2d loop of the lowering (convMaps with groups == C ==
-  /// F over (n, f, c, kh, kw, oh, ow): the weight [C, 1, KH, KW] its only
-  /// operand, output [N, C, OH, OW]; the unpadded input [N, C, H, W] read by
-  /// the one memref.load of its body, +0 outside the image) as one call,
-  /// with the strides, dilations and padding of mix.ukernel_window; the
-  /// weight's and output's indexing maps must then be exactly convMaps'.
-  LogicalResult rewriteDepthwise(linalg::GenericOp op) {
+  /// The conv2d loop of the lowering over the unpadded input (convMaps over
+  /// (n, f, c, kh, kw, oh, ow): the weight its only operand, [C, 1, KH, KW]
+  /// with groups == C == F when `depthwise`, else [F, C, KH, KW] with one
+  /// group; output [N, F, OH, OW]; the input [N, C, H, W] read by the one
+  /// memref.load of its body, +0 outside the image) as one call of
+  /// mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32, with the
+  /// strides, dilations and padding of mix.ukernel_window; the weight's and
+  /// output's indexing maps must then be exactly convMaps'.
+  LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise) {
     auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
     if (!window || window.size() != 8 || op.getNumDpsInputs() != 1 ||
         op.getNumDpsInits() != 1)
@@ -797,14 +803,15 @@ struct MixUseMicrokernelsPass
     auto inType = cast<MemRefType>(in.getType());
     auto wType = cast<MemRefType>(w.getType());
     auto outType = cast<MemRefType>(out.getType());
-    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1);
-    if (c < 1 || wType.getDimSize(0) != c || wType.getDimSize(1) != 1 ||
-        outType.getDimSize(0) != n || outType.getDimSize(1) != c)
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+            f = wType.getDimSize(0);
+    if (c < 1 || outType.getDimSize(0) != n || outType.getDimSize(1) != f ||
+        wType.getDimSize(1) != (depthwise ? 1 : c) || (depthwise && f != c))
       return failure();
     ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
                       pad = win.slice(4, 4);
-    lowering::ConvMaps expected =
-        lowering::convMaps(strides, dilations, c, wType, op.getContext());
+    lowering::ConvMaps expected = lowering::convMaps(
+        strides, dilations, depthwise ? c : 1, wType, op.getContext());
     SmallVector<AffineMap> want = {expected.weight, expected.output};
     if (op.getIndexingMapsArray() != want)
       return failure();
@@ -822,37 +829,39 @@ struct MixUseMicrokernelsPass
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    declare(getOperation(), kDepthwiseF32,
-            b.getFunctionType({i64, i64, i64, i64, ptr, i64, i64,
+    // The two entry points take the same arguments but for F (after the
+    // input) in mixrt_ukernel_conv2d_f32.
+    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i64, i64,
                                ptr, i64, i64, i64, i64, i64, i64,
-                               i64, i64, i64, i64, ptr, ptr, i32},
-                              {i32}));
-    Value args[] = {i64Const(b, loc, n),
-                    i64Const(b, loc, c),
-                    i64Const(b, loc, inType.getDimSize(2)),
-                    i64Const(b, loc, inType.getDimSize(3)),
-                    pointerTo(b, loc, in),
-                    i64Const(b, loc, wType.getDimSize(2)),
-                    i64Const(b, loc, wType.getDimSize(3)),
-                    pointerTo(b, loc, w),
-                    i64Const(b, loc, strides[0]),
-                    i64Const(b, loc, strides[1]),
-                    i64Const(b, loc, dilations[0]),
-                    i64Const(b, loc, dilations[1]),
-                    i64Const(b, loc, pad[0]),
-                    i64Const(b, loc, pad[1]),
-                    i64Const(b, loc, pad[2]),
-                    i64Const(b, loc, pad[3]),
-                    i64Const(b, loc, outType.getDimSize(2)),
-                    i64Const(b, loc, outType.getDimSize(3)),
-                    pointerTo(b, loc, out),
-                    nullPointer(b, loc),
-                    arith::ConstantIntOp::create(b, loc, i32, 0)};
-    func::CallOp::create(b, loc, kDepthwiseF32, TypeRange{i32}, args);
+                               i64, i64, i64, i64, ptr, ptr, i32};
+    if (!depthwise)
+      types.insert(types.begin() + 5, i64);
+    StringLiteral callee = depthwise ? kDepthwiseF32 : kConvF32;
+    declare(getOperation(), callee, b.getFunctionType(types, {i32}));
+    SmallVector<Value> args = {i64Const(b, loc, n), i64Const(b, loc, c),
+                               i64Const(b, loc, inType.getDimSize(2)),
+                               i64Const(b, loc, inType.getDimSize(3)),
+                               pointerTo(b, loc, in)};
+    if (!depthwise)
+      args.push_back(i64Const(b, loc, f));
+    for (int64_t v : {wType.getDimSize(2), wType.getDimSize(3)})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, w));
+    for (int64_t v :
+         {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
+          pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, out));
+    args.push_back(nullPointer(b, loc));
+    args.push_back(arith::ConstantIntOp::create(b, loc, i32, 0));
+    func::CallOp::create(b, loc, callee, TypeRange{i32}, args);
     if (fill)
       fill.erase();
     op.erase();
-    ++numDepthwise;
+    if (depthwise)
+      ++numDepthwise;
+    else
+      ++numConv;
     return success();
   }
 

@@ -1009,6 +1009,26 @@ void BM_MixrtGemm(benchmark::State &state, int layer, bool s8) {
   state.counters["band_rows"] = static_cast<double>(m);
 }
 
+/// mixrt_ukernel_conv2d_f32 alone on the layer's input and weight: what
+/// the compiled f32 layer calls (patches packed per block inside the call,
+/// NCHW out, no bias).
+void BM_MixrtConv(benchmark::State &state, int layer) {
+  const ConvShape &s = kLayers[layer];
+  const LayerData &d = dataFor(layer);
+  std::vector<float> y(static_cast<size_t>(s.f * s.oh() * s.ow()));
+  bool ok = true;
+  timed(state, s.name, s.ops(), "mixrt conv f32", [&] {
+    ok = mixrt_ukernel_conv2d_f32(1, s.c, s.h, s.w, d.x.data(), s.f, s.k, s.k,
+                                  d.w.data(), s.stride, s.stride, 1, 1, s.pad,
+                                  s.pad, s.pad, s.pad, s.oh(), s.ow(), y.data(),
+                                  nullptr, 0) == MIXRT_STATUS_OK &&
+         ok;
+    benchmark::ClobberMemory();
+  });
+  if (!ok)
+    state.SkipWithError("mixrt_ukernel_conv2d_f32 failed");
+}
+
 //===----------------------------------------------------------------------===//
 // The peers
 //===----------------------------------------------------------------------===//
@@ -1108,6 +1128,7 @@ void registerAll() {
           BM_Compiled, i, v);
     add("BM_Conv_mixrt_ukernel_f32" + shape, BM_MixrtGemm, i, false);
     add("BM_Conv_mixrt_ukernel_s8s8s32" + shape, BM_MixrtGemm, i, true);
+    add("BM_Conv_mixrt_conv2d_f32" + shape, BM_MixrtConv, i);
 #ifdef MIXC_BENCH_DNNL
     add("BM_Conv_oneDNN_f32_nchw" + shape, BM_Dnnl, i, DnnlF32Nchw);
     add("BM_Conv_oneDNN_f32_any" + shape, BM_Dnnl, i, DnnlF32Any);
@@ -1166,22 +1187,24 @@ void printTables() {
 
   std::printf("\nGOP/s (2*F*OH*OW*C*KH*KW per call; the CNN: summed over its "
               "layers):\n");
-  std::printf("%-18s %7s %7s %7s %7s %7s %9s %9s %7s\n", "layer", "f32",
-              "f32_lp", "int8", "uk_f32", "uk_s8", "dnn_nchw", "dnn_any",
-              "dnn_s8");
+  std::printf("%-18s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", "layer", "f32",
+              "f32_lp", "int8", "uk_f32", "uk_cv", "uk_s8", "dnn_nchw",
+              "dnn_any", "dnn_s8");
   for (const std::string &s : shapes)
-    std::printf("%-18s %7s %7s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
+    std::printf("%-18s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
                 rate(get("compiled f32", s)).c_str(),
                 rate(get("compiled f32_loops", s)).c_str(),
                 rate(get("compiled int8", s)).c_str(),
                 rate(get("mixrt f32", s)).c_str(),
+                rate(get("mixrt conv f32", s)).c_str(),
                 rate(get("mixrt s8", s)).c_str(),
                 rate(get("onednn f32 nchw", s)).c_str(),
                 rate(get("onednn f32 any", s)).c_str(),
                 rate(get("onednn s8", s)).c_str());
-  std::printf("(_lp: --no-microkernels; uk_f32, uk_s8: mixrt's microkernels "
-              "alone on the layer's band GEMMs, what the compiled f32 and int8 "
-              "layers call, without im2col, epilogue or quantize)\n");
+  std::printf("(_lp: --no-microkernels; uk_f32, uk_s8: mixrt's GEMM "
+              "microkernels alone on band GEMMs of the layer, without im2col, "
+              "epilogue or quantize; uk_cv: mixrt_ukernel_conv2d_f32 alone, "
+              "what the compiled f32 layer calls)\n");
 }
 
 } // namespace

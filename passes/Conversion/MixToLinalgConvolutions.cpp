@@ -9,8 +9,16 @@
 // the output row innermost and one fma per step in (c, kh, kw) order in the
 // layer's accumulator type; then the bias epilogue.
 //
-// With microkernels (f32 activations and accumulator, one group, a constant
-// weight): the same sums as GEMMs (im2col, im2colGemm), which
+// With microkernels, one group, f32 activations, accumulator and weight:
+// the loop reads the unpadded input itself, like the depthwise one below
+// (marked "conv2d_f32"), and mix-use-microkernels turns it into one call of
+// mixrt_ukernel_conv2d_f32, which packs the patches block by block into the
+// GEMM microkernel's layout with the weight [F, C*KH*KW] as the left-hand
+// side: the output comes out in NCHW, no im2col buffer, no transposes. The
+// bias epilogue stays a loop after it.
+//
+// With an f16 or bf16 weight (f32 activations and accumulator, one group, a
+// constant weight): the same sums as GEMMs (im2col, im2colGemm), which
 // mix-use-microkernels turns into calls of mixrt's microkernel. For each band
 // of output rows, the patches [rows*OW, C*KH*KW] (k = (c*KH + kh)*KW + kw:
 // the (c, kh, kw) order) times the weight transposed at compile time W^T
@@ -240,6 +248,18 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     return addBias(rewriter, loc, types, rows, epilogue);
   }
 
+  /// Whether the convolution is one group with an f32 weight, which
+  /// mixrt_ukernel_conv2d_f32 computes (see the file comment).
+  bool isMicrokernelConv(Conv2DOp op, OpAdaptor adaptor,
+                         const LayerTypes &types) const {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    return options.microkernels && op.getGroups() == 1 && types.acc.isF32() &&
+           inType.getElementType().isF32() && inType.hasStaticShape() &&
+           wType.hasStaticShape() && types.result.hasStaticShape() &&
+           wType.getElementType().isF32();
+  }
+
   /// Whether the convolution is a depthwise one the microkernel computes
   /// (see the file comment).
   bool isMicrokernelDepthwise(Conv2DOp op, OpAdaptor adaptor,
@@ -256,14 +276,17 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
            (wElem.isF32() || wElem.isF16() || wElem.isBF16());
   }
 
-  /// The depthwise loop over the unpadded f32 input (see the file comment):
-  /// over (n, f, c, kh, kw, oh, ow) of convMaps, the weight [C, 1, KH, KW]
-  /// its only operand; per step the input at (n, f, oh * sh + kh * dh - top,
-  /// ow * sw + kw * dw - left), clamped into the image and replaced by +0
-  /// outside it (padSpatial's select), then one fma into the sum.
-  Value lowerDepthwise(Conv2DOp op, Value input, Value weight,
-                       const ConvMaps &conv, const LayerTypes &types,
-                       ConversionPatternRewriter &rewriter) const {
+  /// The loop over the unpadded f32 input (see the file comment): over (n,
+  /// f, c, kh, kw, oh, ow) of convMaps, the weight ([C, 1, KH, KW]
+  /// depthwise, [F, C, KH, KW] for one group) its only operand; per step
+  /// the input at (n, f (depthwise) or c, oh * sh + kh * dh - top, ow * sw +
+  /// kw * dw - left), clamped into the image and replaced by +0 outside it
+  /// (padSpatial's select), then one fma into the sum. Marked
+  /// "depthwise_f32" or "conv2d_f32" with its window.
+  Value lowerUnpadded(Conv2DOp op, Value input, Value weight,
+                      const ConvMaps &conv, const LayerTypes &types,
+                      bool depthwise,
+                      ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     auto inType = cast<RankedTensorType>(input.getType());
     ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(),
@@ -278,8 +301,10 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
             return arith::ConstantIndexOp::create(b, l, i);
           };
           Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-          SmallVector<Value> at = {linalg::IndexOp::create(b, l, 0),
-                                   linalg::IndexOp::create(b, l, 1)};
+          // The input channel: f (depthwise) or c (one group).
+          SmallVector<Value> at = {
+              linalg::IndexOp::create(b, l, 0),
+              linalg::IndexOp::create(b, l, depthwise ? 1 : 2)};
           for (int64_t i = 0; i < 2; ++i) {
             // oh * s + kh * d - before (ow, kw for the columns).
             Value o = linalg::IndexOp::create(b, l, 5 + i);
@@ -303,7 +328,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
           return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
         });
     Operation *loop = sum.getDefiningOp();
-    loop->setAttr(attr::kUkernel, rewriter.getStringAttr("depthwise_f32"));
+    loop->setAttr(
+        attr::kUkernel,
+        rewriter.getStringAttr(depthwise ? "depthwise_f32" : "conv2d_f32"));
     loop->setAttr(attr::kUkernelWindow,
                   rewriter.getDenseI64ArrayAttr({s[0], s[1], d[0], d[1], pad[0],
                                                  pad[1], pad[2], pad[3]}));
@@ -313,7 +340,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   Value lower(Conv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     bool depthwise = isMicrokernelDepthwise(op, adaptor, types);
-    if (!depthwise)
+    bool unpadded = depthwise || isMicrokernelConv(op, adaptor, types);
+    if (!unpadded)
       if (Value gemm = lowerAsGemm(op, adaptor, types, rewriter))
         return gemm;
     Location loc = op.getLoc();
@@ -326,9 +354,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
                              wType, rewriter.getContext());
     Type acc = types.acc;
-    if (depthwise) {
-      Value sum =
-          lowerDepthwise(op, adaptor.getInput(), weight, conv, types, rewriter);
+    if (unpadded) {
+      Value sum = lowerUnpadded(op, adaptor.getInput(), weight, conv, types,
+                                depthwise, rewriter);
       BiasEpilogue epilogue;
       epilogue.biasType = acc;
       epilogue.bias = adaptor.getBias();

@@ -502,6 +502,180 @@ static void runDw(const uk_dw_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* Convolutions as GEMMs (mixrt_ukernel_conv2d_f32)                           *|
+\*===----------------------------------------------------------------------===*/
+
+/* a / b and a % b for 0 <= a, 0 < b: shift and subtract on 32-bit targets
+ * (the freestanding core links no 64-bit division helper). */
+static void ukDivmod(int64_t a, int64_t b, int64_t *q, int64_t *r) {
+#if UINTPTR_MAX > 0xffffffffu
+  *q = a / b;
+  *r = a % b;
+#else
+  uint64_t quot = 0, rem = 0, ua = (uint64_t)a, ub = (uint64_t)b;
+  for (int i = 63; i >= 0; --i) {
+    rem = (rem << 1) | ((ua >> i) & 1u);
+    if (rem >= ub) {
+      rem -= ub;
+      quot |= (uint64_t)1 << i;
+    }
+  }
+  *q = (int64_t)quot;
+  *r = (int64_t)rem;
+#endif
+}
+
+/* The portable packing (uk_conv_pack_fn). */
+static void convPack(const uk_conv_problem *p, const float *in,
+                     const uk_conv_run *runs, int nruns, int panels, int64_t k0,
+                     int64_t kb, float *buf) {
+  int64_t c, r, kh, kw;
+  ukDivmod(k0, p->KH * p->KW, &c, &r);
+  ukDivmod(r, p->KW, &kh, &kw);
+  const int tail = runs[nruns - 1].j0 + runs[nruns - 1].len;
+  for (int64_t kk = 0; kk < kb; ++kk) {
+    const float *plane = in + c * p->H * p->W;
+    for (int i = 0; i < nruns; ++i) {
+      const uk_conv_run *u = &runs[i];
+      float *d = buf + u->panel * kb * UK_NR + kk * UK_NR + u->j0;
+      const int64_t ih = u->oh * p->sh + kh * p->dh - p->pt;
+      if (ih < 0 || ih >= p->H) {
+        for (int j = 0; j < u->len; ++j)
+          d[j] = 0.0f;
+        continue;
+      }
+      const float *row = plane + ih * p->W;
+      int64_t iw = u->ow0 * p->sw + kw * p->dw - p->pl;
+      if (p->sw == 1 && iw >= 0 && iw + u->len <= p->W) {
+        for (int j = 0; j < u->len; ++j)
+          d[j] = row[iw + j];
+        continue;
+      }
+      for (int j = 0; j < u->len; ++j, iw += p->sw)
+        d[j] = iw >= 0 && iw < p->W ? row[iw] : 0.0f;
+    }
+    /* The columns of the last panel past the block. */
+    float *d = buf + (panels - 1) * kb * UK_NR + kk * UK_NR;
+    for (int j = tail; j < UK_NR; ++j)
+      d[j] = 0.0f;
+    if (++kw == p->KW) {
+      kw = 0;
+      if (++kh == p->KH) {
+        kh = 0;
+        ++c;
+      }
+    }
+  }
+}
+
+/* Blocks [begin, end) of the N x ceil(OH*OW / 64) blocks: pack, multiply by
+ * the weight with the GEMM path (partial sums between k blocks), + bias. */
+static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
+                       uk_conv_pack_fn pack, int64_t begin, int64_t end) {
+  float buf[UK_CONV_KB * UK_CONV_NB] __attribute__((aligned(64)));
+  const int64_t positions = p->OH * p->OW, K = p->C * p->KH * p->KW;
+  const int64_t blocks = (positions + UK_CONV_NB - 1) / UK_CONV_NB;
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t image, block, oh, ow;
+    ukDivmod(item, blocks, &image, &block);
+    const int64_t p0 = block * UK_CONV_NB;
+    const int nb =
+        positions - p0 < UK_CONV_NB ? (int)(positions - p0) : UK_CONV_NB;
+    ukDivmod(p0, p->OW, &oh, &ow);
+    uk_conv_run runs[UK_CONV_NB];
+    int nruns = 0;
+    for (int i = 0; i < nb; ++i) {
+      if (i == 0 || i % UK_NR == 0 || ow == 0)
+        runs[nruns++] = (uk_conv_run){i / UK_NR, i % UK_NR, 0, oh, ow};
+      ++runs[nruns - 1].len;
+      if (++ow == p->OW) {
+        ow = 0;
+        ++oh;
+      }
+    }
+    const int panels = (nb + UK_NR - 1) / UK_NR;
+    const float *in = p->input + image * p->C * p->H * p->W;
+    float *out = p->output + image * p->F * positions + p0;
+    for (int64_t k0 = 0; k0 < K; k0 += UK_CONV_KB) {
+      const int64_t kb = K - k0 < UK_CONV_KB ? K - k0 : UK_CONV_KB;
+      pack(p, in, runs, nruns, panels, k0, kb, buf);
+      const uk_f32_problem sub = {p->F,
+                                  nb,
+                                  kb,
+                                  p->weight + k0,
+                                  K,
+                                  (const unsigned char *)buf,
+                                  kb * UK_NR * 4,
+                                  MIXRT_UKERNEL_F32,
+                                  out,
+                                  positions,
+                                  NULL,
+                                  0,
+                                  k0 > 0,
+                                  1};
+      fn(&sub);
+    }
+    if (K == 0)
+      for (int64_t f = 0; f < p->F; ++f)
+        for (int j = 0; j < nb; ++j)
+          out[f * positions + j] = 0.0f;
+    if (p->bias)
+      for (int64_t f = 0; f < p->F; ++f) {
+        const float b = p->bias[f];
+        for (int j = 0; j < nb; ++j)
+          out[f * positions + j] = out[f * positions + j] + b;
+      }
+  }
+}
+
+#if UINTPTR_MAX > 0xffffffffu
+typedef struct uk_conv_job {
+  const uk_conv_problem *p;
+  uk_f32_fn fn;
+  uk_conv_pack_fn pack;
+  int64_t per, items; /* blocks per part, all blocks */
+} uk_conv_job;
+
+static void convPart(void *context, int64_t begin, int64_t end) {
+  const uk_conv_job *job = (const uk_conv_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t b = i * job->per;
+    convBlocks(job->p, job->fn, job->pack, b,
+               b + job->per < job->items ? b + job->per : job->items);
+  }
+}
+#endif
+
+/* Split by whole blocks (each computed by one part the same way), from
+ * 2^20 multiply-adds, as the GEMMs. */
+static void runConv(const uk_conv_problem *p) {
+  const uk_f32_fn fn = selectF32();
+  uk_conv_pack_fn pack = convPack;
+#if defined(__x86_64__)
+  if (p->sw == 1 && fn == mixrt_uk_f32_avx512)
+    pack = mixrt_uk_conv_pack_avx512;
+#endif
+  int64_t blocks, rest;
+  ukDivmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
+  const int64_t items = p->N * blocks;
+#if UINTPTR_MAX > 0xffffffffu
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
+  if (threads >= 2 && pf != NULL && items >= 2 &&
+      (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
+              (double)(p->C * p->KH * p->KW) >=
+          1048576.0) {
+    uk_conv_job job = {p, fn, pack, (items + threads - 1) / threads, items};
+    const int64_t parts = (items + job.per - 1) / job.per;
+    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, convPart,
+       (void *)&job);
+    return;
+  }
+#endif
+  convBlocks(p, fn, pack, 0, items);
+}
+
+/*===----------------------------------------------------------------------===*\
 |* Entry points                                                               *|
 \*===----------------------------------------------------------------------===*/
 
@@ -540,7 +714,9 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
                             C,
                             ldc,
                             bias,
-                            (flags & MIXRT_UKERNEL_RELU) != 0};
+                            (flags & MIXRT_UKERNEL_RELU) != 0,
+                            0,
+                            0};
   runF32(&p);
   return MIXRT_STATUS_OK;
 }
@@ -627,38 +803,55 @@ static int mulFits(int64_t a, int64_t b, int64_t *out) {
   return !__builtin_mul_overflow(a, b, out);
 }
 
+/* The window checks of the convolutions: sizes, paddings, strides and
+ * dilations, and an input that covers every tap of the padded image.
+ * 0: invalid; 1: valid. */
+static int windowValid(int64_t H, int64_t W, int64_t KH, int64_t KW,
+                       int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                       int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+                       int64_t pad_bottom, int64_t pad_right, int64_t OH,
+                       int64_t OW) {
+  if (H < 0 || W < 0 || OH < 0 || OW < 0 || KH < 1 || KW < 1 || stride_h < 1 ||
+      stride_w < 1 || dilation_h < 1 || dilation_w < 1 || pad_top < 0 ||
+      pad_left < 0 || pad_bottom < 0 || pad_right < 0)
+    return 0;
+  int64_t paddedH, paddedW;
+  if (__builtin_add_overflow(H, pad_top, &paddedH) ||
+      __builtin_add_overflow(paddedH, pad_bottom, &paddedH) ||
+      __builtin_add_overflow(W, pad_left, &paddedW) ||
+      __builtin_add_overflow(paddedW, pad_right, &paddedW))
+    return 0;
+  if (OH == 0 || OW == 0)
+    return 1;
+  /* The last tap of the last output, in both directions, lies inside the
+   * padded input. */
+  int64_t lastH, lastW, t;
+  return !(
+      !mulFits(OH - 1, stride_h, &lastH) || !mulFits(KH - 1, dilation_h, &t) ||
+      __builtin_add_overflow(lastH, t, &lastH) || lastH >= paddedH ||
+      !mulFits(OW - 1, stride_w, &lastW) || !mulFits(KW - 1, dilation_w, &t) ||
+      __builtin_add_overflow(lastW, t, &lastW) || lastW >= paddedW);
+}
+
 mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
     int64_t KW, const float *weight, int64_t stride_h, int64_t stride_w,
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags) {
-  if (N < 0 || C < 0 || H < 0 || W < 0 || OH < 0 || OW < 0 || KH < 1 ||
-      KW < 1 || stride_h < 1 || stride_w < 1 || dilation_h < 1 ||
-      dilation_w < 1 || pad_top < 0 || pad_left < 0 || pad_bottom < 0 ||
-      pad_right < 0 || flags != 0)
+  if (N < 0 || C < 0 || flags != 0 ||
+      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
+                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  int64_t planes, inPlane, outPlane, taps, e, paddedH, paddedW;
+  int64_t planes, inPlane, outPlane, taps, e;
   if (!mulFits(N, C, &planes) || !mulFits(H, W, &inPlane) ||
       !mulFits(OH, OW, &outPlane) || !mulFits(KH, KW, &taps) ||
       !mulFits(planes, inPlane, &e) || !mulFits(e, 4, &e) ||
       !mulFits(planes, outPlane, &e) || !mulFits(e, 4, &e) ||
-      !mulFits(C, taps, &e) || !mulFits(e, 4, &e) ||
-      __builtin_add_overflow(H, pad_top, &paddedH) ||
-      __builtin_add_overflow(paddedH, pad_bottom, &paddedH) ||
-      __builtin_add_overflow(W, pad_left, &paddedW) ||
-      __builtin_add_overflow(paddedW, pad_right, &paddedW))
+      !mulFits(C, taps, &e) || !mulFits(e, 4, &e))
     return MIXRT_STATUS_INVALID_ARGUMENT;
   if (planes == 0 || outPlane == 0)
     return MIXRT_STATUS_OK;
-  /* The last tap of the last output, in both directions, lies inside the
-   * padded input. */
-  int64_t lastH, lastW, t;
-  if (!mulFits(OH - 1, stride_h, &lastH) || !mulFits(KH - 1, dilation_h, &t) ||
-      __builtin_add_overflow(lastH, t, &lastH) || lastH >= paddedH ||
-      !mulFits(OW - 1, stride_w, &lastW) || !mulFits(KW - 1, dilation_w, &t) ||
-      __builtin_add_overflow(lastW, t, &lastW) || lastW >= paddedW)
-    return MIXRT_STATUS_INVALID_ARGUMENT;
   if ((inPlane != 0 && input == NULL) || weight == NULL || output == NULL)
     return MIXRT_STATUS_INVALID_ARGUMENT;
   const uk_dw_problem p = {planes,     C,      0,        H,        W,
@@ -666,6 +859,42 @@ mixrt_status_code mixrt_ukernel_depthwise_f32(
                            dilation_w, OH,     OW,       pad_top,  pad_left,
                            input,      weight, bias,     output};
   runDw(&p);
+  return MIXRT_STATUS_OK;
+}
+
+mixrt_status_code mixrt_ukernel_conv2d_f32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
+    int64_t KH, int64_t KW, const float *weight, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, float *output, const float *bias, uint32_t flags) {
+  if (N < 0 || C < 0 || F < 0 || flags != 0 ||
+      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
+                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  int64_t inPlane, outPlane, taps, k, e;
+  if (!mulFits(H, W, &inPlane) || !mulFits(OH, OW, &outPlane) ||
+      !mulFits(KH, KW, &taps) || !mulFits(C, taps, &k) || !mulFits(N, C, &e) ||
+      !mulFits(e, inPlane, &e) || !mulFits(e, 4, &e) || !mulFits(N, F, &e) ||
+      !mulFits(e, outPlane, &e) || !mulFits(e, 4, &e) || !mulFits(F, k, &e) ||
+      !mulFits(e, 4, &e))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (N == 0 || F == 0 || outPlane == 0)
+    return MIXRT_STATUS_OK;
+  if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
+      output == NULL)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  uk_conv_problem p = {N,          C,       H,        W,        F,
+                       KH,         KW,      stride_h, stride_w, dilation_h,
+                       dilation_w, pad_top, pad_left, OH,       OW,
+                       input,      weight,  bias,     output};
+  if (KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
+      pad_left == 0 && OH == H && OW == W) {
+    /* Every output reads the input at its own position: one row. */
+    p.H = p.OH = 1;
+    p.W = p.OW = outPlane;
+  }
+  runConv(&p);
   return MIXRT_STATUS_OK;
 }
 
@@ -980,10 +1209,18 @@ void mixrt_uk_f32_portable(const uk_f32_problem *p) {
       const int64_t n0 = q * UK_NR;
       const int cols = p->N - n0 < UK_NR ? (int)(p->N - n0) : UK_NR;
       float acc[UK_NR] = {0};
+      if (p->accumulate)
+        for (int j = 0; j < cols; ++j)
+          acc[j] = c[n0 + j];
       for (int64_t k = 0; k < p->K; ++k) {
         const float av = a[k];
         for (int j = 0; j < cols; ++j)
           acc[j] = ukFmaf(av, ukWeight(panel, p->type, k * UK_NR + j), acc[j]);
+      }
+      if (p->partial) {
+        for (int j = 0; j < cols; ++j)
+          c[n0 + j] = acc[j];
+        continue;
       }
       for (int j = 0; j < cols; ++j) {
         float v = acc[j];

@@ -348,7 +348,8 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
       const int64_t kc = p->K - k0 < UK_KC ? p->K - k0 : UK_KC;
-      const int first = k0 == 0, last = k0 + kc >= p->K;
+      const int end = k0 + kc >= p->K;
+      const int first = k0 == 0 && !p->accumulate, last = end && !p->partial;
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
         packA(p, m0, rows, k0, kc, ap);
@@ -358,7 +359,7 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
         for (; q < qe; ++q)
           runTileF32(rows, 1, p, m0, q, k0, kc, first, last, ap);
       }
-      if (last)
+      if (end)
         break;
     }
   }

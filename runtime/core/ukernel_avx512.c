@@ -246,7 +246,8 @@ UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
     const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
     for (int64_t k0 = 0;; k0 += UK_KC) {
       const int64_t kc = p->K - k0 < UK_KC ? p->K - k0 : UK_KC;
-      const int first = k0 == 0, last = k0 + kc >= p->K;
+      const int end = k0 + kc >= p->K;
+      const int first = k0 == 0 && !p->accumulate, last = end && !p->partial;
       for (int64_t m0 = 0; m0 < p->M; m0 += mr) {
         const int rows = p->M - m0 < mr ? (int)(p->M - m0) : mr;
         packA(p, m0, rows, k0, kc, ap);
@@ -260,8 +261,64 @@ UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
           q += w;
         }
       }
-      if (last)
+      if (end)
         break;
+    }
+  }
+}
+
+/*===----------------------------------------------------------------------===*\
+|* Packing the patches of a convolution (stride 1)                            *|
+\*===----------------------------------------------------------------------===*/
+
+UK_T void mixrt_uk_conv_pack_avx512(const uk_conv_problem *p, const float *in,
+                                    const uk_conv_run *runs, int nruns,
+                                    int panels, int64_t k0, int64_t kb,
+                                    float *buf) {
+  int64_t c = 0, kh = 0, kw = 0;
+  /* (c, kh, kw) of k0 by counting (k0 is a multiple of the k block: a few
+   * steps per block of c). */
+  for (int64_t k = 0, taps = p->KH * p->KW; k + taps <= k0; k += taps)
+    ++c;
+  for (int64_t r = k0 - c * p->KH * p->KW; r > 0; --r)
+    if (++kw == p->KW) {
+      kw = 0;
+      ++kh;
+    }
+  /* The first run of each panel. */
+  int first[UK_CONV_NB / UK_NR + 1];
+  for (int i = nruns - 1; i >= 0; --i)
+    first[runs[i].panel] = i;
+  first[panels] = nruns;
+  for (int64_t kk = 0; kk < kb; ++kk) {
+    const float *plane = in + c * p->H * p->W;
+    for (int t = 0; t < panels; ++t) {
+      __m512 v = _mm512_setzero_ps();
+      for (int i = first[t]; i < first[t + 1]; ++i) {
+        const uk_conv_run *u = &runs[i];
+        const int64_t ih = u->oh * p->sh + kh * p->dh - p->pt;
+        if (ih < 0 || ih >= p->H)
+          continue;
+        /* Lane j (of the run's) reads input column iw0 + j. */
+        const int64_t iw0 = u->ow0 + kw * p->dw - p->pl - u->j0;
+        const int64_t lo = u->j0 > -iw0 ? u->j0 : -iw0;
+        const int64_t hi =
+            u->j0 + u->len < p->W - iw0 ? u->j0 + u->len : p->W - iw0;
+        if (lo >= hi)
+          continue;
+        const __mmask16 m = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+        const float *row = plane + ih * p->W;
+        v = _mm512_mask_loadu_ps(
+            v, m, (const float *)((uintptr_t)row + (uintptr_t)(iw0 * 4)));
+      }
+      _mm512_store_ps(buf + t * kb * UK_NR + kk * UK_NR, v);
+    }
+    if (++kw == p->KW) {
+      kw = 0;
+      if (++kh == p->KH) {
+        kh = 0;
+        ++c;
+      }
     }
   }
 }

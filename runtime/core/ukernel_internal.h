@@ -29,6 +29,10 @@ typedef struct uk_f32_problem {
   int64_t ldc;
   const float *bias;
   int relu;
+  /* Blocked over K by a caller (mixrt_ukernel_conv2d_f32): `accumulate`
+   * continues from the f32 sums stored in C instead of +0; `partial`
+   * stores the raw sums (no bias, relu or NaN canonicalization). */
+  int accumulate, partial;
 } uk_f32_problem;
 
 /* An int8 GEMM into int32 (Cf == NULL) or with the rescale (Cf != NULL). */
@@ -64,6 +68,35 @@ typedef struct uk_dw_problem {
   const float *input, *weight, *bias;
   float *output;
 } uk_dw_problem;
+
+/* Output positions and k of one packed block of a convolution's patches
+ * (64 KiB of floats on the stack). */
+#define UK_CONV_NB 128
+#define UK_CONV_KB 128
+
+/* A one-group convolution (mixrt_ukernel_conv2d_f32). */
+typedef struct uk_conv_problem {
+  int64_t N, C, H, W, F, KH, KW, sh, sw, dh, dw, pt, pl, OH, OW;
+  const float *input, *weight, *bias;
+  float *output;
+} uk_conv_problem;
+
+/* A run of consecutive positions of a block that lie in one output row and
+ * one 16-column panel: panel column j0 of panel `panel`, `len` positions
+ * from output (oh, ow0). */
+typedef struct uk_conv_run {
+  int32_t panel, j0, len;
+  int64_t oh, ow0;
+} uk_conv_run;
+
+/* Packs k in [k0, k0 + kb) of the patches of a block's positions (`runs`,
+ * in column order, over `panels` panels) of image `in` into `buf` (panels
+ * of kb x 16 floats, pack_b's layout, +0 for padded taps and for the
+ * columns after the last run). A 1x1, stride-1 window without padding is
+ * passed as one row (OH = H = 1, OW = W = OH * OW). */
+typedef void (*uk_conv_pack_fn)(const uk_conv_problem *p, const float *in,
+                                const uk_conv_run *runs, int nruns, int panels,
+                                int64_t k0, int64_t kb, float *buf);
 
 typedef void (*uk_f32_fn)(const uk_f32_problem *p);
 typedef void (*uk_dw_fn)(const uk_dw_problem *p);
@@ -235,6 +268,13 @@ UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);
+/* Stride 1 only: each panel row is one 16-lane vector built by masked
+ * loads (one per run of the panel). */
+UK_HIDDEN void mixrt_uk_conv_pack_avx512(const uk_conv_problem *p,
+                                         const float *in,
+                                         const uk_conv_run *runs, int nruns,
+                                         int panels, int64_t k0, int64_t kb,
+                                         float *buf);
 UK_HIDDEN void mixrt_uk_dw_avx2(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);

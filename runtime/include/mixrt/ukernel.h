@@ -230,6 +230,41 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags);
 
+/** A convolution (NCHW, one group) as GEMMs: output[n] (F x OH*OW) =
+ *  weight (F x C*KH*KW, row-major) x the patches of input[n], packed on the
+ *  fly. Each output is computed as the loops over a zero-padded copy do it:
+ *
+ *    acc = +0; for (c, kh, kw) ascending (k = (c*KH + kh)*KW + kw):
+ *      acc = fmaf(weight[f][k], x, acc), x = input[n][c][ih][iw] with
+ *      ih = oh*stride_h + kh*dilation_h - pad_top, iw = ow*stride_w +
+ *      kw*dilation_w - pad_left, +0 outside the input,
+ *
+ *  then + bias[f] (one f32 add) when `bias` is not NULL. As in
+ *  mixrt_ukernel_depthwise_f32, a padded tap is an fma of +0, never
+ *  skipped, there is no relu and no NaN canonicalization: the bits of the
+ *  loops mixc would generate, but for the payload of a NaN. The patches of
+ *  a block of 128 output positions and 128 k are packed into a 64 KiB stack
+ *  buffer in the layout of mixrt_ukernel_pack_b (a 1x1, stride-1 window
+ *  without padding copies rows of the input; others copy the row segments
+ *  each output row reads, +0 for padding) and multiplied by the GEMM path
+ *  of mixrt_ukernel_gemm_f32 (the CPU's best or mixrt_ukernel_set_isa's),
+ *  the partial sums kept in the output between k blocks (stored f32 sums,
+ *  reloaded exactly). With mixrt_ukernel_set_parallel, work of at least
+ *  2^20 multiply-adds is split by whole blocks of 128 positions, so results
+ *  are identical for any number of threads. `input` is N x C x H x W,
+ *  `output` N x F x OH x OW, both contiguous; the padded input must cover
+ *  every tap (as for mixrt_ukernel_depthwise_f32). `flags` must be 0.
+ *  INVALID_ARGUMENT for negative sizes or paddings, KH, KW, strides or
+ *  dilations < 1, an input that does not cover the taps, sizes beyond
+ *  PTRDIFF_MAX, or NULL pointers (allowed when the output is empty;
+ *  `input` also when H or W is 0). Added in API version 10. */
+MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
+    int64_t KH, int64_t KW, const float *weight, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, float *output, const float *bias, uint32_t flags);
+
 /** One task of a parallel loop: runs the items [begin, end). */
 typedef void (*mixrt_parallel_task)(void *context, int64_t begin, int64_t end);
 

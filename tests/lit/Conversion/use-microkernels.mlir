@@ -119,8 +119,10 @@ mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf3
   mix.return %m : tensor<2x2xf32>
 }
 
-// conv2d: the im2col GEMM (patches [1*4*4, 2*3*3], the weight transposed at
-// compile time to [18, 4], packed) is a call; the result is made NCHW after.
+// conv2d with an f16 weight: the im2col GEMM (patches [1*4*4, 2*3*3], the
+// weight transposed at compile time to [18, 4], packed in f16) is a call;
+// the result is made NCHW after. (An f32 weight calls
+// mixrt_ukernel_conv2d_f32 instead: use-microkernels-conv.mlir.)
 // CHECK-LABEL: func.func @mixc_net_conv_small(
 // CHECK:         linalg.generic
 // CHECK:         call @mixrt_ukernel_gemm_f32(
@@ -128,7 +130,7 @@ mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf3
 // CHECK:         return
 mix.network @conv_small precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %w = mix.weight dense<0.5> : tensor<4x2x3x3xf32>
-  %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %y = mix.conv2d %x, %w precision(weights = f16) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
   mix.return %y : tensor<1x4x4x4xf32>
 }
 
@@ -148,7 +150,7 @@ mix.network @conv_small precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4
 // CHECK:         return
 mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x8x56x56xf32> {
   %w = mix.weight dense<0.5> : tensor<8x64x3x3xf32>
-  %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<8x64x3x3xf32>) -> tensor<1x8x56x56xf32>
+  %y = mix.conv2d %x, %w precision(weights = f16) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<8x64x3x3xf32>) -> tensor<1x8x56x56xf32>
   mix.return %y : tensor<1x8x56x56xf32>
 }
 

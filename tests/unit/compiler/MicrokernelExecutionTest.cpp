@@ -261,6 +261,13 @@ struct ConvCase {
   bool bias;
 };
 
+void checkMarkedLoop(const std::string &text,
+                     const std::vector<int64_t> &inShape,
+                     const std::vector<int64_t> &outShape,
+                     const std::vector<float> &x,
+                     StringRef wantKind = "depthwise_f32",
+                     const char *callee = "mixrt_ukernel_depthwise_f32");
+
 void checkConv(const ConvCase &c, unsigned seed,
                const char *callee = "mixrt_ukernel_gemm_f32") {
   std::mt19937 rng(seed);
@@ -295,18 +302,23 @@ void checkConv(const ConvCase &c, unsigned seed,
       out);
   text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
   GemmCase inputs{1, 0, 1, 1, "", false, true, false};
-  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee,
-             inputData(inputs, c.n * c.c * c.h * c.w, rng));
+  std::vector<float> x = inputData(inputs, c.n * c.c * c.h * c.w, rng);
+  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee, x);
+  if (StringRef(callee) == "mixrt_ukernel_conv2d_f32")
+    checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
+                    "conv2d_f32", callee);
 }
 
-/// The loop the lowering marks for the depthwise microkernel, compiled with
-/// the rewrite off (mix-use-microkernels{enabled=false}: it reads the
-/// unpadded input in its body), against the plain loops over a padded copy
-/// (microkernels = false): the same bits, and no call in either.
+/// The loop the lowering marks for a convolution microkernel (`wantKind`
+/// "depthwise_f32" or "conv2d_f32", replaced by a call of `callee`),
+/// compiled with the rewrite off (mix-use-microkernels{enabled=false}: it
+/// reads the unpadded input in its body), against the plain loops over a
+/// padded copy (microkernels = false): the same bits, and no call in either.
 void checkMarkedLoop(const std::string &text,
                      const std::vector<int64_t> &inShape,
                      const std::vector<int64_t> &outShape,
-                     const std::vector<float> &x) {
+                     const std::vector<float> &x, StringRef wantKind,
+                     const char *callee) {
   Jit jit;
   INFO(text);
   OwningOpRef<ModuleOp> marked =
@@ -320,14 +332,14 @@ void checkMarkedLoop(const std::string &text,
   int markedLoops = 0;
   marked->walk([&](Operation *op) {
     if (auto kind = op->getAttrOfType<StringAttr>("mix.ukernel"))
-      markedLoops += kind.getValue() == "depthwise_f32";
+      markedLoops += kind.getValue() == wantKind;
   });
   REQUIRE(markedLoops == 1);
   MixPipelineOptions rest;
   rest.startAt = MixPhase::llvm;
   rest.microkernels = false;
   auto markedEngine = compile(*marked, rest);
-  REQUIRE(countCalls(*marked, "mixrt_ukernel_depthwise_f32") == 0);
+  REQUIRE(countCalls(*marked, callee) == 0);
   MixPipelineOptions loops;
   loops.microkernels = false;
   auto loopEngine = compile(jit.context, text, loops);
@@ -492,27 +504,37 @@ TEST_CASE("compiled int8 dense without checks: the quantize and GEMM calls "
   }
 }
 
-TEST_CASE("compiled f32 conv2d: the im2col microkernel call equals the loops "
-          "bit for bit",
+// f32 weights: one call of mixrt_ukernel_conv2d_f32 (the loop over the
+// unpadded input); f16 weights: im2col GEMMs calling
+// mixrt_ukernel_gemm_f32 on the weight packed in f16.
+TEST_CASE("compiled f32 conv2d: the microkernel calls equal the loops bit "
+          "for bit",
           "[exec][ukernel]") {
   unsigned seed = 200;
   for (const char *precision : {"", "precision(weights = f16)"}) {
+    const char *callee =
+        *precision ? "mixrt_ukernel_gemm_f32" : "mixrt_ukernel_conv2d_f32";
     for (ConvCase c : {
              ConvCase{1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
              ConvCase{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, true},
              ConvCase{1, 4, 10, 10, 6, 3, 3, 1, 2, 2, precision, false},
              ConvCase{2, 8, 5, 5, 33, 1, 1, 1, 0, 1, precision, true},
              // Patches beyond one band (512 KiB): 2 images x 2 bands of 16
-             // rows; 31 bands of one row (31 is prime).
+             // rows; 31 bands of one row (31 is prime). For the conv call:
+             // output planes of 1024 and 899 positions (blocks of 128).
              ConvCase{2, 16, 32, 32, 8, 3, 3, 1, 1, 1, precision, true},
              ConvCase{1, 24, 31, 29, 5, 3, 3, 1, 1, 1, precision, false},
+             // K = 576 (k blocks of 128, the partial sums kept in the
+             // output) and a 1x1 layer of K = 300 (the one-row copy).
+             ConvCase{1, 64, 9, 11, 20, 3, 3, 1, 1, 1, precision, true},
+             ConvCase{2, 300, 6, 7, 9, 1, 1, 1, 0, 1, precision, true},
          }) {
       DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
                            << " F " << c.f << " " << c.kh << "x" << c.kw
                            << " stride " << c.stride << " pad " << c.pad
                            << " dilation " << c.dilation << " " << precision
                            << (c.bias ? " bias" : "")) {
-        checkConv(c, seed);
+        checkConv(c, seed, callee);
       }
       ++seed;
     }

@@ -39,6 +39,14 @@ private:
   mixrt_ukernel_isa saved_;
 };
 
+/// Every microkernel path this CPU runs, portable first.
+inline std::vector<mixrt_ukernel_isa> availablePaths() {
+  std::vector<mixrt_ukernel_isa> paths;
+  for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
+    paths.push_back(static_cast<mixrt_ukernel_isa>(i));
+  return paths;
+}
+
 /// Sets the process-wide SIMD level for a scope.
 class SimdLevelScope {
 public:

@@ -48,13 +48,6 @@ namespace {
 
 const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
 
-std::vector<mixrt_ukernel_isa> availablePaths() {
-  std::vector<mixrt_ukernel_isa> paths;
-  for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
-    paths.push_back(static_cast<mixrt_ukernel_isa>(i));
-  return paths;
-}
-
 struct DwShape {
   int64_t n, c, oh, ow, kh, kw, sh, sw, dh, dw;
   /// [top, left, bottom, right]

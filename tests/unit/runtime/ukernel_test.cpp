@@ -32,13 +32,6 @@ const int64_t kSizes[] = {1, 2, 3, 7, 16, 17, 33, 64, 100, 257};
 const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
 
 /// The paths of this CPU, each forced for the scope of one run.
-std::vector<mixrt_ukernel_isa> availablePaths() {
-  std::vector<mixrt_ukernel_isa> paths;
-  for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
-    paths.push_back(static_cast<mixrt_ukernel_isa>(i));
-  return paths;
-}
-
 float canonical(float x) {
   return std::isnan(x) ? f32FromBits(0x7fc00000u) : x;
 }
