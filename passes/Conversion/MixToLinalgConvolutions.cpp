@@ -9,7 +9,8 @@
 // the output row innermost and one fma per step in (c, kh, kw) order in the
 // layer's accumulator type; then the bias epilogue.
 //
-// With microkernels, one group, f32 activations, accumulator and weight:
+// With microkernels, one group, f32 activations, accumulator and weight, and
+// at least 64 output positions per image (or a weight computed at run time):
 // the loop reads the unpadded input itself, like the depthwise one below
 // (marked "conv2d_f32"), and mix-use-microkernels turns it into one call of
 // mixrt_ukernel_conv2d_f32, which packs the patches block by block into the
@@ -17,8 +18,8 @@
 // side: the output comes out in NCHW, no im2col buffer, no transposes. The
 // bias epilogue stays a loop after it.
 //
-// With an f16 or bf16 weight (f32 activations and accumulator, one group, a
-// constant weight): the same sums as GEMMs (im2col, im2colGemm), which
+// Otherwise, with a constant f32, f16 or bf16 weight (f32 activations and
+// accumulator, one group): the same sums as GEMMs (im2col, im2colGemm), which
 // mix-use-microkernels turns into calls of mixrt's microkernel. For each band
 // of output rows, the patches [rows*OW, C*KH*KW] (k = (c*KH + kh)*KW + kw:
 // the (c, kh, kw) order) times the weight transposed at compile time W^T
@@ -249,15 +250,23 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   }
 
   /// Whether the convolution is one group with an f32 weight, which
-  /// mixrt_ukernel_conv2d_f32 computes (see the file comment).
+  /// mixrt_ukernel_conv2d_f32 computes (see the file comment): at least 64
+  /// output positions per image, or a weight computed at run time. Below
+  /// that (a 7x7 plane) a block of patches has a few panels against all F
+  /// rows of the weight, and the im2col GEMM, whose rows are the positions,
+  /// is faster (bench_conv, 1x1 512 -> 2048 at 7x7: 0.67 of oneDNN against
+  /// 0.82).
   bool isMicrokernelConv(Conv2DOp op, OpAdaptor adaptor,
                          const LayerTypes &types) const {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
-    return options.microkernels && op.getGroups() == 1 && types.acc.isF32() &&
-           inType.getElementType().isF32() && inType.hasStaticShape() &&
-           wType.hasStaticShape() && types.result.hasStaticShape() &&
-           wType.getElementType().isF32();
+    if (!(options.microkernels && op.getGroups() == 1 && types.acc.isF32() &&
+          inType.getElementType().isF32() && inType.hasStaticShape() &&
+          wType.hasStaticShape() && types.result.hasStaticShape() &&
+          wType.getElementType().isF32()))
+      return false;
+    ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
+    return out[2] * out[3] >= 64 || !matchPattern(adaptor.getWeight(), m_Constant());
   }
 
   /// Whether the convolution is a depthwise one the microkernel computes

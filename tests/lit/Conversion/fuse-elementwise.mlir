@@ -1,12 +1,12 @@
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg fold-batch-norm=false" | mix-opt --mix-fuse-elementwise | FileCheck %s
 
-// A convolution's epilogue (+ bias after its sums), the batch
+// A convolution's epilogue (its sums read transposed, + bias), the batch
 // norm's scale and shift and the relu: one loop, the scalar operations in
 // the layers' order. (Batch-norm folding is off here: it would fold this
 // batch norm into the convolution's weights; see
 // tests/lit/Transforms/fold-batch-norm.mlir.)
 // CHECK-LABEL: func.func @conv_bn_relu(
-// CHECK:         linalg.generic {{.*}}mix.ukernel = "conv2d_f32"
+// CHECK:         linalg.generic {{.*}}mix.ukernel = "gemm_f32"
 // CHECK:         linalg.generic
 // CHECK-SAME:      ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
 // CHECK:           arith.addf

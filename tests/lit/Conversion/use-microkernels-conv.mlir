@@ -2,8 +2,9 @@
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
 //
-// A one-group conv2d with f32 activations, accumulator and weight: no padded
-// copy, no im2col buffer, no transposes. The lowering's loop reads the
+// A one-group conv2d with f32 activations, accumulator and weight and at
+// least 64 output positions per image: no padded copy, no im2col buffer, no
+// transposes. The lowering's loop reads the
 // unpadded input in its body at channel c (clamped tensor.extract, +0
 // selected outside the image), is marked "conv2d_f32" with its window
 // (strides, dilations, padding top, left, bottom, right);
@@ -13,18 +14,26 @@
 // stays a loop after the call. Without the rewrite the loop stays correct
 // (OFF).
 
-mix.network @conv precision(f32) (%x: tensor<1x2x5x7xf32>) -> tensor<1x3x3x3xf32> {
+mix.network @conv precision(f32) (%x: tensor<1x2x15x17xf32>) -> tensor<1x3x8x8xf32> {
   %w = mix.weight dense<0.5> : tensor<3x2x3x3xf32>
   %b = mix.weight dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
-  %y = mix.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 1>} : (tensor<1x2x5x7xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x3x3xf32>
-  mix.return %y : tensor<1x3x3x3xf32>
+  %y = mix.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 1>} : (tensor<1x2x15x17xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x8x8xf32>
+  mix.return %y : tensor<1x3x8x8xf32>
 }
 
 // A 1x1 layer of two images.
-mix.network @pointwise precision(f32) (%x: tensor<2x4x6x6xf32>) -> tensor<2x8x6x6xf32> {
+mix.network @pointwise precision(f32) (%x: tensor<2x4x8x8xf32>) -> tensor<2x8x8x8xf32> {
   %w = mix.weight dense<0.25> : tensor<8x4x1x1xf32>
-  %y = mix.conv2d %x, %w : (tensor<2x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<2x8x6x6xf32>
-  mix.return %y : tensor<2x8x6x6xf32>
+  %y = mix.conv2d %x, %w : (tensor<2x4x8x8xf32>, tensor<8x4x1x1xf32>) -> tensor<2x8x8x8xf32>
+  mix.return %y : tensor<2x8x8x8xf32>
+}
+
+// Fewer than 64 output positions per image (7 x 7): the im2col GEMMs,
+// whose rows are the positions.
+mix.network @small_plane precision(f32) (%x: tensor<1x16x7x7xf32>) -> tensor<1x32x7x7xf32> {
+  %w = mix.weight dense<0.25> : tensor<32x16x1x1xf32>
+  %y = mix.conv2d %x, %w : (tensor<1x16x7x7xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x7x7xf32>
+  mix.return %y : tensor<1x32x7x7xf32>
 }
 
 // An f16 weight keeps the im2col GEMMs (the weight packed in f16).
@@ -35,10 +44,10 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 }
 
 // MARK-LABEL: func.func @conv(
-// MARK-SAME:      %[[X:.*]]: tensor<1x2x5x7xf32>
-// MARK-NOT:     tensor<1x2x7x8xf32>
+// MARK-SAME:      %[[X:.*]]: tensor<1x2x15x17xf32>
+// MARK-NOT:     tensor<1x2x17x18xf32>
 // MARK:         linalg.fill
-// MARK:         linalg.generic {{.*}}["parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]} ins(%{{.*}} : tensor<3x2x3x3xf32>) outs(%{{.*}} : tensor<1x3x3x3xf32>) attrs = {mix.ukernel = "conv2d_f32", mix.ukernel_window = array<i64: 2, 2, 1, 1, 1, 0, 1, 1>}
+// MARK:         linalg.generic {{.*}}["parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]} ins(%{{.*}} : tensor<3x2x3x3xf32>) outs(%{{.*}} : tensor<1x3x8x8xf32>) attrs = {mix.ukernel = "conv2d_f32", mix.ukernel_window = array<i64: 2, 2, 1, 1, 1, 0, 1, 1>}
 // MARK:           %[[N:.*]] = linalg.index 0 : index
 // MARK-NEXT:      %[[C:.*]] = linalg.index 2 : index
 // MARK:           %[[V:.*]] = tensor.extract %[[X]][%[[N]], %[[C]],
@@ -48,23 +57,26 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 // MARK:           arith.addf
 // MARK-LABEL: func.func @pointwise(
 // MARK:         mix.ukernel = "conv2d_f32", mix.ukernel_window = array<i64: 1, 1, 1, 1, 0, 0, 0, 0>
+// MARK-LABEL: func.func @small_plane(
+// MARK-NOT:     conv2d_f32
+// MARK:         mix.ukernel = "gemm_f32"
 // MARK-LABEL: func.func @half_weight(
 // MARK-NOT:     conv2d_f32
 // MARK:         mix.ukernel = "gemm_f32"
 
 // CHECK-DAG:   func.func private @mixrt_ukernel_conv2d_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32) -> i32
 
-// N = 1, C = 2, the unpadded 5 x 7 input -- the network's argument itself,
-// no copy --, F = 3, 3x3, strides 2, 2, dilations 1, 1, padding 1, 0, 1, 1,
-// the 3 x 3 output; no bias in the call (the epilogue adds it).
+// N = 1, C = 2, the unpadded 15 x 17 input -- the network's argument
+// itself, no copy --, F = 3, 3x3, strides 2, 2, dilations 1, 1, padding 1,
+// 0, 1, 1, the 8 x 8 output; no bias in the call (the epilogue adds it).
 // CHECK-LABEL: func.func @mixc_net_conv(
-// CHECK-SAME:      %[[X:[^:]*]]: memref<1x2x5x7xf32>
+// CHECK-SAME:      %[[X:[^:]*]]: memref<1x2x15x17xf32>
 // CHECK-NOT:     linalg.fill
 // CHECK-NOT:     linalg.generic
 // CHECK:         arith.constant 1 : i64
 // CHECK-NEXT:    arith.constant 2 : i64
-// CHECK-NEXT:    arith.constant 5 : i64
-// CHECK-NEXT:    arith.constant 7 : i64
+// CHECK-NEXT:    arith.constant 15 : i64
+// CHECK-NEXT:    arith.constant 17 : i64
 // CHECK:         memref.extract_strided_metadata %[[X]] :
 // CHECK:         %[[IN:.*]] = llvm.inttoptr
 // CHECK-NEXT:    arith.constant 3 : i64
@@ -78,8 +90,8 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 // CHECK-NEXT:    arith.constant 0 : i64
 // CHECK-NEXT:    arith.constant 1 : i64
 // CHECK-NEXT:    arith.constant 1 : i64
-// CHECK-NEXT:    arith.constant 3 : i64
-// CHECK-NEXT:    arith.constant 3 : i64
+// CHECK-NEXT:    arith.constant 8 : i64
+// CHECK-NEXT:    arith.constant 8 : i64
 // CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK:         call @mixrt_ukernel_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}})
 // CHECK-NOT:     math.fma
@@ -90,6 +102,11 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 // CHECK-LABEL: func.func @mixc_net_pointwise(
 // CHECK:         call @mixrt_ukernel_conv2d_f32(
 // CHECK-NOT:     math.fma
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_small_plane(
+// CHECK-NOT:     mixrt_ukernel_conv2d_f32
+// CHECK:         call @mixrt_ukernel_gemm_f32(
 // CHECK:         return
 
 // CHECK-LABEL: func.func @mixc_net_half_weight(
