@@ -266,7 +266,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
           wType.getElementType().isF32()))
       return false;
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
-    return out[2] * out[3] >= 64 || !matchPattern(adaptor.getWeight(), m_Constant());
+    return out[2] * out[3] >= 64 ||
+           !matchPattern(adaptor.getWeight(), m_Constant());
   }
 
   /// Whether the convolution is a depthwise one the microkernel computes

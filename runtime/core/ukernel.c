@@ -654,6 +654,8 @@ static void runConv(const uk_conv_problem *p) {
 #if defined(__x86_64__)
   if (p->sw == 1 && fn == mixrt_uk_f32_avx512)
     pack = mixrt_uk_conv_pack_avx512;
+  else if (p->sw == 1 && fn == mixrt_uk_f32_avx2)
+    pack = mixrt_uk_conv_pack_avx2;
 #endif
   int64_t blocks, rest;
   ukDivmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);

@@ -366,6 +366,53 @@ UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* Packing the patches of a convolution (stride 1)                            *|
+\*===----------------------------------------------------------------------===*/
+
+UK_T void mixrt_uk_conv_pack_avx2(const uk_conv_problem *p, const float *in,
+                                  const uk_conv_run *runs, int nruns,
+                                  int panels, int64_t k0, int64_t kb,
+                                  float *buf) {
+  uk_conv_pack_state st;
+  uk_conv_ent tab[UK_CONV_TAB];
+  mixrt_uk_conv_pack_begin(&st, p, runs, nruns, panels, k0, tab);
+  /* Lane j of a half is enabled by bit j of its 8-bit mask: all ones in
+   * the lane (vmaskmovps reads the sign bit), by comparing the bit. */
+  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  for (int64_t kk = 0; kk < kb; ++kk) {
+    const uintptr_t plane = (uintptr_t)(in + st.c * p->H * p->W);
+    const uk_conv_ent *row = st.tabled ? tab + st.tap * nruns : NULL;
+    for (int t = 0; t < panels; ++t) {
+      __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+      for (int i = st.first[t]; i < st.first[t + 1]; ++i) {
+        const uk_conv_ent e =
+            row ? row[i] : mixrt_uk_conv_entry(p, &runs[i], st.kh, st.kw);
+        const float *src =
+            (const float *)(plane + (uintptr_t)e.off * sizeof(float));
+        if (e.m & 0xffu) {
+          const __m256i m = _mm256_cmpeq_epi32(
+              _mm256_and_si256(_mm256_set1_epi32((int)(e.m & 0xffu)), lanes),
+              lanes);
+          lo = _mm256_blendv_ps(lo, _mm256_maskload_ps(src, m),
+                                _mm256_castsi256_ps(m));
+        }
+        if (e.m >> 8) {
+          const __m256i m = _mm256_cmpeq_epi32(
+              _mm256_and_si256(_mm256_set1_epi32((int)(e.m >> 8)), lanes),
+              lanes);
+          hi = _mm256_blendv_ps(hi, _mm256_maskload_ps(src + 8, m),
+                                _mm256_castsi256_ps(m));
+        }
+      }
+      float *d = buf + t * kb * UK_NR + kk * UK_NR;
+      _mm256_store_ps(d, lo);
+      _mm256_store_ps(d + 8, hi);
+    }
+    mixrt_uk_conv_pack_next(&st, p);
+  }
+}
+
+/*===----------------------------------------------------------------------===*\
 |* int8                                                                       *|
 \*===----------------------------------------------------------------------===*/
 

@@ -275,51 +275,25 @@ UK_T void mixrt_uk_conv_pack_avx512(const uk_conv_problem *p, const float *in,
                                     const uk_conv_run *runs, int nruns,
                                     int panels, int64_t k0, int64_t kb,
                                     float *buf) {
-  int64_t c = 0, kh = 0, kw = 0;
-  /* (c, kh, kw) of k0 by counting (k0 is a multiple of the k block: a few
-   * steps per block of c). */
-  for (int64_t k = 0, taps = p->KH * p->KW; k + taps <= k0; k += taps)
-    ++c;
-  for (int64_t r = k0 - c * p->KH * p->KW; r > 0; --r)
-    if (++kw == p->KW) {
-      kw = 0;
-      ++kh;
-    }
-  /* The first run of each panel. */
-  int first[UK_CONV_NB / UK_NR + 1];
-  for (int i = nruns - 1; i >= 0; --i)
-    first[runs[i].panel] = i;
-  first[panels] = nruns;
+  uk_conv_pack_state st;
+  uk_conv_ent tab[UK_CONV_TAB];
+  mixrt_uk_conv_pack_begin(&st, p, runs, nruns, panels, k0, tab);
   for (int64_t kk = 0; kk < kb; ++kk) {
-    const float *plane = in + c * p->H * p->W;
+    const uintptr_t plane = (uintptr_t)(in + st.c * p->H * p->W);
+    const uk_conv_ent *row = tab + st.tap * nruns;
     for (int t = 0; t < panels; ++t) {
       __m512 v = _mm512_setzero_ps();
-      for (int i = first[t]; i < first[t + 1]; ++i) {
-        const uk_conv_run *u = &runs[i];
-        const int64_t ih = u->oh * p->sh + kh * p->dh - p->pt;
-        if (ih < 0 || ih >= p->H)
-          continue;
-        /* Lane j (of the run's) reads input column iw0 + j. */
-        const int64_t iw0 = u->ow0 + kw * p->dw - p->pl - u->j0;
-        const int64_t lo = u->j0 > -iw0 ? u->j0 : -iw0;
-        const int64_t hi =
-            u->j0 + u->len < p->W - iw0 ? u->j0 + u->len : p->W - iw0;
-        if (lo >= hi)
-          continue;
-        const __mmask16 m = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-        const float *row = plane + ih * p->W;
-        v = _mm512_mask_loadu_ps(
-            v, m, (const float *)((uintptr_t)row + (uintptr_t)(iw0 * 4)));
+      for (int i = st.first[t]; i < st.first[t + 1]; ++i) {
+        const uk_conv_ent e =
+            st.tabled ? row[i] : mixrt_uk_conv_entry(p, &runs[i], st.kh, st.kw);
+        if (e.m)
+          v = _mm512_mask_loadu_ps(
+              v, (__mmask16)e.m,
+              (const float *)(plane + (uintptr_t)e.off * sizeof(float)));
       }
       _mm512_store_ps(buf + t * kb * UK_NR + kk * UK_NR, v);
     }
-    if (++kw == p->KW) {
-      kw = 0;
-      if (++kh == p->KH) {
-        kh = 0;
-        ++c;
-      }
-    }
+    mixrt_uk_conv_pack_next(&st, p);
   }
 }
 

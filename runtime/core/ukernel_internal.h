@@ -98,6 +98,87 @@ typedef void (*uk_conv_pack_fn)(const uk_conv_problem *p, const float *in,
                                 const uk_conv_run *runs, int nruns, int panels,
                                 int64_t k0, int64_t kb, float *buf);
 
+/* The vector packings: what a run reads at tap (kh, kw) -- lanes `m` of
+ * the 16 from input element `off` (relative to the channel's plane, may be
+ * negative: lane j reads off + j), m == 0 when the tap's input row is
+ * padding; stride 1 only. */
+typedef struct uk_conv_ent {
+  int64_t off;
+  uint32_t m;
+} uk_conv_ent;
+
+/* Table entries (taps x runs of a block) kept on the stack (16 KiB). */
+#define UK_CONV_TAB 1024
+
+static inline uk_conv_ent mixrt_uk_conv_entry(const uk_conv_problem *p,
+                                              const uk_conv_run *u, int64_t kh,
+                                              int64_t kw) {
+  uk_conv_ent e = {0, 0};
+  const int64_t ih = u->oh * p->sh + kh * p->dh - p->pt;
+  if (ih < 0 || ih >= p->H)
+    return e;
+  /* Lane j (of the run's) reads input column iw0 + j. */
+  const int64_t iw0 = u->ow0 + kw * p->dw - p->pl - u->j0;
+  const int64_t lo = u->j0 > -iw0 ? u->j0 : -iw0;
+  const int64_t hi = u->j0 + u->len < p->W - iw0 ? u->j0 + u->len : p->W - iw0;
+  if (lo >= hi)
+    return e;
+  e.off = ih * p->W + iw0;
+  e.m = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+  return e;
+}
+
+/* The walk of a vector packing over k: (c, kh, kw) and the tap kh*KW + kw
+ * of the current k, the first run of each panel, and whether `tab` holds
+ * every (tap, run)'s entry (at tab[tap * nruns + run]). */
+typedef struct uk_conv_pack_state {
+  int64_t c, kh, kw, tap;
+  int first[UK_CONV_NB / UK_NR + 1];
+  int tabled;
+} uk_conv_pack_state;
+
+static inline void mixrt_uk_conv_pack_begin(uk_conv_pack_state *st,
+                                            const uk_conv_problem *p,
+                                            const uk_conv_run *runs, int nruns,
+                                            int panels, int64_t k0,
+                                            uk_conv_ent *tab) {
+  const int64_t taps = p->KH * p->KW;
+  /* (c, kh, kw) of k0 by counting (no 64-bit division helper). */
+  st->c = st->kh = st->kw = 0;
+  for (int64_t k = 0; k + taps <= k0; k += taps)
+    ++st->c;
+  st->tap = k0 - st->c * taps;
+  for (int64_t r = st->tap; r > 0; --r)
+    if (++st->kw == p->KW) {
+      st->kw = 0;
+      ++st->kh;
+    }
+  for (int i = nruns - 1; i >= 0; --i)
+    st->first[runs[i].panel] = i;
+  st->first[panels] = nruns;
+  /* Computed once per call when they fit (a 7x7 window over a block of 8
+   * rows: 392 entries). */
+  st->tabled = taps * nruns <= UK_CONV_TAB;
+  if (st->tabled)
+    for (int64_t y = 0, e = 0; y < p->KH; ++y)
+      for (int64_t x = 0; x < p->KW; ++x)
+        for (int i = 0; i < nruns; ++i, ++e)
+          tab[e] = mixrt_uk_conv_entry(p, &runs[i], y, x);
+}
+
+static inline void mixrt_uk_conv_pack_next(uk_conv_pack_state *st,
+                                           const uk_conv_problem *p) {
+  ++st->tap;
+  if (++st->kw == p->KW) {
+    st->kw = 0;
+    if (++st->kh == p->KH) {
+      st->kh = 0;
+      st->tap = 0;
+      ++st->c;
+    }
+  }
+}
+
 typedef void (*uk_f32_fn)(const uk_f32_problem *p);
 typedef void (*uk_dw_fn)(const uk_dw_problem *p);
 typedef void (*uk_s8_fn)(const uk_s8_problem *p);
@@ -268,8 +349,12 @@ UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);
-/* Stride 1 only: each panel row is one 16-lane vector built by masked
- * loads (one per run of the panel). */
+/* Stride 1 only: each panel row is one 16-lane vector (two 8-lane ones)
+ * built by masked loads (one per run of the panel). */
+UK_HIDDEN void mixrt_uk_conv_pack_avx2(const uk_conv_problem *p,
+                                       const float *in, const uk_conv_run *runs,
+                                       int nruns, int panels, int64_t k0,
+                                       int64_t kb, float *buf);
 UK_HIDDEN void mixrt_uk_conv_pack_avx512(const uk_conv_problem *p,
                                          const float *in,
                                          const uk_conv_run *runs, int nruns,

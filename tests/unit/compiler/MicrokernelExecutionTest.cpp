@@ -270,8 +270,7 @@ void checkMarkedLoop(const std::string &text,
 
 /// `callee` null: the f32 rule -- mixrt_ukernel_conv2d_f32 for an f32
 /// weight and at least 64 output positions, else the im2col GEMMs.
-void checkConv(const ConvCase &c, unsigned seed,
-               const char *callee = nullptr) {
+void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
   std::mt19937 rng(seed);
   int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
   int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
