@@ -73,27 +73,24 @@ bool Importer::fold(const onnx::NodeProto &node) {
                     std::vector<int64_t>(a->ints().begin(), a->ints().end()));
     return false;
   }
+  // The ranked type of input i: an activation's, or a constant's shape.
+  auto rankedOf = [&](int i) -> RankedTensorType {
+    if (Value v = value(input(node, i)))
+      return dyn_cast<RankedTensorType>(v.getType());
+    if (const Constant *c = constant(input(node, i));
+        c && c->numElements() >= 0)
+      return RankedTensorType::get(c->shape, builder.getF32Type());
+    return {};
+  };
   if (op == "Size") {
     // The element count of a static tensor (a dynamic batch is not folded).
-    Type type;
-    if (Value v = value(input(node, 0)))
-      type = v.getType();
-    else if (const Constant *c = constant(input(node, 0));
-             c && c->numElements() >= 0)
-      return result({}, {c->numElements()});
-    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    RankedTensorType ranked = rankedOf(0);
     if (!ranked || !ranked.hasStaticShape())
       return false;
     return result({}, {ranked.getNumElements()});
   }
   if (op == "Shape") {
-    Type type;
-    if (Value v = value(input(node, 0)))
-      type = v.getType();
-    else if (const Constant *c = constant(input(node, 0));
-             c && c->numElements() >= 0)
-      type = RankedTensorType::get(c->shape, builder.getF32Type());
-    auto ranked = dyn_cast_or_null<RankedTensorType>(type);
+    RankedTensorType ranked = rankedOf(0);
     if (!ranked)
       return false;
     std::vector<int64_t> dims;

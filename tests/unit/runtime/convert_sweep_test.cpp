@@ -13,17 +13,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
-#include <thread>
 
 using namespace mixrt;
 using namespace mixrt::test;
 
 namespace {
-
-constexpr uint64_t kNumInputs = uint64_t{1} << 32;
-constexpr size_t kBlock = 4096;
 
 using Converter = std::function<void(const float *, size_t, uint16_t *)>;
 
@@ -38,41 +33,18 @@ struct Mismatch {
 /// Converts all 2^32 patterns with `impl` and `reference` and returns the
 /// mismatch with the smallest input, if any.
 Mismatch sweep(const Converter &impl, const Converter &reference) {
-  const unsigned numThreads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Mismatch> results(numThreads);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < numThreads; ++t) {
-    threads.emplace_back([&, t] {
-      const uint64_t begin = kNumInputs * t / numThreads;
-      const uint64_t end = kNumInputs * (t + 1) / numThreads;
-      std::vector<float> in(kBlock);
-      std::vector<uint16_t> got(kBlock), want(kBlock);
-      for (uint64_t base = begin; base < end && !stop; base += kBlock) {
-        const size_t n =
-            static_cast<size_t>(std::min<uint64_t>(kBlock, end - base));
-        for (size_t i = 0; i < n; ++i)
-          in[i] = f32FromBits(static_cast<uint32_t>(base + i));
-        const float *src = in.data();
-        impl(src, n, got.data());
-        reference(src, n, want.data());
-        if (std::memcmp(got.data(), want.data(), n * sizeof(uint16_t)) == 0)
-          continue;
+  return forAllFloatBits<Mismatch>(
+      [&](const float *in, size_t n, uint32_t, Mismatch &m) {
+        std::vector<uint16_t> got(n), want(n);
+        impl(in, n, got.data());
+        reference(in, n, want.data());
         for (size_t i = 0; i < n; ++i)
           if (got[i] != want[i]) {
-            results[t] = {true, bitsOf(in[i]), want[i], got[i]};
-            break;
+            m = {true, bitsOf(in[i]), want[i], got[i]};
+            return true;
           }
-        stop = true;
-      }
-    });
-  }
-  for (std::thread &thread : threads)
-    thread.join();
-  for (const Mismatch &m : results)
-    if (m.found)
-      return m;
-  return {};
+        return false;
+      });
 }
 
 /// Independent f32 -> bf16 reference in integer arithmetic: keep the top 16

@@ -13,17 +13,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 using namespace mixrt::test;
 
 namespace {
-
-constexpr uint64_t kNumInputs = uint64_t{1} << 32;
-constexpr size_t kBlock = 4096;
 
 /// roundeven(x / scale) + zp, clamped to [qmin, 127], NaN -> zp (the
 /// quantize lowering's ops, as ukernel_test.cpp's reference).
@@ -45,40 +40,20 @@ struct Mismatch {
 /// All 2^32 inputs on the current path; the mismatch with the smallest
 /// input of the first failing block of each thread, if any.
 Mismatch sweep(float scale, int32_t zp, int32_t qmin) {
-  const unsigned numThreads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<Mismatch> results(numThreads);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < numThreads; ++t) {
-    threads.emplace_back([&, t] {
-      const uint64_t begin = kNumInputs * t / numThreads;
-      const uint64_t end = kNumInputs * (t + 1) / numThreads;
-      std::vector<float> in(kBlock);
-      std::vector<int8_t> got(kBlock);
-      for (uint64_t base = begin; base < end && !stop; base += kBlock) {
-        const size_t n =
-            static_cast<size_t>(std::min<uint64_t>(kBlock, end - base));
-        for (size_t i = 0; i < n; ++i)
-          in[i] = f32FromBits(static_cast<uint32_t>(base + i));
-        (void)mixrt_ukernel_quantize_f32_s8(in.data(), static_cast<int64_t>(n),
-                                            scale, zp, qmin, got.data());
+  return forAllFloatBits<Mismatch>(
+      [&](const float *in, size_t n, uint32_t base, Mismatch &m) {
+        std::vector<int8_t> got(n);
+        (void)mixrt_ukernel_quantize_f32_s8(in, static_cast<int64_t>(n), scale,
+                                            zp, qmin, got.data());
         for (size_t i = 0; i < n; ++i) {
           const int8_t want = reference(in[i], scale, zp, qmin);
           if (got[i] != want) {
-            results[t] = {true, static_cast<uint32_t>(base + i), want, got[i]};
-            stop = true;
-            break;
+            m = {true, base + static_cast<uint32_t>(i), want, got[i]};
+            return true;
           }
         }
-      }
-    });
-  }
-  for (std::thread &thread : threads)
-    thread.join();
-  for (const Mismatch &m : results)
-    if (m.found)
-      return m;
-  return {};
+        return false;
+      });
 }
 
 void sweepPaths(float scale, int32_t zp, int32_t qmin) {

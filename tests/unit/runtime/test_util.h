@@ -8,8 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace mixrt::test {
@@ -45,6 +48,45 @@ inline std::vector<mixrt_ukernel_isa> availablePaths() {
   for (int i = 0; i <= static_cast<int>(mixrt_ukernel_cpu_isa()); ++i)
     paths.push_back(static_cast<mixrt_ukernel_isa>(i));
   return paths;
+}
+
+/// Runs `check(in, n, base, mismatch)` over all 2^32 float bit patterns in
+/// blocks of at most 4096 consecutive ones (in[i] has the bits base + i),
+/// split over the hardware threads. `check` returns true when it found a
+/// mismatch, which it describes in `mismatch` (an M), and every thread then
+/// stops. Returns the mismatch of the first thread (the lowest inputs) that
+/// found one, or M{}.
+template <class M, class Check> M forAllFloatBits(const Check &check) {
+  constexpr uint64_t kInputs = uint64_t{1} << 32;
+  constexpr size_t kBlock = 4096;
+  const unsigned numThreads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<M> results(numThreads);
+  std::vector<char> found(numThreads, 0);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < numThreads; ++t)
+    threads.emplace_back([&, t] {
+      const uint64_t begin = kInputs * t / numThreads;
+      const uint64_t end = kInputs * (t + 1) / numThreads;
+      std::vector<float> in(kBlock);
+      for (uint64_t base = begin; base < end && !stop; base += kBlock) {
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(kBlock, end - base));
+        for (size_t i = 0; i < n; ++i)
+          in[i] = f32FromBits(static_cast<uint32_t>(base + i));
+        if (check(static_cast<const float *>(in.data()), n,
+                  static_cast<uint32_t>(base), results[t])) {
+          found[t] = 1;
+          stop = true;
+        }
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (unsigned t = 0; t < numThreads; ++t)
+    if (found[t])
+      return results[t];
+  return M{};
 }
 
 /// Sets the process-wide SIMD level for a scope.
