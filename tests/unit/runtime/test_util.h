@@ -50,6 +50,30 @@ inline std::vector<mixrt_ukernel_isa> availablePaths() {
   return paths;
 }
 
+/// A signalling NaN no kernel writes: the fill of outputs and guard words.
+constexpr uint32_t kSentinel = 0x7f812345u;
+
+/// Compares a kernel's output `got` (want.size() values, then guard words
+/// filled with kSentinel) with the reference `want`, bit for bit but for
+/// NaN payloads (a NaN on both sides; the sentinel is never a written NaN),
+/// reports the first 5 differences and checks the guard words untouched.
+inline void checkFloatsAndGuards(const std::vector<float> &want,
+                                 const std::vector<float> &got) {
+  REQUIRE(got.size() >= want.size());
+  int mismatches = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool same =
+        bitsOf(got[i]) == bitsOf(want[i]) ||
+        (got[i] != got[i] && want[i] != want[i] && bitsOf(got[i]) != kSentinel);
+    if (!same && ++mismatches <= 5)
+      UNSCOPED_INFO("out[" << i << "] = " << got[i] << ", reference "
+                           << want[i]);
+  }
+  CHECK(mismatches == 0);
+  for (size_t i = want.size(); i < got.size(); ++i)
+    CHECK(bitsOf(got[i]) == kSentinel);
+}
+
 /// Runs `check(in, n, base, mismatch)` over all 2^32 float bit patterns in
 /// blocks of at most 4096 consecutive ones (in[i] has the bits base + i),
 /// split over the hardware threads. `check` returns true when it found a

@@ -29,9 +29,7 @@ using namespace mixrt::test;
 namespace {
 
 const int64_t kSizes[] = {1, 2, 3, 7, 16, 17, 33, 64, 100, 257};
-const uint32_t kSentinel = 0x7f812345u; // a signalling NaN no kernel writes
 
-/// The paths of this CPU, each forced for the scope of one run.
 float canonical(float x) {
   return std::isnan(x) ? f32FromBits(0x7fc00000u) : x;
 }
