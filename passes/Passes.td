@@ -551,7 +551,12 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     dropped; the bias epilogue stays a loop). The same loop of a one-group
     `conv2d` with f32 weight [F, C, KH, KW] (`"conv2d_f32"`) becomes one
     call of `mixrt_ukernel_conv2d_f32`, which packs the patches block by
-    block inside the call and writes the NCHW output directly.
+    block inside the call and writes the NCHW output directly. The
+    product of two f32 activations (`matmul`, marked `"matmul_f32"`: A
+    [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
+    becomes one such call per batch, as a 1x1 convolution of the 1 x N
+    plane of B's K channels with A as the weight: the loop's chain (from
+    +0, one fma per k ascending), nothing packed at compile time.
 
     The microkernels compute what the loops did, bit for bit (each output
     from +0 in ascending k with one FMA per step; exact int32 sums; see
@@ -586,6 +591,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
     Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
+    Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
   ];
 }
 

@@ -260,6 +260,8 @@ struct MixUseMicrokernelsPass
         (void)rewriteConvolution(op, /*depthwise=*/true);
       else if (kind == "conv2d_f32")
         (void)rewriteConvolution(op, /*depthwise=*/false);
+      else if (kind == "matmul_f32")
+        (void)rewriteMatmul(op);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -862,6 +864,105 @@ struct MixUseMicrokernelsPass
       ++numDepthwise;
     else
       ++numConv;
+    return success();
+  }
+
+  /// The f32 product of two activations (the lowering's contraction with
+  /// batched operands, marked "matmul_f32"): A [batch..., M, K] x B
+  /// [batch..., K, N] into the zero-filled C [batch..., M, N], all
+  /// contiguous. Per batch one call of mixrt_ukernel_conv2d_f32 as a 1x1
+  /// convolution of one image: input B (K channels of a 1 x N plane),
+  /// weight A (M filters), output C -- from +0, one fma per k ascending:
+  /// the loop's chain.
+  LogicalResult rewriteMatmul(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return failure();
+    Type f32 = Float32Type::get(&getContext());
+    Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1],
+          c = op.getDpsInits()[0];
+    auto cType = dyn_cast<MemRefType>(c.getType());
+    if (!cType || cType.getRank() < 2)
+      return failure();
+    int64_t rank = cType.getRank();
+    if (!isPlainBuffer(a, f32, rank) || !isPlainBuffer(bm, f32, rank) ||
+        !isPlainBuffer(c, f32, rank))
+      return failure();
+    lowering::ContractionMaps maps = lowering::contractionMaps(
+        rank, rank, /*rhsBatched=*/true, op.getContext());
+    SmallVector<AffineMap> want = {maps.lhs, maps.rhs, maps.output};
+    if (op.getIndexingMapsArray() != want)
+      return failure();
+    // The body is the loop's one fma (f32 operands: no conversion).
+    int fmas = 0;
+    bool other = false;
+    op.getRegion().walk([&](Operation *inner) {
+      if (isa<math::FmaOp>(inner))
+        ++fmas;
+      else if (!isa<linalg::YieldOp>(inner))
+        other = true;
+    });
+    linalg::FillOp fill = zeroFillBefore(op, c);
+    if (fmas != 1 || other || !fill)
+      return failure();
+    ArrayRef<int64_t> cs = cType.getShape();
+    int64_t m = cs[rank - 2], n = cs[rank - 1],
+            k = cast<MemRefType>(a.getType()).getDimSize(rank - 1);
+    int64_t batch = 1;
+    for (int64_t d : cs.drop_back(2))
+      batch *= d;
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i64, i64, i64,
+                               ptr, i64, i64, i64, i64, i64, i64, i64,
+                               i64, i64, i64, ptr, ptr, i32};
+    declare(getOperation(), kConvF32, b.getFunctionType(types, {i32}));
+    Value pa = pointerTo(b, loc, a), pb = pointerTo(b, loc, bm),
+          pc = pointerTo(b, loc, c);
+    auto call = [&](OpBuilder &cb, Value image) {
+      // The batch's operands: element offsets image * (M*K, K*N, M*N).
+      auto at = [&](Value base, int64_t stride) -> Value {
+        if (!image)
+          return base;
+        Value offset =
+            arith::MulIOp::create(cb, loc, image, i64Const(cb, loc, stride));
+        return LLVM::GEPOp::create(cb, loc, ptr, f32, base, ValueRange{offset});
+      };
+      // N = 1 image of K channels, H = 1, W = N; F = M, KH = KW = 1.
+      SmallVector<Value> args;
+      for (int64_t v : {int64_t{1}, k, int64_t{1}, n})
+        args.push_back(i64Const(cb, loc, v));
+      args.push_back(at(pb, k * n));
+      for (int64_t v : {m, int64_t{1}, int64_t{1}})
+        args.push_back(i64Const(cb, loc, v));
+      args.push_back(at(pa, m * k));
+      // Strides, dilations 1; no padding; OH = 1, OW = N.
+      for (int64_t v : {1, 1, 1, 1, 0, 0, 0, 0, 1})
+        args.push_back(i64Const(cb, loc, v));
+      args.push_back(i64Const(cb, loc, n));
+      args.push_back(at(pc, m * n));
+      args.push_back(nullPointer(cb, loc));
+      args.push_back(arith::ConstantIntOp::create(cb, loc, i32, 0));
+      func::CallOp::create(cb, loc, kConvF32, TypeRange{i32}, args);
+    };
+    if (batch == 1) {
+      call(b, Value());
+    } else {
+      auto index = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(b, loc, v);
+      };
+      scf::ForOp::create(b, loc, index(0), index(batch), index(1), ValueRange{},
+                         [&](OpBuilder &lb, Location, Value i, ValueRange) {
+                           call(lb,
+                                arith::IndexCastOp::create(lb, loc, i64, i));
+                           scf::YieldOp::create(lb, loc);
+                         });
+    }
+    fill.erase();
+    op.erase();
+    ++numMatmul;
     return success();
   }
 

@@ -81,6 +81,19 @@ struct MatmulLowering : LayerLoweringBase<MatmulOp> {
     Value sum =
         contraction(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
                     /*rhsBatched=*/true, buildInit(rewriter, loc, types));
+    // f32 operands into an f32 accumulator, static shapes: the product of
+    // two activations, which mix-use-microkernels computes with
+    // mixrt_ukernel_conv2d_f32 as a 1x1 convolution per batch (the left
+    // operand as its weight), the same chain bit for bit.
+    Type f32 = rewriter.getF32Type();
+    auto lhsType = cast<ShapedType>(adaptor.getLhs().getType());
+    auto rhsType = cast<ShapedType>(adaptor.getRhs().getType());
+    if (options.microkernels && types.acc == f32 &&
+        lhsType.getElementType() == f32 && rhsType.getElementType() == f32 &&
+        lhsType.hasStaticShape() && rhsType.hasStaticShape() &&
+        types.result.hasStaticShape())
+      sum.getDefiningOp()->setAttr(attr::kUkernel,
+                                   rewriter.getStringAttr("matmul_f32"));
     return convertTensor(rewriter, loc, sum, types.result);
   }
 };

@@ -43,6 +43,25 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
   mix.return %y : tensor<1x4x4x4xf32>
 }
 
+// matmul of two activations (network inputs): with a batch, one call per
+// batch in a loop, the operands offset by a batch's elements (A 4 x 8, B
+// 8 x 3, C 4 x 3); without, one call.
+mix.network @product precision(f32) (%a: tensor<2x4x8xf32>, %b: tensor<2x8x3xf32>) -> tensor<2x4x3xf32> {
+  %y = mix.matmul %a, %b : (tensor<2x4x8xf32>, tensor<2x8x3xf32>) -> tensor<2x4x3xf32>
+  mix.return %y : tensor<2x4x3xf32>
+}
+
+mix.network @product2d precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32>) -> tensor<5x7xf32> {
+  %y = mix.matmul %a, %b : (tensor<5x6xf32>, tensor<6x7xf32>) -> tensor<5x7xf32>
+  mix.return %y : tensor<5x7xf32>
+}
+
+// An f16 operand (activations = f16): the loops.
+mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32>) -> tensor<5x7xf32> {
+  %y = mix.matmul %a, %b precision(activations = f16) : (tensor<5x6xf32>, tensor<6x7xf32>) -> tensor<5x7xf32>
+  mix.return %y : tensor<5x7xf32>
+}
+
 // MARK-LABEL: func.func @conv(
 // MARK-SAME:      %[[X:.*]]: tensor<1x2x15x17xf32>
 // MARK-NOT:     tensor<1x2x17x18xf32>
@@ -112,6 +131,45 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 // CHECK-LABEL: func.func @mixc_net_half_weight(
 // CHECK-NOT:     mixrt_ukernel_conv2d_f32
 // CHECK:         call @mixrt_ukernel_gemm_f32(
+// CHECK:         return
+
+// MARK-LABEL: func.func @product(
+// MARK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<2x8x3xf32>) outs(%{{.*}} : tensor<2x4x3xf32>) attrs = {mix.ukernel = "matmul_f32"}
+// MARK-LABEL: func.func @product_f16(
+// MARK-NOT:     matmul_f32
+// MARK:         return
+
+// CHECK-LABEL: func.func @mixc_net_product(
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
+// CHECK:           %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK:           %[[OB:.*]] = arith.muli %[[I64]], %c24_i64 : i64
+// CHECK:           llvm.getelementptr %{{.*}}[%[[OB]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:           %[[OA:.*]] = arith.muli %[[I64]], %c32_i64 : i64
+// CHECK:           llvm.getelementptr %{{.*}}[%[[OA]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:           %[[OC:.*]] = arith.muli %[[I64]], %c12_i64 : i64
+// CHECK:           llvm.getelementptr %{{.*}}[%[[OC]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:           func.call @mixrt_ukernel_conv2d_f32(
+// CHECK:         }
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+
+// One image of K = 6 channels of a 1 x 7 plane, F = 5 (A's rows), 1x1.
+// CHECK-LABEL: func.func @mixc_net_product2d(
+// CHECK-NOT:     scf.for
+// CHECK:         arith.constant 1 : i64
+// CHECK-NEXT:    arith.constant 6 : i64
+// CHECK-NEXT:    arith.constant 1 : i64
+// CHECK-NEXT:    arith.constant 7 : i64
+// CHECK:         arith.constant 5 : i64
+// CHECK-NEXT:    arith.constant 1 : i64
+// CHECK-NEXT:    arith.constant 1 : i64
+// CHECK:         call @mixrt_ukernel_conv2d_f32(
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_product_f16(
+// CHECK-NOT:     mixrt_ukernel_conv2d_f32
 // CHECK:         return
 
 // OFF-NOT:     call @mixrt_ukernel_conv2d_f32

@@ -107,11 +107,14 @@ mix.network @int8 precision(int8<asymmetric>) (%x: tensor<2x3xf32>) -> tensor<2x
   mix.return %y : tensor<2x2xf32>
 }
 
-// Not constant weights (a network input), matmul: loops.
+// Not constant weights (a network input): the dense layer's loops. The
+// matmul of two activations calls mixrt_ukernel_conv2d_f32
+// (use-microkernels-conv.mlir).
 // CHECK-LABEL: func.func @mixc_net_not_constant(
 // CHECK-NOT:     call @mixrt_ukernel
 // CHECK:         linalg.generic
-// CHECK-NOT:     call @mixrt_ukernel
+// CHECK-NOT:     call @mixrt_ukernel_gemm
+// CHECK:         call @mixrt_ukernel_conv2d_f32(
 // CHECK:         return
 mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf32>, %z: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %y = mix.dense %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>

@@ -32,6 +32,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace mlir;
@@ -568,6 +569,63 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
       }
       ++seed;
     }
+  }
+}
+
+/// The product of two activations: x [batch, S, K] (no batch when 0), its
+/// transpose [batch, K, S] (mix.transpose) times the dense layer
+/// d = x . W [batch, S, N]: M = K, N, and S summed; against the loops.
+void checkMatmul(int64_t batch, int64_t s, int64_t k, int64_t n, bool specials,
+                 unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string pre = batch ? llvm::formatv("{0}x", batch).str() : "";
+  std::string xt = pre + llvm::formatv("{0}x{1}", s, k).str(),
+              tt = pre + llvm::formatv("{0}x{1}", k, s).str(),
+              dt = pre + llvm::formatv("{0}x{1}", s, n).str(),
+              yt = pre + llvm::formatv("{0}x{1}", k, n).str();
+  std::string perm = batch ? "0, 2, 1" : "1, 0";
+  std::string text = llvm::formatv(
+      "mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+      "tensor<{1}xf32> {\n"
+      "  %w = mix.weight dense<{2}> : tensor<{3}x{4}xf32>\n"
+      "  %d = mix.dense %x, %w : (tensor<{0}xf32>, tensor<{3}x{4}xf32>) -> "
+      "tensor<{5}xf32>\n"
+      "  %t = mix.transpose %x {{permutation = array<i64: {6}>} : "
+      "(tensor<{0}xf32>) -> tensor<{7}xf32>\n"
+      "  %y = mix.matmul %t, %d : (tensor<{7}xf32>, tensor<{5}xf32>) -> "
+      "tensor<{1}xf32>\n"
+      "  mix.return %y : tensor<{1}xf32>\n}\n",
+      xt, yt, matrixText(rng, k, n), k, n, dt, perm, tt);
+  std::vector<int64_t> in = {s, k}, out = {k, n};
+  if (batch) {
+    in.insert(in.begin(), batch);
+    out.insert(out.begin(), batch);
+  }
+  GemmCase inputs{1, 0, 1, 1, "", false, specials, specials};
+  checkModel(text, in, out, "mixrt_ukernel_conv2d_f32",
+             inputData(inputs, (batch ? batch : 1) * s * k, rng));
+}
+
+TEST_CASE("compiled f32 matmul of two activations: the microkernel calls "
+          "equal the loops bit for bit",
+          "[exec][ukernel]") {
+  // batch, S (summed), K (= M), N: one product; batches; N across the
+  // 128-column blocks and S across the 128-k blocks (partial sums kept in
+  // the output); infinities, NaN, -0 and subnormals.
+  unsigned seed = 450;
+  for (auto [batch, s, k, n, specials] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, bool>>{
+           {0, 5, 3, 7, false},
+           {3, 40, 17, 33, false},
+           {1, 70, 5, 150, false},
+           {2, 200, 4, 40, false},
+           {2, 24, 9, 20, true},
+       }) {
+    DYNAMIC_SECTION("batch " << batch << " S " << s << " K " << k << " N " << n
+                             << (specials ? " specials" : "")) {
+      checkMatmul(batch, s, k, n, specials, seed);
+    }
+    ++seed;
   }
 }
 
