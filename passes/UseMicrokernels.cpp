@@ -763,6 +763,24 @@ struct MixUseMicrokernelsPass
             (isExt(product.getLhs(), 2) && isExt(product.getRhs(), 1)));
   }
 
+  /// Declares mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32
+  /// (ukernel.h) and returns its name: (N, C, H, W, input, [F,] KH, KW,
+  /// weight, strides[2], dilations[2], pads[4], OH, OW, output, bias, flags)
+  /// -> status, the two alike but for F, which only the convolution takes.
+  StringLiteral declareWindowCall(OpBuilder &b, bool depthwise) {
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    SmallVector<Type> types = {i64, i64, i64, i64, ptr};
+    if (!depthwise)
+      types.push_back(i64);
+    types.append({i64, i64, ptr});
+    types.append(10, i64);
+    types.append({ptr, ptr, i32});
+    StringLiteral callee = depthwise ? kDepthwiseF32 : kConvF32;
+    declare(getOperation(), callee, b.getFunctionType(types, {i32}));
+    return callee;
+  }
+
   /// The conv2d loop of the lowering over the unpadded input (convMaps over
   /// (n, f, c, kh, kw, oh, ow): the weight its only operand, [C, 1, KH, KW]
   /// with groups == C == F when `depthwise`, else [F, C, KH, KW] with one
@@ -829,17 +847,8 @@ struct MixUseMicrokernelsPass
     linalg::FillOp fill = zeroFillBefore(op, out);
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    // The two entry points take the same arguments but for F (after the
-    // input) in mixrt_ukernel_conv2d_f32.
-    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i64, i64,
-                               ptr, i64, i64, i64, i64, i64, i64,
-                               i64, i64, i64, i64, ptr, ptr, i32};
-    if (!depthwise)
-      types.insert(types.begin() + 5, i64);
-    StringLiteral callee = depthwise ? kDepthwiseF32 : kConvF32;
-    declare(getOperation(), callee, b.getFunctionType(types, {i32}));
+    Type i32 = b.getI32Type();
+    StringLiteral callee = declareWindowCall(b, depthwise);
     SmallVector<Value> args = {i64Const(b, loc, n), i64Const(b, loc, c),
                                i64Const(b, loc, inType.getDimSize(2)),
                                i64Const(b, loc, inType.getDimSize(3)),
@@ -915,10 +924,7 @@ struct MixUseMicrokernelsPass
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i64, i64, i64,
-                               ptr, i64, i64, i64, i64, i64, i64, i64,
-                               i64, i64, i64, ptr, ptr, i32};
-    declare(getOperation(), kConvF32, b.getFunctionType(types, {i32}));
+    declareWindowCall(b, /*depthwise=*/false);
     Value pa = pointerTo(b, loc, a), pb = pointerTo(b, loc, bm),
           pc = pointerTo(b, loc, c);
     auto call = [&](OpBuilder &cb, Value image) {

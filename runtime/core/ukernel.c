@@ -505,33 +505,12 @@ static void runDw(const uk_dw_problem *p) {
 |* Convolutions as GEMMs (mixrt_ukernel_conv2d_f32)                           *|
 \*===----------------------------------------------------------------------===*/
 
-/* a / b and a % b for 0 <= a, 0 < b: shift and subtract on 32-bit targets
- * (the freestanding core links no 64-bit division helper). */
-static void ukDivmod(int64_t a, int64_t b, int64_t *q, int64_t *r) {
-#if UINTPTR_MAX > 0xffffffffu
-  *q = a / b;
-  *r = a % b;
-#else
-  uint64_t quot = 0, rem = 0, ua = (uint64_t)a, ub = (uint64_t)b;
-  for (int i = 63; i >= 0; --i) {
-    rem = (rem << 1) | ((ua >> i) & 1u);
-    if (rem >= ub) {
-      rem -= ub;
-      quot |= (uint64_t)1 << i;
-    }
-  }
-  *q = (int64_t)quot;
-  *r = (int64_t)rem;
-#endif
-}
-
 /* The portable packing (uk_conv_pack_fn). */
 static void convPack(const uk_conv_problem *p, const float *in,
                      const uk_conv_run *runs, int nruns, int panels, int64_t k0,
                      int64_t kb, float *buf) {
-  int64_t c, r, kh, kw;
-  ukDivmod(k0, p->KH * p->KW, &c, &r);
-  ukDivmod(r, p->KW, &kh, &kw);
+  int64_t c, kh, kw;
+  mixrt_uk_conv_tap_of(p, k0, &c, &kh, &kw);
   const int tail = runs[nruns - 1].j0 + runs[nruns - 1].len;
   for (int64_t kk = 0; kk < kb; ++kk) {
     const float *plane = in + c * p->H * p->W;
@@ -568,8 +547,9 @@ static void convPack(const uk_conv_problem *p, const float *in,
   }
 }
 
-/* Blocks [begin, end) of the N x ceil(OH*OW / 64) blocks: pack, multiply by
- * the weight with the GEMM path (partial sums between k blocks), + bias. */
+/* Blocks [begin, end) of the N x ceil(OH*OW / UK_CONV_NB) blocks: pack,
+ * multiply by the weight with the GEMM path (partial sums between k blocks), +
+ * bias. */
 static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
                        uk_conv_pack_fn pack, int64_t begin, int64_t end) {
   float buf[UK_CONV_KB * UK_CONV_NB] __attribute__((aligned(64)));
@@ -577,11 +557,11 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
   const int64_t blocks = (positions + UK_CONV_NB - 1) / UK_CONV_NB;
   for (int64_t item = begin; item < end; ++item) {
     int64_t image, block, oh, ow;
-    ukDivmod(item, blocks, &image, &block);
+    mixrt_uk_divmod(item, blocks, &image, &block);
     const int64_t p0 = block * UK_CONV_NB;
     const int nb =
         positions - p0 < UK_CONV_NB ? (int)(positions - p0) : UK_CONV_NB;
-    ukDivmod(p0, p->OW, &oh, &ow);
+    mixrt_uk_divmod(p0, p->OW, &oh, &ow);
     uk_conv_run runs[UK_CONV_NB];
     int nruns = 0;
     for (int i = 0; i < nb; ++i) {
@@ -658,7 +638,7 @@ static void runConv(const uk_conv_problem *p) {
     pack = mixrt_uk_conv_pack_avx2;
 #endif
   int64_t blocks, rest;
-  ukDivmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
+  mixrt_uk_divmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
   const int64_t items = p->N * blocks;
 #if UINTPTR_MAX > 0xffffffffu
   const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);

@@ -137,22 +137,43 @@ typedef struct uk_conv_pack_state {
   int tabled;
 } uk_conv_pack_state;
 
+/* a / b and a % b for 0 <= a, 0 < b: shift and subtract on 32-bit targets
+ * (the freestanding core links no 64-bit division helper). */
+static inline void mixrt_uk_divmod(int64_t a, int64_t b, int64_t *q,
+                                   int64_t *r) {
+#if UINTPTR_MAX > 0xffffffffu
+  *q = a / b;
+  *r = a % b;
+#else
+  uint64_t quot = 0, rem = 0, ua = (uint64_t)a, ub = (uint64_t)b;
+  for (int i = 63; i >= 0; --i) {
+    rem = (rem << 1) | ((ua >> i) & 1u);
+    if (rem >= ub) {
+      rem -= ub;
+      quot |= (uint64_t)1 << i;
+    }
+  }
+  *q = (int64_t)quot;
+  *r = (int64_t)rem;
+#endif
+}
+
+/* (c, kh, kw) of the patch row k0: every packing starts its walk here. */
+static inline void mixrt_uk_conv_tap_of(const uk_conv_problem *p, int64_t k0,
+                                        int64_t *c, int64_t *kh, int64_t *kw) {
+  int64_t tap;
+  mixrt_uk_divmod(k0, p->KH * p->KW, c, &tap);
+  mixrt_uk_divmod(tap, p->KW, kh, kw);
+}
+
 static inline void mixrt_uk_conv_pack_begin(uk_conv_pack_state *st,
                                             const uk_conv_problem *p,
                                             const uk_conv_run *runs, int nruns,
                                             int panels, int64_t k0,
                                             uk_conv_ent *tab) {
   const int64_t taps = p->KH * p->KW;
-  /* (c, kh, kw) of k0 by counting (no 64-bit division helper). */
-  st->c = st->kh = st->kw = 0;
-  for (int64_t k = 0; k + taps <= k0; k += taps)
-    ++st->c;
-  st->tap = k0 - st->c * taps;
-  for (int64_t r = st->tap; r > 0; --r)
-    if (++st->kw == p->KW) {
-      st->kw = 0;
-      ++st->kh;
-    }
+  mixrt_uk_conv_tap_of(p, k0, &st->c, &st->kh, &st->kw);
+  st->tap = st->kh * p->KW + st->kw;
   for (int i = nruns - 1; i >= 0; --i)
     st->first[runs[i].panel] = i;
   st->first[panels] = nruns;

@@ -244,8 +244,9 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *  skipped, there is no relu and no NaN canonicalization: the bits of the
  *  loops mixc would generate, but for the payload of a NaN. The patches of
  *  a block of 128 output positions and 128 k are packed into a 64 KiB stack
- *  buffer in the layout of mixrt_ukernel_pack_b (a 1x1, stride-1 window
- *  without padding copies rows of the input; others copy the row segments
+ *  buffer (with the run and offset tables, about 85 KiB of stack per
+ *  calling thread) in the layout of mixrt_ukernel_pack_b (a 1x1, stride-1
+ * window without padding copies rows of the input; others copy the row segments
  *  each output row reads, +0 for padding) and multiplied by the GEMM path
  *  of mixrt_ukernel_gemm_f32 (the CPU's best or mixrt_ukernel_set_isa's),
  *  the partial sums kept in the output between k blocks (stored f32 sums,
