@@ -291,7 +291,10 @@ llvm::Error executeLayer(const OpValues &v) {
                                         v.optional(c.getBias())));
       })
       .Case([&](ResizeOp r) { return bind(evalResize(r, in(r.getInput()))); })
-      .Case([&](GatherOp g) { return bind(evalGather(g, in(g.getInput()))); })
+      .Case([&](GatherOp g) {
+        return bind(
+            evalGather(g, in(g.getInput()), v.optional(g.getRuntimeIndices())));
+      })
       .Case([&](ExpandOp e) { return bind(evalExpand(e, in(e.getInput()))); })
       .Case<ArgMaxOp, ArgMinOp>([&](Operation *a) {
         return bind(evalArgExtremum(a, in(a->getOperand(0))));

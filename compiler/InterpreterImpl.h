@@ -160,7 +160,10 @@ RefTensor evalResize(ResizeOp op, const RefTensor &x);
 // Indexing layers (InterpreterMasks.cpp)
 //===----------------------------------------------------------------------===//
 
-RefTensor evalGather(GatherOp op, const RefTensor &x);
+/// `runtimeIndices`: the indices operand's values, or null for the
+/// attribute's; a run-time index outside [-dim, dim) is an error.
+llvm::Expected<RefTensor> evalGather(GatherOp op, const RefTensor &x,
+                                     const RefTensor *runtimeIndices);
 RefTensor evalExpand(ExpandOp op, const RefTensor &x);
 /// 1 where `a predicate b` holds, else 0 (IEEE: NaN compares false, `ne`
 /// and the unordered predicates true).

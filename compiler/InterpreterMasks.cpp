@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // The reference semantics of the indexing and mask layers of issue 13:
-// gather by constant indices, expand (numpy broadcast), compare and logical
-// (an i1 mask held as 0 and 1) and where. They copy or compare elements, so
-// the f64 reference is exact.
+// gather by constant or run-time indices, expand (numpy broadcast), compare and
+// logical (an i1 mask held as 0 and 1) and where. They copy or compare
+// elements, so the f64 reference is exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,8 @@ using namespace mlir;
 using namespace mix;
 using namespace mix::interp;
 
-RefTensor interp::evalGather(GatherOp op, const RefTensor &x) {
+llvm::Expected<RefTensor> interp::evalGather(GatherOp op, const RefTensor &x,
+                                             const RefTensor *runtimeIndices) {
   RefTensor y = zerosLike(op.getResult());
   int64_t rank = int64_t(x.shape.size());
   int64_t axis = static_cast<int64_t>(op.getAxis());
@@ -27,7 +28,24 @@ RefTensor interp::evalGather(GatherOp op, const RefTensor &x) {
   int64_t outer = product(ArrayRef<int64_t>(x.shape).take_front(axis));
   int64_t dim = x.shape[axis];
   int64_t inner = product(ArrayRef<int64_t>(x.shape).drop_front(axis + 1));
-  SmallVector<int64_t> indices(op.getIndices().getValues<int64_t>());
+  SmallVector<int64_t> indices;
+  if (!runtimeIndices) {
+    indices.assign(op.getIndices()->getValues<int64_t>().begin(),
+                   op.getIndices()->getValues<int64_t>().end());
+  } else {
+    // Run-time indices in [-dim, dim), negative ones from the end (ONNX).
+    for (auto [i, value] : llvm::enumerate(runtimeIndices->data)) {
+      std::optional<int64_t> at =
+          indexIn(value < 0 ? value + double(dim) : value, dim);
+      if (!at)
+        return errorAt(op.getLoc(),
+                       "mix.gather: index " + valueStr(value) + " at element " +
+                           llvm::Twine(i) + " is out of range [" +
+                           llvm::Twine(-dim) + ", " + llvm::Twine(dim) +
+                           ") along axis " + llvm::Twine(axis));
+      indices.push_back(*at);
+    }
+  }
   int64_t count = int64_t(indices.size());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t n = 0; n < count; ++n)

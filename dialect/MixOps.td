@@ -995,24 +995,35 @@ def Mix_ResizeOp : Mix_LayerOp<"resize"> {
 //===----------------------------------------------------------------------===//
 
 def Mix_GatherOp : Mix_LayerOp<"gather"> {
-  let summary = "Selects slices of an activation by constant indices";
+  let summary = "Selects slices of an activation by constant or run-time indices";
   let description = [{
-    As ONNX's Gather with constant indices: along `axis` (negative: counted
-    from the end), the result holds the input slices at `indices`, in the
-    indices' shape. The result's shape is `input[:axis] + indices.shape +
-    input[axis + 1:]`, so rank-0 indices remove the axis (`x[:, 0]`). Each
-    index lies in `[0, input[axis])` (the importer normalizes ONNX's negative
-    indices). The dynamic batch cannot be the axis.
+    As ONNX's Gather: along `axis` (negative: counted from the end), the
+    result holds the input slices at the indices, in the indices' shape. The
+    result's shape is `input[:axis] + indices.shape + input[axis + 1:]`, so
+    rank-0 indices remove the axis (`x[:, 0]`). The dynamic batch cannot be
+    the axis.
+
+    The indices are either the constant `indices` attribute, each in
+    `[0, input[axis])` (the importer normalizes ONNX's negative indices), or
+    a second operand computed at run time (i32 or i64, of a static shape).
+    A run-time index in `[-input[axis], 0)` counts from the end, as ONNX's;
+    one outside `[-input[axis], input[axis])` is an error of the reference
+    interpreter, and compiled code clamps it into the axis (it never reads
+    outside the input), as `mix.embedding` does.
 
     ```mlir
     %cls = mix.gather %x {axis = 1 : i64, indices = dense<0> : tensor<i64>}
         : (tensor<2x16x64xf32>) -> tensor<2x64xf32>
     %y = mix.gather %x {axis = 1 : i64, indices = dense<[3, 0]> : tensor<2xi64>}
         : (tensor<2x16x64xf32>) -> tensor<2x2x64xf32>
+    %z = mix.gather %x, %ids {axis = 1 : i64}
+        : (tensor<2x16x64xf32>, tensor<3xi64>) -> tensor<2x3x64xf32>
     ```
   }];
-  let arguments = !con((ins Mix_FloatTensor:$input, I64Attr:$axis,
-                            I64ElementsAttr:$indices),
+  let arguments = !con((ins Mix_FloatTensor:$input,
+                            Optional<Mix_IndexTensor>:$runtime_indices,
+                            I64Attr:$axis,
+                            OptionalAttr<I64ElementsAttr>:$indices),
                        Mix_LayerPrecisionArgs);
   let results = (outs Mix_FloatTensor:$result);
 }

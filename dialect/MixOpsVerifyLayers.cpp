@@ -875,15 +875,34 @@ LogicalResult GatherOp::verify() {
   if (*axis == 0 && failed(checkNoDynamicBatch(*this, getInput(), "input",
                                                "it gathers along axis 0")))
     return failure();
-  auto indicesType = cast<ShapedType>(getIndices().getType());
-  int64_t dim = in[*axis];
-  for (auto [i, index] : llvm::enumerate(getIndices().getValues<int64_t>()))
-    if (index < 0 || index >= dim)
-      return emitOpError() << "index " << index << " (element " << i
-                           << " of indices) is out of range [0, " << dim
-                           << ") along axis " << *axis;
+  // Exactly one source of indices.
+  std::optional<DenseIntElementsAttr> constant = getIndices();
+  Value runtime = getRuntimeIndices();
+  if (bool(constant) == bool(runtime))
+    return emitOpError() << "needs either the `indices` attribute or an "
+                            "indices operand, not "
+                         << (runtime ? "both" : "neither");
+  ArrayRef<int64_t> indicesShape;
+  if (runtime) {
+    indicesShape = shapeOf(runtime);
+    if (llvm::any_of(indicesShape, ShapedType::isDynamic))
+      return emitOpError() << "run-time indices must have a static shape, got "
+                           << formatShape(indicesShape);
+    // Compiled code clamps every index into the axis: it must not be empty.
+    if (in[*axis] == 0 && ShapedType::getNumElements(indicesShape) != 0)
+      return emitOpError() << "cannot gather by run-time indices along axis "
+                           << *axis << " of size 0";
+  } else {
+    indicesShape = cast<ShapedType>(constant->getType()).getShape();
+    int64_t dim = in[*axis];
+    for (auto [i, index] : llvm::enumerate(constant->getValues<int64_t>()))
+      if (index < 0 || index >= dim)
+        return emitOpError() << "index " << index << " (element " << i
+                             << " of indices) is out of range [0, " << dim
+                             << ") along axis " << *axis;
+  }
   SmallVector<int64_t> expected(in.take_front(*axis));
-  llvm::append_range(expected, indicesType.getShape());
+  llvm::append_range(expected, indicesShape);
   llvm::append_range(expected, in.drop_front(*axis + 1));
   return checkResultShape(*this, expected);
 }

@@ -1136,12 +1136,17 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   if (auto gather = dyn_cast<GatherOp>(op)) {
     // y = x's slices at the (constant) indices along the axis: dy, viewed
     // with the indices as one axis, summed back into the rows they select.
+    if (gather.getRuntimeIndices()) {
+      refusal = "it gathers by indices computed at run time (only constant "
+                "indices have a gradient so far)";
+      return failure();
+    }
     int64_t rank = xShape.size();
     int64_t axis = static_cast<int64_t>(gather.getAxis());
     if (axis < 0)
       axis += rank;
     SmallVector<int64_t> idx;
-    for (const APInt &v : gather.getIndices().getValues<APInt>())
+    for (const APInt &v : gather.getIndices()->getValues<APInt>())
       idx.push_back(v.getSExtValue());
     int64_t in = idx.size(), out = xShape[axis];
     SmallVector<int64_t> viewed(xShape);

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The indexing ops of issue 13: Gather of an activation by constant indices
-// (mix.gather; negative indices normalized here, out-of-range ones refused)
+// The indexing ops of issue 13: Gather of an activation (mix.gather) by
+// constant indices (negative ones normalized here, out-of-range ones
+// refused) or by indices computed at run time (an operand of mix.gather)
 // and Expand of a tensor to a constant (or folded) shape (mix.expand).
 // Gather of a constant table by computed indices stays an embedding
 // (OnnxOps.cpp); Gather of constants only is folded (OnnxFold.cpp).
@@ -45,15 +46,6 @@ bool isFloat(Importer &im, const onnx::NodeProto &node, Value v);
 void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
   auto xt = cast<RankedTensorType>(x.getType());
   int64_t rank = xt.getRank();
-  const Constant *indices = im.constant(input(node, 1));
-  if (!indices)
-    return im.problem(node, "Gather of an activation is supported with "
-                            "constant indices only (indices computed at run "
-                            "time select rows of a constant table: an "
-                            "embedding)");
-  auto values = im.constantInts(input(node, 1));
-  if (!values || indices->numElements() != int64_t(values->size()))
-    return im.problem(node, "the indices of a Gather must be integers");
   int64_t axis = attrInt(node, "axis", 0);
   if (rank == 0 || axis < -rank || axis >= rank)
     return im.problem(node, "axis " + std::to_string(axis) +
@@ -64,6 +56,40 @@ void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
   int64_t dim = xt.getDimSize(axis);
   if (ShapedType::isDynamic(dim))
     return im.problem(node, "cannot gather along the dynamic batch");
+  OpBuilder &b = im.builder;
+  const Constant *indices = im.constant(input(node, 1));
+  if (!indices) {
+    // Indices computed at run time: an operand of mix.gather (negative ones
+    // count from the end there).
+    Value ids = im.value(input(node, 1));
+    if (!ids)
+      return;
+    auto it = cast<RankedTensorType>(ids.getType());
+    if (!it.getElementType().isInteger(32) &&
+        !it.getElementType().isInteger(64))
+      return im.problem(node, "the indices of a Gather must be int32 or int64");
+    if (!it.hasStaticShape())
+      return im.problem(node, "the indices '" + input(node, 1) +
+                                  "' of a Gather must have a static shape, "
+                                  "got " +
+                                  shapeString(it.getShape()));
+    if (dim == 0 && it.getNumElements() != 0)
+      return im.problem(node, "cannot gather by indices computed at run time "
+                              "along axis " +
+                                  std::to_string(axis) + " of size 0");
+    SmallVector<int64_t> shape(xt.getShape().take_front(axis));
+    llvm::append_range(shape, it.getShape());
+    llvm::append_range(shape, xt.getShape().drop_front(axis + 1));
+    im.define(
+        node.output(0),
+        layer<GatherOp>(im, RankedTensorType::get(shape, xt.getElementType()),
+                        {x, ids},
+                        {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))}));
+    return;
+  }
+  auto values = im.constantInts(input(node, 1));
+  if (!values || indices->numElements() != int64_t(values->size()))
+    return im.problem(node, "the indices of a Gather must be integers");
   std::vector<int64_t> normalized;
   for (int64_t index : *values) {
     if (index < -dim || index >= dim)
@@ -78,7 +104,6 @@ void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
   llvm::append_range(shape, xt.getShape().drop_front(axis + 1));
   auto indicesType =
       RankedTensorType::get(indices->shape, im.builder.getI64Type());
-  OpBuilder &b = im.builder;
   im.define(node.output(0),
             layer<GatherOp>(
                 im, RankedTensorType::get(shape, xt.getElementType()), {x},

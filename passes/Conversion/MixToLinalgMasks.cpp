@@ -70,14 +70,23 @@ struct GatherLowering : MixLoweringPattern<GatherOp> {
     int64_t axis = static_cast<int64_t>(op.getAxis()); // I64Attr: uint64_t
     if (axis < 0)
       axis += inRank;
-    DenseIntElementsAttr indices = op.getIndices();
-    int64_t indexRank = cast<ShapedType>(indices.getType()).getRank();
-    // Rank-0 indices: one constant; otherwise a constant table read at the
-    // result's indices axis .. axis + indexRank - 1.
-    Value table;
-    if (indexRank > 0)
-      table = arith::ConstantOp::create(rewriter, loc, indices);
-    int64_t scalar = indexRank == 0 ? *indices.getValues<int64_t>().begin() : 0;
+    int64_t dim = cast<ShapedType>(input.getType()).getDimSize(axis);
+    // The indices: a tensor read at the result's indices axis .. axis +
+    // indexRank - 1 (the operand, or the constant table), or, for constant
+    // rank-0 indices, one constant.
+    Value table = adaptor.getRuntimeIndices();
+    bool runtime = bool(table);
+    int64_t indexRank = 0, scalar = 0;
+    if (runtime) {
+      indexRank = cast<ShapedType>(table.getType()).getRank();
+    } else {
+      DenseIntElementsAttr indices = *op.getIndices();
+      indexRank = cast<ShapedType>(indices.getType()).getRank();
+      if (indexRank > 0)
+        table = arith::ConstantOp::create(rewriter, loc, indices);
+      else
+        scalar = *indices.getValues<int64_t>().begin();
+    }
     Value result = readByIndex(
         rewriter, loc, input, type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> index) {
@@ -89,6 +98,20 @@ struct GatherLowering : MixLoweringPattern<GatherOp> {
             Value i = tensor::ExtractOp::create(b, l, table,
                                                 index.slice(axis, indexRank));
             at = arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+          }
+          if (runtime) {
+            // Negative indices count from the end; the rest are clamped
+            // into [0, dim) (the verifier refuses an empty axis), so the
+            // read never leaves the input.
+            Value zero = arith::ConstantIndexOp::create(b, l, 0);
+            Value size = arith::ConstantIndexOp::create(b, l, dim);
+            Value negative = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, at, zero);
+            at = arith::SelectOp::create(
+                b, l, negative, arith::AddIOp::create(b, l, at, size), at);
+            Value last = arith::ConstantIndexOp::create(b, l, dim - 1);
+            at = arith::MinSIOp::create(
+                b, l, arith::MaxSIOp::create(b, l, at, zero), last);
           }
           source.push_back(at);
           llvm::append_range(source, index.drop_front(axis + indexRank));

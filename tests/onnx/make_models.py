@@ -750,7 +750,8 @@ def lstm_ok(out):
 
 def mask_ops(out):
     """Gather of an activation by constant indices (a scalar, negative
-    ones) and of a constant, Expand of an activation and of a constant,
+    ones), by indices computed at run time (the int64 input `ids`, one
+    negative) and of a constant, Expand of an activation and of a constant,
     MaxPool with dilations and with ceil_mode."""
     c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
     table = (rng.standard_normal((6, 1)) * 0.5).astype(np.float32)
@@ -773,15 +774,19 @@ def mask_ops(out):
         n("MaxPool", ["x"], "dilated", kernel_shape=[2, 2], dilations=[2, 2]),
         n("MaxPool", ["x"], "ceil", kernel_shape=[3, 3], strides=[2, 2],
           ceil_mode=1),
+        n("Gather", ["x", "ids"], "rows", axis=2),
     ]
-    outs = ["cls", "cols", "expanded", "shifted", "picked", "dilated", "ceil"]
-    shapes = {"cls": ["batch", 6, 6], "cols": ["batch", 4, 6, 2],
+    outs = ["cls", "cols", "expanded", "shifted", "picked", "dilated", "ceil",
+            "rows"]
+    shapes = {"cls": ["batch", 6, 6], "cols": ["batch", 4, 6, 2], "rows": ["batch", 4, 3, 6],
               "expanded": ["batch", 4, 6, 3], "shifted": ["batch", 4, 6, 6],
               "picked": ["batch", 4, 6, 6],
               "dilated": ["batch", 4, 4, 4], "ceil": ["batch", 4, 3, 3]}
-    m = model(nodes, [value("x", "batch", 4, 6, 6)],
+    ids_info = helper.make_tensor_value_info("ids", TensorProto.INT64, [3])
+    m = model(nodes, [value("x", "batch", 4, 6, 6), ids_info],
               [value(o, *shapes[o]) for o in outs], consts)
     x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    ids = np.array([5, -6, 2], np.int64)
     v = x.astype(np.float64)
     dilated = np.zeros((2, 4, 4, 4))
     for i in range(4):
@@ -799,8 +804,12 @@ def mask_ops(out):
         "picked": v + wide.astype(np.float64)[:, [6, 5, 4, 3, 2, 0]],
         "dilated": dilated,
         "ceil": ceil,
+        "rows": v[:, :, [5, 0, 2]],
     }
-    return m, {"input0": x}, [ref[o] for o in outs]
+    # mix-run runs one sample at a time: each of x's two samples with its
+    # own copy of ids (the file holds [S, ...] per input).
+    return m, {"input0": x, "input1": np.stack([ids, ids])}, \
+        [ref[o] for o in outs]
 
 
 def where_mask(out):

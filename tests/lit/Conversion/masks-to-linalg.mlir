@@ -1,7 +1,8 @@
-// gather and expand lower to one output-only linalg.generic each that reads
-// the input with tensor.extract at the computed index (never through an
-// indexing map, never tensor.insert_slice); max_pool2d reads its padded
-// input through a dilated map, the padding grown for ceil_mode's overhang.
+// gather (constant or run-time indices) and expand lower to one output-only
+// linalg.generic each that reads the input with tensor.extract at the
+// computed index (never through an indexing map, never
+// tensor.insert_slice); max_pool2d reads its padded input through a dilated
+// map, the padding grown for ceil_mode's overhang.
 // RUN: mix-opt %s --mix-resolve-precision --mix-insert-casts --canonicalize --convert-mix-to-linalg | FileCheck %s
 
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -40,6 +41,32 @@ mix.network @gather_scalar precision(f32) (%x: tensor<2x5x3xf32>) -> tensor<2x3x
 mix.network @gather_table precision(f16) (%x: tensor<2x5xf32>) -> tensor<2x2x2xf32> {
   %0 = mix.gather %x {axis = -1 : i64, indices = dense<[[4, 0], [1, 1]]> : tensor<2x2xi64>} : (tensor<2x5xf32>) -> tensor<2x2x2xf32>
   mix.return %0 : tensor<2x2x2xf32>
+}
+
+// Run-time indices: the operand read at the result's indices, negative ones
+// moved up by the axis' size, then clamped into [0, 4]: the read never
+// leaves the input.
+// CHECK-LABEL: func.func @gather_runtime
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x5xf32>, %[[IDS:.*]]: tensor<3xi32>)
+// CHECK:       linalg.generic {indexing_maps = [#[[ID2]]], iterator_types = ["parallel", "parallel"]} outs(
+// CHECK-NEXT:  ^bb0(%{{.*}}: f32):
+// CHECK-NEXT:    %[[A:.*]] = linalg.index 0 : index
+// CHECK-NEXT:    %[[B:.*]] = linalg.index 1 : index
+// CHECK-NEXT:    %[[K:.*]] = tensor.extract %[[IDS]][%[[B]]] : tensor<3xi32>
+// CHECK-NEXT:    %[[KI:.*]] = arith.index_cast %[[K]] : i32 to index
+// CHECK-NEXT:    %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[C5:.*]] = arith.constant 5 : index
+// CHECK-NEXT:    %[[NEG:.*]] = arith.cmpi slt, %[[KI]], %[[C0]] : index
+// CHECK-NEXT:    %[[UP:.*]] = arith.addi %[[KI]], %[[C5]] : index
+// CHECK-NEXT:    %[[S:.*]] = arith.select %[[NEG]], %[[UP]], %[[KI]] : index
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[LO:.*]] = arith.maxsi %[[S]], %[[C0]] : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.minsi %[[LO]], %[[C4]] : index
+// CHECK-NEXT:    %[[E:.*]] = tensor.extract %[[X]][%[[A]], %[[AT]]] : tensor<2x5xf32>
+// CHECK-NEXT:    linalg.yield %[[E]] : f32
+mix.network @gather_runtime precision(f32) (%x: tensor<2x5xf32>, %ids: tensor<3xi32>) -> tensor<2x3xf32> {
+  %0 = mix.gather %x, %ids {axis = 1 : i64} : (tensor<2x5xf32>, tensor<3xi32>) -> tensor<2x3xf32>
+  mix.return %0 : tensor<2x3xf32>
 }
 
 // The new leading dimension is not read; the broadcast 1 is read at 0.

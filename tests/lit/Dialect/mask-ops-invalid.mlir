@@ -1,5 +1,5 @@
-// Every verifier diagnostic of gather, expand and of max_pool2d's
-// dilations and ceil_mode.
+// Every verifier diagnostic of gather (constant and run-time indices),
+// expand and of max_pool2d's dilations and ceil_mode.
 // RUN: mix-opt %s -split-input-file -verify-diagnostics
 
 mix.network @n precision(f32) (%x: tensor<2x4xf32>) {
@@ -240,5 +240,53 @@ mix.network @n precision(f32) (%a: tensor<4xf32>) {
 mix.network @n precision(f32) (%a: tensor<4xf32>) {
   // expected-error @+1 {{'mix.logical' op operand #0 must be variadic of tensor with static dimensions}}
   %0 = mix.logical %a {kind = "not"} : (tensor<4xf32>) -> tensor<4xi1>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'mix.gather' op needs either the `indices` attribute or an indices operand, not both}}
+  %0 = mix.gather %x, %i {axis = 1 : i64, indices = dense<0> : tensor<3xi64>} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'mix.gather' op needs either the `indices` attribute or an indices operand, not neither}}
+  %0 = mix.gather %x {axis = 1 : i64} : (tensor<2x4xf32>) -> tensor<2xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %i: tensor<?x3xi64>) {
+  // expected-error @+1 {{'mix.gather' op run-time indices must have a static shape, got [?, 3]}}
+  %0 = mix.gather %x, %i {axis = 0 : i64} : (tensor<2x4xf32>, tensor<?x3xi64>) -> tensor<?x3x4xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x0xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'mix.gather' op cannot gather by run-time indices along axis 1 of size 0}}
+  %0 = mix.gather %x, %i {axis = 1 : i64} : (tensor<2x0xf32>, tensor<3xi32>) -> tensor<2x3xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %i: tensor<3xf32>) {
+  // expected-error @+1 {{'mix.gather' op operand #1 must be}}
+  %0 = mix.gather %x, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  mix.return
+}
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'mix.gather' op result shape [2, 4] does not match the expected shape [2, 3]}}
+  %0 = mix.gather %x, %i {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x4xf32>
   mix.return
 }

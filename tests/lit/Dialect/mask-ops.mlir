@@ -28,14 +28,26 @@ mix.network @pools precision(f32) (%x: tensor<1x2x8x8xf32>) {
   mix.return
 }
 
+// Run-time indices are a second operand (i64 or i32), the attribute absent.
+// CHECK-LABEL: mix.network @runtime_indices
+// CHECK: mix.gather %[[X:.*]], %[[I:.*]] {axis = 1 : i64} : (tensor<2x16x8xf32>, tensor<3xi64>) -> tensor<2x3x8xf32>
+// CHECK: mix.gather %[[X]], %[[J:.*]] precision(f16) {axis = 0 : i64} : (tensor<2x16x8xf32>, tensor<2x2xi32>) -> tensor<2x2x16x8xf32>
+mix.network @runtime_indices precision(f32) (%x: tensor<2x16x8xf32>, %i: tensor<3xi64>, %j: tensor<2x2xi32>) {
+  %0 = mix.gather %x, %i {axis = 1 : i64} : (tensor<2x16x8xf32>, tensor<3xi64>) -> tensor<2x3x8xf32>
+  %1 = mix.gather %x, %j precision(f16) {axis = 0 : i64} : (tensor<2x16x8xf32>, tensor<2x2xi32>) -> tensor<2x2x16x8xf32>
+  mix.return
+}
+
 // A dynamic batch is kept by gather along another axis and by expand.
 // CHECK-LABEL: mix.network @batch
 // CHECK: mix.gather %{{.*}} {axis = 1 : i64, indices = dense<[2, 0]> : tensor<2xi64>} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+// CHECK: mix.gather %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<?x4xf32>, tensor<5xi32>) -> tensor<?x5xf32>
 // CHECK: mix.expand %{{.*}} : (tensor<?x1xf32>) -> tensor<?x4xf32>
-mix.network @batch precision(f32) (%x: tensor<?x4xf32>, %y: tensor<?x1xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+mix.network @batch precision(f32) (%x: tensor<?x4xf32>, %y: tensor<?x1xf32>, %i: tensor<5xi32>) -> (tensor<?x2xf32>, tensor<?x4xf32>, tensor<?x5xf32>) {
   %0 = mix.gather %x {axis = 1 : i64, indices = dense<[2, 0]> : tensor<2xi64>} : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  %2 = mix.gather %x, %i {axis = 1 : i64} : (tensor<?x4xf32>, tensor<5xi32>) -> tensor<?x5xf32>
   %1 = mix.expand %y : (tensor<?x1xf32>) -> tensor<?x4xf32>
-  mix.return %0, %1 : tensor<?x2xf32>, tensor<?x4xf32>
+  mix.return %0, %1, %2 : tensor<?x2xf32>, tensor<?x4xf32>, tensor<?x5xf32>
 }
 
 // compare and where (attention masks): the predicate is an attribute, the

@@ -70,3 +70,16 @@ mix.network @n_grad precision(f32) (%x: tensor<4xf32>) -> tensor<4xf32> {
   mix.return %x : tensor<4xf32>
 }
 
+
+// -----
+
+// A gather by run-time indices has no gradient rule yet, and says so.
+// expected-note @below {{needed for the gradient of the loss of network @n}}
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %ids: tensor<3xi64>, %t: tensor<2x3xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %q = mix.mul %x, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.gather' with respect to operand #0: it gathers by indices computed at run time (only constant indices have a gradient so far)}}
+  %g = mix.gather %q, %ids {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+  %l = mix.mse_loss %g, %t : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}

@@ -238,6 +238,29 @@ mix.network @net precision(f32) (%ids: tensor<2x2xi32>) -> (tensor<2x2x2xf32>, t
   CHECK(out[1].data == std::vector<double>{20, 21, 0, 1});
 }
 
+TEST_CASE("gather by run-time indices: negative ones from the end, out of "
+          "range an error",
+          "[interp]") {
+  const char *source = R"mlir(
+mix.network @net precision(f32) (%x: tensor<2x3xf32>, %ids: tensor<2x2xi64>) -> tensor<2x2x2xf32> {
+  %y = mix.gather %x, %ids {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+  mix.return %y : tensor<2x2x2xf32>
+}
+)mlir";
+  Model m(source);
+  RefTensor x = tensor({2, 3}, {0, 1, 2, 10, 11, 12});
+  auto out = m.ok({x, tensor({2, 2}, {2, -1, -3, 1})});
+  CHECK(shapeOf(out[0]) == Shape{2, 2, 2});
+  // y[b, i, j] = x[b, ids[i, j]], -1 the last column, -3 the first.
+  CHECK(out[0].data == std::vector<double>{2, 2, 0, 1, 12, 12, 10, 11});
+  CHECK(m.error({x, tensor({2, 2}, {0, 3, 1, 1})}) ==
+        "test.mlir:3:8: mix.gather: index 3 at element 1 is out of range "
+        "[-3, 3) along axis 1");
+  CHECK(m.error({x, tensor({2, 2}, {0, 1, -4, 1})}) ==
+        "test.mlir:3:8: mix.gather: index -4 at element 2 is out of range "
+        "[-3, 3) along axis 1");
+}
+
 TEST_CASE("global_avg_pool and max_pool2d", "[interp]") {
   Model avg(unary("tensor<1x2x2x2xf32>", "tensor<1x2xf32>",
                   "  %y = mix.global_avg_pool %x : (tensor<1x2x2x2xf32>) -> "

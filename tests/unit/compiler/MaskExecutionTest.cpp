@@ -90,6 +90,112 @@ TEST_CASE("compiled gather and expand equal the reference", "[exec][masks]") {
   }
 }
 
+namespace {
+
+/// Compiles `source` (inputs: x [f32], then integer indices of element type
+/// `Index`), runs it on `x` and `ids`, and returns its one f32 output.
+template <typename Index>
+std::vector<float> runGather(const std::string &source, std::vector<float> x,
+                             std::vector<Index> ids) {
+  auto compiled = compileSource(source);
+  const NetworkSignature &sig = compiled->signature();
+  REQUIRE(sig.inputs.size() == 2);
+  REQUIRE(sig.outputs.size() == 1);
+  std::vector<float> y(count(sig.outputs[0].shape), -99.0f);
+  std::vector<void *> pointers = {x.data(), ids.data(), y.data()};
+  void *workspace = nullptr;
+  if (uint64_t bytes = compiled->workspaceBytes())
+    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
+  mixrt_check_reset();
+  compiled->prepare(pointers, 1, workspace)();
+  std::free(workspace);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  return y;
+}
+
+} // namespace
+
+TEST_CASE("compiled gather by run-time indices equals the reference, and "
+          "clamps what the reference refuses",
+          "[exec][masks]") {
+  for (const char *precision : {"f32", "f16"}) {
+    SECTION(precision) {
+      bool f16 = std::string(precision) == "f16";
+      const llvm::fltSemantics &sem =
+          f16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::IEEEsingle();
+      // i64 indices along the middle axis (negative ones from the end), and
+      // i32 2-D indices along axis 0.
+      std::string middle = network(
+          precision, "%x: tensor<2x5x3xf32>, %i: tensor<4xi64>",
+          "  %y = mix.gather %x, %i {axis = 1 : i64} : (tensor<2x5x3xf32>, "
+          "tensor<4xi64>) -> tensor<2x4x3xf32>",
+          "tensor<2x4x3xf32>");
+      std::string first = network(
+          precision, "%x: tensor<4x3xf32>, %i: tensor<3x2xi32>",
+          "  %y = mix.gather %x, %i {axis = 0 : i64} : (tensor<4x3xf32>, "
+          "tensor<3x2xi32>) -> tensor<3x2x3xf32>",
+          "tensor<3x2x3xf32>");
+      std::vector<float> x = eighths(30, 16), x2 = eighths(12, 17);
+      x[7] = std::nanf("");
+      std::vector<int64_t> ids = {4, -1, 0, -5};
+      std::vector<int32_t> ids2 = {3, 1, -4, 3, 2, -2};
+      auto reference =
+          [&](const std::string &source, const std::vector<float> &in,
+              std::vector<int64_t> inShape, std::vector<double> index,
+              std::vector<int64_t> indexShape) {
+            Model model(source);
+            RefTensor a, b;
+            a.shape.assign(inShape.begin(), inShape.end());
+            a.data.assign(in.begin(), in.end());
+            b.shape.assign(indexShape.begin(), indexShape.end());
+            b.data = std::move(index);
+            return model.ok({a, b})[0].data;
+          };
+      auto compare = [&](const std::vector<float> &got,
+                         const std::vector<double> &want) {
+        REQUIRE(got.size() == want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          INFO("element " << i << ": got " << got[i] << ", reference "
+                          << want[i]);
+          if (std::isnan(want[i]))
+            CHECK(std::isnan(got[i]));
+          else
+            CHECK(double(got[i]) == roundTo(want[i], sem));
+        }
+      };
+      compare(runGather(middle, x, ids),
+              reference(middle, x, {2, 5, 3}, {4, -1, 0, -5}, {4}));
+      compare(runGather(first, x2, ids2),
+              reference(first, x2, {4, 3}, {3, 1, -4, 3, 2, -2}, {3, 2}));
+
+      // Out of range: the reference refuses, compiled code clamps into the
+      // axis (9 reads row 4, -7 row 0 after the +5): never outside x.
+      std::vector<float> y =
+          runGather(middle, x, std::vector<int64_t>{9, -7, 5, -6});
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t n = 0; n < 4; ++n)
+          for (int64_t j = 0; j < 3; ++j) {
+            int64_t row = n % 2 == 0 ? 4 : 0;
+            float want = x[(b * 5 + row) * 3 + j];
+            INFO("b " << b << " n " << n << " j " << j);
+            if (std::isnan(want))
+              CHECK(std::isnan(y[(b * 4 + n) * 3 + j]));
+            else
+              CHECK(y[(b * 4 + n) * 3 + j] == float(roundTo(want, sem)));
+          }
+      Model model(middle);
+      RefTensor a, b;
+      a.shape = {2, 5, 3};
+      a.data.assign(x.begin(), x.end());
+      b.shape = {4};
+      b.data = {9, -7, 5, -6};
+      CHECK(model.error({a, b}) ==
+            "test.mlir:2:8: mix.gather: index 9 at element 0 is out of range "
+            "[-5, 5) along axis 1");
+    }
+  }
+}
+
 TEST_CASE("compiled max_pool2d with dilations and ceil_mode equals the "
           "reference",
           "[exec][masks]") {

@@ -18,8 +18,8 @@ nodes = [
                      strides=[3, 3], pads=[1, 1, 1, 1], ceil_mode=1),
 ]
 graph = helper.make_graph(
-    nodes, "bad", [f("x", "batch", 4), i64("ids", 2), f("img", 1, 1, 5, 5)],
-    [f("g1", "batch", 2), f("g2", "batch", 1), f("e1", "batch", 4),
+    nodes, "bad", [f("x", "batch", 4), i64("ids", "batch"), f("img", 1, 1, 5, 5)],
+    [f("g1", "batch", "batch"), f("g2", "batch", 1), f("e1", "batch", 4),
      f("e2", "batch", 4), f("p", 1, 1, 3, 3)], consts)
 m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 m.ir_version = 8
