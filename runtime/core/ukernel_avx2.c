@@ -176,6 +176,9 @@ UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
                     : _mm256_maskload_ps(p, laneMask(valid));
 }
 
+/* Plain stores for whole vectors: vmaskmovps to memory is microcoded on
+ * some AVX2 cores (AMD Zen: about ten times a store's cost), so masked
+ * stores are kept for the tails. */
 UK_INLINE void storePs(float *p, __m256 v, int64_t valid) {
   if (valid >= 8)
     _mm256_storeu_ps(p, v);
@@ -679,7 +682,7 @@ UK_INLINE void dwRows(const int R, const int S, const uk_dw_problem *p,
       __m256 x = acc[r];
       if (bias)
         x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-      _mm256_maskstore_ps(out + (oh0 + r) * p->OW + ow0, m, x);
+      storePs(out + (oh0 + r) * p->OW + ow0, x, valid);
     }
   }
 }
@@ -874,7 +877,7 @@ UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
             const __m256i m = rangeMask(p->pl - x0, p->pl + p->W - x0);
             v = _mm256_maskload_ps(src, m);
           }
-          _mm256_maskstore_ps(dst + x0, laneMask(wn - x0 < 8 ? wn - x0 : 8), v);
+          storePs(dst + x0, v, wn - x0);
         }
       }
       dwPlane(S, &q, staged, w, out, bias, 0, p->OH, 0, p->OW);
@@ -931,8 +934,7 @@ UK_INLINE void dwRowsS2(const int K, const int R, const int NV,
       __m256 x = acc[r][v];
       if (bias)
         x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-      _mm256_maskstore_ps(out + (oh0 + r) * p->OW + ow0 + 8 * v,
-                          rangeMask(0, valid - 8 * v), x);
+      storePs(out + (oh0 + r) * p->OW + ow0 + 8 * v, x, valid - 8 * v);
     }
 }
 
@@ -1125,7 +1127,7 @@ UK_INLINE void dwRowsS1(const int K, const int R, const int E,
     __m256 x = acc[r];
     if (bias)
       x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-    _mm256_maskstore_ps(out + (oh0 + r) * p->OW + ow0, laneMask(valid), x);
+    storePs(out + (oh0 + r) * p->OW + ow0, x, valid);
   }
 }
 
