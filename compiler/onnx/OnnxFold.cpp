@@ -31,6 +31,10 @@ using namespace mix::onnx_import::attrs;
 // Folding of shape computations
 //===----------------------------------------------------------------------===//
 
+/// The largest integer tensor ConstantOfShape is folded into (shapes are
+/// small; a large fill is no shape computation).
+constexpr int64_t kMaxFoldedElements = 1 << 16;
+
 bool Importer::fold(const onnx::NodeProto &node) {
   llvm::StringRef op = node.op_type();
   if (node.output_size() < 1)
@@ -123,6 +127,35 @@ bool Importer::fold(const onnx::NodeProto &node) {
   std::vector<int64_t> shape = shapeOf(0);
   // Results keep the element type of the data (int32 or int64).
   int32_t dtype = constant(input(node, 0))->dtype;
+  if (op == "ConstantOfShape") {
+    // An integer fill of a known shape: the shapes that expanded functions
+    // build (LayerNormalization's reduced shape: ConstantOfShape(rank -
+    // axis) of 1s, concatenated). The fill is the `value` tensor's one
+    // element; a float fill (the default is float 0) is not a shape and is
+    // left to the layers, which refuse it, as is a result of more than
+    // kMaxFoldedElements elements.
+    const onnx::AttributeProto *a = findAttr(node, "value");
+    if (!a || !isIntegerType(a->t().data_type()) || shape.size() != 1)
+      return false;
+    int64_t count = 1;
+    for (int64_t d : *data)
+      if (d < 0 || llvm::MulOverflow(count, d, count) ||
+          count > kMaxFoldedElements)
+        return false;
+    Constant fill;
+    fill.proto = &a->t();
+    fill.shape.assign(a->t().dims().begin(), a->t().dims().end());
+    fill.dtype = a->t().data_type();
+    fill.name = out;
+    defineConstant(out, std::move(fill));
+    auto value = constantInts(out);
+    if (!value || value->size() != 1) {
+      constants.erase(out);
+      return false;
+    }
+    return result(*data, std::vector<int64_t>(count, value->front()),
+                  a->t().data_type());
+  }
   if (op == "Cast") {
     int64_t to = attrInt(node, "to", 0);
     if (!isIntegerType(int32_t(to)))
@@ -240,8 +273,23 @@ bool Importer::fold(const onnx::NodeProto &node) {
         return false;
       values.push_back(v);
     }
-    return result(data->size() >= rhs->size() ? shape : shapeOf(1), values,
-                  dtype);
+    // numpy broadcasting: the larger operand's shape; of two with the same
+    // count (a scalar and a one-element vector), the higher rank.
+    std::vector<int64_t> rhsShape = shapeOf(1);
+    bool lhsShape = data->size() != rhs->size()
+                        ? data->size() > rhs->size()
+                        : shape.size() >= rhsShape.size();
+    return result(lhsShape ? shape : rhsShape, values, dtype);
+  }
+  if (op == "Neg") {
+    std::vector<int64_t> values;
+    for (int64_t a : *data) {
+      if (a == kBatchDim || a == INT64_MIN ||
+          (dtype == onnx::TensorProto::INT32 && a == INT32_MIN))
+        return false;
+      values.push_back(-a);
+    }
+    return result(shape, values, dtype);
   }
   return false;
 }

@@ -955,6 +955,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "Clip",
           "Concat",
           "Constant",
+          "ConstantOfShape",
           "Conv",
           "ConvTranspose",
           "Cos",

@@ -1264,6 +1264,44 @@ def fold_size(out):
                   [value("y", 2, 3), i64("n"), i64("m")], [c]), None, None)
 
 
+def fold_fill(out):
+    """ConstantOfShape with an integer value on a folded shape (the shape
+    the expanded LayerNormalization builds: Size(x) - [1] ones), Neg of an
+    integer constant, and the scalar - [1] broadcast to [1]."""
+    one = numpy_helper.from_array(np.array([1], dtype=np.int64), "one")
+    c = numpy_helper.from_array(np.array([2, -3], dtype=np.int64), "c")
+    fill = numpy_helper.from_array(np.array([1], dtype=np.int64), "value")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("Size", ["x"], ["n"]),
+        helper.make_node("Sub", ["n", "one"], ["n1"]),
+        helper.make_node("ConstantOfShape", ["n1"], ["ones"], value=fill),
+        helper.make_node("Neg", ["c"], ["neg"]),
+    ]
+    i64 = lambda name, *shape: helper.make_tensor_value_info(name, TensorProto.INT64, list(shape))
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3), i64("n1", 1), i64("ones", 5), i64("neg", 2)],
+                  [one, c]), None, None)
+
+
+def fold_fill_refused(out):
+    """ConstantOfShape of a float value (no shape: refused), and of an
+    integer one larger than 65536 elements (refused, not folded)."""
+    big = numpy_helper.from_array(np.array([70000], dtype=np.int64), "big")
+    small = numpy_helper.from_array(np.array([3], dtype=np.int64), "small")
+    f = numpy_helper.from_array(np.array([1.5], dtype=np.float32), "value")
+    i = numpy_helper.from_array(np.array([7], dtype=np.int64), "value")
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"]),
+        helper.make_node("ConstantOfShape", ["small"], ["f"], name="/c/float", value=f),
+        helper.make_node("ConstantOfShape", ["big"], ["b"], name="/c/big", value=i),
+    ]
+    return (model(nodes, [value("x", 2, 3)],
+                  [value("y", 2, 3), value("f", 3),
+                   helper.make_tensor_value_info("b", TensorProto.INT64, [70000])],
+                  [big, small]), None, None)
+
+
 def size_dynamic(out):
     nodes = [helper.make_node("Relu", ["x"], ["y"]),
              helper.make_node("Size", ["x"], ["n"], name="/s/Size")]
@@ -1357,7 +1395,7 @@ MODELS = {f.__name__: f for f in
            norm_broadcast, mobilenet, unet, old_opset,
            unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
-           dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow, fold_size,
+           dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow, fold_size, fold_fill, fold_fill_refused,
            size_dynamic,
            int_mask, int8_cast,
            conformance]}
