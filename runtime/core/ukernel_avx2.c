@@ -1084,24 +1084,28 @@ static UK_T __attribute__((noinline)) int dwPlanesS2(const uk_dw_problem *p) {
 
 /* Stride-1 planes with the input rows streamed through register-blocked
  * output rows (sh = sw = 1, dh = dw = 1, KH = KW = K, 3 or 5): R output
- * rows from oh0, 8 outputs from ow0 (the first `valid` stored). src[t]
- * points at column x = ow0 - pl of input row oh0 + t - pt (or `zero`, a
- * row of +0, for the padding rows). Per input row (t ascending) and tap
- * column kw one load of 8 columns from x + kw -- whole when `E` = 0 (every
- * column inside the row), else masked by m[kw] (+0 outside) -- used by
- * every output row of the block whose taps read it (kh = t - r): one
- * vfmadd231ps per output row with the broadcast weight (wv[kh * K + kw]
- * for K = 3, kept in registers), (kh, kw) ascending from +0, then + bias
- * -- the chain of the contract, padded taps included (+0 lanes). */
-UK_INLINE void dwRowsS1(const int K, const int R, const int E,
+ * rows from oh0, 8 * NV outputs from ow0 (the first `valid` stored).
+ * src[t] points at column x = ow0 - pl of input row oh0 + t - pt (or
+ * `zero`, a row of +0, for the padding rows). Per input row (t ascending)
+ * and tap column kw NV loads of 8 columns from x + kw -- whole when `E` = 0
+ * (every column inside the row), else (NV = 1) masked by m[kw] (+0
+ * outside) -- used by every output row of the block whose taps read it
+ * (kh = t - r): one vfmadd231ps per output row and vector with the
+ * broadcast weight (wv[kh * K + kw] for K = 3), (kh, kw) ascending from
+ * +0, then + bias -- the chain of the contract, padded taps included (+0
+ * lanes). NV = 2 keeps 8 chains in flight (4 rows x 2 vectors): enough to
+ * hide the fma latency, which 4 chains are not. */
+UK_INLINE void dwRowsS1(const int K, const int R, const int E, const int NV,
                         const uk_dw_problem *p, const float *const *src,
                         const __m256i *m, const float *w, const __m256 *wv,
                         float *out, int64_t oh0, int64_t ow0, int64_t valid,
                         const float *bias) {
-  __m256 acc[4];
+  __m256 acc[4][2];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
-    acc[r] = _mm256_setzero_ps();
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = _mm256_setzero_ps();
 #pragma GCC unroll 8
   for (int t = 0; t < R - 1 + K; ++t)
 #pragma GCC unroll 5
@@ -1110,30 +1114,39 @@ UK_INLINE void dwRowsS1(const int K, const int R, const int E,
        * off). */
       const float *tap =
           (const float *)((uintptr_t)src[t] + (uintptr_t)(kw * 4));
-      const __m256 x =
-          E ? _mm256_maskload_ps(tap, m[kw]) : _mm256_loadu_ps(tap);
+      __m256 x[2];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v)
+        x[v] =
+            E ? _mm256_maskload_ps(tap, m[kw]) : _mm256_loadu_ps(tap + 8 * v);
 #pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         const int kh = t - r;
         if (kh < 0 || kh >= K)
           continue;
-        acc[r] = _mm256_fmadd_ps(
-            x, K == 3 ? wv[kh * K + kw] : _mm256_set1_ps(w[kh * K + kw]),
-            acc[r]);
+        const __m256 wk =
+            K == 3 ? wv[kh * K + kw] : _mm256_set1_ps(w[kh * K + kw]);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = _mm256_fmadd_ps(x[v], wk, acc[r][v]);
       }
     }
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) {
-    __m256 x = acc[r];
-    if (bias)
-      x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-    storePs(out + (oh0 + r) * p->OW + ow0, x, valid);
-  }
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m256 x = acc[r][v];
+      if (bias)
+        x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
+      storePs(out + (oh0 + r) * p->OW + ow0 + 8 * v, x, valid - 8 * v);
+    }
 }
 
 /* The R output rows from oh of a stride-1 plane: the tap rows' pointers,
- * then 8 outputs of a row at a time, whole loads where the 8 + K - 1
- * columns they span lie inside the row, masked ones at its ends. */
+ * then for 3x3 16 outputs of a row at a time where the 18 columns they
+ * span lie inside the row (whole loads), else 8 (whole loads where their
+ * 8 + K - 1 columns do, masked ones at the ends of the row; 5x5 always 8:
+ * 16 measured 5% slower there, register pressure). */
 UK_INLINE void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
                          const float *in, const float *w, const __m256 *wv,
                          float *out, int64_t oh, const float *bias,
@@ -1143,7 +1156,7 @@ UK_INLINE void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
     const int64_t iy = oh + t - p->pt;
     rows[t] = iy >= 0 && iy < p->H ? in + iy * p->W : NULL;
   }
-  for (int64_t ow0 = 0; ow0 < p->OW; ow0 += 8) {
+  for (int64_t ow0 = 0; ow0 < p->OW;) {
     const int64_t valid = p->OW - ow0 < 8 ? p->OW - ow0 : 8;
     const int64_t x = ow0 - p->pl;
     const float *src[4 - 1 + 5];
@@ -1151,23 +1164,30 @@ UK_INLINE void dwBlockS1(const int K, const int R, const uk_dw_problem *p,
       src[t] = rows[t]
                    ? (const float *)((uintptr_t)rows[t] + (uintptr_t)(x * 4))
                    : zero;
+    if (K == 3 && ow0 + 16 <= p->OW && x >= 0 && x + 16 + K - 1 <= p->W) {
+      dwRowsS1(K, R, 0, 2, p, src, NULL, w, wv, out, oh, ow0, 16, bias);
+      ow0 += 16;
+      continue;
+    }
     if (x >= 0 && x + 8 + K - 1 <= p->W) {
-      dwRowsS1(K, R, 0, p, src, NULL, w, wv, out, oh, ow0, valid, bias);
+      dwRowsS1(K, R, 0, 1, p, src, NULL, w, wv, out, oh, ow0, valid, bias);
     } else {
       __m256i m[5];
       for (int kw = 0; kw < K; ++kw)
         m[kw] = rangeMask(-x - kw, p->W - x - kw);
-      dwRowsS1(K, R, 1, p, src, m, w, wv, out, oh, ow0, valid, bias);
+      dwRowsS1(K, R, 1, 1, p, src, m, w, wv, out, oh, ow0, valid, bias);
     }
+    ow0 += 8;
   }
 }
 
 /* The stride-1 planes of dwRowsS1: blocks of 4, 2, 1 output rows down each
- * plane. The stack: a row of 16 +0 floats. */
+ * plane. The stack: a row of 24 +0 floats (what 16 outputs of a 5-wide
+ * window read: 20 columns). */
 UK_INLINE void dwPlanesS1(const int K, const uk_dw_problem *p) {
-  float zero[16] __attribute__((aligned(32)));
-  _mm256_store_ps(zero, _mm256_setzero_ps());
-  _mm256_store_ps(zero + 8, _mm256_setzero_ps());
+  float zero[24] __attribute__((aligned(32)));
+  for (int k = 0; k < 24; k += 8)
+    _mm256_store_ps(zero + k, _mm256_setzero_ps());
   int64_t c = p->c0;
   for (int64_t i = 0; i < p->planes; ++i) {
     const float *in = p->input + i * p->H * p->W;
