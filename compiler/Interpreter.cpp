@@ -323,17 +323,17 @@ llvm::Error executeLayer(const OpValues &v) {
       })
       .Case([&](SliceOp s) { return bind(evalSlice(s, in(s.getInput()))); })
       .Case([&](PadOp p) { return bind(evalPad(p, in(p.getInput()))); })
-      .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceMaxOp, ReduceMinOp>(
-          [&](Operation *r) {
-            Value x = r->getOperand(0);
-            ArrayRef<int64_t> listed =
-                llvm::TypeSwitch<Operation *, ArrayRef<int64_t>>(r)
-                    .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceMaxOp,
-                          ReduceMinOp>([](auto o) { return o.getAxes(); });
-            auto axes =
-                checks::reducedAxes(r, listed, int64_t(in(x).shape.size()));
-            return bind(evalReduce(r, *axes, in(x)));
-          })
+      .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceProdOp, ReduceMaxOp,
+            ReduceMinOp>([&](Operation *r) {
+        Value x = r->getOperand(0);
+        ArrayRef<int64_t> listed =
+            llvm::TypeSwitch<Operation *, ArrayRef<int64_t>>(r)
+                .Case<ReduceSumOp, ReduceMeanOp, ReduceL2Op, ReduceProdOp,
+                      ReduceMaxOp, ReduceMinOp>(
+                    [](auto o) { return o.getAxes(); });
+        auto axes = checks::reducedAxes(r, listed, int64_t(in(x).shape.size()));
+        return bind(evalReduce(r, *axes, in(x)));
+      })
       .Case<ReshapeOp, FlattenOp>([&](Operation *r) {
         return bind(evalReshape(r, in(r->getOperand(0))));
       })

@@ -614,10 +614,12 @@ RefTensor interp::evalReduce(Operation *op, ArrayRef<int64_t> axes,
                              const RefTensor &x) {
   RefTensor y = zerosLike(op->getResult(0));
   StringRef kind = op->getName().stripDialect();
-  bool isMax = kind == "reduce_max", isMin = kind == "reduce_min";
-  double init = isMax   ? -std::numeric_limits<double>::infinity()
-                : isMin ? std::numeric_limits<double>::infinity()
-                        : 0.0;
+  bool isMax = kind == "reduce_max", isMin = kind == "reduce_min",
+       isProd = kind == "reduce_prod";
+  double init = isMax    ? -std::numeric_limits<double>::infinity()
+                : isMin  ? std::numeric_limits<double>::infinity()
+                : isProd ? 1.0
+                         : 0.0;
   std::fill(y.data.begin(), y.data.end(), init);
   // Result positions: the input index without (or with 0 at) the reduced
   // axes; the input is visited in index order.
@@ -640,6 +642,8 @@ RefTensor interp::evalReduce(Operation *op, ArrayRef<int64_t> axes,
         acc = std::nan("");
       else
         acc = isMax ? std::max(acc, v) : std::min(acc, v);
+    } else if (isProd) {
+      acc *= v;
     } else {
       acc += kind == "reduce_l2" ? v * v : v;
     }

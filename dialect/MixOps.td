@@ -858,6 +858,9 @@ def Mix_ReduceSumOp : Mix_ReduceOp<"reduce_sum",
 def Mix_ReduceMeanOp : Mix_ReduceOp<"reduce_mean",
     "the mean (the sum at accumulator precision, divided once)",
     [Mix_Reduction]>;
+def Mix_ReduceProdOp : Mix_ReduceOp<"reduce_prod",
+    "the product (at accumulator precision; 1 over no elements)",
+    [Mix_Reduction]>;
 def Mix_ReduceL2Op : Mix_ReduceOp<"reduce_l2",
     "sqrt of the sum of squares (at accumulator precision)", [Mix_Reduction]>;
 def Mix_ReduceMaxOp : Mix_ReduceOp<"reduce_max",

@@ -681,6 +681,7 @@ template <typename OpTy> static LogicalResult verifyReduction(OpTy op) {
 LogicalResult ReduceSumOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMeanOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceL2Op::verify() { return verifyReduction(*this); }
+LogicalResult ReduceProdOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMaxOp::verify() { return verifyReduction(*this); }
 LogicalResult ReduceMinOp::verify() { return verifyReduction(*this); }
 

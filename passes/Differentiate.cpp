@@ -1209,6 +1209,11 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     return unbroadcast(g, xShape);
 
   // Reductions.
+  if (isa<ReduceProdOp>(op)) {
+    refusal = "the gradient of a product (per element, the product of the "
+              "others, which y / x is not where x = 0) is not implemented";
+    return failure();
+  }
   if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceL2Op>(
           op)) {
     ArrayRef<int64_t> axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");

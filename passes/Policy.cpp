@@ -147,6 +147,7 @@ llvm::ArrayRef<StringRef> mix::getLayerKinds() {
                                     "reduce_sum",
                                     "reduce_mean",
                                     "reduce_l2",
+                                    "reduce_prod",
                                     "reduce_max",
                                     "reduce_min",
                                     "argmax",

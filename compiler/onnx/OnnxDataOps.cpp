@@ -218,6 +218,7 @@ bool Importer::convertDataOp(const onnx::NodeProto &node) {
                      .Case("ReduceSum", layer<ReduceSumOp>)
                      .Case("ReduceMean", layer<ReduceMeanOp>)
                      .Case("ReduceL2", layer<ReduceL2Op>)
+                     .Case("ReduceProd", layer<ReduceProdOp>)
                      .Case("ReduceMax", layer<ReduceMaxOp>)
                      .Case("ReduceMin", layer<ReduceMinOp>)
                      .Cases({"ReduceL1", "ReduceSumSquare", "ReduceLogSum",

@@ -1013,6 +1013,7 @@ std::vector<std::string> mix::getSupportedOnnxOps() {
           "ReduceMax",
           "ReduceMean",
           "ReduceMin",
+          "ReduceProd",
           "ReduceSum",
           "ReduceSumSquare",
           "Relu",

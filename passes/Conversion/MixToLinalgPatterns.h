@@ -56,7 +56,8 @@ void populateMathPatterns(mlir::RewritePatternSet &patterns,
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns,
                                   const MixToLinalgOptions &options);
 
-/// reduce_sum, reduce_mean, reduce_l2, reduce_max, reduce_min, avg_pool2d.
+/// reduce_sum, reduce_mean, reduce_l2, reduce_prod, reduce_max, reduce_min,
+/// avg_pool2d.
 void populateReductionPatterns(mlir::RewritePatternSet &patterns,
                                const MixToLinalgOptions &options);
 

@@ -8,6 +8,7 @@
 // type, in index order (one linalg.generic whose reduced loops keep their
 // positions), then finish once: the mean divides by the count, l2 takes the
 // square root, and the result is converted once to the output type.
+// reduce_prod multiplies in the accumulator type the same way, from 1.
 // reduce_max and reduce_min compare in the activations type (exact) with
 // NaN propagating. avg_pool2d sums each window like max_pool2d and divides
 // by the kernel size or by the window's cells inside the input. argmax and
@@ -34,13 +35,14 @@ using namespace mix::lowering;
 
 namespace {
 
-enum class ReduceKind { sum, mean, l2, max, min };
+enum class ReduceKind { sum, mean, l2, max, min, prod };
 
 template <typename OpTy> constexpr ReduceKind kReduceKind = ReduceKind::sum;
 template <> constexpr ReduceKind kReduceKind<ReduceMeanOp> = ReduceKind::mean;
 template <> constexpr ReduceKind kReduceKind<ReduceL2Op> = ReduceKind::l2;
 template <> constexpr ReduceKind kReduceKind<ReduceMaxOp> = ReduceKind::max;
 template <> constexpr ReduceKind kReduceKind<ReduceMinOp> = ReduceKind::min;
+template <> constexpr ReduceKind kReduceKind<ReduceProdOp> = ReduceKind::prod;
 
 template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
   using LayerLoweringBase<OpTy>::LayerLoweringBase;
@@ -75,9 +77,10 @@ template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
         outExprs.push_back(getAffineConstantExpr(0, ctx));
     }
     double init =
-        kind == ReduceKind::max   ? -std::numeric_limits<double>::infinity()
-        : kind == ReduceKind::min ? std::numeric_limits<double>::infinity()
-                                  : 0.0;
+        kind == ReduceKind::max    ? -std::numeric_limits<double>::infinity()
+        : kind == ReduceKind::min  ? std::numeric_limits<double>::infinity()
+        : kind == ReduceKind::prod ? 1.0
+                                   : 0.0;
     Value reduced = generic(
         rewriter, loc, input, types.result.getShape(), acc, init,
         {AffineMap::getMultiDimIdentityMap(rank, ctx),
@@ -93,12 +96,28 @@ template <typename OpTy> struct ReduceLowering : LayerLoweringBase<OpTy> {
             Value square = arith::MulFOp::create(b, l, x, x);
             return arith::AddFOp::create(b, l, a[1], square);
           }
+          case ReduceKind::prod:
+            return arith::MulFOp::create(b, l, a[1], x);
           default:
             return arith::AddFOp::create(b, l, a[1], x);
           }
         });
     if (kind == ReduceKind::mean)
       return divideByCount(rewriter, loc, reduced, double(count), types.result);
+    if (kind == ReduceKind::prod) {
+      // A product leaves a narrower output's range after a few factors: a
+      // finite product that rounds to +-inf is reported, as a checked cast.
+      Type to = types.out();
+      bool check = this->options.checks && cast<FloatType>(to).getWidth() <
+                                               cast<FloatType>(acc).getWidth();
+      std::string what;
+      llvm::raw_string_ostream(what) << "reduce_prod in " << to << " overflows";
+      return elementwise(rewriter, loc, reduced, types.result,
+                         [&](OpBuilder &b, Location l, ValueRange a) {
+                           return roundChecked(b, l, a[0], to, check, op, what,
+                                               types.result.getShape());
+                         });
+    }
     if (kind == ReduceKind::l2)
       return elementwise(rewriter, loc, reduced, types.result,
                          [&](OpBuilder &b, Location l, ValueRange a) {
@@ -260,8 +279,8 @@ struct AvgPool2DLowering : LayerLoweringBase<AvgPool2DOp> {
 void mix::lowering::populateReductionPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
   patterns.add<ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMeanOp>,
-               ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceMaxOp>,
-               ReduceLowering<ReduceMinOp>, AvgPool2DLowering,
-               ArgExtremumLowering<ArgMaxOp>, ArgExtremumLowering<ArgMinOp>>(
-      patterns.getContext(), options);
+               ReduceLowering<ReduceL2Op>, ReduceLowering<ReduceProdOp>,
+               ReduceLowering<ReduceMaxOp>, ReduceLowering<ReduceMinOp>,
+               AvgPool2DLowering, ArgExtremumLowering<ArgMaxOp>,
+               ArgExtremumLowering<ArgMinOp>>(patterns.getContext(), options);
 }

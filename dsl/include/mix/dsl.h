@@ -984,6 +984,7 @@ template <const char *Mnemonic> struct reduce {
 inline constexpr char reduce_sum_name[] = "reduce_sum";
 inline constexpr char reduce_mean_name[] = "reduce_mean";
 inline constexpr char reduce_l2_name[] = "reduce_l2";
+inline constexpr char reduce_prod_name[] = "reduce_prod";
 inline constexpr char reduce_max_name[] = "reduce_max";
 inline constexpr char reduce_min_name[] = "reduce_min";
 } // namespace ops
@@ -1753,6 +1754,7 @@ layer<ops::reduce<Name>> reduce_impl(const tensor &x, const Opts &...o) {
 MIX_DSL_REDUCE(reduce_sum)
 MIX_DSL_REDUCE(reduce_mean)
 MIX_DSL_REDUCE(reduce_l2)
+MIX_DSL_REDUCE(reduce_prod)
 MIX_DSL_REDUCE(reduce_max)
 MIX_DSL_REDUCE(reduce_min)
 #undef MIX_DSL_REDUCE

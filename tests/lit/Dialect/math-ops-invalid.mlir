@@ -455,3 +455,11 @@ mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = mix.argmax %x : (tensor<2x3xf32>) -> tensor<1x3xf32>
   mix.return %x : tensor<2x3xf32>
 }
+
+// -----
+
+mix.network @n precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'mix.reduce_prod' op result shape [2, 3] does not match the expected shape [2, 1]}}
+  %0 = mix.reduce_prod %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  mix.return %x : tensor<2x3xf32>
+}

@@ -94,6 +94,7 @@ mix.network @math precision(f32) (%x: tensor<4x10xf32>, %b: tensor<10xf32>) -> t
 // CHECK: mix.reduce_mean %{{.*}} {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
 // CHECK: mix.reduce_max %{{.*}} {keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
 // CHECK: mix.avg_pool2d %{{.*}} {count_include_pad = true, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+// CHECK: mix.reduce_prod %{{.*}} precision(f16, accumulator = f32) {axes = array<i64: 0, 2>} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
 mix.network @layout precision(f32) (%x: tensor<2x3x4xf32>, %i: tensor<1x2x4x4xf32>) -> tensor<2x3x4xf32> {
   %0 = mix.transpose %x {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
   %1 = mix.concat %x, %x {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
@@ -103,6 +104,7 @@ mix.network @layout precision(f32) (%x: tensor<2x3x4xf32>, %i: tensor<1x2x4x4xf3
   %5 = mix.reduce_mean %x {axes = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
   %6 = mix.reduce_max %x {keepdims = false} : (tensor<2x3x4xf32>) -> tensor<f32>
   %7 = mix.avg_pool2d %i {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  %8 = mix.reduce_prod %x precision(f16, accumulator = f32) {axes = array<i64: 0, 2>} : (tensor<2x3x4xf32>) -> tensor<1x3x1xf32>
   mix.return %x : tensor<2x3x4xf32>
 }
 

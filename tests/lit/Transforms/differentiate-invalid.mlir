@@ -83,3 +83,16 @@ mix.network @n precision(f32) (%x: tensor<2x4xf32>, %ids: tensor<3xi64>, %t: ten
   %l = mix.mse_loss %g, %t : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<f32>
   mix.return %l : tensor<f32>
 }
+
+// -----
+
+// reduce_prod has no gradient rule yet, and says why.
+// expected-note @below {{needed for the gradient of the loss of network @n}}
+mix.network @n precision(f32) (%x: tensor<2x4xf32>, %t: tensor<2x1xf32>) -> tensor<f32> {
+  %w = mix.weight external "w" : tensor<4xf32>
+  %q = mix.mul %x, %w : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  // expected-error @below {{mix-differentiate: no gradient rule for 'mix.reduce_prod' with respect to operand #0: the gradient of a product (per element, the product of the others, which y / x is not where x = 0) is not implemented}}
+  %p = mix.reduce_prod %q {axes = array<i64: 1>} : (tensor<2x4xf32>) -> tensor<2x1xf32>
+  %l = mix.mse_loss %p, %t : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<f32>
+  mix.return %l : tensor<f32>
+}

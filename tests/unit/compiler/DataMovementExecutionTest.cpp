@@ -132,6 +132,38 @@ TEST_CASE("compiled reductions and avg_pool2d equal the reference",
           {x});
     }
   }
+  SECTION("reduce_prod") {
+    // Powers of two, +-{1/2, 1, 2}: every partial product is a power of two
+    // well inside f32 and f16 (at most 2^+-120 over all 120, 2^+-4 over the
+    // 4 of axis 2), so the f32 accumulator's chain is exact and equals the
+    // f64 reference bit for bit; a 0 times an inf makes one slice NaN.
+    std::vector<float> p(x.size());
+    for (size_t i = 0; i < p.size(); ++i)
+      p[i] = float((i * 7 % 5 == 0 ? -1 : 1) *
+                   std::ldexp(1.0, int((i * 11 + 3) % 3) - 1));
+    std::vector<float> special = p;
+    special[0] = 0.0f;
+    special[1] = INFINITY; // the same slice (n 0, h 0) as element 0
+    compareWithReference(
+        network("f32", "%x: tensor<2x3x4x5xf32>",
+                "  %y = mix.reduce_prod %x {axes = array<i64: 1, -1>, "
+                "keepdims = true} : (tensor<2x3x4x5xf32>) -> "
+                "tensor<2x1x4x1xf32>",
+                "tensor<2x1x4x1xf32>"),
+        {special});
+    compareWithReference(
+        network("f16", "%x: tensor<2x3x4x5xf32>",
+                "  %y = mix.reduce_prod %x {axes = array<i64: 2>, keepdims = "
+                "false} : (tensor<2x3x4x5xf32>) -> tensor<2x3x5xf32>",
+                "tensor<2x3x5xf32>"),
+        {p}, /*f16=*/true);
+    compareWithReference(
+        network("f32", "%x: tensor<2x3x4x5xf32>",
+                "  %y = mix.reduce_prod %x : (tensor<2x3x4x5xf32>) -> "
+                "tensor<1x1x1x1xf32>",
+                "tensor<1x1x1x1xf32>"),
+        {p});
+  }
   SECTION("NaN propagates through reduce_max and reduce_min") {
     std::vector<float> withNaN = x;
     withNaN[7] = NAN;

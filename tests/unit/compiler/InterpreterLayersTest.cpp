@@ -238,6 +238,28 @@ mix.network @net precision(f32) (%ids: tensor<2x2xi32>) -> (tensor<2x2x2xf32>, t
   CHECK(out[1].data == std::vector<double>{20, 21, 0, 1});
 }
 
+TEST_CASE("reduce_prod: products over axes, 1 over none, NaN from 0 * inf",
+          "[interp]") {
+  Model m(unary("tensor<2x3xf32>", "tensor<2x1xf32>",
+                "  %y = mix.reduce_prod %x {axes = array<i64: -1>} : "
+                "(tensor<2x3xf32>) -> tensor<2x1xf32>"));
+  CHECK(m.ok({tensor({2, 3}, {1.5, -2, 4, 0.1, 10, -3})})[0].data ==
+        std::vector<double>{-12, 0.1 * 10 * -3});
+  auto special = m.ok({tensor({2, 3}, {0, kInf, 1, -kInf, 2, -1})})[0].data;
+  CHECK(std::isnan(special[0]));
+  CHECK(special[1] == kInf);
+  // Every axis, keepdims false; and an empty axis: the empty product.
+  Model all(unary("tensor<2x3xf32>", "tensor<f32>",
+                  "  %y = mix.reduce_prod %x {keepdims = false} : "
+                  "(tensor<2x3xf32>) -> tensor<f32>"));
+  CHECK(all.ok({tensor({2, 3}, {1, 2, 3, 4, 5, 6})})[0].data ==
+        std::vector<double>{720});
+  Model empty(unary("tensor<2x0xf32>", "tensor<2x1xf32>",
+                    "  %y = mix.reduce_prod %x {axes = array<i64: 1>} : "
+                    "(tensor<2x0xf32>) -> tensor<2x1xf32>"));
+  CHECK(empty.ok({tensor({2, 0}, {})})[0].data == std::vector<double>{1, 1});
+}
+
 TEST_CASE("gather by run-time indices: negative ones from the end, out of "
           "range an error",
           "[interp]") {
