@@ -889,6 +889,23 @@ UK_INLINE void dwPlanes(const int S, const uk_dw_problem *p) {
   }
 }
 
+/* The outputs of an R x NV block of rows from (oh0, ow0), + bias: whole
+ * vectors stored plainly, the row tail (the first `valid` of a row)
+ * masked. */
+UK_INLINE void dwStoreRows(const int R, const int NV, __m256 acc[4][2],
+                           const uk_dw_problem *p, float *out, int64_t oh0,
+                           int64_t ow0, int64_t valid, const float *bias) {
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m256 x = acc[r][v];
+      if (bias)
+        x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
+      storePs(out + (oh0 + r) * p->OW + ow0 + 8 * v, x, valid - 8 * v);
+    }
+}
+
 /* Stride-2 planes from deinterleaved rows (see UK_DW_S2): R output rows
  * from oh0, NV vectors of 8 outputs from ow0 (the first `valid` of them
  * stored). rows[t] is padded row oh0 * sh + t: its even padded columns, then
@@ -927,15 +944,7 @@ UK_INLINE void dwRowsS2(const int K, const int R, const int NV,
                                       acc[r][v]);
     }
   }
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      __m256 x = acc[r][v];
-      if (bias)
-        x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-      storePs(out + (oh0 + r) * p->OW + ow0 + 8 * v, x, valid - 8 * v);
-    }
+  dwStoreRows(R, NV, acc, p, out, oh0, ow0, valid, bias);
 }
 
 /* The loads of a deinterleaving vector: whole, or masked at the ends of
@@ -1131,15 +1140,7 @@ UK_INLINE void dwRowsS1(const int K, const int R, const int E, const int NV,
           acc[r][v] = _mm256_fmadd_ps(x[v], wk, acc[r][v]);
       }
     }
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v) {
-      __m256 x = acc[r][v];
-      if (bias)
-        x = _mm256_add_ps(x, _mm256_set1_ps(*bias));
-      storePs(out + (oh0 + r) * p->OW + ow0 + 8 * v, x, valid - 8 * v);
-    }
+  dwStoreRows(R, NV, acc, p, out, oh0, ow0, valid, bias);
 }
 
 /* The R output rows from oh of a stride-1 plane: the tap rows' pointers,

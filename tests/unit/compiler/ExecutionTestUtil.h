@@ -125,6 +125,18 @@ inline std::unique_ptr<CompiledNetwork> compileSource(
   return std::move(*compiled);
 }
 
+/// Runs `compiled` once on `pointers` (its inputs, then its outputs) with a
+/// fresh workspace, and checks that no run-time check failed.
+inline void runOnce(CompiledNetwork &compiled, std::vector<void *> pointers) {
+  void *workspace = nullptr;
+  if (uint64_t bytes = compiled.workspaceBytes())
+    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
+  mixrt_check_reset();
+  compiled.prepare(pointers, 1, workspace)();
+  std::free(workspace);
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+}
+
 /// A compiled network's outputs and the interpreter's for the same inputs.
 struct ExecutionResult {
   std::vector<std::vector<float>> compiled;
@@ -154,13 +166,7 @@ runBoth(const std::string &source,
   std::vector<void *> pointers;
   for (auto &b : buffers)
     pointers.push_back(b.data());
-  void *workspace = nullptr;
-  if (uint64_t bytes = compiled->workspaceBytes())
-    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
-  mixrt_check_reset();
-  compiled->prepare(pointers, 1, workspace)();
-  std::free(workspace);
-  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  runOnce(*compiled, pointers);
 
   Model reference(source);
   std::vector<RefTensor> refInputs;

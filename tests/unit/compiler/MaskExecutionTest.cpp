@@ -102,14 +102,7 @@ std::vector<float> runGather(const std::string &source, std::vector<float> x,
   REQUIRE(sig.inputs.size() == 2);
   REQUIRE(sig.outputs.size() == 1);
   std::vector<float> y(count(sig.outputs[0].shape), -99.0f);
-  std::vector<void *> pointers = {x.data(), ids.data(), y.data()};
-  void *workspace = nullptr;
-  if (uint64_t bytes = compiled->workspaceBytes())
-    REQUIRE(posix_memalign(&workspace, 64, bytes) == 0);
-  mixrt_check_reset();
-  compiled->prepare(pointers, 1, workspace)();
-  std::free(workspace);
-  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+  runOnce(*compiled, {x.data(), ids.data(), y.data()});
   return y;
 }
 
