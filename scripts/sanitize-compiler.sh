@@ -21,9 +21,14 @@ bash scripts/configure-build-fuzz.sh ON
 # examples/dsl (tests/lit/Examples/dsl.test).
 targets=(mix-opt mix-lint mix-lsp-server mixc mix-run mix-calibrate mix-bench mixrt mixrt_core
   mix-dsl-resnet mix-dsl-edge_int8 mix-dsl-transformer)
-# The ONNX importer (MIXC_ENABLE_ONNX, on by default) and its tests.
+# The ONNX importer (MIXC_ENABLE_ONNX, on by default) and its tests. The
+# target list is read whole before it is searched: `ninja ... | grep -q`
+# under pipefail fails whenever grep exits before ninja has written
+# everything (SIGPIPE), which silently left the importer unbuilt and failed
+# every Import test of the sanitized lit run.
 onnx=0
-if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^mix-import-onnx:'; then
+all_targets=$(ninja -C "$BUILD" -t targets all 2>/dev/null)
+if grep -q '^mix-import-onnx:' <<<"$all_targets"; then
   onnx=1
   targets+=(mix-import-onnx mix-onnx-conformance)
 fi
