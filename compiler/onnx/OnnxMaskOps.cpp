@@ -57,6 +57,13 @@ void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
   if (ShapedType::isDynamic(dim))
     return im.problem(node, "cannot gather along the dynamic batch");
   OpBuilder &b = im.builder;
+  // input[:axis] + the indices' shape + input[axis + 1:].
+  auto resultType = [&](ArrayRef<int64_t> indexShape) {
+    SmallVector<int64_t> shape(xt.getShape().take_front(axis));
+    llvm::append_range(shape, indexShape);
+    llvm::append_range(shape, xt.getShape().drop_front(axis + 1));
+    return RankedTensorType::get(shape, xt.getElementType());
+  };
   const Constant *indices = im.constant(input(node, 1));
   if (!indices) {
     // Indices computed at run time: an operand of mix.gather (negative ones
@@ -77,13 +84,9 @@ void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
       return im.problem(node, "cannot gather by indices computed at run time "
                               "along axis " +
                                   std::to_string(axis) + " of size 0");
-    SmallVector<int64_t> shape(xt.getShape().take_front(axis));
-    llvm::append_range(shape, it.getShape());
-    llvm::append_range(shape, xt.getShape().drop_front(axis + 1));
     im.define(
         node.output(0),
-        layer<GatherOp>(im, RankedTensorType::get(shape, xt.getElementType()),
-                        {x, ids},
+        layer<GatherOp>(im, resultType(it.getShape()), {x, ids},
                         {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))}));
     return;
   }
@@ -99,14 +102,11 @@ void convertGather(Importer &im, const onnx::NodeProto &node, Value x) {
                                   std::to_string(dim));
     normalized.push_back(index < 0 ? index + dim : index);
   }
-  SmallVector<int64_t> shape(xt.getShape().take_front(axis));
-  llvm::append_range(shape, indices->shape);
-  llvm::append_range(shape, xt.getShape().drop_front(axis + 1));
   auto indicesType =
       RankedTensorType::get(indices->shape, im.builder.getI64Type());
   im.define(node.output(0),
             layer<GatherOp>(
-                im, RankedTensorType::get(shape, xt.getElementType()), {x},
+                im, resultType(indices->shape), {x},
                 {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
                  b.getNamedAttr("indices", DenseIntElementsAttr::get(
                                                indicesType, normalized))}));
