@@ -1017,6 +1017,59 @@ def attention_badscale(out):
     return attention_variant("badscale")
 
 
+def attention_cross(out):
+    """Cross-attention (a decoder's): queries from x [B, S, E], keys and
+    values from a second input, memory [B, T, E] with T != S, 2 heads,
+    scores / sqrt(D), no mask, output projection and LayerNormalization.
+    mix.attention is self-attention only, so it is imported op by op
+    (mix.dense, mix.reshape, mix.transpose, mix.matmul, mix.softmax)."""
+    B, S, T, E, H = 2, 5, 3, 8, 2
+    D = E // H
+    f = lambda name, v, t=np.float32: numpy_helper.from_array(np.array(v, t), name)
+    base = "/decoder/cross_attn/"
+    n = lambda op, ins, out, name, **kw: helper.make_node(
+        op, ins, [out], name=name, **kw)
+    wq, wk, wv, wo = (weight(name + ".weight", E, E)
+                      for name in ("q", "k", "v", "out"))
+    g, b = weight("ln.weight", E), weight("ln.bias", E)
+    inits = [wq, wk, wv, wo, g, b, f("q_shape", [B, S, H, D], np.int64),
+             f("kv_shape", [B, T, H, D], np.int64),
+             f("merged_shape", [B, S, E], np.int64), f("sqrt_d", math.sqrt(D))]
+    nodes = [
+        n("MatMul", ["x", "q.weight"], "q", base + "q/MatMul"),
+        n("MatMul", ["memory", "k.weight"], "k", base + "k/MatMul"),
+        n("MatMul", ["memory", "v.weight"], "v", base + "v/MatMul"),
+        n("Reshape", ["q", "q_shape"], "q4", base + "Reshape"),
+        n("Reshape", ["k", "kv_shape"], "k4", base + "Reshape_1"),
+        n("Reshape", ["v", "kv_shape"], "v4", base + "Reshape_2"),
+        n("Transpose", ["q4"], "qh", base + "Transpose", perm=[0, 2, 1, 3]),
+        n("Transpose", ["k4"], "kt", base + "Transpose_1", perm=[0, 2, 3, 1]),
+        n("Transpose", ["v4"], "vh", base + "Transpose_2", perm=[0, 2, 1, 3]),
+        n("MatMul", ["qh", "kt"], "raw", base + "MatMul"),
+        n("Div", ["raw", "sqrt_d"], "scores", base + "Div"),
+        n("Softmax", ["scores"], "probs", base + "Softmax", axis=-1),
+        n("MatMul", ["probs", "vh"], "ctx", base + "MatMul_1"),
+        n("Transpose", ["ctx"], "ctx_t", base + "Transpose_3", perm=[0, 2, 1, 3]),
+        n("Reshape", ["ctx_t", "merged_shape"], "merged", base + "Reshape_3"),
+        n("MatMul", ["merged", "out.weight"], "o", base + "out/MatMul"),
+        n("LayerNormalization", ["o", "ln.weight", "ln.bias"], "y",
+          "/decoder/ln/LayerNormalization", epsilon=1e-5, axis=-1),
+    ]
+    m = model(nodes, [value("x", B, S, E), value("memory", B, T, E)],
+              [value("y", B, S, E)], inits)
+    x = rng.standard_normal((B, S, E)).astype(np.float32)
+    mem = rng.standard_normal((B, T, E)).astype(np.float32)
+    xv, mv = x.astype(np.float64), mem.astype(np.float64)
+    heads = lambda t, L: t.reshape(B, L, H, D).transpose(0, 2, 1, 3)
+    q, k, v = heads(xv @ arr(wq), S), heads(mv @ arr(wk), T), heads(mv @ arr(wv), T)
+    p = softmax(q @ k.transpose(0, 1, 3, 2) / float(np.float32(math.sqrt(D))))
+    o = (p @ v).transpose(0, 2, 1, 3).reshape(B, S, E) @ arr(wo)
+    mu = o.mean(-1, keepdims=True)
+    var = ((o - mu) ** 2).mean(-1, keepdims=True)
+    y = (o - mu) / np.sqrt(var + 1e-5) * arr(g) + arr(b)
+    return m, {"input0": x, "input1": mem}, [y]
+
+
 def gemm_attrs(out):
     """Gemm with every attribute: alpha * A^T B^T + beta * C, A an
     activation (transposed), B and C constants."""
@@ -1393,7 +1446,7 @@ def conformance(out):
 MODELS = {f.__name__: f for f in
           [mlp, cnn, encoder, flat, gelu, gelu_tanh, lone_erf, math_ops, data_ops, norm_ops,
            norm_broadcast, mobilenet, unet, old_opset,
-           unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
+           unsupported, casts, int_max, lstm_nodes, lstm_ok, dynamic, opset18, external, badattr, mask_ops, where_mask, mask_logic, attention_bert, attention_separate, attention_badscale, attention_cross, matmul_bcast, matmul_heads, matmul_nobcast, matmul_vec, matmul_vec_batch, gemm_attrs, zerostride,
            shortdata,
            dropout_training, dropout_ratio_zero, fold_int32, fold_int32_overflow, fold_size, fold_fill, fold_fill_refused,
            size_dynamic,
