@@ -554,6 +554,9 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
                        uk_conv_pack_fn pack, int64_t begin, int64_t end) {
   float buf[UK_CONV_KB * UK_CONV_NB] __attribute__((aligned(64)));
   const int64_t positions = p->OH * p->OW, K = p->C * p->KH * p->KW;
+  const int in_place = p->KH == 1 && p->KW == 1 && p->sh == 1 && p->sw == 1 &&
+                       p->pt == 0 && p->pl == 0 && p->OH == p->H &&
+                       p->OW == p->W;
   const int64_t blocks = (positions + UK_CONV_NB - 1) / UK_CONV_NB;
   for (int64_t item = begin; item < end; ++item) {
     int64_t image, block, oh, ow;
@@ -576,23 +579,32 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
     const int panels = (nb + UK_NR - 1) / UK_NR;
     const float *in = p->input + image * p->C * p->H * p->W;
     float *out = p->output + image * p->F * positions + p0;
+    /* The patches of a 1x1, stride-1 window without padding are the input's
+     * rows: whole panels are read in place (row k of panel q at
+     * in[(k0 + k) * H * W + p0 + 16 q]), no copy. A block with a partial
+     * panel (the last one, when 16 does not divide OH * OW) is packed. */
+    const int direct = in_place && nb % UK_NR == 0;
     for (int64_t k0 = 0; k0 < K; k0 += UK_CONV_KB) {
       const int64_t kb = K - k0 < UK_CONV_KB ? K - k0 : UK_CONV_KB;
-      pack(p, in, runs, nruns, panels, k0, kb, buf);
-      const uk_f32_problem sub = {p->F,
-                                  nb,
-                                  kb,
-                                  p->weight + k0,
-                                  K,
-                                  (const unsigned char *)buf,
-                                  kb * UK_NR * 4,
-                                  MIXRT_UKERNEL_F32,
-                                  out,
-                                  positions,
-                                  NULL,
-                                  0,
-                                  k0 > 0,
-                                  1};
+      if (!direct)
+        pack(p, in, runs, nruns, panels, k0, kb, buf);
+      const uk_f32_problem sub = {
+          p->F,
+          nb,
+          kb,
+          p->weight + k0,
+          K,
+          direct ? (const unsigned char *)(in + k0 * positions + p0)
+                 : (const unsigned char *)buf,
+          direct ? UK_NR * 4 : kb * UK_NR * 4,
+          direct ? positions * 4 : UK_NR * 4,
+          MIXRT_UKERNEL_F32,
+          out,
+          positions,
+          NULL,
+          0,
+          k0 > 0,
+          1};
       fn(&sub);
     }
     if (K == 0)
@@ -692,6 +704,7 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
                             (const unsigned char *)packed_b +
                                 MIXRT_UKERNEL_HEADER_BYTES,
                             h.panel_bytes,
+                            UK_NR * elemBytes(h.type),
                             (mixrt_ukernel_type)h.type,
                             C,
                             ldc,
@@ -1196,8 +1209,9 @@ void mixrt_uk_f32_portable(const uk_f32_problem *p) {
           acc[j] = c[n0 + j];
       for (int64_t k = 0; k < p->K; ++k) {
         const float av = a[k];
+        const unsigned char *row = panel + k * p->row_bytes;
         for (int j = 0; j < cols; ++j)
-          acc[j] = ukFmaf(av, ukWeight(panel, p->type, k * UK_NR + j), acc[j]);
+          acc[j] = ukFmaf(av, ukWeight(row, p->type, j), acc[j]);
       }
       if (p->partial) {
         for (int j = 0; j < cols; ++j)

@@ -265,13 +265,13 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
       acc[r][v] = first
                       ? _mm256_setzero_ps()
                       : loadPs(p->C + (m0 + r) * p->ldc + n0 + 8 * v, valid[v]);
-  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
-  for (int64_t kk = 0; kk < kc; ++kk) {
+  const int64_t rb = p->row_bytes;
+  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * rb;
+  for (int64_t kk = 0; kk < kc; ++kk, b += rb) {
     __m256 bv[4];
 #pragma GCC unroll 4
     for (int v = 0; v < 2 * P; ++v)
-      bv[v] = loadB(
-          b + (v / 2) * p->panel_bytes + (kk * UK_NR + 8 * (v % 2)) * es, type);
+      bv[v] = loadB(b + (v / 2) * p->panel_bytes + 8 * (v % 2) * es, type);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(ap + r * UK_AS + kk);

@@ -98,7 +98,6 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
                             const uk_f32_problem *p, int64_t m0, int64_t q,
                             int64_t k0, int64_t kc, int first, int last,
                             const float *ap) {
-  const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
   const int64_t n0 = q * UK_NR;
   __mmask16 mask[4];
 #pragma GCC unroll 4
@@ -112,13 +111,14 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
       acc[r][v] = first ? _mm512_setzero_ps()
                         : _mm512_maskz_loadu_ps(
                               mask[v], p->C + (m0 + r) * p->ldc + n0 + 16 * v);
-  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * UK_NR * es;
+  const int64_t rb = p->row_bytes;
+  const unsigned char *b = p->panels + q * p->panel_bytes + k0 * rb;
   const int64_t pb = p->panel_bytes;
-  for (int64_t kk = 0; kk < kc; ++kk) {
+  for (int64_t kk = 0; kk < kc; ++kk, b += rb) {
     __m512 bv[4];
 #pragma GCC unroll 4
     for (int v = 0; v < P; ++v)
-      bv[v] = loadB(b + v * pb + kk * UK_NR * es, type);
+      bv[v] = loadB(b + v * pb, type);
 #pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r * UK_AS + kk]);

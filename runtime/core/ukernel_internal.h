@@ -21,9 +21,12 @@ typedef struct uk_f32_problem {
   int64_t M, N, K;
   const float *A;
   int64_t lda;
-  /* Panel p starts at panels + p * panel_bytes (K * 16 elements). */
+  /* Panel p starts at panels + p * panel_bytes; its row k (16 elements) at
+   * + k * row_bytes. A packed buffer has row_bytes = 16 elements; a 1x1
+   * convolution reads its input in place (row_bytes = a plane's bytes). */
   const unsigned char *panels;
   int64_t panel_bytes;
+  int64_t row_bytes;
   mixrt_ukernel_type type;
   float *C;
   int64_t ldc;

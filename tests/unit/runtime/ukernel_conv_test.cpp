@@ -8,11 +8,11 @@
 // the kernel's blocks: K = C*KH*KW below, at and above the 128-k block
 // (partial sums kept in the output between blocks: 1, 127, 128, 129, 257,
 // 576, 1152), output planes below, at and across the 128-position block and the
-// 16-column panels (1x1, 7x7, 8x8, 9x9, 12x12, 56 wide), F of 1, 3, 17, 64
-// (every row tile), two images; 1x1 stride 1 without padding (the one-row
-// copy), 1x1 stride 2, 3x3 with symmetric, asymmetric and large padding,
-// 5x3 windows, strides 2 and 3, dilation 2, images whose outputs are all
-// border ones; infinities, NaN, -0 and subnormals in the input and the
+// 16-column panels (1x1, 7x7, 8x8, 9x9, 12x12, 16x16, 56 wide), F of 1, 3, 17,
+// 64 (every row tile), two images; 1x1 stride 1 without padding (the one-row
+// copy, read in place), 1x1 stride 2, 3x3 with symmetric, asymmetric and large
+// padding, 5x3 windows, strides 2 and 3, dilation 2, images whose outputs are
+// all border ones; infinities, NaN, -0 and subnormals in the input and the
 // weights, padded taps times an infinite weight (NaN where only padding is
 // met); the words after the output stay untouched. Then threads (1, 2, 3:
 // the same bits) and the argument checks.
@@ -146,11 +146,15 @@ void checkShape(const ConvShape &s, bool specials, bool withBias,
 TEST_CASE("ukernel.conv2d equals the reference on every path",
           "[ukernel][conv]") {
   std::mt19937 rng(23);
-  // 1x1 stride 1 without padding (the one-row copy): K across the 128
-  // blocks, planes across the 128-position block.
+  // 1x1 stride 1 without padding (the one-row copy, read in place by whole
+  // 16-column panels, packed for a block with a partial one): K across the
+  // 128 blocks, planes across the 128-position block (8x8: one in-place
+  // block; 12x12 and 16x16: in-place blocks of 128 and 16 or 128 and 128;
+  // 7x7, 9x9: packed), two images.
   for (int64_t c : {1, 127, 128, 129, 257})
-    for (int64_t side : {1, 7, 8, 9, 12})
-      checkShape(ConvShape{c == 1 ? 2 : 1, c, 17, side, side, 1, 1, 1, 1, 1, 1},
+    for (int64_t side : {1, 7, 8, 9, 12, 16})
+      checkShape(ConvShape{c == 1 || c == 129 ? 2 : 1, c, 17, side, side, 1, 1,
+                           1, 1, 1, 1},
                  false, c != 127, rng);
   // 3x3 (K = 576 and 1152: three and five k blocks), every row tile of F.
   for (int64_t f : {1, 3, 17, 64})
