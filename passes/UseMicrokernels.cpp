@@ -783,12 +783,16 @@ struct MixUseMicrokernelsPass
 
   /// The conv2d loop of the lowering over the unpadded input (convMaps over
   /// (n, f, c, kh, kw, oh, ow): the weight its only operand, [C, 1, KH, KW]
-  /// with groups == C == F when `depthwise`, else [F, C, KH, KW] with one
-  /// group; output [N, F, OH, OW]; the input [N, C, H, W] read by the one
+  /// with groups == C == F when `depthwise`, else [F, C / groups, KH, KW];
+  /// output [N, F, OH, OW]; the input [N, C, H, W] read by the one
   /// memref.load of its body, +0 outside the image) as one call of
   /// mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32, with the
   /// strides, dilations and padding of mix.ukernel_window; the weight's and
-  /// output's indexing maps must then be exactly convMaps'.
+  /// output's indexing maps must then be exactly convMaps'. With several
+  /// groups (not depthwise), a loop over images x groups calls
+  /// mixrt_ukernel_conv2d_f32 once per group: one image of the group's
+  /// C / groups input planes, its F / groups filters and output planes
+  /// (contiguous in NCHW and in the weight).
   LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise) {
     auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
     if (!window || window.size() != 8 || op.getNumDpsInputs() != 1 ||
@@ -824,14 +828,18 @@ struct MixUseMicrokernelsPass
     auto wType = cast<MemRefType>(w.getType());
     auto outType = cast<MemRefType>(out.getType());
     int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
-            f = wType.getDimSize(0);
-    if (c < 1 || outType.getDimSize(0) != n || outType.getDimSize(1) != f ||
-        wType.getDimSize(1) != (depthwise ? 1 : c) || (depthwise && f != c))
+            f = wType.getDimSize(0), perGroupIn = wType.getDimSize(1);
+    int64_t groups = depthwise                               ? c
+                     : perGroupIn > 0 && c % perGroupIn == 0 ? c / perGroupIn
+                                                             : 0;
+    if (c < 1 || groups < 1 || f % groups != 0 || outType.getDimSize(0) != n ||
+        outType.getDimSize(1) != f ||
+        (depthwise && (perGroupIn != 1 || f != c)))
       return failure();
     ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
                       pad = win.slice(4, 4);
-    lowering::ConvMaps expected = lowering::convMaps(
-        strides, dilations, depthwise ? c : 1, wType, op.getContext());
+    lowering::ConvMaps expected =
+        lowering::convMaps(strides, dilations, groups, wType, op.getContext());
     SmallVector<AffineMap> want = {expected.weight, expected.output};
     if (op.getIndexingMapsArray() != want)
       return failure();
@@ -849,23 +857,72 @@ struct MixUseMicrokernelsPass
     Location loc = op.getLoc();
     Type i32 = b.getI32Type();
     StringLiteral callee = declareWindowCall(b, depthwise);
-    SmallVector<Value> args = {i64Const(b, loc, n), i64Const(b, loc, c),
-                               i64Const(b, loc, inType.getDimSize(2)),
-                               i64Const(b, loc, inType.getDimSize(3)),
-                               pointerTo(b, loc, in)};
-    if (!depthwise)
-      args.push_back(i64Const(b, loc, f));
-    for (int64_t v : {wType.getDimSize(2), wType.getDimSize(3)})
-      args.push_back(i64Const(b, loc, v));
-    args.push_back(pointerTo(b, loc, w));
-    for (int64_t v :
-         {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
-          pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
-      args.push_back(i64Const(b, loc, v));
-    args.push_back(pointerTo(b, loc, out));
-    args.push_back(nullPointer(b, loc));
-    args.push_back(arith::ConstantIntOp::create(b, loc, i32, 0));
-    func::CallOp::create(b, loc, callee, TypeRange{i32}, args);
+    int64_t h = inType.getDimSize(2), wd = inType.getDimSize(3),
+            kh = wType.getDimSize(2), kw = wType.getDimSize(3),
+            oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    // One call over `images` images of `cs` channels into `fs` filters; a
+    // null pointer stands for the whole buffer's, taken in argument order.
+    auto call = [&](OpBuilder &cb, int64_t images, int64_t cs, int64_t fs,
+                    Value inPtr, Value wPtr, Value outPtr) {
+      SmallVector<Value> args = {i64Const(cb, loc, images),
+                                 i64Const(cb, loc, cs), i64Const(cb, loc, h),
+                                 i64Const(cb, loc, wd)};
+      args.push_back(inPtr ? inPtr : pointerTo(cb, loc, in));
+      if (!depthwise)
+        args.push_back(i64Const(cb, loc, fs));
+      for (int64_t v : {kh, kw})
+        args.push_back(i64Const(cb, loc, v));
+      args.push_back(wPtr ? wPtr : pointerTo(cb, loc, w));
+      for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
+                        pad[0], pad[1], pad[2], pad[3], oh, ow})
+        args.push_back(i64Const(cb, loc, v));
+      args.push_back(outPtr ? outPtr : pointerTo(cb, loc, out));
+      args.push_back(nullPointer(cb, loc));
+      args.push_back(arith::ConstantIntOp::create(cb, loc, i32, 0));
+      func::CallOp::create(cb, loc, callee, TypeRange{i32}, args);
+    };
+    if (depthwise || groups == 1) {
+      call(b, n, c, f, Value(), Value(), Value());
+    } else {
+      Value inPtr = pointerTo(b, loc, in), wPtr = pointerTo(b, loc, w),
+            outPtr = pointerTo(b, loc, out);
+      // Iteration i: image i / groups, group g = i % groups; element
+      // offsets image * C*H*W + g * (C/groups)*H*W into the input,
+      // g * (F/groups)*(C/groups)*KH*KW into the weight, image * F*OH*OW +
+      // g * (F/groups)*OH*OW into the output.
+      auto ptr = LLVM::LLVMPointerType::get(&getContext());
+      Type i64 = b.getI64Type(), f32Type = b.getF32Type();
+      int64_t perGroupOut = f / groups;
+      auto index = [&](int64_t v) -> Value {
+        return arith::ConstantIndexOp::create(b, loc, v);
+      };
+      scf::ForOp::create(
+          b, loc, index(0), index(n * groups), index(1), ValueRange{},
+          [&](OpBuilder &lb, Location, Value i, ValueRange) {
+            Value iv = arith::IndexCastOp::create(lb, loc, i64, i);
+            Value groupCount = i64Const(lb, loc, groups);
+            Value image = arith::DivUIOp::create(lb, loc, iv, groupCount);
+            Value g = arith::RemUIOp::create(lb, loc, iv, groupCount);
+            auto at = [&](Value base, int64_t imageStride,
+                          int64_t groupStride) -> Value {
+              Value offset = arith::MulIOp::create(
+                  lb, loc, g, i64Const(lb, loc, groupStride));
+              if (imageStride) {
+                Value byImage = arith::MulIOp::create(
+                    lb, loc, image, i64Const(lb, loc, imageStride));
+                offset = arith::AddIOp::create(lb, loc, byImage, offset);
+              }
+              return LLVM::GEPOp::create(lb, loc, ptr, f32Type, base,
+                                         ValueRange{offset});
+            };
+            // One statement each (host-compiler independent IR order).
+            Value groupIn = at(inPtr, c * h * wd, perGroupIn * h * wd);
+            Value groupW = at(wPtr, 0, perGroupOut * perGroupIn * kh * kw);
+            Value groupOut = at(outPtr, f * oh * ow, perGroupOut * oh * ow);
+            call(lb, 1, perGroupIn, perGroupOut, groupIn, groupW, groupOut);
+            scf::YieldOp::create(lb, loc);
+          });
+    }
     if (fill)
       fill.erase();
     op.erase();

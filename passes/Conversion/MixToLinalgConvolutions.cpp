@@ -9,11 +9,13 @@
 // the output row innermost and one fma per step in (c, kh, kw) order in the
 // layer's accumulator type; then the bias epilogue.
 //
-// With microkernels, one group, f32 activations, accumulator and weight, and
-// at least 64 output positions per image (or a weight computed at run time):
-// the loop reads the unpadded input itself, like the depthwise one below
-// (marked "conv2d_f32"), and mix-use-microkernels turns it into one call of
-// mixrt_ukernel_conv2d_f32, which packs the patches block by block into the
+// With microkernels, f32 activations, accumulator and weight, and at least
+// 64 output positions per image (or a weight computed at run time): the loop
+// reads the unpadded input itself, like the depthwise one below (marked
+// "conv2d_f32"), and mix-use-microkernels turns it into one call of
+// mixrt_ukernel_conv2d_f32 (per image and group when there are several
+// groups: a group is a convolution of its C / groups input channels into
+// its F / groups outputs), which packs the patches block by block into the
 // GEMM microkernel's layout with the weight [F, C*KH*KW] as the left-hand
 // side: the output comes out in NCHW, no im2col buffer, no transposes. The
 // bias epilogue stays a loop after it.
@@ -39,8 +41,9 @@
 // "depthwise_f32" with its window (mix.ukernel_window: strides, dilations,
 // padding), and mix-use-microkernels turns it into one call of
 // mixrt_ukernel_depthwise_f32 on the unpadded input, which pads inside.
-// The bias epilogue stays a loop after it. Grouped convolutions with 1 <
-// groups < C stay loops (over a padded copy).
+// The bias epilogue stays a loop after it. Grouped convolutions (1 < groups
+// < C) below 64 output positions per image, or with f16/bf16 weights, stay
+// loops (over a padded copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,8 +252,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     return addBias(rewriter, loc, types, rows, epilogue);
   }
 
-  /// Whether the convolution is one group with an f32 weight, which
-  /// mixrt_ukernel_conv2d_f32 computes (see the file comment): at least 64
+  /// Whether the convolution (any number of groups; depthwise ones are
+  /// taken first) has an f32 weight, which mixrt_ukernel_conv2d_f32
+  /// computes, one call per group (see the file comment): at least 64
   /// output positions per image, or a weight computed at run time. Below
   /// that (a 7x7 plane) a block of patches has a few panels against all F
   /// rows of the weight, and the im2col GEMM, whose rows are the positions,
@@ -260,7 +264,7 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                          const LayerTypes &types) const {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
-    if (!(options.microkernels && op.getGroups() == 1 && types.acc.isF32() &&
+    if (!(options.microkernels && types.acc.isF32() &&
           inType.getElementType().isF32() && inType.hasStaticShape() &&
           wType.hasStaticShape() && types.result.hasStaticShape() &&
           wType.getElementType().isF32()))
@@ -288,8 +292,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
 
   /// The loop over the unpadded f32 input (see the file comment): over (n,
   /// f, c, kh, kw, oh, ow) of convMaps, the weight ([C, 1, KH, KW]
-  /// depthwise, [F, C, KH, KW] for one group) its only operand; per step
-  /// the input at (n, f (depthwise) or c, oh * sh + kh * dh - top, ow * sw +
+  /// depthwise, [F, C / groups, KH, KW] otherwise) its only operand; per
+  /// step the input at (n, f (depthwise) or the input channel of (f, c),
+  /// oh * sh + kh * dh - top, ow * sw +
   /// kw * dw - left), clamped into the image and replaced by +0 outside it
   /// (padSpatial's select), then one fma into the sum. Marked
   /// "depthwise_f32" or "conv2d_f32" with its window.
@@ -301,6 +306,10 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     auto inType = cast<RankedTensorType>(input.getType());
     ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(),
                       pad = op.getPadding();
+    auto groups = static_cast<int64_t>(op.getGroups());
+    auto wType = cast<ShapedType>(weight.getType());
+    int64_t perGroupOut = wType.getDimSize(0) / groups,
+            perGroupIn = wType.getDimSize(1);
     Value zero = zeroConstant(rewriter, loc, types.acc);
     Value sum = generic(
         rewriter, loc, ValueRange{weight}, buildInit(rewriter, loc, types),
@@ -311,10 +320,17 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
             return arith::ConstantIndexOp::create(b, l, i);
           };
           Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-          // The input channel: f (depthwise) or c (one group).
-          SmallVector<Value> at = {
-              linalg::IndexOp::create(b, l, 0),
-              linalg::IndexOp::create(b, l, depthwise ? 1 : 2)};
+          // The input channel: f (depthwise), c (one group), or c of the
+          // group of f: f / (F / groups) * (C / groups) + c (convMaps').
+          Value image = linalg::IndexOp::create(b, l, 0);
+          Value channel = linalg::IndexOp::create(b, l, depthwise ? 1 : 2);
+          if (!depthwise && groups > 1) {
+            Value f = linalg::IndexOp::create(b, l, 1);
+            Value g = arith::DivUIOp::create(b, l, f, index(perGroupOut));
+            Value first = arith::MulIOp::create(b, l, g, index(perGroupIn));
+            channel = arith::AddIOp::create(b, l, first, channel);
+          }
+          SmallVector<Value> at = {image, channel};
           for (int64_t i = 0; i < 2; ++i) {
             // oh * s + kh * d - before (ow, kw for the columns).
             Value o = linalg::IndexOp::create(b, l, 5 + i);

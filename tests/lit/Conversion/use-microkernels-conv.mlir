@@ -12,7 +12,7 @@
 // of mixrt_ukernel_conv2d_f32 on the unpadded input and the weight
 // [F, C, KH, KW] as it is, which writes the NCHW output. The bias epilogue
 // stays a loop after the call. Without the rewrite the loop stays correct
-// (OFF).
+// (OFF). Grouped convolutions: one call per image and group (@grouped).
 
 mix.network @conv precision(f32) (%x: tensor<1x2x15x17xf32>) -> tensor<1x3x8x8xf32> {
   %w = mix.weight dense<0.5> : tensor<3x2x3x3xf32>
@@ -41,6 +41,26 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
   %w = mix.weight dense<0.5> : tensor<4x2x3x3xf32>
   %y = mix.conv2d %x, %w precision(weights = f16) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x4x4xf32>
   mix.return %y : tensor<1x4x4x4xf32>
+}
+
+// Two groups (C = 8, F = 6: 4 input channels and 3 filters each) of two
+// images: the loop reads input channel f / 3 * 4 + c; then a loop over
+// images x groups (4 iterations) calls mixrt_ukernel_conv2d_f32 per group
+// on one image of 4 channels into 3 filters, at element offsets image *
+// 800 + group * 400 (input), group * 108 (weight), image * 600 + group *
+// 300 (output).
+mix.network @grouped precision(f32) (%x: tensor<2x8x10x10xf32>) -> tensor<2x6x10x10xf32> {
+  %w = mix.weight dense<0.5> : tensor<6x4x3x3xf32>
+  %y = mix.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x10x10xf32>, tensor<6x4x3x3xf32>) -> tensor<2x6x10x10xf32>
+  mix.return %y : tensor<2x6x10x10xf32>
+}
+
+// Grouped with fewer than 64 output positions: the loops (over a padded
+// copy), no call.
+mix.network @grouped_small precision(f32) (%x: tensor<1x8x7x7xf32>) -> tensor<1x6x7x7xf32> {
+  %w = mix.weight dense<0.5> : tensor<6x4x3x3xf32>
+  %y = mix.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x7x7xf32>
+  mix.return %y : tensor<1x6x7x7xf32>
 }
 
 // matmul of two activations (network inputs): with a batch, one call per
@@ -82,6 +102,20 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 // MARK-LABEL: func.func @half_weight(
 // MARK-NOT:     conv2d_f32
 // MARK:         mix.ukernel = "gemm_f32"
+// MARK-LABEL: func.func @grouped(
+// MARK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<6x4x3x3xf32>) outs(%{{.*}} : tensor<2x6x10x10xf32>) attrs = {mix.ukernel = "conv2d_f32", mix.ukernel_window = array<i64: 1, 1, 1, 1, 1, 1, 1, 1>}
+// MARK:           %[[GN:.*]] = linalg.index 0 : index
+// MARK-NEXT:      %[[GC:.*]] = linalg.index 2 : index
+// MARK-NEXT:      %[[GF:.*]] = linalg.index 1 : index
+// MARK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
+// MARK-NEXT:      %[[GG:.*]] = arith.divui %[[GF]], %[[C3]] : index
+// MARK-NEXT:      %[[C4:.*]] = arith.constant 4 : index
+// MARK-NEXT:      %[[GFIRST:.*]] = arith.muli %[[GG]], %[[C4]] : index
+// MARK-NEXT:      %[[GCH:.*]] = arith.addi %[[GFIRST]], %[[GC]] : index
+// MARK:           tensor.extract %{{.*}}[%[[GN]], %[[GCH]],
+// MARK-LABEL: func.func @grouped_small(
+// MARK-NOT:     mix.ukernel
+// MARK:         return
 
 // CHECK-DAG:   func.func private @mixrt_ukernel_conv2d_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32) -> i32
 
@@ -131,6 +165,40 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 // CHECK-LABEL: func.func @mixc_net_half_weight(
 // CHECK-NOT:     mixrt_ukernel_conv2d_f32
 // CHECK:         call @mixrt_ukernel_gemm_f32(
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_grouped(
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c4{{.*}} step
+// CHECK-NEXT:      %[[IV:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:      %[[IMG:.*]] = arith.divui %[[IV]], %[[TWO]] : i64
+// CHECK-NEXT:      %[[G:.*]] = arith.remui %[[IV]], %[[TWO]] : i64
+// CHECK-NEXT:      arith.constant 400 : i64
+// CHECK-NEXT:      arith.muli %[[G]]
+// CHECK-NEXT:      arith.constant 800 : i64
+// CHECK-NEXT:      arith.muli %[[IMG]]
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      %[[GIN:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
+// CHECK-NEXT:      arith.constant 108 : i64
+// CHECK-NEXT:      arith.muli %[[G]]
+// CHECK-NEXT:      %[[GW:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
+// CHECK-NEXT:      arith.constant 300 : i64
+// CHECK-NEXT:      arith.muli %[[G]]
+// CHECK-NEXT:      arith.constant 600 : i64
+// CHECK-NEXT:      arith.muli %[[IMG]]
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      %[[GOUT:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : i64
+// CHECK:           %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK:           call @mixrt_ukernel_conv2d_f32(%[[ONE]], %[[FOUR]], %{{.*}}, %{{.*}}, %[[GIN]], %[[THREE]], %{{.*}}, %{{.*}}, %[[GW]], {{.*}}, %[[GOUT]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:    }
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_grouped_small(
+// CHECK-NOT:     call @mixrt_ukernel
+// CHECK:         math.fma
 // CHECK:         return
 
 // MARK-LABEL: func.func @product(

@@ -260,6 +260,7 @@ struct ConvCase {
   int64_t stride, pad, dilation;
   std::string precision;
   bool bias;
+  int64_t groups = 1;
 };
 
 void checkMarkedLoop(const std::string &text,
@@ -280,12 +281,13 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
                                                   : "mixrt_ukernel_gemm_f32";
   std::string in = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, c.h, c.w);
   std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.f, oh, ow);
-  std::string wt = llvm::formatv("{0}x{1}x{2}x{3}", c.f, c.c, c.kh, c.kw);
-  // The weight [F, C, KH, KW]: F x C blocks of KH x KW values.
+  const int64_t perGroup = c.c / c.groups;
+  std::string wt = llvm::formatv("{0}x{1}x{2}x{3}", c.f, perGroup, c.kh, c.kw);
+  // The weight [F, C / groups, KH, KW]: blocks of KH x KW values.
   std::string weightText = "[";
   for (int64_t fi = 0; fi < c.f; ++fi) {
     weightText += fi ? ", [" : "[";
-    for (int64_t ci = 0; ci < c.c; ++ci)
+    for (int64_t ci = 0; ci < perGroup; ++ci)
       weightText += (ci ? ", " : "") + matrixText(rng, c.kh, c.kw);
     weightText += "]";
   }
@@ -301,10 +303,11 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
   text += llvm::formatv(
       "  %y = mix.conv2d %x, %w{0} {4} {{strides = array<i64: {1}, {1}>, "
       "padding = array<i64: {2}, {2}, {2}, {2}>, dilations = array<i64: {3}, "
-      "{3}>} : (tensor<{5}xf32>, tensor<{6}xf32>{7}) -> tensor<{8}xf32>\n",
+      "{3}>, groups = {9} : i64} : (tensor<{5}xf32>, tensor<{6}xf32>{7}) -> "
+      "tensor<{8}xf32>\n",
       c.bias ? ", %b" : "", c.stride, c.pad, c.dilation, c.precision, in, wt,
       c.bias ? llvm::formatv(", tensor<{0}xf32>", c.f).str() : std::string(),
-      out);
+      out, c.groups);
   text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
   GemmCase inputs{1, 0, 1, 1, "", false, true, false};
   std::vector<float> x = inputData(inputs, c.n * c.c * c.h * c.w, rng);
@@ -542,6 +545,33 @@ TEST_CASE("compiled f32 conv2d: the microkernel calls equal the loops bit "
       }
       ++seed;
     }
+  }
+}
+
+// Grouped convolutions (1 < groups < C), f32 weights, at least 64 output
+// positions: a loop over images x groups calling mixrt_ukernel_conv2d_f32
+// per group (its input planes, filters and output planes at offsets). Two
+// images, so both offsets count; groups of one input channel but several
+// filters (not depthwise); a 1x1 grouped layer (ShuffleNet's); K per group
+// across the 128-k block; ResNeXt's 32 groups of 4.
+TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
+          "the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 300;
+  for (ConvCase c : {
+           ConvCase{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, "", true, 2},
+           ConvCase{2, 4, 8, 8, 8, 3, 3, 1, 1, 1, "", false, 4},
+           ConvCase{1, 12, 10, 12, 9, 1, 1, 1, 0, 1, "", true, 3},
+           ConvCase{1, 30, 17, 17, 10, 3, 3, 2, 1, 1, "", true, 2},
+           ConvCase{2, 64, 8, 8, 64, 3, 3, 1, 1, 1, "", false, 32},
+       }) {
+    DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                         << " F " << c.f << " " << c.kh << "x" << c.kw
+                         << " stride " << c.stride << " groups " << c.groups
+                         << (c.bias ? " bias" : "")) {
+      checkConv(c, seed, "mixrt_ukernel_conv2d_f32");
+    }
+    ++seed;
   }
 }
 
