@@ -15,6 +15,7 @@
 
 #include "passes/Conversion/LayerLowering.h"
 
+#include "dialect/MixAttrNames.h"
 #include "dialect/MixOpsVerify.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,14 +42,6 @@ Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-/// The iterators of the per-head contractions: four parallel loops, then the
-/// reduction.
-SmallVector<utils::IteratorType> headContractionIterators() {
-  return {utils::IteratorType::parallel, utils::IteratorType::parallel,
-          utils::IteratorType::parallel, utils::IteratorType::parallel,
-          utils::IteratorType::reduction};
-}
-
 /// The map reading an attention mask ([S, S], [B, S, S] or [B, H, S, S],
 /// dimensions of size 1 broadcast) over the scores' iteration space
 /// (b, h, i, j): a dimension of size 1 is read at index 0.
@@ -64,33 +57,66 @@ AffineMap maskMap(Value mask, MLIRContext *ctx) {
   return AffineMap::get(4, 0, exprs, ctx);
 }
 
+/// x [B, S, E] as B*H contiguous head matrices: [B*H, S, D], or with
+/// `transposed` [B*H, D, S] (a copy reading x as [B, S, H, D]).
+Value headMatrices(OpBuilder &b, Location loc, Value x, int64_t H,
+                   bool transposed) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<ShapedType>(x.getType());
+  int64_t B = type.getDimSize(0), S = type.getDimSize(1),
+          D = type.getDimSize(2) / H;
+  Value split = splitHeads(b, loc, x, H);
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Result (b, h, i, j) reads split[b, i, h, j] (transposed: [b, j, h, i]).
+  AffineMap read =
+      transposed ? AffineMap::get(4, 0, {dim(0), dim(3), dim(1), dim(2)}, ctx)
+                 : AffineMap::get(4, 0, {dim(0), dim(2), dim(1), dim(3)}, ctx);
+  SmallVector<int64_t> shape = {B, H, transposed ? D : S, transposed ? S : D};
+  Value heads = generic(
+      b, loc, split, shape, type.getElementType(), std::nullopt,
+      {read, AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  return tensor::CollapseShapeOp::create(
+      b, loc, heads, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+}
+
 /// Per head, softmax(Q K^T / sqrt(D) + mask) V on q, k, v [B, S, E] (already
 /// projected), in `accType` (the mask, if any, converted to it); the heads
-/// merged back into [B, S, E].
+/// merged back into [B, S, E]. Each head's Q, K^T and V are first copied
+/// into contiguous matrices, so the two products are batched matmuls (one
+/// fma per step, the reduction ascending from +0, as before the copies);
+/// in f32 with `microkernels` they are marked "matmul_f32", which
+/// mix-use-microkernels computes with mixrt's convolution kernel per head,
+/// the same bits.
 Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj, Value kProj,
                     Value vProj, Value mask, int64_t H, bool causal,
-                    Type accType) {
+                    Type accType, bool microkernels) {
   MLIRContext *ctx = rewriter.getContext();
   auto type = cast<ShapedType>(qProj.getType());
   int64_t B = type.getDimSize(0), S = type.getDimSize(1),
           E = type.getDimSize(2), D = E / H;
-  Value q = splitHeads(rewriter, loc, qProj, H);
-  Value k = splitHeads(rewriter, loc, kProj, H);
-  Value v = splitHeads(rewriter, loc, vProj, H);
-  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  // scores[b, h, i, j] = sum_d q[b, i, h, d] k[b, j, h, d] / sqrt(D).
-  Value scores = generic(
-      rewriter, loc, ValueRange{q, k}, {B, H, S, S}, accType, 0.0,
-      {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
-       AffineMap::get(5, 0, {dim(0), dim(3), dim(1), dim(4)}, ctx),
-       AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-      headContractionIterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-        // One operand op per statement: the IR must not depend on the
-        // order the host compiler evaluates function arguments in.
-        Value kv = convertScalar(b, l, a[1], accType);
-        Value qv = convertScalar(b, l, a[0], accType);
-        return Value(math::FmaOp::create(b, l, qv, kv, a[2]));
-      });
+  // One statement each: the IR must not depend on the order the host
+  // compiler evaluates function arguments in.
+  Value q = headMatrices(rewriter, loc, qProj, H, /*transposed=*/false);
+  Value kT = headMatrices(rewriter, loc, kProj, H, /*transposed=*/true);
+  Value v = headMatrices(rewriter, loc, vProj, H, /*transposed=*/false);
+  auto product = [&](Value lhs, Value rhs, int64_t n) {
+    Value init = zeroFilled(rewriter, loc, {B * H, S, n}, accType);
+    Value sum = contraction(rewriter, loc, lhs, rhs, /*rhsBatched=*/true, init);
+    if (microkernels && accType.isF32() &&
+        getElementTypeOrSelf(lhs.getType()).isF32() &&
+        getElementTypeOrSelf(rhs.getType()).isF32())
+      sum.getDefiningOp()->setAttr(attr::kUkernel,
+                                   rewriter.getStringAttr("matmul_f32"));
+    return sum;
+  };
+  auto perHead = SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}};
+  // scores[b, h, i, j] = sum_d q[b, h, i, d] kT[b, h, d, j] / sqrt(D).
+  Value products = product(q, kT, S);
+  Value scores = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({B, H, S, S}, accType), products,
+      perHead);
   double scale = 1.0 / std::sqrt(double(D));
   AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   SmallVector<Value> scaledInputs = {scores};
@@ -124,16 +150,21 @@ Value attentionCore(OpBuilder &rewriter, Location loc, Value qProj, Value kProj,
         return Value(arith::SelectOp::create(b, l, future, ninf, sv));
       });
   Value probs = softmax(rewriter, loc, scaled, /*axis=*/3, accType, accType);
-  // context[b, i, h, d] = sum_j probs[b, h, i, j] v[b, j, h, d].
+  // context[b, h, i, d] = sum_j probs[b, h, i, j] v[b, h, j, d], then read
+  // back as [B, S, H, D] and merged.
+  Value probsPerHead =
+      tensor::CollapseShapeOp::create(rewriter, loc, probs, perHead);
+  Value sums = product(probsPerHead, v, D);
+  Value context4 = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({B, H, S, D}, accType), sums,
+      perHead);
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   Value context = generic(
-      rewriter, loc, ValueRange{probs, v}, {B, S, H, D}, accType, 0.0,
-      {AffineMap::get(5, 0, {dim(0), dim(2), dim(1), dim(4)}, ctx),
-       AffineMap::get(5, 0, {dim(0), dim(4), dim(2), dim(3)}, ctx),
-       AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)},
-      headContractionIterators(), [&](OpBuilder &b, Location l, ValueRange a) {
-        return Value(math::FmaOp::create(
-            b, l, a[0], convertScalar(b, l, a[1], accType), a[2]));
-      });
+      rewriter, loc, context4, {B, S, H, D}, accType, std::nullopt,
+      {AffineMap::get(4, 0, {dim(0), dim(2), dim(1), dim(3)}, ctx),
+       AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &, Location, ValueRange a) { return a[0]; });
   return tensor::CollapseShapeOp::create(
       rewriter, loc, context,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -151,9 +182,19 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
             E = type.getDimSize(2);
     // The projections' sums (and biases) stay in the accumulator type.
     LayerTypes accTypes{cast<ShapedType>(type.clone(types.acc)), types.acc};
-    auto project = [&](Value w, Value bias) {
+    // f32 activations into an f32 accumulator: each projection is a dense
+    // layer's GEMM, marked for mixrt's float microkernel as mix.dense's is
+    // (mix-use-microkernels calls it when the weight is a constant; the
+    // same fma chain, k ascending from +0, so the same bits), and so is its
+    // f32 bias epilogue.
+    Type f32 = rewriter.getF32Type();
+    bool microkernel = options.microkernels && types.acc == f32 && act == f32;
+    auto project = [&](Value w, Value bias, LayerTypes sumTypes) {
       Value sum = contraction(rewriter, loc, x, w, /*rhsBatched=*/false,
                               buildInit(rewriter, loc, types));
+      if (microkernel)
+        sum.getDefiningOp()->setAttr(attr::kUkernel,
+                                     rewriter.getStringAttr("gemm_f32"));
       if (!bias)
         return sum;
       // The bias is added in the accumulator type, as mix.dense adds its.
@@ -161,33 +202,33 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
       epilogue.biasType = types.acc;
       epilogue.bias = bias;
       epilogue.channelDim = 2;
-      return addBias(rewriter, loc, accTypes, sum, epilogue);
+      Value result = addBias(rewriter, loc, sumTypes, sum, epilogue);
+      if (microkernel && sumTypes.out() == f32 &&
+          cast<ShapedType>(bias.getType()).getElementType() == f32)
+        result.getDefiningOp()->setAttr(attr::kUkernelBias,
+                                        rewriter.getUnitAttr());
+      return result;
     };
     // Projections: activations x weights, accumulated at accumulator
     // precision and kept there for the scores.
     // One projection per statement, q, k, v: the IR must not depend on the
     // order the host compiler evaluates function arguments in.
-    Value qProj = project(adaptor.getWq(), adaptor.getBq());
-    Value kProj = project(adaptor.getWk(), adaptor.getBk());
-    Value vProj = project(adaptor.getWv(), adaptor.getBv());
-    Value merged =
-        attentionCore(rewriter, loc, qProj, kProj, vProj, adaptor.getMask(),
-                      op.getNumHeads(), op.getCausal(), types.acc);
+    Value qProj = project(adaptor.getWq(), adaptor.getBq(), accTypes);
+    Value kProj = project(adaptor.getWk(), adaptor.getBk(), accTypes);
+    Value vProj = project(adaptor.getWv(), adaptor.getBv(), accTypes);
+    Value merged = attentionCore(
+        rewriter, loc, qProj, kProj, vProj, adaptor.getMask(), op.getNumHeads(),
+        op.getCausal(), types.acc, options.microkernels);
     // The context, rounded to the activations precision for the output
     // projection.
     Value mergedAct =
         convertTensor(rewriter, loc, merged,
                       cast<ShapedType>(RankedTensorType::get({B, S, E}, act)));
-    Value out =
-        contraction(rewriter, loc, mergedAct, adaptor.getWo(),
-                    /*rhsBatched=*/false, buildInit(rewriter, loc, types));
+    x = mergedAct;
+    Value out = project(adaptor.getWo(), adaptor.getBo(), types);
     if (!adaptor.getBo())
       return convertTensor(rewriter, loc, out, type);
-    BiasEpilogue epilogue;
-    epilogue.biasType = types.acc;
-    epilogue.bias = adaptor.getBo();
-    epilogue.channelDim = 2;
-    return addBias(rewriter, loc, types, out, epilogue);
+    return out;
   }
 };
 
@@ -199,9 +240,10 @@ struct AttentionCoreLowering : MixLoweringPattern<AttentionCoreOp> {
   matchAndRewrite(AttentionCoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type acc = getElementTypeOrSelf(adaptor.getQ().getType());
-    Value merged = attentionCore(
-        rewriter, op.getLoc(), adaptor.getQ(), adaptor.getK(), adaptor.getV(),
-        adaptor.getMask(), op.getNumHeads(), op.getCausal(), acc);
+    Value merged =
+        attentionCore(rewriter, op.getLoc(), adaptor.getQ(), adaptor.getK(),
+                      adaptor.getV(), adaptor.getMask(), op.getNumHeads(),
+                      op.getCausal(), acc, options.microkernels);
     rewriter.replaceOp(op, convertTensor(rewriter, op.getLoc(), merged,
                                          cast<ShapedType>(op.getType())));
     return success();

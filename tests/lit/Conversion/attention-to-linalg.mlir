@@ -12,6 +12,8 @@
 // CHECK-DAG: #[[PAD:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
 // CHECK-DAG: #[[SS:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // CHECK-DAG: #[[BSS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[HEADS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-DAG: #[[KT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
 
 // CHECK-LABEL: func.func @att(
 // CHECK-SAME: %[[B:[^:]*]]: tensor<8xf32>, %[[M:[^:]*]]: tensor<2x1x1x4xf32>
@@ -48,4 +50,29 @@ mix.network @masks precision(f32) (%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>, %
   %0 = mix.attention %x, %w, %w, %w, %w mask(%s2) {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<4x4xf32>) -> tensor<2x4x8xf32>
   %1 = mix.attention %x, %w, %w, %w, %w mask(%s3) {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<2x4x4xf32>) -> tensor<2x4x8xf32>
   mix.return %0, %1 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
+
+// f32: the four projections are marked for mixrt's GEMM microkernel
+// (gemm_f32, as mix.dense's are). Each head's Q and V are copied into
+// contiguous [B*H, S, D] matrices and its K transposed into [B*H, D, S], so
+// the scores and the context are batched matmuls marked matmul_f32 (the
+// reduction ascending from +0, one fma per step); the context is read back
+// as [B, S, H, D].
+// CHECK-LABEL: func.func @core(
+// CHECK-COUNT-3: mix.ukernel = "gemm_f32"
+// CHECK:      %[[QS:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 2, 4]
+// CHECK:      %[[QH:.*]] = linalg.generic {indexing_maps = [#[[HEADS]], #[[ID4]]]{{.*}} ins(%[[QS]] : tensor<2x4x2x4xf32>) outs(%{{.*}} : tensor<2x2x4x4xf32>)
+// CHECK:      %[[Q3:.*]] = tensor.collapse_shape %[[QH]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x4x4xf32> into tensor<4x4x4xf32>
+// CHECK:      %[[KS:.*]] = tensor.expand_shape
+// CHECK:      %[[KH:.*]] = linalg.generic {indexing_maps = [#[[KT]], #[[ID4]]]{{.*}} ins(%[[KS]] : tensor<2x4x2x4xf32>)
+// CHECK:      %[[K3:.*]] = tensor.collapse_shape %[[KH]]
+// CHECK:      linalg.generic {{.*}} ins(%[[Q3]], %[[K3]] : tensor<4x4x4xf32>, tensor<4x4x4xf32>) outs(%{{.*}} : tensor<4x4x4xf32>) attrs = {mix.ukernel = "matmul_f32"}
+// CHECK:        math.fma
+// CHECK:      linalg.generic {{.*}} outs(%{{.*}} : tensor<4x4x4xf32>) attrs = {mix.ukernel = "matmul_f32"}
+// CHECK:        math.fma
+// CHECK:      linalg.generic {indexing_maps = [#[[HEADS]], #[[ID4]]]{{.*}} outs(%{{.*}} : tensor<2x4x2x4xf32>)
+// CHECK:      mix.ukernel = "gemm_f32"
+mix.network @core precision(f32) (%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x4x8xf32> {
+  %y = mix.attention %x, %w, %w, %w, %w {num_heads = 2 : i64} : (tensor<2x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  mix.return %y : tensor<2x4x8xf32>
 }

@@ -575,6 +575,53 @@ TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
   }
 }
 
+// f32 attention (2 images of 6 positions, E = 16, 2 heads, biases, causal):
+// the four projections call mixrt_ukernel_gemm_f32 (f32 weights, or packed
+// in f16 with precision(weights = f16)), and the two per-head products
+// mixrt_ukernel_conv2d_f32 in a loop over images x heads; the loops give the
+// same bits.
+TEST_CASE("compiled f32 attention: projection and per-head product calls "
+          "equal the loops bit for bit",
+          "[exec][ukernel][attention]") {
+  std::mt19937 rng(400);
+  for (const char *precision : {"", "precision(weights = f16)"}) {
+    std::string weights, biases;
+    for (const char *name : {"wq", "wk", "wv", "wo"})
+      weights += llvm::formatv("  %{0} = mix.weight dense<{1}> : "
+                               "tensor<16x16xf32>\n",
+                               name, matrixText(rng, 16, 16));
+    for (const char *name : {"bq", "bk", "bv", "bo"})
+      biases += llvm::formatv("  %{0} = mix.weight dense<{1}> : "
+                              "tensor<16xf32>\n",
+                              name, vectorText(rng, 16));
+    std::string t = "tensor<2x6x16xf32>", w = "tensor<16x16xf32>",
+                b = "tensor<16xf32>";
+    std::string text =
+        "mix.network @d precision(f32) (%x: " + t + ") -> " + t + " {\n" +
+        weights + biases +
+        llvm::formatv("  %y = mix.attention %x, %wq, %wk, %wv, %wo bq(%bq) "
+                      "bk(%bk) bv(%bv) bo(%bo) {0} {{causal = true, num_heads "
+                      "= 2 : i64} : ({1}, {2}, {2}, {2}, {2}, {3}, {3}, {3}, "
+                      "{3}) -> {1}\n",
+                      precision, t, w, b)
+            .str() +
+        "  mix.return %y : " + t + "\n}\n";
+    DYNAMIC_SECTION("weights " << (*precision ? "f16" : "f32")) {
+      GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+      compareBuilds(
+          text, {2, 6, 16}, {2, 6, 16},
+          [](MixPipelineOptions &o) { o.microkernels = false; },
+          [](ModuleOp kernels, ModuleOp loops) {
+            CHECK(countCalls(kernels, "mixrt_ukernel_gemm_f32") == 4);
+            CHECK(countCalls(kernels, "mixrt_ukernel_conv2d_f32") == 2);
+            CHECK(countCalls(loops, "mixrt_ukernel_gemm_f32") == 0);
+            CHECK(countCalls(loops, "mixrt_ukernel_conv2d_f32") == 0);
+          },
+          inputData(inputs, 2 * 6 * 16, rng));
+    }
+  }
+}
+
 TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
           "loops bit for bit",
           "[exec][ukernel][int8]") {
