@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -193,8 +194,15 @@ struct CrossEntropyLossLowering : LayerLoweringBase<CrossEntropyLossOp> {
         {id1, id1, id1, toScalar}, {utils::IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange a) {
           Value n = linalg::IndexOp::create(b, l, 0);
-          Value label =
-              arith::IndexCastOp::create(b, l, b.getIndexType(), a[2]);
+          Value raw = arith::IndexCastOp::create(b, l, b.getIndexType(), a[2]);
+          // Labels are clamped into [0, C): the reference interpreter
+          // reports one outside as an error; compiled code never reads
+          // outside the logits (as mix.embedding and mix.gather).
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value last = arith::ConstantIndexOp::create(
+              b, l, std::max<int64_t>(lType.getDimSize(1) - 1, 0));
+          Value low = arith::MaxSIOp::create(b, l, raw, zero);
+          Value label = arith::MinSIOp::create(b, l, low, last);
           Value picked =
               tensor::ExtractOp::create(b, l, logits, ValueRange{n, label});
           // One operand op per statement (host-compiler independent IR).

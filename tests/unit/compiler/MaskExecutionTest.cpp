@@ -383,3 +383,42 @@ TEST_CASE("compiled logical masks equal the reference", "[exec][masks]") {
   }
   compareWithReference(text, {a, b});
 }
+
+// cross_entropy_loss reads logits[n, label[n]]: a label outside [0, C) is an
+// error of the reference interpreter, and compiled code clamps it into the
+// row (as gather does), never reading outside the logits. In-range labels
+// against the interpreter; labels 7 and -3 against the loss of labels 2 and
+// 0. Tolerance: the loss is a mean of two log-sum-exps of 3 logits in
+// [-1, 1] computed in f32 (exp, log and 3 additions, each within an ulp or
+// two): 1e-6 relative is ~10x the f32 error, and a wrong pick changes the
+// loss by at least 1/8 / 2.
+TEST_CASE("compiled cross_entropy_loss clamps out-of-range labels",
+          "[exec][masks]") {
+  std::string source =
+      network("f32", "%x: tensor<2x3xf32>, %i: tensor<2xi32>",
+              "  %y = mix.cross_entropy_loss %x, %i : (tensor<2x3xf32>, "
+              "tensor<2xi32>) -> tensor<f32>",
+              "tensor<f32>");
+  std::vector<float> x = {0.5f, -1.0f, 0.25f, 1.0f, -0.125f, 0.75f};
+  auto compiled = compileSource(source);
+  auto loss = [&](std::vector<int32_t> labels) {
+    float y = -99.0f;
+    runOnce(*compiled, {x.data(), labels.data(), &y});
+    return y;
+  };
+  auto exact = [&](int r0, int r1) {
+    double total = 0;
+    for (auto [row, label] : {std::pair<int, int>{0, r0}, {1, r1}}) {
+      const float *z = x.data() + row * 3;
+      double sum = 0;
+      for (int j = 0; j < 3; ++j)
+        sum += std::exp(double(z[j]));
+      total += std::log(sum) - z[label];
+    }
+    return total / 2;
+  };
+  CHECK(loss({2, 0}) == Approx(exact(2, 0)).epsilon(1e-6));
+  CHECK(loss({1, 2}) == Approx(exact(1, 2)).epsilon(1e-6));
+  CHECK(loss({7, -3}) == Approx(exact(2, 0)).epsilon(1e-6));
+  CHECK(loss({7, -3}) == loss({2, 0}));
+}
