@@ -246,9 +246,11 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *  a block of 128 output positions and 128 k are packed into a 64 KiB stack
  *  buffer (with the run and offset tables, about 85 KiB of stack per
  *  calling thread) in the layout of mixrt_ukernel_pack_b (a 1x1, stride-1
- * window without padding copies rows of the input; others copy the row segments
- *  each output row reads, +0 for padding) and multiplied by the GEMM path
- *  of mixrt_ukernel_gemm_f32 (the CPU's best or mixrt_ukernel_set_isa's),
+ *  window without padding reads whole 16-column panels of the input in
+ *  place, and packs only a block with a partial panel; others copy the row
+ *  segments each output row reads, +0 for padding) and multiplied by the
+ *  GEMM path of mixrt_ukernel_gemm_f32 (the CPU's best or
+ *  mixrt_ukernel_set_isa's),
  *  the partial sums kept in the output between k blocks (stored f32 sums,
  *  reloaded exactly). With mixrt_ukernel_set_parallel, work of at least
  *  2^20 multiply-adds is split by whole blocks of 128 positions, so results
