@@ -10,7 +10,8 @@
 // layer's accumulator type; then the bias epilogue.
 //
 // With microkernels, f32 activations, accumulator and weight, and at least
-// 64 output positions per image (or a weight computed at run time): the loop
+// 64 output positions per image (or a weight computed at run time, or
+// several groups, which the im2col GEMMs below do not take): the loop
 // reads the unpadded input itself, like the depthwise one below (marked
 // "conv2d_f32"), and mix-use-microkernels turns it into one call of
 // mixrt_ukernel_conv2d_f32 (per image and group when there are several
@@ -42,8 +43,7 @@
 // padding), and mix-use-microkernels turns it into one call of
 // mixrt_ukernel_depthwise_f32 on the unpadded input, which pads inside.
 // The bias epilogue stays a loop after it. Grouped convolutions (1 < groups
-// < C) below 64 output positions per image, or with f16/bf16 weights, stay
-// loops (over a padded copy).
+// < C) with f16/bf16 weights stay loops (over a padded copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,7 +255,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   /// Whether the convolution (any number of groups; depthwise ones are
   /// taken first) has an f32 weight, which mixrt_ukernel_conv2d_f32
   /// computes, one call per group (see the file comment): at least 64
-  /// output positions per image, or a weight computed at run time. Below
+  /// output positions per image, a weight computed at run time, or several
+  /// groups (the im2col GEMMs are one group only). Below
   /// that (a 7x7 plane) a block of patches has a few panels against all F
   /// rows of the weight, and the im2col GEMM, whose rows are the positions,
   /// is faster (bench_conv, 1x1 512 -> 2048 at 7x7: 0.67 of oneDNN against
@@ -270,7 +271,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
           wType.getElementType().isF32()))
       return false;
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
-    return out[2] * out[3] >= 64 ||
+    // Several groups: the im2col GEMMs are one group only, so a small plane
+    // would otherwise stay loops.
+    return out[2] * out[3] >= 64 || op.getGroups() > 1 ||
            !matchPattern(adaptor.getWeight(), m_Constant());
   }
 

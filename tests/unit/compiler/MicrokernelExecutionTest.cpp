@@ -548,8 +548,8 @@ TEST_CASE("compiled f32 conv2d: the microkernel calls equal the loops bit "
   }
 }
 
-// Grouped convolutions (1 < groups < C), f32 weights, at least 64 output
-// positions: a loop over images x groups calling mixrt_ukernel_conv2d_f32
+// Grouped convolutions (1 < groups < C), f32 weights, any plane: a loop
+// over images x groups calling mixrt_ukernel_conv2d_f32
 // per group (its input planes, filters and output planes at offsets). Two
 // images, so both offsets count; groups of one input channel but several
 // filters (not depthwise); a 1x1 grouped layer (ShuffleNet's); K per group
@@ -564,6 +564,10 @@ TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
            ConvCase{1, 12, 10, 12, 9, 1, 1, 1, 0, 1, "", true, 3},
            ConvCase{1, 30, 17, 17, 10, 3, 3, 2, 1, 1, "", true, 2},
            ConvCase{2, 64, 8, 8, 64, 3, 3, 1, 1, 1, "", false, 32},
+           // Below 64 output positions (7x7, 5x5): still one call per
+           // group (the im2col GEMMs are one group only).
+           ConvCase{2, 16, 7, 7, 8, 3, 3, 1, 1, 1, "", true, 4},
+           ConvCase{1, 6, 5, 5, 6, 1, 1, 1, 0, 1, "", false, 2},
        }) {
     DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
                          << " F " << c.f << " " << c.kh << "x" << c.kw
