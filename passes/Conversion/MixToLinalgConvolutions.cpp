@@ -43,7 +43,7 @@
 // padding), and mix-use-microkernels turns it into one call of
 // mixrt_ukernel_depthwise_f32 on the unpadded input, which pads inside.
 // The bias epilogue stays a loop after it. Grouped convolutions (1 < groups
-// < C) with f16/bf16 weights stay loops (over a padded copy).
+// < C) with f16/bf16 weights widen them exactly first, as depthwise ones do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,10 +265,15 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                          const LayerTypes &types) const {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    // One group: an f32 weight (f16/bf16 ones take the im2col GEMMs, which
+    // pack them as they are). Several groups: f16/bf16 weights too, widened
+    // exactly first as the depthwise path does.
+    Type wElem = wType.getElementType();
+    bool weightOk = wElem.isF32() ||
+                    (op.getGroups() > 1 && (wElem.isF16() || wElem.isBF16()));
     if (!(options.microkernels && types.acc.isF32() &&
           inType.getElementType().isF32() && inType.hasStaticShape() &&
-          wType.hasStaticShape() && types.result.hasStaticShape() &&
-          wType.getElementType().isF32()))
+          wType.hasStaticShape() && types.result.hasStaticShape() && weightOk))
       return false;
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
     // Several groups: the im2col GEMMs are one group only, so a small plane
@@ -376,8 +381,9 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     Location loc = op.getLoc();
     Value weight = adaptor.getWeight();
     auto wType = cast<ShapedType>(weight.getType());
-    if (depthwise && !wType.getElementType().isF32())
-      // f16/bf16 weights widened exactly (the loops' own conversion).
+    if (unpadded && !wType.getElementType().isF32())
+      // f16/bf16 weights (depthwise or grouped) widened exactly (the loops'
+      // own conversion).
       weight = convertTensor(rewriter, loc, weight,
                              wType.clone(rewriter.getF32Type()));
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),

@@ -568,11 +568,16 @@ TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
            // group (the im2col GEMMs are one group only).
            ConvCase{2, 16, 7, 7, 8, 3, 3, 1, 1, 1, "", true, 4},
            ConvCase{1, 6, 5, 5, 6, 1, 1, 1, 0, 1, "", false, 2},
+           // f16 and bf16 weights: widened exactly first.
+           ConvCase{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, "precision(weights = f16)",
+                    true, 2},
+           ConvCase{1, 12, 7, 7, 9, 3, 3, 2, 1, 1, "precision(weights = bf16)",
+                    false, 3},
        }) {
     DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
                          << " F " << c.f << " " << c.kh << "x" << c.kw
                          << " stride " << c.stride << " groups " << c.groups
-                         << (c.bias ? " bias" : "")) {
+                         << " " << c.precision << (c.bias ? " bias" : "")) {
       checkConv(c, seed, "mixrt_ukernel_conv2d_f32");
     }
     ++seed;
