@@ -60,11 +60,12 @@ mix.network @grouped precision(f32) (%x: tensor<1x4x5x5xf32>) -> tensor<1x4x5x5x
 // MARK-LABEL: func.func @dw_asym(
 // MARK-NOT:     tensor<1x2x8x12xf32>
 // MARK:         mix.ukernel = "depthwise_f32", mix.ukernel_window = array<i64: 1, 1, 1, 1, 0, 1, 2, 3>
-// Grouped with 1 < groups < C: loops over a padded copy.
+// Grouped with 1 < groups < C: not depthwise, the convolution kernel per
+// group (use-microkernels-conv.mlir), no padded copy either.
 // MARK-LABEL: func.func @grouped(
-// MARK-NOT:     mix.ukernel
-// MARK:         tensor<1x4x7x7xf32>
-// MARK-NOT:     mix.ukernel
+// MARK-NOT:     tensor<1x4x7x7xf32>
+// MARK-NOT:     depthwise_f32
+// MARK:         mix.ukernel = "conv2d_f32"
 // MARK:         return
 
 // CHECK-DAG:   func.func private @mixrt_ukernel_depthwise_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32) -> i32
@@ -142,7 +143,9 @@ mix.network @grouped precision(f32) (%x: tensor<1x4x5x5xf32>) -> tensor<1x4x5x5x
 
 // CHECK-LABEL: func.func @mixc_net_grouped(
 // CHECK-NOT:     call @mixrt_ukernel_depthwise_f32
-// CHECK:         math.fma
+// CHECK:         scf.for
+// CHECK:           call @mixrt_ukernel_conv2d_f32(
+// CHECK-NOT:     math.fma
 // CHECK:         return
 
 // Not rewritten: the loop itself, reading the unpadded input in its body.
