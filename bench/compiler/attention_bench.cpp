@@ -45,6 +45,8 @@
 
 namespace {
 
+using mixbench::add;
+using mixbench::ratio;
 using mixbench::values;
 
 struct AttentionShape {
@@ -242,21 +244,6 @@ void BM_Compiled(benchmark::State &state, int shape, bool microkernels) {
     benchmark::ClobberMemory();
   });
   state.counters["compile_s"] = model.net->compileSeconds();
-}
-
-template <class Fn, class... Args>
-void add(const std::string &name, Fn fn, Args... args) {
-  benchmark::RegisterBenchmark(name.c_str(), fn, args...)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-}
-
-std::string ratio(double a, double b) {
-  if (a <= 0 || b <= 0)
-    return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f", a / b);
-  return text;
 }
 
 double get(const std::string &kernel, const AttentionShape &s) {

@@ -9,7 +9,8 @@
 // safetensors writer for the weights the models reference
 // (`mix.weight external`), and the compilation of a model text by the mixc
 // driver, loaded in process (compiler/CompiledNetwork.h), with its 64-byte
-// aligned workspace.
+// aligned workspace; the registration of manually timed benchmarks and the
+// ratios their tables print (also attention_bench.cpp and train_bench.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -46,6 +50,24 @@ inline std::vector<float> values(size_t n, uint64_t seed) {
                            0.5);
   }
   return v;
+}
+
+/// Registers `fn(state, args...)` as benchmark `name`, timed manually
+/// (state.SetIterationTime), reported in milliseconds.
+template <class Fn, class... Args>
+void add(const std::string &name, Fn fn, Args... args) {
+  benchmark::RegisterBenchmark(name.c_str(), fn, args...)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+/// "a/b" with `decimals` decimals, "-" if either was not measured (<= 0).
+inline std::string ratio(double a, double b, int decimals = 2) {
+  if (a <= 0 || b <= 0)
+    return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*f", decimals, a / b);
+  return text;
 }
 
 /// One F32 tensor of a safetensors file.

@@ -91,6 +91,8 @@
 
 namespace {
 
+using mixbench::add;
+using mixbench::ratio;
 using mixbench::threadSeconds;
 using mixbench::values;
 
@@ -540,13 +542,6 @@ void BM_DnnlS8s8s32(benchmark::State &state, int shape) {
 // Registration and the tables
 //===----------------------------------------------------------------------===//
 
-template <class Fn, class... Args>
-void add(const std::string &name, Fn fn, Args... args) {
-  benchmark::RegisterBenchmark(name.c_str(), fn, args...)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-}
-
 void registerAll() {
   for (int i = 0; i < static_cast<int>(std::size(kShapes)); ++i) {
     const std::string shape = "/" + shapeName(kShapes[i]);
@@ -562,15 +557,6 @@ void registerAll() {
     add("BM_oneDNN_s8s8s32" + shape, BM_DnnlS8s8s32, i);
 #endif
   }
-}
-
-/// "a/b" with two decimals, "-" if either was not measured.
-std::string ratio(double a, double b) {
-  if (a <= 0 || b <= 0)
-    return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f", a / b);
-  return text;
 }
 
 std::string rate(double gops) {

@@ -134,6 +134,7 @@
 
 namespace {
 
+using mixbench::add;
 using mixbench::threadSeconds;
 using mixbench::values;
 
@@ -1124,13 +1125,6 @@ void BM_Dnnl(benchmark::State &state, int layer, DnnlKind kind) {
 // Registration and the tables
 //===----------------------------------------------------------------------===//
 
-template <class Fn, class... Args>
-void add(const std::string &name, Fn fn, Args... args) {
-  benchmark::RegisterBenchmark(name.c_str(), fn, args...)
-      ->UseManualTime()
-      ->Unit(benchmark::kMillisecond);
-}
-
 void registerAll() {
   for (int i = 0; i < static_cast<int>(std::size(kLayers)); ++i) {
     const std::string shape = std::string("/") + kLayers[i].name;
@@ -1166,9 +1160,8 @@ void registerAll() {
 
 /// "a/b" with two decimals (then `mark`), "-" if either was not measured.
 std::string ratio(double a, double b, const std::string &mark = "") {
-  if (a <= 0 || b <= 0)
-    return "-";
-  return format("%.2f", a / b) + mark;
+  std::string r = mixbench::ratio(a, b);
+  return r == "-" ? r : r + mark;
 }
 
 std::string rate(double gops) {

@@ -245,13 +245,7 @@ void BM_Copy(benchmark::State &state, std::string body) {
   });
 }
 
-std::string ratio(double a, double b) {
-  if (a <= 0 || b <= 0)
-    return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3f", a / b);
-  return text;
-}
+std::string ratio(double a, double b) { return mixbench::ratio(a, b, 3); }
 
 void printTable() {
   auto get = [](const std::string &key) {
