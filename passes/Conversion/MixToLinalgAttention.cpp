@@ -189,8 +189,8 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     // f32 bias epilogue.
     Type f32 = rewriter.getF32Type();
     bool microkernel = options.microkernels && types.acc == f32 && act == f32;
-    auto project = [&](Value w, Value bias, LayerTypes sumTypes) {
-      Value sum = contraction(rewriter, loc, x, w, /*rhsBatched=*/false,
+    auto project = [&](Value in, Value w, Value bias, LayerTypes sumTypes) {
+      Value sum = contraction(rewriter, loc, in, w, /*rhsBatched=*/false,
                               buildInit(rewriter, loc, types));
       if (microkernel)
         sum.getDefiningOp()->setAttr(attr::kUkernel,
@@ -213,9 +213,9 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     // precision and kept there for the scores.
     // One projection per statement, q, k, v: the IR must not depend on the
     // order the host compiler evaluates function arguments in.
-    Value qProj = project(adaptor.getWq(), adaptor.getBq(), accTypes);
-    Value kProj = project(adaptor.getWk(), adaptor.getBk(), accTypes);
-    Value vProj = project(adaptor.getWv(), adaptor.getBv(), accTypes);
+    Value qProj = project(x, adaptor.getWq(), adaptor.getBq(), accTypes);
+    Value kProj = project(x, adaptor.getWk(), adaptor.getBk(), accTypes);
+    Value vProj = project(x, adaptor.getWv(), adaptor.getBv(), accTypes);
     Value merged = attentionCore(
         rewriter, loc, qProj, kProj, vProj, adaptor.getMask(), op.getNumHeads(),
         op.getCausal(), types.acc, options.microkernels);
@@ -224,8 +224,7 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     Value mergedAct =
         convertTensor(rewriter, loc, merged,
                       cast<ShapedType>(RankedTensorType::get({B, S, E}, act)));
-    x = mergedAct;
-    Value out = project(adaptor.getWo(), adaptor.getBo(), types);
+    Value out = project(mergedAct, adaptor.getWo(), adaptor.getBo(), types);
     if (!adaptor.getBo())
       return convertTensor(rewriter, loc, out, type);
     return out;
