@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,27 @@ inline double threadSeconds() {
   return static_cast<double>(ts.tv_sec) +
          1e-9 * static_cast<double>(ts.tv_nsec);
 }
+
+/// A std::allocator that places its arrays on 64-byte (cache line)
+/// boundaries, as a compiled network's workspace buffers are: inputs from a
+/// plain std::vector are 16-byte aligned, and a kernel's 32- or 64-byte
+/// loads from them split cache lines (up to 10% of a 1x1 convolution's time
+/// on AVX2).
+template <class T> struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U> CacheLineAllocator(const CacheLineAllocator<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(
+        ::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  bool operator==(const CacheLineAllocator &) const { return true; }
+  bool operator!=(const CacheLineAllocator &) const { return false; }
+};
+
+/// Floats on a 64-byte boundary.
+using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
 
 /// Values in [-0.5, 0.5), a fixed sequence per seed.
 inline std::vector<float> values(size_t n, uint64_t seed) {

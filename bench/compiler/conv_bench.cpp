@@ -379,11 +379,14 @@ std::string convText(const ConvShape &s, const std::string &x,
 /// The inputs of one layer: x, w, and w in a safetensors file.
 struct LayerData {
   ConvShape shape;
-  std::vector<float> x, w;
+  mixbench::AlignedFloats x; ///< 64-byte aligned, as workspace buffers are
+  std::vector<float> w;
   std::string weightsPath, error;
 
   explicit LayerData(const ConvShape &s)
-      : shape(s), x(values(s.c * s.h * s.w, 1)), w(values(s.f * s.depth(), 2)) {
+      : shape(s), w(values(s.f * s.depth(), 2)) {
+    std::vector<float> v = values(s.c * s.h * s.w, 1);
+    x.assign(v.begin(), v.end());
     weightsPath = mixbench::writeSafetensors(
         {{"w", {s.f, s.cpg(), s.k, s.k}, &w}}, "bench-conv", error);
   }
@@ -396,11 +399,13 @@ struct LayerData {
 /// The inputs of the whole CNN: the image, the conv weights (scaled by
 /// sqrt(24 / K), He-like, so activations stay near 1) and the dense weight.
 struct CnnData {
-  std::vector<float> x;
+  mixbench::AlignedFloats x; ///< 64-byte aligned, as workspace buffers are
   std::vector<std::vector<float>> w; ///< the convs', then the dense's
   std::string weightsPath, error;
 
-  CnnData() : x(values(3 * 112 * 112, 1)) {
+  CnnData() {
+    std::vector<float> image = values(3 * 112 * 112, 1);
+    x.assign(image.begin(), image.end());
     std::vector<mixbench::NamedTensor> tensors;
     uint64_t seed = 10;
     for (const ConvShape &s : kCnn) {
@@ -427,14 +432,14 @@ struct CnnData {
 /// A compiled model with its input and output buffers.
 struct Compiled {
   std::unique_ptr<mixbench::CompiledModel> model;
-  const std::vector<float> *x = nullptr;
+  const float *x = nullptr;
   std::vector<float> y;
   std::string error;
 
   Compiled(const std::string &source, const std::string &weightsPath,
            const std::string &dataError, const VariantInfo &v,
-           const std::vector<float> &input, size_t outputs)
-      : x(&input), y(outputs, 0.0f) {
+           const mixbench::AlignedFloats &input, size_t outputs)
+      : x(input.data()), y(outputs, 0.0f) {
     if (!dataError.empty()) {
       error = dataError;
       return;
@@ -445,7 +450,7 @@ struct Compiled {
   }
 
   mix::CompiledNetwork::Call prepare() {
-    void *buffers[] = {const_cast<float *>(x->data()), y.data()};
+    void *buffers[] = {const_cast<float *>(x), y.data()};
     return model->net->prepare(buffers, 1, model->ws);
   }
   void run() { prepare()(); }
