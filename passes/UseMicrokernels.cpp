@@ -1242,8 +1242,12 @@ struct MixUseMicrokernelsPass
     auto accType = dyn_cast<MemRefType>(acc.getType());
     auto saType = dyn_cast<MemRefType>(sa.getType());
     Type f32 = Float32Type::get(&getContext());
-    if (!accType || !accType.getElementType().isInteger(32) || !saType ||
-        saType.getRank() != 0 || saType.getElementType() != f32)
+    // i32 sums, or f32 ones holding exact integers below 2^24 (qconv2d's
+    // sums by the f32 kernels): |acc| < 2^31 either way.
+    if (!accType ||
+        !(accType.getElementType().isInteger(32) ||
+          accType.getElementType().isF32()) ||
+        !saType || saType.getRank() != 0 || saType.getElementType() != f32)
       return failure();
     memref::GlobalOp sbGlobal = constantGlobalOf(sb, symbols);
     std::optional<std::vector<char>> sbBytes =

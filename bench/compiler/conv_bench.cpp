@@ -339,7 +339,7 @@ std::string compareF32(const ConvShape &s,
 // The layers compiled by mixc
 //===----------------------------------------------------------------------===//
 
-enum Variant { F32, F32Loops, Int8 };
+enum Variant { F32, F32Loops, Int8, Int8Loops };
 
 struct VariantInfo {
   const char *name;      ///< in the benchmark name and the tables
@@ -351,6 +351,7 @@ const VariantInfo kVariants[] = {
     {"f32", "", true},
     {"f32_loops", "", false},
     {"int8", " precision(int8)", true},
+    {"int8_loops", " precision(int8)", false},
 };
 
 std::string tensorType(std::initializer_list<int64_t> dims) {
@@ -789,11 +790,9 @@ const LayerCheck &checkFor(int layer) {
   if (check.f32.empty())
     check.f32 = compareF32(s, ref, uk.y, 1.0, "compiled f32", check.f32Worst);
 
-  // Depthwise layers have no int8 variant (int8 conv2d takes one group).
-  Compiled *qp = s.groups == 1 ? &compiledFor(layer, Int8) : nullptr;
-  check.int8 = qp ? qp->error : "no int8 depthwise";
+  Compiled &q = compiledFor(layer, Int8);
+  check.int8 = q.error;
   if (check.int8.empty()) {
-    Compiled &q = *qp;
     q.run();
     double xMax = 0;
     for (float v : d.x)
@@ -824,6 +823,16 @@ const LayerCheck &checkFor(int layer) {
           break;
         }
       }
+    }
+  }
+  // Several groups: the f32 kernels' sums against the i32 loops', bit for
+  // bit (qconv2d's lowerAsExactF32).
+  if (check.int8.empty() && s.groups > 1) {
+    Compiled &ql = compiledFor(layer, Int8Loops);
+    check.int8 = ql.error;
+    if (check.int8.empty()) {
+      ql.run();
+      check.int8 = compareBits(q.y, ql.y, "int8");
     }
   }
 
@@ -860,7 +869,8 @@ const LayerCheck &checkFor(int layer) {
 
 void BM_Compiled(benchmark::State &state, int layer, Variant variant) {
   const LayerCheck &check = checkFor(layer);
-  const std::string &error = variant == Int8 ? check.int8 : check.f32;
+  const bool int8 = variant == Int8 || variant == Int8Loops;
+  const std::string &error = int8 ? check.int8 : check.f32;
   if (!error.empty()) {
     state.SkipWithError(error.c_str());
     return;
@@ -874,8 +884,7 @@ void BM_Compiled(benchmark::State &state, int layer, Variant variant) {
           benchmark::ClobberMemory();
         });
   state.counters["compile_s"] = c.model->net->compileSeconds();
-  state.counters["err_bound"] =
-      variant == Int8 ? check.int8Worst : check.f32Worst;
+  state.counters["err_bound"] = int8 ? check.int8Worst : check.f32Worst;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1136,8 +1145,9 @@ void registerAll() {
     if (kLayers[i].groups > 1) {
       // Depthwise and grouped: f32 (mixrt_ukernel_depthwise_f32, or
       // mixrt_ukernel_conv2d_f32 per group) and loops against oneDNN's f32
-      // grouped convolution.
-      for (Variant v : {F32, F32Loops})
+      // grouped convolution; int8 (exact sums by the same f32 kernels) and
+      // its loops.
+      for (Variant v : {F32, F32Loops, Int8, Int8Loops})
         add(std::string("BM_Conv_compiled_") + kVariants[v].name + shape,
             BM_Compiled, i, v);
 #ifdef MIXC_BENCH_DNNL
@@ -1180,9 +1190,9 @@ void printTables() {
       "\nRatios (single thread, thread CPU time; mixrt microkernel path %s; "
       "'-': not measured):\n",
       mixrt_ukernel_isa_name(mixrt_ukernel_get_isa()));
-  std::printf("%-18s %10s %10s %10s %10s %9s %10s\n", "layer", "f32/dnnchw",
-              "f32/dnnany", "int8/dnns8", "f32uk/loop", "int8/f32",
-              "dnns8/f32");
+  std::printf("%-18s %10s %10s %10s %10s %10s %9s %10s\n", "layer",
+              "f32/dnnchw", "f32/dnnany", "int8/dnns8", "f32uk/loop",
+              "i8uk/loop", "int8/f32", "dnns8/f32");
   std::vector<std::string> shapes;
   for (const ConvShape &s : kLayers)
     shapes.push_back(s.name);
@@ -1195,11 +1205,12 @@ void printTables() {
     const std::string star;
 #endif
     std::printf(
-        "%-18s %10s %10s %10s %10s %9s %10s\n", s.c_str(),
+        "%-18s %10s %10s %10s %10s %10s %9s %10s\n", s.c_str(),
         ratio(f32, get("onednn f32 nchw", s)).c_str(),
         ratio(f32, get("onednn f32 any", s)).c_str(),
         ratio(get("compiled int8", s), get("onednn s8", s), star).c_str(),
         ratio(f32, get("compiled f32_loops", s)).c_str(),
+        ratio(get("compiled int8", s), get("compiled int8_loops", s)).c_str(),
         ratio(get("compiled int8", s), f32).c_str(),
         ratio(get("onednn s8", s),
               std::max(get("onednn f32 nchw", s), get("onednn f32 any", s)),
@@ -1211,21 +1222,23 @@ void printTables() {
       "oneDNN f32 with NCHW src/dst (mixc's layout); f32/dnnany: / oneDNN f32 "
       "in its own blocked layouts; int8/dnns8: the compiled int8 layer "
       "(quantize x + int8 GEMMs + rescale) / oneDNN's s8s8s32 convolution "
-      "alone; f32uk/loop: microkernels / --no-microkernels; int8/f32: "
+      "alone; f32uk/loop, i8uk/loop: microkernels / --no-microkernels "
+      "(int8: several groups only); int8/f32: "
       "compiled int8 / compiled f32; dnns8/f32: oneDNN s8 / its best f32; "
       "*: oneDNN's s8 sums were not exact (its saturating vpmaddubsw path "
       "without VNNI), the compiled int8 sums are)\n");
 
   std::printf("\nGOP/s (2*F*OH*OW*C*KH*KW per call; the CNN: summed over its "
               "layers):\n");
-  std::printf("%-18s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", "layer", "f32",
-              "f32_lp", "int8", "uk_f32", "uk_cv", "uk_s8", "dnn_nchw",
-              "dnn_any", "dnn_s8");
+  std::printf("%-18s %7s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", "layer", "f32",
+              "f32_lp", "int8", "int8_lp", "uk_f32", "uk_cv", "uk_s8",
+              "dnn_nchw", "dnn_any", "dnn_s8");
   for (const std::string &s : shapes)
-    std::printf("%-18s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
+    std::printf("%-18s %7s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", s.c_str(),
                 rate(get("compiled f32", s)).c_str(),
                 rate(get("compiled f32_loops", s)).c_str(),
                 rate(get("compiled int8", s)).c_str(),
+                rate(get("compiled int8_loops", s)).c_str(),
                 rate(get("mixrt f32", s)).c_str(),
                 rate(get("mixrt conv f32", s)).c_str(),
                 rate(get("mixrt s8", s)).c_str(),

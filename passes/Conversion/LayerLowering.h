@@ -142,6 +142,27 @@ protected:
   }
 };
 
+/// A convolution's window: strides and dilations (h, w), padding (top,
+/// left, bottom, right).
+struct ConvWindow {
+  llvm::ArrayRef<int64_t> strides, dilations, padding;
+};
+
+/// The f32 convolution of the unpadded `input` [N, C, H, W] with `weight`
+/// ([C, 1, KH, KW] when `depthwise`, [F, C / groups, KH, KW] otherwise):
+/// one linalg.generic over (n, f, c, kh, kw, oh, ow) with the weight its
+/// only operand, reading the input at the clamped position and +0 outside
+/// it (what a +0-padded copy would hold), one fma per step into the
+/// 0-filled sum of `types` (result shape, f32). Marked "depthwise_f32" or
+/// "conv2d_f32" with its window for mix-use-microkernels, which turns it
+/// into one call of mixrt's kernel (per image and group for several
+/// groups). Defined in MixToLinalgConvolutions.cpp; also used by qconv2d
+/// (MixToLinalgQuantized.cpp) for sums exact in f32.
+mlir::Value unpaddedConvolution(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value input, mlir::Value weight,
+                                const ConvWindow &window, int64_t groups,
+                                const LayerTypes &types, bool depthwise);
+
 } // namespace mix::lowering
 
 #endif // MIXC_PASSES_CONVERSION_LAYERLOWERING_H

@@ -200,6 +200,73 @@ Value mix::lowering::im2colGemm(
   return images.getResult(1);
 }
 
+/// The loop over the unpadded f32 input (MixToLinalgPatterns.h).
+Value mix::lowering::unpaddedConvolution(OpBuilder &rewriter, Location loc,
+                                         Value input, Value weight,
+                                         const ConvWindow &window,
+                                         int64_t groups,
+                                         const LayerTypes &types,
+                                         bool depthwise) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> s = window.strides, d = window.dilations,
+                    pad = window.padding;
+  auto wType = cast<ShapedType>(weight.getType());
+  ConvMaps conv = convMaps(s, d, groups, wType, rewriter.getContext());
+  int64_t perGroupOut = wType.getDimSize(0) / groups,
+          perGroupIn = wType.getDimSize(1);
+  Value zero = zeroConstant(rewriter, loc, types.acc);
+  Value sum = generic(
+      rewriter, loc, ValueRange{weight}, buildInit(rewriter, loc, types),
+      {conv.weight, conv.output}, conv.iterators,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        // One operand op per statement (host-compiler independent IR).
+        auto index = [&](int64_t i) {
+          return arith::ConstantIndexOp::create(b, l, i);
+        };
+        Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+        // The input channel: f (depthwise), c (one group), or c of the
+        // group of f: f / (F / groups) * (C / groups) + c (convMaps').
+        Value image = linalg::IndexOp::create(b, l, 0);
+        Value channel = linalg::IndexOp::create(b, l, depthwise ? 1 : 2);
+        if (!depthwise && groups > 1) {
+          Value f = linalg::IndexOp::create(b, l, 1);
+          Value g = arith::DivUIOp::create(b, l, f, index(perGroupOut));
+          Value first = arith::MulIOp::create(b, l, g, index(perGroupIn));
+          channel = arith::AddIOp::create(b, l, first, channel);
+        }
+        SmallVector<Value> at = {image, channel};
+        for (int64_t i = 0; i < 2; ++i) {
+          // oh * s + kh * d - before (ow, kw for the columns).
+          Value o = linalg::IndexOp::create(b, l, 5 + i);
+          Value k = linalg::IndexOp::create(b, l, 3 + i);
+          Value os = arith::MulIOp::create(b, l, o, index(s[i]));
+          Value kd = arith::MulIOp::create(b, l, k, index(d[i]));
+          Value sumPos = arith::AddIOp::create(b, l, os, kd);
+          Value pos = arith::SubIOp::create(b, l, sumPos, index(pad[i]));
+          int64_t size = inType.getDimSize(2 + i);
+          Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
+                                           index(0));
+          Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                           index(size));
+          Value both = arith::AndIOp::create(b, l, ge, lt);
+          inside = arith::AndIOp::create(b, l, inside, both);
+          Value low = arith::MaxSIOp::create(b, l, pos, index(0));
+          at.push_back(arith::MinSIOp::create(b, l, low, index(size - 1)));
+        }
+        Value v = tensor::ExtractOp::create(b, l, input, at);
+        Value x = arith::SelectOp::create(b, l, inside, v, zero);
+        return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
+      });
+  Operation *loop = sum.getDefiningOp();
+  loop->setAttr(
+      attr::kUkernel,
+      rewriter.getStringAttr(depthwise ? "depthwise_f32" : "conv2d_f32"));
+  loop->setAttr(attr::kUkernelWindow,
+                rewriter.getDenseI64ArrayAttr(
+                    {s[0], s[1], d[0], d[1], pad[0], pad[1], pad[2], pad[3]}));
+  return sum;
+}
+
 namespace {
 
 struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
@@ -298,79 +365,6 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
            (wElem.isF32() || wElem.isF16() || wElem.isBF16());
   }
 
-  /// The loop over the unpadded f32 input (see the file comment): over (n,
-  /// f, c, kh, kw, oh, ow) of convMaps, the weight ([C, 1, KH, KW]
-  /// depthwise, [F, C / groups, KH, KW] otherwise) its only operand; per
-  /// step the input at (n, f (depthwise) or the input channel of (f, c),
-  /// oh * sh + kh * dh - top, ow * sw +
-  /// kw * dw - left), clamped into the image and replaced by +0 outside it
-  /// (padSpatial's select), then one fma into the sum. Marked
-  /// "depthwise_f32" or "conv2d_f32" with its window.
-  Value lowerUnpadded(Conv2DOp op, Value input, Value weight,
-                      const ConvMaps &conv, const LayerTypes &types,
-                      bool depthwise,
-                      ConversionPatternRewriter &rewriter) const {
-    Location loc = op.getLoc();
-    auto inType = cast<RankedTensorType>(input.getType());
-    ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations(),
-                      pad = op.getPadding();
-    auto groups = static_cast<int64_t>(op.getGroups());
-    auto wType = cast<ShapedType>(weight.getType());
-    int64_t perGroupOut = wType.getDimSize(0) / groups,
-            perGroupIn = wType.getDimSize(1);
-    Value zero = zeroConstant(rewriter, loc, types.acc);
-    Value sum = generic(
-        rewriter, loc, ValueRange{weight}, buildInit(rewriter, loc, types),
-        {conv.weight, conv.output}, conv.iterators,
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          // One operand op per statement (host-compiler independent IR).
-          auto index = [&](int64_t i) {
-            return arith::ConstantIndexOp::create(b, l, i);
-          };
-          Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-          // The input channel: f (depthwise), c (one group), or c of the
-          // group of f: f / (F / groups) * (C / groups) + c (convMaps').
-          Value image = linalg::IndexOp::create(b, l, 0);
-          Value channel = linalg::IndexOp::create(b, l, depthwise ? 1 : 2);
-          if (!depthwise && groups > 1) {
-            Value f = linalg::IndexOp::create(b, l, 1);
-            Value g = arith::DivUIOp::create(b, l, f, index(perGroupOut));
-            Value first = arith::MulIOp::create(b, l, g, index(perGroupIn));
-            channel = arith::AddIOp::create(b, l, first, channel);
-          }
-          SmallVector<Value> at = {image, channel};
-          for (int64_t i = 0; i < 2; ++i) {
-            // oh * s + kh * d - before (ow, kw for the columns).
-            Value o = linalg::IndexOp::create(b, l, 5 + i);
-            Value k = linalg::IndexOp::create(b, l, 3 + i);
-            Value os = arith::MulIOp::create(b, l, o, index(s[i]));
-            Value kd = arith::MulIOp::create(b, l, k, index(d[i]));
-            Value sumPos = arith::AddIOp::create(b, l, os, kd);
-            Value pos = arith::SubIOp::create(b, l, sumPos, index(pad[i]));
-            int64_t size = inType.getDimSize(2 + i);
-            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                             pos, index(0));
-            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                             pos, index(size));
-            Value both = arith::AndIOp::create(b, l, ge, lt);
-            inside = arith::AndIOp::create(b, l, inside, both);
-            Value low = arith::MaxSIOp::create(b, l, pos, index(0));
-            at.push_back(arith::MinSIOp::create(b, l, low, index(size - 1)));
-          }
-          Value v = tensor::ExtractOp::create(b, l, input, at);
-          Value x = arith::SelectOp::create(b, l, inside, v, zero);
-          return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
-        });
-    Operation *loop = sum.getDefiningOp();
-    loop->setAttr(
-        attr::kUkernel,
-        rewriter.getStringAttr(depthwise ? "depthwise_f32" : "conv2d_f32"));
-    loop->setAttr(attr::kUkernelWindow,
-                  rewriter.getDenseI64ArrayAttr({s[0], s[1], d[0], d[1], pad[0],
-                                                 pad[1], pad[2], pad[3]}));
-    return sum;
-  }
-
   Value lower(Conv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     bool depthwise = isMicrokernelDepthwise(op, adaptor, types);
@@ -390,8 +384,10 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                              wType, rewriter.getContext());
     Type acc = types.acc;
     if (unpadded) {
-      Value sum = lowerUnpadded(op, adaptor.getInput(), weight, conv, types,
-                                depthwise, rewriter);
+      Value sum = unpaddedConvolution(
+          rewriter, loc, adaptor.getInput(), weight,
+          {op.getStrides(), op.getDilations(), op.getPadding()},
+          static_cast<int64_t>(op.getGroups()), types, depthwise);
       BiasEpilogue epilogue;
       epilogue.biasType = acc;
       epilogue.bias = adaptor.getBias();

@@ -19,7 +19,10 @@
 // With microkernels, qconv2d of one group and a constant weight sums as
 // im2col GEMMs (MixToLinalgConvolutions.cpp), which mix-use-microkernels
 // turns into calls of mixrt's exact int8 microkernel; the rescale reads the
-// [N*OH*OW, F] sums transposed into NCHW.
+// [N*OH*OW, F] sums transposed into NCHW. qconv2d of several groups
+// (depthwise or grouped) sums on mixrt's f32 convolution kernels instead
+// when the constant weights prove every partial sum an integer below 2^24,
+// exact in f32 (lowerAsExactF32); otherwise it stays loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +34,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cfloat>
 
@@ -355,9 +359,13 @@ Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
       channelMap(scalesB, resultType, channelDim)};
   auto scaled = [&](OpBuilder &nb, Location l, ValueRange a) {
     Type f64 = nb.getF64Type(), f32 = nb.getF32Type();
-    Value sum = a[0].getType().isF64()
-                    ? a[0]
-                    : Value(arith::SIToFPOp::create(nb, l, f64, a[0]));
+    // i32 sums, f64 ones (K split), or f32 ones holding exact integers
+    // (qconv2d's lowerAsExactF32).
+    Value sum = a[0];
+    if (a[0].getType().isF32())
+      sum = arith::ExtFOp::create(nb, l, f64, a[0]);
+    else if (!a[0].getType().isF64())
+      sum = arith::SIToFPOp::create(nb, l, f64, a[0]);
     // Operands created one per statement (see sliceParams).
     Value sb = arith::ExtFOp::create(nb, l, f64, a[2]);
     Value sa = arith::ExtFOp::create(nb, l, f64, a[1]);
@@ -551,8 +559,83 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
                    AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx));
   }
 
+  /// With microkernels, several groups (grouped or depthwise: the im2col
+  /// GEMMs are one group only), a constant weight and constant weight zero
+  /// points: the sums by mixrt's f32 convolution kernels when f32 holds them
+  /// exactly, null otherwise. Every product (a - za) * (b - zb) and every
+  /// partial sum of an output is an integer of magnitude at most
+  /// max|a - za| * sum_k |b_k - zb| (its channel's weights); when that is
+  /// at most 2^24 for every channel, each is exact in f32 whatever the
+  /// order or blocking of the fma chain, so the f32 sums equal the i32 ones
+  /// bit for bit on every kernel path. max|a - za| is exact for a constant
+  /// zero point, else 255 (checkIntegerAccumulation, run before the
+  /// lowering, accepts only zero points of mix.quantize, within int8). A 3x3
+  /// depthwise layer always qualifies (9 * 255 * 255 < 2^24); a grouped
+  /// one with symmetric weights up to K = C / groups * KH * KW = 518. The
+  /// input is widened to f32 (a - za, one pass), the weight at compile time
+  /// (b - zb: 4 bytes per weight instead of 1), and the +0 the f32 kernels
+  /// pad with is a - za of the zero point the loops pad with.
+  Value lowerAsExactF32(QConv2DOp op, OpAdaptor adaptor,
+                        const LayerTypes &types,
+                        ConversionPatternRewriter &rewriter) const {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    auto groups = static_cast<int64_t>(op.getGroups());
+    DenseElementsAttr w, zw;
+    if (!options.microkernels || groups <= 1 || op.getKChunk() ||
+        !types.result.hasStaticShape() ||
+        !matchPattern(adaptor.getWeight(), m_Constant(&w)) ||
+        !matchPattern(adaptor.getWeightZeroPoints(), m_Constant(&zw)))
+      return {};
+    int64_t maxA = 255;
+    DenseElementsAttr za;
+    if (matchPattern(adaptor.getInputZeroPoint(), m_Constant(&za))) {
+      int64_t z = za.getSplatValue<APInt>().getSExtValue();
+      maxA = std::max(std::abs(127 - z), std::abs(-128 - z));
+    }
+    int64_t f = wType.getDimSize(0), k = wType.getNumElements() / f;
+    SmallVector<APInt> wv(w.getValues<APInt>()), zv(zw.getValues<APInt>());
+    std::vector<float> wide(static_cast<size_t>(f * k));
+    for (int64_t fi = 0; fi < f; ++fi) {
+      int64_t z = zv[zv.size() == 1 ? 0 : fi].getSExtValue(), sum = 0;
+      for (int64_t ki = 0; ki < k; ++ki) {
+        int64_t centered = wv[fi * k + ki].getSExtValue() - z;
+        wide[fi * k + ki] = static_cast<float>(centered);
+        sum += std::abs(centered);
+      }
+      if (sum * maxA > (int64_t{1} << 24))
+        return {};
+    }
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value weight = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(wType.clone(f32), ArrayRef<float>(wide)));
+    Value centered = elementwise(
+        rewriter, loc,
+        ValueRange{adaptor.getInput(), adaptor.getInputZeroPoint()},
+        inType.clone(f32), [](OpBuilder &b, Location l, ValueRange a) {
+          Type i32 = b.getI32Type();
+          Value wideA = arith::ExtSIOp::create(b, l, i32, a[0]);
+          Value diff = arith::SubIOp::create(b, l, wideA, a[1]);
+          return Value(arith::SIToFPOp::create(b, l, b.getF32Type(), diff));
+        });
+    bool depthwise = groups == inType.getDimSize(1) && f == groups &&
+                     wType.getDimSize(1) == 1;
+    LayerTypes sums{RankedTensorType::get(types.result.getShape(), f32), f32};
+    Value sum = unpaddedConvolution(
+        rewriter, loc, centered, weight,
+        {op.getStrides(), op.getDilations(), op.getPadding()}, groups, sums,
+        depthwise);
+    return rescale(rewriter, loc, types, sum, adaptor.getInputScale(),
+                   adaptor.getWeightScales(), adaptor.getBias(),
+                   /*channelDim=*/1, checkedAt(op));
+  }
+
   Value lower(QConv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
+    if (Value exact = lowerAsExactF32(op, adaptor, types, rewriter))
+      return exact;
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto wType = cast<ShapedType>(adaptor.getWeight().getType());

@@ -532,7 +532,6 @@ struct GruLowering : MixLoweringPattern<GruOp> {
                 });
             rec = recurrentGemm(lbld, l, hPrev, rd, rec, 0,
                                 lbr ? gates : 2 * hidden);
-            Gates s{lbld, l, acc};
             auto at = [&](OpBuilder &nb, Location bl, Value tensor, int64_t q,
                           Value nIdx, Value j) {
               Value col = j;

@@ -315,6 +315,9 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
   if (StringRef(callee) == "mixrt_ukernel_conv2d_f32")
     checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
                     "conv2d_f32", callee);
+  else if (StringRef(callee) == "mixrt_ukernel_depthwise_f32")
+    checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
+                    "depthwise_f32", callee);
 }
 
 /// The loop the lowering marks for a convolution microkernel (`wantKind`
@@ -652,6 +655,64 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
                            << " dilation " << c.dilation << " " << precision
                            << (c.bias ? " bias" : "")) {
         checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
+      }
+      ++seed;
+    }
+  }
+}
+
+// int8 grouped and depthwise convolutions (several groups: the im2col GEMMs
+// are one group only): the exact integer sums by mixrt's f32 convolution
+// kernels, which hold them exactly (every partial sum an integer below
+// 2^24, proven at compile time from the weights); the same bits as the i32
+// loops, symmetric and asymmetric (padding reads the zero point: a - za =
+// +0 in f32), with and without a bias, strides, dilation, a channel
+// multiplier, planes below 64 positions.
+TEST_CASE("compiled int8 grouped and depthwise conv2d: the f32 convolution "
+          "kernels give the i32 loops' sums bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 900;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)"}) {
+    struct Int8Group {
+      ConvCase c;
+      const char *callee;
+    };
+    for (Int8Group g : {
+             Int8Group{
+                 ConvCase{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+                 "mixrt_ukernel_conv2d_f32"},
+             Int8Group{
+                 ConvCase{1, 64, 8, 8, 64, 3, 3, 1, 1, 1, precision, false, 32},
+                 "mixrt_ukernel_conv2d_f32"},
+             Int8Group{
+                 ConvCase{1, 12, 7, 7, 9, 1, 1, 1, 0, 1, precision, true, 3},
+                 "mixrt_ukernel_conv2d_f32"},
+             // A channel multiplier of 2 (groups = C < F): grouped.
+             Int8Group{
+                 ConvCase{1, 4, 10, 10, 8, 3, 3, 2, 1, 1, precision, true, 4},
+                 "mixrt_ukernel_conv2d_f32"},
+             // Depthwise: stride 1 and 2, dilation 2, a 7x7 plane, 5x5.
+             Int8Group{ConvCase{2, 16, 12, 12, 16, 3, 3, 1, 1, 1, precision,
+                                true, 16},
+                       "mixrt_ukernel_depthwise_f32"},
+             Int8Group{ConvCase{1, 24, 14, 14, 24, 3, 3, 2, 1, 1, precision,
+                                false, 24},
+                       "mixrt_ukernel_depthwise_f32"},
+             Int8Group{
+                 ConvCase{1, 8, 11, 11, 8, 3, 3, 1, 2, 2, precision, true, 8},
+                 "mixrt_ukernel_depthwise_f32"},
+             Int8Group{
+                 ConvCase{1, 32, 7, 7, 32, 5, 5, 1, 2, 1, precision, true, 32},
+                 "mixrt_ukernel_depthwise_f32"},
+         }) {
+      const ConvCase &c = g.c;
+      DYNAMIC_SECTION(
+          "N " << c.n << " C " << c.c << " " << c.h << "x" << c.w << " F "
+               << c.f << " " << c.kh << "x" << c.kw << " stride " << c.stride
+               << " pad " << c.pad << " dilation " << c.dilation << " groups "
+               << c.groups << " " << precision << (c.bias ? " bias" : "")) {
+        checkConv(c, seed, g.callee);
       }
       ++seed;
     }
