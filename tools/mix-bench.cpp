@@ -57,6 +57,9 @@ struct BenchOptions {
     b.opt("weights", compile.weightsPath, {"a file name"},
           cl::value_desc("FILE"),
           cl::desc("bind external weights from a safetensors file"));
+    b.opt("precision-plan", compile.precisionPlanPath, {"a file name"},
+          cl::value_desc("FILE"),
+          cl::desc("precisions for an ONNX model (docs/onnx.md)"));
     b.opt("entry", entry, {"a network name"}, cl::value_desc("NAME"),
           cl::desc("network to run (default: the only one)"));
     b.opt("policy", compile.pipeline.policyPath.getValue(), {"a file name"},
@@ -116,7 +119,7 @@ struct BenchOptions {
 };
 
 const char kOverview[] =
-    "usage: mix-bench MODEL.mlir [options]\n"
+    "usage: mix-bench MODEL.mlir|MODEL.onnx [options]\n"
     "\n"
     "Compiles a network with mixc for this machine, loads the object into "
     "the\nprocess, runs it on generated inputs and prints its latency "
