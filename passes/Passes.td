@@ -551,7 +551,11 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     dropped; the bias epilogue stays a loop). The same loop of a one-group
     `conv2d` with f32 weight [F, C, KH, KW] (`"conv2d_f32"`) becomes one
     call of `mixrt_ukernel_conv2d_f32`, which packs the patches block by
-    block inside the call and writes the NCHW output directly. The
+    block inside the call and writes the NCHW output directly; the
+    epilogue right after it, when it is `+ bias[f]`, relu
+    (`arith.maximumf(x, +0)`) or both and nothing else, runs inside the
+    call on each block while it is in cache (`MIXRT_UKERNEL_RELU`), and
+    the call writes the epilogue's output (not overlapping the input). The
     product of two f32 activations (`matmul`, marked `"matmul_f32"`: A
     [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
     becomes one such call per batch, as a 1x1 convolution of the 1 x N
@@ -591,6 +595,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
     Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
+    Statistic<"numFusedConvEpilogue", "fused-conv-epilogues", "Bias and relu epilogues fused into mixrt_ukernel_conv2d_f32">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
   ];
 }

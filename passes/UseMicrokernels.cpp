@@ -257,9 +257,9 @@ struct MixUseMicrokernelsPass
       else if (kind == "checked_rescale")
         (void)guardRescale(op, symbols);
       else if (kind == "depthwise_f32")
-        (void)rewriteConvolution(op, /*depthwise=*/true);
+        (void)rewriteConvolution(op, /*depthwise=*/true, symbols);
       else if (kind == "conv2d_f32")
-        (void)rewriteConvolution(op, /*depthwise=*/false);
+        (void)rewriteConvolution(op, /*depthwise=*/false, symbols);
       else if (kind == "matmul_f32")
         (void)rewriteMatmul(op);
     }
@@ -793,7 +793,8 @@ struct MixUseMicrokernelsPass
   /// mixrt_ukernel_conv2d_f32 once per group: one image of the group's
   /// C / groups input planes, its F / groups filters and output planes
   /// (contiguous in NCHW and in the weight).
-  LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise) {
+  LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise,
+                                   SymbolTable &symbols) {
     auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
     if (!window || window.size() != 8 || op.getNumDpsInputs() != 1 ||
         op.getNumDpsInits() != 1)
@@ -853,17 +854,25 @@ struct MixUseMicrokernelsPass
 
     // The kernel writes every output from +0: the fill is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);
-    OpBuilder b(op);
+    // The epilogue right after the loop -- + bias[f], relu, or both, and
+    // nothing else -- runs inside the call(s), on each block while it is in
+    // cache, writing the epilogue's output (per group: the group's bias).
+    FusedConvEpilogue fused;
+    if (!depthwise)
+      fused = matchConvEpilogue(op, in, out, fill, symbols);
+    Operation *epilogue = fused.op;
+    OpBuilder b(epilogue ? epilogue : op.getOperation());
     Location loc = op.getLoc();
     Type i32 = b.getI32Type();
     StringLiteral callee = declareWindowCall(b, depthwise);
     int64_t h = inType.getDimSize(2), wd = inType.getDimSize(3),
             kh = wType.getDimSize(2), kw = wType.getDimSize(3),
             oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    Value dest = epilogue ? fused.output : out;
     // One call over `images` images of `cs` channels into `fs` filters; a
     // null pointer stands for the whole buffer's, taken in argument order.
     auto call = [&](OpBuilder &cb, int64_t images, int64_t cs, int64_t fs,
-                    Value inPtr, Value wPtr, Value outPtr) {
+                    Value inPtr, Value wPtr, Value outPtr, Value biasPtr) {
       SmallVector<Value> args = {i64Const(cb, loc, images),
                                  i64Const(cb, loc, cs), i64Const(cb, loc, h),
                                  i64Const(cb, loc, wd)};
@@ -876,16 +885,20 @@ struct MixUseMicrokernelsPass
       for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
                         pad[0], pad[1], pad[2], pad[3], oh, ow})
         args.push_back(i64Const(cb, loc, v));
-      args.push_back(outPtr ? outPtr : pointerTo(cb, loc, out));
-      args.push_back(nullPointer(cb, loc));
-      args.push_back(arith::ConstantIntOp::create(cb, loc, i32, 0));
+      args.push_back(outPtr ? outPtr : pointerTo(cb, loc, dest));
+      args.push_back(biasPtr      ? biasPtr
+                     : fused.bias ? pointerTo(cb, loc, fused.bias)
+                                  : nullPointer(cb, loc));
+      args.push_back(arith::ConstantIntOp::create(
+          cb, loc, i32, fused.relu ? MIXRT_UKERNEL_RELU : 0));
       func::CallOp::create(cb, loc, callee, TypeRange{i32}, args);
     };
     if (depthwise || groups == 1) {
-      call(b, n, c, f, Value(), Value(), Value());
+      call(b, n, c, f, Value(), Value(), Value(), Value());
     } else {
       Value inPtr = pointerTo(b, loc, in), wPtr = pointerTo(b, loc, w),
-            outPtr = pointerTo(b, loc, out);
+            outPtr = pointerTo(b, loc, dest),
+            biasPtr = fused.bias ? pointerTo(b, loc, fused.bias) : Value();
       // Iteration i: image i / groups, group g = i % groups; element
       // offsets image * C*H*W + g * (C/groups)*H*W into the input,
       // g * (F/groups)*(C/groups)*KH*KW into the weight, image * F*OH*OW +
@@ -919,9 +932,15 @@ struct MixUseMicrokernelsPass
             Value groupIn = at(inPtr, c * h * wd, perGroupIn * h * wd);
             Value groupW = at(wPtr, 0, perGroupOut * perGroupIn * kh * kw);
             Value groupOut = at(outPtr, f * oh * ow, perGroupOut * oh * ow);
-            call(lb, 1, perGroupIn, perGroupOut, groupIn, groupW, groupOut);
+            Value groupBias = biasPtr ? at(biasPtr, 0, perGroupOut) : Value();
+            call(lb, 1, perGroupIn, perGroupOut, groupIn, groupW, groupOut,
+                 groupBias);
             scf::YieldOp::create(lb, loc);
           });
+    }
+    if (epilogue) {
+      epilogue->erase();
+      ++numFusedConvEpilogue;
     }
     if (fill)
       fill.erase();
@@ -931,6 +950,92 @@ struct MixUseMicrokernelsPass
     else
       ++numConv;
     return success();
+  }
+
+  /// The epilogue mixrt_ukernel_conv2d_f32 can run: the generic right after
+  /// the convolution's loop (bookkeeping ops aside) reading its sums `out`
+  /// (identity map) and optionally a bias of F floats (map d1), writing
+  /// another plain f32 buffer of the same shape (identity), whose body is
+  /// `acc + bias` (arith.addf, either order), `arith.maximumf(x, +0)`
+  /// (mix.relu), or the first then the second, with no fast-math flags --
+  /// what the kernel computes, so the bits are the loops'. The sums must
+  /// have no other reader, and the epilogue's output must not overlap the
+  /// input (the call writes it while reading the input); it may be the
+  /// sums' own buffer (the memory plan puts an elementwise layer in place
+  /// of the input it last reads).
+  struct FusedConvEpilogue {
+    Operation *op = nullptr;
+    Value output, bias;
+    bool relu = false;
+  };
+  FusedConvEpilogue matchConvEpilogue(linalg::GenericOp conv, Value in,
+                                      Value out, linalg::FillOp fill,
+                                      SymbolTable &symbols) {
+    auto next =
+        dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(conv, true));
+    if (!next || next->hasAttr(attr::kUkernel) || next.getNumDpsInits() != 1 ||
+        next.getNumDpsInputs() < 1 || next.getNumDpsInputs() > 2 ||
+        next.getDpsInputs()[0] != out ||
+        next.getNumParallelLoops() != next.getNumLoops())
+      return {};
+    Type f32 = Float32Type::get(&getContext());
+    auto outType = cast<MemRefType>(out.getType());
+    Value y = next.getDpsInits()[0];
+    if (!isPlainBuffer(y, f32, 4) ||
+        cast<MemRefType>(y.getType()).getShape() != outType.getShape() ||
+        !provablyDisjoint(in, y))
+      return {};
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<AffineMap> want = {id};
+    Value bias;
+    if (next.getNumDpsInputs() == 2) {
+      bias = next.getDpsInputs()[1];
+      if (!isPlainBuffer(bias, f32, 1) ||
+          cast<MemRefType>(bias.getType()).getDimSize(0) !=
+              outType.getDimSize(1) ||
+          !(constantGlobalOf(bias, symbols) || provablyDisjoint(bias, y)))
+        return {};
+      want.push_back(AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx));
+    }
+    want.push_back(id);
+    if (next.getIndexingMapsArray() != want)
+      return {};
+    // The body: [addf(acc, bias)] then [maximumf(x, +0)], yielded.
+    Block &body = next.getRegion().front();
+    Value acc = body.getArgument(0);
+    Value value = acc;
+    bool added = false, relu = false;
+    for (Operation &inner : body.without_terminator()) {
+      if (auto add = dyn_cast<arith::AddFOp>(inner);
+          add && bias && !added && !relu &&
+          add.getFastmath() == arith::FastMathFlags::none &&
+          ((add.getLhs() == acc && add.getRhs() == body.getArgument(1)) ||
+           (add.getRhs() == acc && add.getLhs() == body.getArgument(1)))) {
+        value = add.getResult();
+        added = true;
+        continue;
+      }
+      if (auto max = dyn_cast<arith::MaximumFOp>(inner);
+          max && !relu && max.getLhs() == value &&
+          max.getFastmath() == arith::FastMathFlags::none &&
+          matchPattern(max.getRhs(), m_PosZeroFloat())) {
+        value = max.getResult();
+        relu = true;
+        continue;
+      }
+      return {};
+    }
+    // Something to do, and a bias operand only when it is added.
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (yield.getNumOperands() != 1 || yield.getOperand(0) != value ||
+        value == acc || added != bool(bias))
+      return {};
+    if (!llvm::all_of(out.getUsers(), [&](Operation *user) {
+          return user == fill || user == conv || user == next;
+        }))
+      return {};
+    return {next, y, bias, relu};
   }
 
   /// The f32 product of two activations (the lowering's contraction with

@@ -611,11 +611,22 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
       for (int64_t f = 0; f < p->F; ++f)
         for (int j = 0; j < nb; ++j)
           out[f * positions + j] = 0.0f;
-    if (p->bias)
+    /* The epilogue on the block while it is in cache: + bias (one f32
+     * add), then relu as arith.maximumf(x, +0): NaN kept, -0 to +0. */
+    if (p->bias && !p->relu)
       for (int64_t f = 0; f < p->F; ++f) {
         const float b = p->bias[f];
         for (int j = 0; j < nb; ++j)
           out[f * positions + j] = out[f * positions + j] + b;
+      }
+    else if (p->relu)
+      for (int64_t f = 0; f < p->F; ++f) {
+        const float b = p->bias ? p->bias[f] : 0.0f;
+        float *row = out + f * positions;
+        for (int j = 0; j < nb; ++j) {
+          const float v = p->bias ? row[j] + b : row[j];
+          row[j] = v > 0.0f || v != v ? v : 0.0f;
+        }
       }
   }
 }
@@ -863,7 +874,7 @@ mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
     int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
     int64_t OW, float *output, const float *bias, uint32_t flags) {
-  if (N < 0 || C < 0 || F < 0 || flags != 0 ||
+  if (N < 0 || C < 0 || F < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_RELU) ||
       !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
                    pad_top, pad_left, pad_bottom, pad_right, OH, OW))
     return MIXRT_STATUS_INVALID_ARGUMENT;
@@ -879,10 +890,12 @@ mixrt_status_code mixrt_ukernel_conv2d_f32(
   if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
       output == NULL)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  uk_conv_problem p = {N,          C,       H,        W,        F,
-                       KH,         KW,      stride_h, stride_w, dilation_h,
-                       dilation_w, pad_top, pad_left, OH,       OW,
-                       input,      weight,  bias,     output};
+  uk_conv_problem p = {
+      N,        C,          H,          W,
+      F,        KH,         KW,         stride_h,
+      stride_w, dilation_h, dilation_w, pad_top,
+      pad_left, OH,         OW,         input,
+      weight,   bias,       output,     (flags & MIXRT_UKERNEL_RELU) != 0};
   if (KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
       pad_left == 0 && OH == H && OW == W) {
     /* Every output reads the input at its own position: one row. */

@@ -82,6 +82,7 @@ typedef struct uk_conv_problem {
   int64_t N, C, H, W, F, KH, KW, sh, sw, dh, dw, pt, pl, OH, OW;
   const float *input, *weight, *bias;
   float *output;
+  int relu; /* mixrt_ukernel_conv2d_f32's MIXRT_UKERNEL_RELU */
 } uk_conv_problem;
 
 /* A run of consecutive positions of a block that lie in one output row and

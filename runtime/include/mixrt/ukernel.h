@@ -239,9 +239,11 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *      ih = oh*stride_h + kh*dilation_h - pad_top, iw = ow*stride_w +
  *      kw*dilation_w - pad_left, +0 outside the input,
  *
- *  then + bias[f] (one f32 add) when `bias` is not NULL. As in
+ *  then + bias[f] (one f32 add) when `bias` is not NULL, then relu with
+ *  MIXRT_UKERNEL_RELU in `flags` (x > 0 or NaN ? x : +0.0, as for the
+ *  GEMMs: the bias epilogue and mix.relu of the loops, fused). As in
  *  mixrt_ukernel_depthwise_f32, a padded tap is an fma of +0, never
- *  skipped, there is no relu and no NaN canonicalization: the bits of the
+ *  skipped, and there is no NaN canonicalization: the bits of the
  *  loops mixc would generate, but for the payload of a NaN. The patches of
  *  a block of 128 output positions and 128 k are packed into a 64 KiB stack
  *  buffer (with the run and offset tables, about 85 KiB of stack per
@@ -256,11 +258,13 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *  2^20 multiply-adds is split by whole blocks of 128 positions, so results
  *  are identical for any number of threads. `input` is N x C x H x W,
  *  `output` N x F x OH x OW, both contiguous; the padded input must cover
- *  every tap (as for mixrt_ukernel_depthwise_f32). `flags` must be 0.
+ *  every tap (as for mixrt_ukernel_depthwise_f32). `flags`: 0 or
+ *  MIXRT_UKERNEL_RELU.
  *  INVALID_ARGUMENT for negative sizes or paddings, KH, KW, strides or
  *  dilations < 1, an input that does not cover the taps, sizes beyond
  *  PTRDIFF_MAX, or NULL pointers (allowed when the output is empty;
- *  `input` also when H or W is 0). Added in API version 10. */
+ *  `input` also when H or W is 0). Added in API version 10;
+ *  MIXRT_UKERNEL_RELU in version 11. */
 MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
     int64_t KH, int64_t KW, const float *weight, int64_t stride_h,

@@ -1,5 +1,5 @@
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | FileCheck %s --check-prefix=MARK
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,mix-fuse-elementwise,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
 //
 // A one-group conv2d with f32 activations, accumulator and weight and at
@@ -10,15 +10,42 @@
 // (strides, dilations, padding top, left, bottom, right);
 // mix-use-microkernels replaces it (and the zero fill before it) by one call
 // of mixrt_ukernel_conv2d_f32 on the unpadded input and the weight
-// [F, C, KH, KW] as it is, which writes the NCHW output. The bias epilogue
-// stays a loop after the call. Without the rewrite the loop stays correct
-// (OFF). Grouped convolutions: one call per image and group (@grouped).
+// [F, C, KH, KW] as it is, which writes the NCHW output. The epilogue
+// right after a one-group call runs inside it when it is + bias, relu or
+// both and its output cannot overlap the input (@conv_relu); otherwise it
+// stays a loop after the call (@conv: caller buffers may overlap;
+// @conv_residual: an add in the epilogue). Without the rewrite the loop
+// stays correct (OFF). Grouped convolutions: one call per image and group
+// (@grouped).
 
 mix.network @conv precision(f32) (%x: tensor<1x2x15x17xf32>) -> tensor<1x3x8x8xf32> {
   %w = mix.weight dense<0.5> : tensor<3x2x3x3xf32>
   %b = mix.weight dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
   %y = mix.conv2d %x, %w, %b {strides = array<i64: 2, 2>, padding = array<i64: 1, 0, 1, 1>} : (tensor<1x2x15x17xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>) -> tensor<1x3x8x8xf32>
   mix.return %y : tensor<1x3x8x8xf32>
+}
+
+// conv + bias + relu (the caller's input, a workspace output), then a 1x1
+// conv + relu without a bias into the caller's output.
+mix.network @conv_relu precision(f32) (%x: tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = mix.weight dense<0.5> : tensor<4x2x3x3xf32>
+  %b = mix.weight dense<[0.5, -1.0, 2.0, -3.0]> : tensor<4xf32>
+  %w2 = mix.weight dense<-0.25> : tensor<4x4x1x1xf32>
+  %y = mix.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %r = mix.relu %y : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %y2 = mix.conv2d %r, %w2 : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r2 = mix.relu %y2 : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %r2 : tensor<1x4x8x8xf32>
+}
+
+// A residual add in the epilogue: not the kernel's, the loop stays.
+mix.network @conv_residual precision(f32) (%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = mix.weight dense<0.5> : tensor<4x4x1x1xf32>
+  %b = mix.weight dense<[0.5, -1.0, 2.0, -3.0]> : tensor<4xf32>
+  %a = mix.relu %x : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %y = mix.conv2d %a, %w, %b : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %s = mix.add %y, %a : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %s : tensor<1x4x8x8xf32>
 }
 
 // A 1x1 layer of two images.
@@ -148,6 +175,34 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 // CHECK:         call @mixrt_ukernel_conv2d_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}})
 // CHECK-NOT:     math.fma
 // CHECK:         linalg.generic
+// CHECK:           arith.addf
+// CHECK:         return
+
+// The bias (a constant) and MIXRT_UKERNEL_RELU (1) in the first call, which
+// writes the relu's output; relu alone (a null bias) in the second, which
+// writes the caller's output; no loop is left.
+// CHECK-LABEL: func.func @mixc_net_conv_relu(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<1x2x8x8xf32>, %[[Y:[^:]*]]: memref<1x4x8x8xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[B:.*]] = memref.get_global @{{.*}} : memref<4xf32>
+// CHECK:         memref.extract_strided_metadata %[[B]]
+// CHECK:         %[[BP:.*]] = llvm.inttoptr
+// CHECK:         %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK:         call @mixrt_ukernel_conv2d_f32({{.*}}, %[[BP]], %[[RELU]])
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.extract_strided_metadata %[[Y]]
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[RELU2:.*]] = arith.constant 1 : i32
+// CHECK:         call @mixrt_ukernel_conv2d_f32({{.*}}, %[[NULL]], %[[RELU2]])
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_conv_residual(
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK:         call @mixrt_ukernel_conv2d_f32({{.*}}, %[[NULL]], %[[NONE]])
+// CHECK:         linalg.generic
+// CHECK:           arith.addf
 // CHECK:           arith.addf
 // CHECK:         return
 

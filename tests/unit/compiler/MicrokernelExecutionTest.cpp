@@ -719,6 +719,135 @@ TEST_CASE("compiled int8 grouped and depthwise conv2d: the f32 convolution "
   }
 }
 
+/// Calls of `callee` in a lowered module whose last operand, the flags, is
+/// the constant `flags`, and whose second to last, the bias, is not null
+/// (`withBias`) or null.
+int countCallsWithEpilogue(ModuleOp module, llvm::StringRef callee,
+                           int64_t flags, bool withBias) {
+  int n = 0;
+  module.walk([&](LLVM::CallOp call) {
+    if (!call.getCallee() || *call.getCallee() != callee)
+      return;
+    auto operands = call.getArgOperands();
+    auto flag = operands.back().getDefiningOp<LLVM::ConstantOp>();
+    auto flagValue =
+        flag ? dyn_cast<IntegerAttr>(flag.getValue()) : IntegerAttr();
+    bool nullBias =
+        bool(operands[operands.size() - 2].getDefiningOp<LLVM::ZeroOp>());
+    if (flagValue && flagValue.getInt() == flags && nullBias != withBias)
+      ++n;
+  });
+  return n;
+}
+
+/// A dense [F, C, KH, KW] weight of values n / 64; filter `zeroFilter` (if
+/// any) all zero.
+std::string convWeightText(std::mt19937 &rng, int64_t f, int64_t c, int64_t kh,
+                           int64_t kw, int64_t zeroFilter = -1) {
+  std::string text = "[";
+  for (int64_t fi = 0; fi < f; ++fi) {
+    text += fi ? ", [" : "[";
+    for (int64_t ci = 0; ci < c; ++ci) {
+      std::string m = matrixText(rng, kh, kw);
+      if (fi == zeroFilter) {
+        m = "[";
+        for (int64_t i = 0; i < kh; ++i) {
+          m += i ? ", [" : "[";
+          for (int64_t j = 0; j < kw; ++j)
+            m += j ? ", 0.0" : "0.0";
+          m += "]";
+        }
+        m += "]";
+      }
+      text += (ci ? ", " : "") + m;
+    }
+    text += "]";
+  }
+  return text + "]";
+}
+
+// The epilogue of a one-group f32 convolution -- + bias, relu, or both --
+// runs inside mixrt_ukernel_conv2d_f32 (MIXRT_UKERNEL_RELU) and writes the
+// epilogue's output: conv + bias + relu reading the caller's input; conv +
+// relu without a bias, one filter all zeros (relu of +0 sums); conv + bias
+// into the caller's output; infinities, NaN, -0 and subnormals in the input
+// (NaN through relu stays NaN: a planted relu(NaN) = 0 fails 2 assertions).
+// The same bits as the loops on every path.
+TEST_CASE("compiled f32 conv2d: bias and relu epilogues run inside the "
+          "convolution call, bit for bit the loops",
+          "[exec][ukernel]") {
+  std::mt19937 rng(950);
+  std::string text = llvm::formatv(
+      "mix.network @d precision(f32) (%x: tensor<2x4x9x9xf32>) -> "
+      "tensor<2x5x9x9xf32> {\n"
+      "  %w1 = mix.weight dense<{0}> : tensor<6x4x3x3xf32>\n"
+      "  %b1 = mix.weight dense<{1}> : tensor<6xf32>\n"
+      "  %w2 = mix.weight dense<{2}> : tensor<6x6x1x1xf32>\n"
+      "  %w3 = mix.weight dense<{3}> : tensor<5x6x3x3xf32>\n"
+      "  %b3 = mix.weight dense<{4}> : tensor<5xf32>\n"
+      "  %y = mix.conv2d %x, %w1, %b1 {{padding = array<i64: 1, 1, 1, 1>} : "
+      "(tensor<2x4x9x9xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> "
+      "tensor<2x6x9x9xf32>\n"
+      "  %r = mix.relu %y : (tensor<2x6x9x9xf32>) -> tensor<2x6x9x9xf32>\n"
+      "  %y2 = mix.conv2d %r, %w2 : (tensor<2x6x9x9xf32>, "
+      "tensor<6x6x1x1xf32>) -> tensor<2x6x9x9xf32>\n"
+      "  %r2 = mix.relu %y2 : (tensor<2x6x9x9xf32>) -> tensor<2x6x9x9xf32>\n"
+      "  %y3 = mix.conv2d %r2, %w3, %b3 {{padding = array<i64: 1, 1, 1, 1>} "
+      ": (tensor<2x6x9x9xf32>, tensor<5x6x3x3xf32>, tensor<5xf32>) -> "
+      "tensor<2x5x9x9xf32>\n"
+      "  mix.return %y3 : tensor<2x5x9x9xf32>\n}\n",
+      convWeightText(rng, 6, 4, 3, 3), vectorText(rng, 6),
+      convWeightText(rng, 6, 6, 1, 1, /*zeroFilter=*/2),
+      convWeightText(rng, 5, 6, 3, 3), vectorText(rng, 5));
+  for (bool specials : {false, true}) {
+    DYNAMIC_SECTION((specials ? "specials and NaN" : "normal values")) {
+      GemmCase inputs{1, 0, 1, 1, "", false, specials, specials};
+      compareBuilds(
+          text, {2, 4, 9, 9}, {2, 5, 9, 9},
+          [](MixPipelineOptions &o) { o.microkernels = false; },
+          [](ModuleOp kernels, ModuleOp loops) {
+            const char *conv = "mixrt_ukernel_conv2d_f32";
+            CHECK(countCalls(kernels, conv) == 3);
+            CHECK(countCallsWithEpilogue(kernels, conv, MIXRT_UKERNEL_RELU,
+                                         true) == 1);
+            CHECK(countCallsWithEpilogue(kernels, conv, MIXRT_UKERNEL_RELU,
+                                         false) == 1);
+            CHECK(countCallsWithEpilogue(kernels, conv, 0, true) == 1);
+            CHECK(countCalls(loops, conv) == 0);
+          },
+          inputData(inputs, 2 * 4 * 9 * 9, rng));
+    }
+  }
+  // Grouped (3 groups of 4 channels): each group's call gets its part of
+  // the bias and writes the relu's output (a planted bias offset of group
+  // 0 for every group fails 2 assertions).
+  std::string grouped = llvm::formatv(
+      "mix.network @d precision(f32) (%x: tensor<2x12x8x8xf32>) -> "
+      "tensor<2x6x8x8xf32> {\n"
+      "  %w = mix.weight dense<{0}> : tensor<6x4x3x3xf32>\n"
+      "  %b = mix.weight dense<{1}> : tensor<6xf32>\n"
+      "  %a = mix.relu %x : (tensor<2x12x8x8xf32>) -> tensor<2x12x8x8xf32>\n"
+      "  %y = mix.conv2d %a, %w, %b {{padding = array<i64: 1, 1, 1, 1>, "
+      "groups = 3 : i64} : (tensor<2x12x8x8xf32>, tensor<6x4x3x3xf32>, "
+      "tensor<6xf32>) -> tensor<2x6x8x8xf32>\n"
+      "  %r = mix.relu %y : (tensor<2x6x8x8xf32>) -> tensor<2x6x8x8xf32>\n"
+      "  mix.return %r : tensor<2x6x8x8xf32>\n}\n",
+      convWeightText(rng, 6, 4, 3, 3), vectorText(rng, 6));
+  DYNAMIC_SECTION("grouped") {
+    GemmCase inputs{1, 0, 1, 1, "", false, true, true};
+    compareBuilds(
+        grouped, {2, 12, 8, 8}, {2, 6, 8, 8},
+        [](MixPipelineOptions &o) { o.microkernels = false; },
+        [](ModuleOp kernels, ModuleOp loops) {
+          const char *conv = "mixrt_ukernel_conv2d_f32";
+          CHECK(countCallsWithEpilogue(kernels, conv, MIXRT_UKERNEL_RELU,
+                                       true) == 1);
+          CHECK(countCalls(loops, conv) == 0);
+        },
+        inputData(inputs, 2 * 12 * 8 * 8, rng));
+  }
+}
+
 /// The product of two activations: x [batch, S, K] (no batch when 0), its
 /// transpose [batch, K, S] (mix.transpose) times the dense layer
 /// d = x . W [batch, S, N]: M = K, N, and S summed; against the loops.

@@ -55,9 +55,11 @@ struct ConvShape {
   }
 };
 
-/// The contract, as plainly as possible.
+/// The contract, as plainly as possible; `relu`: arith.maximumf(x, +0)
+/// after the bias (NaN kept, -0 to +0).
 std::vector<float> reference(const ConvShape &s, const std::vector<float> &in,
-                             const std::vector<float> &w, const float *bias) {
+                             const std::vector<float> &w, const float *bias,
+                             bool relu = false) {
   const int64_t h = s.h(), wd = s.w();
   std::vector<float> out(static_cast<size_t>(s.outputs()));
   for (int64_t n = 0; n < s.n; ++n)
@@ -78,6 +80,8 @@ std::vector<float> reference(const ConvShape &s, const std::vector<float> &in,
               }
           if (bias)
             acc = acc + bias[f];
+          if (relu && !std::isnan(acc))
+            acc = acc > 0.0f ? acc : 0.0f;
           out[((n * s.f + f) * s.oh + y) * s.ow + x] = acc;
         }
   return out;
@@ -85,11 +89,11 @@ std::vector<float> reference(const ConvShape &s, const std::vector<float> &in,
 
 mixrt_status_code run(const ConvShape &s, const std::vector<float> &in,
                       const std::vector<float> &w, float *out,
-                      const float *bias) {
+                      const float *bias, uint32_t flags = 0) {
   return mixrt_ukernel_conv2d_f32(
       s.n, s.c, s.h(), s.w(), in.empty() ? nullptr : in.data(), s.f, s.kh, s.kw,
       w.empty() ? nullptr : w.data(), s.sh, s.sw, s.dh, s.dw, s.pt, s.pl, s.pb,
-      s.pr, s.oh, s.ow, out, bias, 0);
+      s.pr, s.oh, s.ow, out, bias, flags);
 }
 
 /// Random data; `specials`: infinities, NaN, -0 and subnormals, and an
@@ -122,21 +126,23 @@ struct ConvData {
 };
 
 void checkShape(const ConvShape &s, bool specials, bool withBias,
-                std::mt19937 &rng) {
+                std::mt19937 &rng, bool relu = false) {
   INFO("N " << s.n << " C " << s.c << " F " << s.f << " out " << s.oh << "x"
             << s.ow << " window " << s.kh << "x" << s.kw << " stride " << s.sh
             << "," << s.sw << " dilation " << s.dh << "," << s.dw << " padding "
             << s.pt << "," << s.pl << "," << s.pb << "," << s.pr
-            << (specials ? " specials" : "") << (withBias ? " bias" : ""));
+            << (specials ? " specials" : "") << (withBias ? " bias" : "")
+            << (relu ? " relu" : ""));
   ConvData d(s, specials, rng);
   const float *bias = withBias ? d.bias.data() : nullptr;
-  const std::vector<float> want = reference(s, d.in, d.w, bias);
+  const std::vector<float> want = reference(s, d.in, d.w, bias, relu);
   for (mixrt_ukernel_isa isa : availablePaths()) {
     IsaScope scope(isa);
     INFO("path " << mixrt_ukernel_isa_name(isa));
     // Three guard words after the output.
     std::vector<float> got(want.size() + 3, f32FromBits(kSentinel));
-    REQUIRE(run(s, d.in, d.w, got.data(), bias) == MIXRT_STATUS_OK);
+    REQUIRE(run(s, d.in, d.w, got.data(), bias,
+                relu ? uint32_t{MIXRT_UKERNEL_RELU} : 0u) == MIXRT_STATUS_OK);
     checkFloatsAndGuards(want, got);
   }
 }
@@ -188,6 +194,25 @@ TEST_CASE("ukernel.conv2d propagates infinities and NaN like the loops",
        })
     for (bool withBias : {false, true})
       checkShape(s, true, withBias, rng);
+}
+
+// MIXRT_UKERNEL_RELU: the bias, then relu as arith.maximumf(x, +0) -- NaN
+// outputs stay NaN, -0 (the bias -0 on an empty sum, a -0 product) becomes
+// +0 -- on the block in cache, with and without a bias; the in-place 1x1
+// path, a packed 3x3 one across k blocks, an empty sum.
+TEST_CASE("ukernel.conv2d fuses relu after the bias", "[ukernel][conv]") {
+  std::mt19937 rng(41);
+  for (bool withBias : {false, true}) {
+    for (ConvShape s : {
+             ConvShape{2, 129, 17, 12, 12, 1, 1, 1, 1, 1, 1},
+             ConvShape{1, 64, 20, 9, 9, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+             ConvShape{1, 6, 7, 8, 33, 2, 4, 1, 2, 1, 1}.padded(0, 3, 1, 2),
+             ConvShape{1, 0, 3, 2, 3, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+         })
+      checkShape(s, false, withBias, rng, /*relu=*/true);
+    checkShape(ConvShape{1, 3, 4, 6, 9, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+               true, withBias, rng, /*relu=*/true);
+  }
 }
 
 TEST_CASE("ukernel.conv2d of an empty sum is +0 then the bias",
@@ -254,7 +279,11 @@ TEST_CASE("ukernel.conv2d checks its arguments", "[ukernel][conv]") {
   // The taps of output row 3 would read input row 5 (of 0..4).
   CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 4, 4, y, 0) == bad);
   CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 5, y, 0) == bad);
-  CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 4, y, 1) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 4, y, 2) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 4, y,
+             MIXRT_UKERNEL_A_PER_ROW | MIXRT_UKERNEL_RELU) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 4, y,
+             MIXRT_UKERNEL_RELU) == MIXRT_STATUS_OK);
   CHECK(call(1, 2, 5, 6, nullptr, 3, 3, 3, wt, 1, 1, 0, 3, 4, y, 0) == bad);
   CHECK(call(1, 2, 5, 6, x, 3, 3, 3, nullptr, 1, 1, 0, 3, 4, y, 0) == bad);
   CHECK(call(1, 2, 5, 6, x, 3, 3, 3, wt, 1, 1, 0, 3, 4, nullptr, 0) == bad);
