@@ -548,11 +548,13 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     its body, with weight [C, 1, KH, KW] and output buffers becomes one call
     of `mixrt_ukernel_depthwise_f32` on that input with the padding (no
     padded copy; any weight, constant or not; the zero fill before it is
-    dropped; the bias epilogue stays a loop). The same loop of a one-group
+    dropped; a bias and relu epilogue runs inside the call as below). The
+    same loop of a one-group
     `conv2d` with f32 weight [F, C, KH, KW] (`"conv2d_f32"`) becomes one
     call of `mixrt_ukernel_conv2d_f32`, which packs the patches block by
-    block inside the call and writes the NCHW output directly; the
-    epilogue right after it, when it is `+ bias[f]`, relu
+    block inside the call and writes the NCHW output directly (grouped:
+    one call per image and group); the epilogue right after either
+    kernel's loop, when it is `+ bias[f]`, relu
     (`arith.maximumf(x, +0)`) or both and nothing else, runs inside the
     call on each block while it is in cache (`MIXRT_UKERNEL_RELU`), and
     the call writes the epilogue's output (not overlapping the input). The

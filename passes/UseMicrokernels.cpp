@@ -855,11 +855,10 @@ struct MixUseMicrokernelsPass
     // The kernel writes every output from +0: the fill is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);
     // The epilogue right after the loop -- + bias[f], relu, or both, and
-    // nothing else -- runs inside the call(s), on each block while it is in
-    // cache, writing the epilogue's output (per group: the group's bias).
-    FusedConvEpilogue fused;
-    if (!depthwise)
-      fused = matchConvEpilogue(op, in, out, fill, symbols);
+    // nothing else -- runs inside the call(s), on each block (depthwise:
+    // chunk of planes) while it is in cache, writing the epilogue's output
+    // (per group: the group's bias).
+    FusedConvEpilogue fused = matchConvEpilogue(op, in, out, fill, symbols);
     Operation *epilogue = fused.op;
     OpBuilder b(epilogue ? epilogue : op.getOperation());
     Location loc = op.getLoc();

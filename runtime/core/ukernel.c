@@ -459,6 +459,33 @@ static void runS8(const uk_s8_problem *p) {
       (void *)&job);
 }
 
+/* `fn` on the planes of `p`; with relu, on chunks of planes small enough to
+ * stay in cache (16 planes of at most 4096 outputs, which keeps whole
+ * groups of the 8- and 16-plane small-plane paths, or one larger plane),
+ * each followed by relu as arith.maximumf(x, +0) on its outputs. */
+static void dwCall(uk_dw_fn fn, const uk_dw_problem *p) {
+  if (!p->relu) {
+    fn(p);
+    return;
+  }
+  const int64_t plane = p->OH * p->OW, per = plane <= 4096 ? 16 : 1;
+  int64_t c0 = p->c0; /* the channel of plane b (no 64-bit division on
+                         32-bit targets) */
+  for (int64_t b = 0; b < p->planes; b += per) {
+    uk_dw_problem sub = *p;
+    sub.planes = b + per < p->planes ? per : p->planes - b;
+    sub.c0 = c0;
+    sub.input += b * p->H * p->W;
+    sub.output += b * plane;
+    fn(&sub);
+    for (c0 += per; c0 >= p->C;)
+      c0 -= p->C;
+    float *out = sub.output;
+    for (int64_t i = 0, e = sub.planes * plane; i < e; ++i)
+      out[i] = out[i] > 0.0f || out[i] != out[i] ? out[i] : 0.0f;
+  }
+}
+
 #if UINTPTR_MAX > 0xffffffffu
 typedef struct uk_dw_job {
   const uk_dw_problem *p;
@@ -475,7 +502,7 @@ static void dwPart(void *context, int64_t begin, int64_t end) {
     sub.c0 = (sub.c0 + b) % sub.C;
     sub.input += b * sub.H * sub.W;
     sub.output += b * sub.OH * sub.OW;
-    job->fn(&sub);
+    dwCall(job->fn, &sub);
   }
 }
 #endif
@@ -498,7 +525,7 @@ static void runDw(const uk_dw_problem *p) {
     return;
   }
 #endif
-  fn(p);
+  dwCall(fn, p);
 }
 
 /*===----------------------------------------------------------------------===*\
@@ -845,7 +872,7 @@ mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t dilation_h, int64_t dilation_w, int64_t pad_top, int64_t pad_left,
     int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags) {
-  if (N < 0 || C < 0 || flags != 0 ||
+  if (N < 0 || C < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_RELU) ||
       !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
                    pad_top, pad_left, pad_bottom, pad_right, OH, OW))
     return MIXRT_STATUS_INVALID_ARGUMENT;
@@ -860,10 +887,12 @@ mixrt_status_code mixrt_ukernel_depthwise_f32(
     return MIXRT_STATUS_OK;
   if ((inPlane != 0 && input == NULL) || weight == NULL || output == NULL)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  const uk_dw_problem p = {planes,     C,      0,        H,        W,
-                           KH,         KW,     stride_h, stride_w, dilation_h,
-                           dilation_w, OH,     OW,       pad_top,  pad_left,
-                           input,      weight, bias,     output};
+  const uk_dw_problem p = {
+      planes,   C,          0,          H,
+      W,        KH,         KW,         stride_h,
+      stride_w, dilation_h, dilation_w, OH,
+      OW,       pad_top,    pad_left,   input,
+      weight,   bias,       output,     (flags & MIXRT_UKERNEL_RELU) != 0};
   runDw(&p);
   return MIXRT_STATUS_OK;
 }

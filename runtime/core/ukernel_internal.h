@@ -70,6 +70,9 @@ typedef struct uk_dw_problem {
   int64_t planes, C, c0, H, W, KH, KW, sh, sw, dh, dw, OH, OW, pt, pl;
   const float *input, *weight, *bias;
   float *output;
+  /* MIXRT_UKERNEL_RELU: applied by the caller of the paths (dwCall), which
+   * ignore it. */
+  int relu;
 } uk_dw_problem;
 
 /* Output positions and k of one packed block of a convolution's patches

@@ -197,7 +197,9 @@ MIXRT_API int64_t mixrt_ukernel_quantize_f32_s8(const float *x, int64_t n,
  *  still an fma of +0, never skipped: an infinite or NaN weight makes the
  *  output NaN even where it only meets padding (0 x Inf), and a sum of -0
  *  becomes +0 (-0 + 0 x w), exactly as the loops over an explicitly
- *  zero-padded copy. No relu, and no NaN canonicalization (unlike the
+ *  zero-padded copy. With MIXRT_UKERNEL_RELU in `flags`, relu after the
+ *  bias (x > 0 or NaN ? x : +0.0, arith.maximumf(x, 0)), applied to chunks
+ *  of planes while they are in cache. No NaN canonicalization (unlike the
  *  GEMMs): the bits of the loops mixc would generate, but for the payload
  *  of a NaN. `input` is N x C x H x W, `weight` C x KH x KW, `output` N x C
  *  x OH x OW, all contiguous; the padded input must cover every tap:
@@ -218,11 +220,12 @@ MIXRT_API int64_t mixrt_ukernel_quantize_f32_s8(const float *x, int64_t n,
  *  planes instead (one lane per plane, each lane the same chain). With
  *  mixrt_ukernel_set_parallel, work of at least 2^20 multiply-adds is split
  *  by whole (n, c) planes, so results are identical for any thread count.
- *  `flags` must be 0. INVALID_ARGUMENT for negative sizes or paddings, KH,
- *  KW, strides or dilations < 1, an input that does not cover the taps,
- *  sizes beyond PTRDIFF_MAX, or NULL pointers (allowed when the output is
- *  empty; `input` also when H or W is 0: every tap is padding). API
- *  version 7 added the paddings (6 took a padded input). */
+ *  `flags`: 0 or MIXRT_UKERNEL_RELU. INVALID_ARGUMENT for negative sizes
+ *  or paddings, KH, KW, strides or dilations < 1, an input that does not
+ *  cover the taps, sizes beyond PTRDIFF_MAX, or NULL pointers (allowed
+ *  when the output is empty; `input` also when H or W is 0: every tap is
+ *  padding). API version 7 added the paddings (6 took a padded input), 11
+ *  MIXRT_UKERNEL_RELU. */
 MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
     int64_t KW, const float *weight, int64_t stride_h, int64_t stride_w,
@@ -264,7 +267,7 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *  dilations < 1, an input that does not cover the taps, sizes beyond
  *  PTRDIFF_MAX, or NULL pointers (allowed when the output is empty;
  *  `input` also when H or W is 0). Added in API version 10;
- *  MIXRT_UKERNEL_RELU in version 11. */
+ *  MIXRT_UKERNEL_RELU in version 11 (as for mixrt_ukernel_depthwise_f32). */
 MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
     int64_t KH, int64_t KW, const float *weight, int64_t stride_h,

@@ -833,6 +833,37 @@ TEST_CASE("compiled f32 conv2d: bias and relu epilogues run inside the "
       "  %r = mix.relu %y : (tensor<2x6x8x8xf32>) -> tensor<2x6x8x8xf32>\n"
       "  mix.return %r : tensor<2x6x8x8xf32>\n}\n",
       convWeightText(rng, 6, 4, 3, 3), vectorText(rng, 6));
+  // Depthwise (16 channels of 10x10: one chunk of planes; 20 channels of
+  // 70x70: one plane per chunk): mixrt_ukernel_depthwise_f32 with the bias
+  // and relu.
+  for (int64_t side : {10, 70}) {
+    int64_t ch = side == 10 ? 16 : 20;
+    std::string t = llvm::formatv("tensor<1x{0}x{1}x{1}xf32>", ch, side);
+    std::string dw = llvm::formatv(
+        "mix.network @d precision(f32) (%x: {0}) -> {0} {\n"
+        "  %w = mix.weight dense<{1}> : tensor<{2}x1x3x3xf32>\n"
+        "  %b = mix.weight dense<{3}> : tensor<{2}xf32>\n"
+        "  %a = mix.relu %x : ({0}) -> {0}\n"
+        "  %y = mix.conv2d %a, %w, %b {{padding = array<i64: 1, 1, 1, 1>, "
+        "groups = {2} : i64} : ({0}, tensor<{2}x1x3x3xf32>, "
+        "tensor<{2}xf32>) -> {0}\n"
+        "  %r = mix.relu %y : ({0}) -> {0}\n"
+        "  mix.return %r : {0}\n}\n",
+        t, convWeightText(rng, ch, 1, 3, 3), ch, vectorText(rng, ch));
+    DYNAMIC_SECTION("depthwise " << side << "x" << side) {
+      GemmCase inputs{1, 0, 1, 1, "", false, true, true};
+      compareBuilds(
+          dw, {1, ch, side, side}, {1, ch, side, side},
+          [](MixPipelineOptions &o) { o.microkernels = false; },
+          [](ModuleOp kernels, ModuleOp loops) {
+            const char *callee = "mixrt_ukernel_depthwise_f32";
+            CHECK(countCallsWithEpilogue(kernels, callee, MIXRT_UKERNEL_RELU,
+                                         true) == 1);
+            CHECK(countCalls(loops, callee) == 0);
+          },
+          inputData(inputs, ch * side * side, rng));
+    }
+  }
   DYNAMIC_SECTION("grouped") {
     GemmCase inputs{1, 0, 1, 1, "", false, true, true};
     compareBuilds(

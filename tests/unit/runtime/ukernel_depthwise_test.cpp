@@ -75,9 +75,11 @@ struct DwShape {
   }
 };
 
-/// The contract, as plainly as possible.
+/// The contract, as plainly as possible; `relu`: arith.maximumf(x, +0)
+/// after the bias (NaN kept, -0 to +0).
 std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
-                             const std::vector<float> &w, const float *bias) {
+                             const std::vector<float> &w, const float *bias,
+                             bool relu = false) {
   const int64_t h = s.h(), wd = s.w();
   std::vector<float> out(static_cast<size_t>(s.outputs()));
   for (int64_t n = 0; n < s.n; ++n)
@@ -97,6 +99,8 @@ std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
             }
           if (bias)
             acc = acc + bias[c];
+          if (relu && !std::isnan(acc))
+            acc = acc > 0.0f ? acc : 0.0f;
           out[((n * s.c + c) * s.oh + y) * s.ow + x] = acc;
         }
   return out;
@@ -104,11 +108,11 @@ std::vector<float> reference(const DwShape &s, const std::vector<float> &in,
 
 mixrt_status_code run(const DwShape &s, const std::vector<float> &in,
                       const std::vector<float> &w, float *out,
-                      const float *bias) {
+                      const float *bias, uint32_t flags = 0) {
   return mixrt_ukernel_depthwise_f32(
       s.n, s.c, s.h(), s.w(), in.empty() ? nullptr : in.data(), s.kh, s.kw,
       w.data(), s.sh, s.sw, s.dh, s.dw, s.pt, s.pl, s.pb, s.pr, s.oh, s.ow, out,
-      bias, 0);
+      bias, flags);
 }
 
 /// Random data; `specials`: infinities, NaN, -0, subnormals, and a border
@@ -148,26 +152,45 @@ struct DwData {
 };
 
 void checkShape(const DwShape &s, bool specials, bool withBias,
-                std::mt19937 &rng) {
+                std::mt19937 &rng, bool relu = false) {
   INFO("N " << s.n << " C " << s.c << " out " << s.oh << "x" << s.ow
             << " window " << s.kh << "x" << s.kw << " stride " << s.sh << ","
             << s.sw << " dilation " << s.dh << "," << s.dw << " padding "
             << s.pt << "," << s.pl << "," << s.pb << "," << s.pr
-            << (specials ? " specials" : "") << (withBias ? " bias" : ""));
+            << (specials ? " specials" : "") << (withBias ? " bias" : "")
+            << (relu ? " relu" : ""));
   DwData d(s, specials, rng);
   const float *bias = withBias ? d.bias.data() : nullptr;
-  const std::vector<float> want = reference(s, d.in, d.w, bias);
+  const std::vector<float> want = reference(s, d.in, d.w, bias, relu);
   for (mixrt_ukernel_isa isa : availablePaths()) {
     IsaScope scope(isa);
     INFO("path " << mixrt_ukernel_isa_name(isa));
     // Three guard words after the output.
     std::vector<float> got(want.size() + 3, f32FromBits(kSentinel));
-    REQUIRE(run(s, d.in, d.w, got.data(), bias) == MIXRT_STATUS_OK);
+    REQUIRE(run(s, d.in, d.w, got.data(), bias,
+                relu ? uint32_t{MIXRT_UKERNEL_RELU} : 0u) == MIXRT_STATUS_OK);
     checkFloatsAndGuards(want, got);
   }
 }
 
 } // namespace
+
+// MIXRT_UKERNEL_RELU: relu after the bias on chunks of planes (16 planes of
+// at most 4096 outputs, else one): 40 small planes (two whole chunks and
+// part of a third, across the 8/16-plane groups), a 65x65 plane (one per
+// chunk), stride 2; NaN kept (specials: NaN inputs and a NaN weight).
+TEST_CASE("ukernel.depthwise fuses relu after the bias",
+          "[ukernel][depthwise]") {
+  std::mt19937 rng(61);
+  for (bool withBias : {false, true}) {
+    checkShape(DwShape{1, 40, 7, 7, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1), false,
+               withBias, rng, /*relu=*/true);
+    checkShape(DwShape{2, 3, 65, 65, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+               false, withBias, rng, /*relu=*/true);
+    checkShape(DwShape{1, 5, 14, 14, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1), true,
+               withBias, rng, /*relu=*/true);
+  }
+}
 
 TEST_CASE("ukernel.depthwise equals the reference on every path",
           "[ukernel][depthwise]") {
@@ -713,7 +736,9 @@ TEST_CASE("ukernel.depthwise checks its arguments", "[ukernel][depthwise]") {
   CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 0, 1, 3, 4, y, 0) == bad);
   CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, -1, 3, 4, y, 0) == bad);
   CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, -3, 4, y, 0) == bad);
-  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 1) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y, 2) == bad);
+  CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 3, 4, y,
+             MIXRT_UKERNEL_RELU) == MIXRT_STATUS_OK);
   // The input must cover every tap: one row, one column, one dilation or
   // stride too many.
   CHECK(call(1, 2, 5, 6, x, 3, 3, wt, 1, 1, 1, 1, 4, 4, y, 0) == bad);
