@@ -674,45 +674,27 @@ TEST_CASE("compiled int8 grouped and depthwise conv2d: the f32 convolution "
   unsigned seed = 900;
   for (const char *precision :
        {"precision(int8)", "precision(int8<asymmetric>)"}) {
-    struct Int8Group {
-      ConvCase c;
-      const char *callee;
-    };
-    for (Int8Group g : {
-             Int8Group{
-                 ConvCase{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
-                 "mixrt_ukernel_conv2d_f32"},
-             Int8Group{
-                 ConvCase{1, 64, 8, 8, 64, 3, 3, 1, 1, 1, precision, false, 32},
-                 "mixrt_ukernel_conv2d_f32"},
-             Int8Group{
-                 ConvCase{1, 12, 7, 7, 9, 1, 1, 1, 0, 1, precision, true, 3},
-                 "mixrt_ukernel_conv2d_f32"},
+    for (ConvCase c : {
+             ConvCase{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+             ConvCase{1, 64, 8, 8, 64, 3, 3, 1, 1, 1, precision, false, 32},
+             ConvCase{1, 12, 7, 7, 9, 1, 1, 1, 0, 1, precision, true, 3},
              // A channel multiplier of 2 (groups = C < F): grouped.
-             Int8Group{
-                 ConvCase{1, 4, 10, 10, 8, 3, 3, 2, 1, 1, precision, true, 4},
-                 "mixrt_ukernel_conv2d_f32"},
+             ConvCase{1, 4, 10, 10, 8, 3, 3, 2, 1, 1, precision, true, 4},
              // Depthwise: stride 1 and 2, dilation 2, a 7x7 plane, 5x5.
-             Int8Group{ConvCase{2, 16, 12, 12, 16, 3, 3, 1, 1, 1, precision,
-                                true, 16},
-                       "mixrt_ukernel_depthwise_f32"},
-             Int8Group{ConvCase{1, 24, 14, 14, 24, 3, 3, 2, 1, 1, precision,
-                                false, 24},
-                       "mixrt_ukernel_depthwise_f32"},
-             Int8Group{
-                 ConvCase{1, 8, 11, 11, 8, 3, 3, 1, 2, 2, precision, true, 8},
-                 "mixrt_ukernel_depthwise_f32"},
-             Int8Group{
-                 ConvCase{1, 32, 7, 7, 32, 5, 5, 1, 2, 1, precision, true, 32},
-                 "mixrt_ukernel_depthwise_f32"},
+             ConvCase{2, 16, 12, 12, 16, 3, 3, 1, 1, 1, precision, true, 16},
+             ConvCase{1, 24, 14, 14, 24, 3, 3, 2, 1, 1, precision, false, 24},
+             ConvCase{1, 8, 11, 11, 8, 3, 3, 1, 2, 2, precision, true, 8},
+             ConvCase{1, 32, 7, 7, 32, 5, 5, 1, 2, 1, precision, true, 32},
          }) {
-      const ConvCase &c = g.c;
+      const bool depthwise = c.groups == c.c && c.f == c.c;
       DYNAMIC_SECTION(
           "N " << c.n << " C " << c.c << " " << c.h << "x" << c.w << " F "
                << c.f << " " << c.kh << "x" << c.kw << " stride " << c.stride
                << " pad " << c.pad << " dilation " << c.dilation << " groups "
                << c.groups << " " << precision << (c.bias ? " bias" : "")) {
-        checkConv(c, seed, g.callee);
+        checkConv(c, seed,
+                  depthwise ? "mixrt_ukernel_depthwise_f32"
+                            : "mixrt_ukernel_conv2d_f32");
       }
       ++seed;
     }
