@@ -350,6 +350,13 @@ Value Differentiator::oneHot(Value ids, int64_t classes) {
   Value idsF =
       CastOp::create(b, loc, RankedTensorType::get(idsShape, elementType), ids,
                      /*is_unsigned=*/false, /*checked=*/false);
+  // Clamped into [0, classes - 1] as the compiled forward pass clamps them
+  // (embedding, cross_entropy_loss): the gradient goes where the value
+  // came from. Exact: integers below 2^24 in f32.
+  idsF = make<ClipOp>(
+      idsF.getType(), {idsF},
+      {b.getNamedAttr("min", b.getF64FloatAttr(0.0)),
+       b.getNamedAttr("max", b.getF64FloatAttr(double(classes - 1)))});
   SmallVector<float> iota(classes);
   for (int64_t i = 0; i < classes; ++i)
     iota[i] = float(i);
@@ -1361,9 +1368,10 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
   }
   if (auto embedding = dyn_cast<EmbeddingOp>(op)) {
     // y[s] = table[ids[s]]: dtable = onehot(ids)^T dy, the rows of dy summed
-    // into the rows their indices select (an index outside [0, V) selects
-    // none). The one-hot is a comparison of the indices, converted to f32
-    // (exact below 2^24), with 0 .. V-1: [N, V] values.
+    // into the rows their indices select (an index outside [0, V) is
+    // clamped into it, as the compiled forward pass reads it). The one-hot
+    // is a comparison of the indices, converted to f32 (exact below 2^24),
+    // with 0 .. V-1: [N, V] values.
     if (index != 1)
       return failure();
     Value ids = embedding.getIndices();
@@ -1381,7 +1389,8 @@ FailureOr<Value> Differentiator::operandAdjoint(Operation *op, unsigned index,
     if (index != 0)
       return failure();
     // L = mean_i(logsumexp(z_i) - z_i[label_i]):
-    // dz = (softmax(z) - onehot(labels)) / N.
+    // dz = (softmax(z) - onehot(labels)) / N, labels clamped into [0, C)
+    // as the compiled forward pass clamps them.
     int64_t n = xShape[0], c = xShape[1];
     if (c > (int64_t(1) << 24)) {
       refusal = std::to_string(c) +

@@ -21,8 +21,10 @@
 // CHECK: %[[LOSS:.*]] = mix.cross_entropy_loss %[[Z]], %[[L]]
 // The cross-entropy backward: (softmax(z) - onehot(labels)) * scale / N.
 // CHECK: %[[P:.*]] = mix.softmax %[[Z]] {axis = 1 : i64}
-// The one-hot compares the labels, as f32, with 0 .. C-1.
-// CHECK: %[[LF:.*]] = mix.cast %[[L]] : tensor<4xi32> to tensor<4xf32>
+// The one-hot compares the labels, as f32 clamped into [0, C - 1] (as the
+// compiled loss reads them), with 0 .. C-1.
+// CHECK: %[[LR:.*]] = mix.cast %[[L]] : tensor<4xi32> to tensor<4xf32>
+// CHECK: %[[LF:.*]] = mix.clip %[[LR]] {max = 1.000000e+00 : f64, min = 0.000000e+00 : f64} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %[[IOTA:.*]] = mix.weight dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>
 // CHECK: %[[LC:.*]] = mix.reshape %[[LF]] : (tensor<4xf32>) -> tensor<4x1xf32>
 // CHECK: %[[HIT:.*]] = mix.compare %[[LC]], %[[IOTA]] {predicate = "eq"}

@@ -553,6 +553,37 @@ TEST_CASE("exported weights restart training where it stopped", "[train]") {
   }
 }
 
+// Labels outside [0, C) are clamped in the compiled step, forward and
+// backward alike: labels 7 and -3 train exactly as 1 and 0 (before, the
+// gradient's one-hot of an out-of-range label was all zeros while the loss
+// read the clamped logit).
+TEST_CASE("out-of-range labels train as the clamped ones", "[train]") {
+  const int n = 8;
+  std::vector<float> x;
+  std::vector<int32_t> y;
+  circles(n, x, y);
+  std::vector<int32_t> wild(y);
+  for (int32_t &label : wild)
+    label = label == 1 ? 7 : -3;
+  REQUIRE(wild != y);
+  auto clamped = compileTraining(mlp(n, "f32"), "mlp");
+  auto outside = compileTraining(mlp(n, "f32"), "mlp");
+  mixrt_train_config config;
+  mixrt_train_config_init(&config);
+  REQUIRE(clamped->init(config) == MIXRT_STATUS_OK);
+  REQUIRE(outside->init(config) == MIXRT_STATUS_OK);
+  for (int step = 0; step < 3; ++step) {
+    mixrt_train_step_result a, b;
+    REQUIRE(clamped->step({x.data(), y.data()}, &a) == MIXRT_STATUS_OK);
+    REQUIRE(outside->step({x.data(), wild.data()}, &b) == MIXRT_STATUS_OK);
+    CHECK(a.loss == b.loss);
+  }
+  for (int64_t i = 0; i < clamped->layout().num_params; ++i) {
+    INFO("param " << i);
+    CHECK(clamped->master(size_t(i)) == outside->master(size_t(i)));
+  }
+}
+
 // Bad configurations are refused before anything runs, naming the field.
 TEST_CASE("a NaN learning rate is refused by name", "[train]") {
   auto t = compileTraining(mlp(8, "f32"), "mlp");
