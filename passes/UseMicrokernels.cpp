@@ -152,13 +152,15 @@ Placement placementOf(Value value) {
 /// the workspace at disjoint constant ranges, or one view of the workspace
 /// and one caller buffer (the workspace is the caller's scratch memory, which
 /// no tensor argument may overlap).
+/// Whether `root` is the workspace (the buffer the memory plan views).
+bool isWorkspace(Value root) {
+  return llvm::any_of(root.getUsers(), [&](Operation *user) {
+    return isa<memref::ViewOp>(user);
+  });
+}
+
 bool provablyDisjoint(Value in, Value out) {
   Placement a = placementOf(in), b = placementOf(out);
-  auto isWorkspace = [](Value root) {
-    return llvm::any_of(root.getUsers(), [&](Operation *user) {
-      return isa<memref::ViewOp>(user);
-    });
-  };
   if (a.root == b.root)
     return isWorkspace(a.root) && (a.end <= b.begin || b.end <= a.begin);
   return isWorkspace(a.root) != isWorkspace(b.root);
@@ -980,9 +982,16 @@ struct MixUseMicrokernelsPass
     Type f32 = Float32Type::get(&getContext());
     auto outType = cast<MemRefType>(out.getType());
     Value y = next.getDpsInits()[0];
+    Value w = conv.getDpsInputs()[0];
+    // The call reads the input and the weight while it writes y. Unless y
+    // is the sums' own buffer, the sums are never written: they must be
+    // the workspace's (a caller's output -- a network returning both the
+    // conv and its relu -- must be written).
     if (!isPlainBuffer(y, f32, 4) ||
         cast<MemRefType>(y.getType()).getShape() != outType.getShape() ||
-        !provablyDisjoint(in, y))
+        !provablyDisjoint(in, y) ||
+        !(constantGlobalOf(w, symbols) || provablyDisjoint(w, y)) ||
+        (y != out && !isWorkspace(placementOf(out).root)))
       return {};
     MLIRContext *ctx = &getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);

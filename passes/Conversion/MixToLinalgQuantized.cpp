@@ -596,15 +596,18 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
     int64_t f = wType.getDimSize(0), k = wType.getNumElements() / f;
     SmallVector<APInt> wv(w.getValues<APInt>()), zv(zw.getValues<APInt>());
     std::vector<float> wide(static_cast<size_t>(f * k));
+    // sum_k |b_k - zb| may be at most 2^24 / maxA (no product formed: no
+    // overflow whatever the zero points of hand-written IR).
+    const int64_t limit = (int64_t{1} << 24) / std::max<int64_t>(maxA, 1);
     for (int64_t fi = 0; fi < f; ++fi) {
       int64_t z = zv[zv.size() == 1 ? 0 : fi].getSExtValue(), sum = 0;
       for (int64_t ki = 0; ki < k; ++ki) {
         int64_t centered = wv[fi * k + ki].getSExtValue() - z;
         wide[fi * k + ki] = static_cast<float>(centered);
         sum += std::abs(centered);
+        if (sum > limit)
+          return {};
       }
-      if (sum * maxA > (int64_t{1} << 24))
-        return {};
     }
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();

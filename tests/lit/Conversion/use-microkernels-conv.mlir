@@ -48,6 +48,16 @@ mix.network @conv_residual precision(f32) (%x: tensor<1x4x8x8xf32>) -> tensor<1x
   mix.return %s : tensor<1x4x8x8xf32>
 }
 
+// The conv's sums are a network output too (a caller buffer): the call
+// must write them, so the relu stays a loop reading them.
+mix.network @conv_and_relu precision(f32) (%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %w = mix.weight dense<0.5> : tensor<4x4x1x1xf32>
+  %a = mix.relu %x : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %y = mix.conv2d %a, %w : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r = mix.relu %y : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  mix.return %y, %r : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
+
 // A 1x1 layer of two images.
 mix.network @pointwise precision(f32) (%x: tensor<2x4x8x8xf32>) -> tensor<2x8x8x8xf32> {
   %w = mix.weight dense<0.25> : tensor<8x4x1x1xf32>
@@ -204,6 +214,15 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 // CHECK:         linalg.generic
 // CHECK:           arith.addf
 // CHECK:           arith.addf
+// CHECK:         return
+
+// CHECK-LABEL: func.func @mixc_net_conv_and_relu(
+// CHECK-SAME:      %{{[^:]*}}: memref<1x4x8x8xf32>, %[[Y:[^:]*]]: memref<1x4x8x8xf32>, %[[R:[^:]*]]: memref<1x4x8x8xf32>
+// CHECK:         memref.extract_strided_metadata %[[Y]]
+// CHECK:         %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK:         call @mixrt_ukernel_conv2d_f32({{.*}}, %[[NONE]])
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : memref<1x4x8x8xf32>) outs(%[[R]] : memref<1x4x8x8xf32>)
+// CHECK:           arith.maximumf
 // CHECK:         return
 
 // CHECK-LABEL: func.func @mixc_net_pointwise(
