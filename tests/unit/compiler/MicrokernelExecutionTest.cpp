@@ -261,6 +261,7 @@ struct ConvCase {
   std::string precision;
   bool bias;
   int64_t groups = 1;
+  bool relu = false; ///< a mix.relu after the convolution
 };
 
 void checkMarkedLoop(const std::string &text,
@@ -308,9 +309,21 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
       c.bias ? ", %b" : "", c.stride, c.pad, c.dilation, c.precision, in, wt,
       c.bias ? llvm::formatv(", tensor<{0}xf32>", c.f).str() : std::string(),
       out, c.groups);
-  text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
-  GemmCase inputs{1, 0, 1, 1, "", false, true, false};
+  if (c.relu)
+    text += llvm::formatv("  %r = mix.relu %y : (tensor<{0}xf32>) -> "
+                          "tensor<{0}xf32>\n  mix.return %r : tensor<{0}xf32>"
+                          "\n}\n",
+                          out);
+  else
+    text += "  mix.return %y : tensor<" + out + "xf32>\n}\n";
+  // The special values (inf, 3e38) for f32 only: one non-finite input of a
+  // dynamic int8 quantization makes every output NaN, and the comparison
+  // would compare nothing else.
+  bool int8 = StringRef(c.precision).contains("int8");
+  GemmCase inputs{1, 0, 1, 1, "", false, /*specials=*/!int8, false};
   std::vector<float> x = inputData(inputs, c.n * c.c * c.h * c.w, rng);
+  if (int8)
+    REQUIRE(llvm::all_of(x, [](float v) { return std::isfinite(v); }));
   checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee, x);
   if (StringRef(callee) == "mixrt_ukernel_conv2d_f32")
     checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
@@ -653,6 +666,35 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
                            << " F " << c.f << " " << c.kh << "x" << c.kw
                            << " stride " << c.stride << " pad " << c.pad
                            << " dilation " << c.dilation << " " << precision
+                           << (c.bias ? " bias" : "")) {
+        checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
+      }
+      ++seed;
+    }
+  }
+}
+
+// The rescale of an int8 convolution's im2col sums computes the relu after
+// it in its own loop (mix-use-microkernels), and the copy of that loop
+// without checks reads the [N, OH, OW, F] sums in tiles of 16 channels and
+// about 256 positions: the same bits as the loops without microkernels --
+// channels that are no multiple of 16 (17, 40), partial tiles of rows (20
+// rows of 12), one tile (F = 8).
+TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
+          "loop equals the loops bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 900;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)"}) {
+    for (ConvCase c : {
+             ConvCase{1, 3, 8, 8, 17, 3, 3, 1, 1, 1, precision, true, 1, true},
+             ConvCase{2, 6, 20, 20, 40, 1, 1, 1, 0, 1, precision, false, 1,
+                      true},
+             ConvCase{1, 5, 9, 7, 8, 3, 3, 2, 1, 1, precision, true, 1, true},
+         }) {
+      DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                           << " F " << c.f << " " << c.kh << "x" << c.kw
+                           << " stride " << c.stride << " " << precision
                            << (c.bias ? " bias" : "")) {
         checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
       }

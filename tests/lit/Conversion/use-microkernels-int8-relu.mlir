@@ -1,0 +1,53 @@
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+//
+// The checked rescale of an int8 convolution's im2col sums stays a loop. A
+// relu right after it that reads only its output is computed in that loop,
+// which writes the relu's buffer; the loop's copy without checks (run when
+// no value can overflow f32) reads the [N, OH, OW, F] sums in tiles of 16
+// channels and 256 / OW rows.
+
+// CHECK-LABEL: func.func @mixc_net_relu(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
+// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         scf.if
+// CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
+// CHECK:             call @mixrt_check_fail
+// CHECK:             %[[R:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:        linalg.yield %[[R]] : f32
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
+// CHECK:             scf.for %[[H:.*]] = %c0{{.*}} to %c8{{.*}} step %c32
+// CHECK:               %[[TILE:.*]] = memref.subview %[[Y]][{{.*}}] [1, %{{.*}}, %{{.*}}, 8]
+// CHECK:               linalg.generic {{.*}} outs(%[[TILE]]
+// CHECK-NOT:             mixrt_check_fail
+// CHECK:                 %[[R2:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:            linalg.yield %[[R2]] : f32
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+mix.network @relu precision(f32) (%x: tensor<1x3x8x8xf32>) -> tensor<1x17x8x8xf32> {
+  %w = mix.weight dense<0.5> : tensor<17x3x3x3xf32>
+  %b = mix.weight dense<0.25> : tensor<17xf32>
+  %y = mix.conv2d %x, %w, %b precision(int8) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<17x3x3x3xf32>, tensor<17xf32>) -> tensor<1x17x8x8xf32>
+  %r = mix.relu %y : (tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32>
+  mix.return %r : tensor<1x17x8x8xf32>
+}
+
+// The network returns the convolution too: its output must be written, and
+// the relu stays its own loop.
+// CHECK-LABEL: func.func @mixc_net_both(
+// CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>, %[[R:.*]]: memref<1x17x8x8xf32>
+// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         scf.if
+// CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
+// CHECK-NOT:         arith.maximumf
+// CHECK:         } else {
+// CHECK:           scf.for
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : memref<1x17x8x8xf32>) outs(%[[R]] : memref<1x17x8x8xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.maximumf
+mix.network @both precision(f32) (%x: tensor<1x3x8x8xf32>) -> (tensor<1x17x8x8xf32>, tensor<1x17x8x8xf32>) {
+  %w = mix.weight dense<0.5> : tensor<17x3x1x1xf32>
+  %y = mix.conv2d %x, %w precision(int8) : (tensor<1x3x8x8xf32>, tensor<17x3x1x1xf32>) -> tensor<1x17x8x8xf32>
+  %r = mix.relu %y : (tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32>
+  mix.return %y, %r : tensor<1x17x8x8xf32>, tensor<1x17x8x8xf32>
+}
