@@ -482,7 +482,7 @@ static void dwCall(uk_dw_fn fn, const uk_dw_problem *p) {
       c0 -= p->C;
     float *out = sub.output;
     for (int64_t i = 0, e = sub.planes * plane; i < e; ++i)
-      out[i] = out[i] <= 0.0f ? 0.0f : out[i]; /* NaN kept */
+      out[i] = uk_relu(out[i]);
   }
 }
 
@@ -652,7 +652,7 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
         float *row = out + f * positions;
         for (int j = 0; j < nb; ++j) {
           const float v = p->bias ? row[j] + b : row[j];
-          row[j] = v <= 0.0f ? 0.0f : v; /* NaN: not <= 0, kept */
+          row[j] = uk_relu(v);
         }
       }
   }

@@ -427,6 +427,10 @@ static inline int32_t uk_s8_finish(const uk_s8_problem *p, uint32_t raw,
   return (int32_t)v;
 }
 
+/* relu as the compiler's arith.maximumf(x, +0) computes it: x <= 0 (-0
+ * included) gives +0, anything else -- a NaN too -- is kept. */
+static inline float uk_relu(float x) { return x <= 0.0f ? 0.0f : x; }
+
 /* relu (x > 0 or NaN ? x : +0.0), then a NaN becomes the canonical one. */
 static inline float uk_relu_canon(float x, int relu) {
   if (x != x) {
