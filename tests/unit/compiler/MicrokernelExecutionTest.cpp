@@ -271,6 +271,32 @@ void checkMarkedLoop(const std::string &text,
                      StringRef wantKind = "depthwise_f32",
                      const char *callee = "mixrt_ukernel_depthwise_f32");
 
+/// A dense [F, C, KH, KW] weight of values n / 64; filter `zeroFilter` (if
+/// any) all zero.
+std::string convWeightText(std::mt19937 &rng, int64_t f, int64_t c, int64_t kh,
+                           int64_t kw, int64_t zeroFilter = -1) {
+  std::string text = "[";
+  for (int64_t fi = 0; fi < f; ++fi) {
+    text += fi ? ", [" : "[";
+    for (int64_t ci = 0; ci < c; ++ci) {
+      std::string m = matrixText(rng, kh, kw);
+      if (fi == zeroFilter) {
+        m = "[";
+        for (int64_t i = 0; i < kh; ++i) {
+          m += i ? ", [" : "[";
+          for (int64_t j = 0; j < kw; ++j)
+            m += j ? ", 0.0" : "0.0";
+          m += "]";
+        }
+        m += "]";
+      }
+      text += (ci ? ", " : "") + m;
+    }
+    text += "]";
+  }
+  return text + "]";
+}
+
 /// `callee` null: the f32 rule -- mixrt_ukernel_conv2d_f32 for an f32
 /// weight and at least 64 output positions, else the im2col GEMMs.
 void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
@@ -284,15 +310,7 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
   std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.f, oh, ow);
   const int64_t perGroup = c.c / c.groups;
   std::string wt = llvm::formatv("{0}x{1}x{2}x{3}", c.f, perGroup, c.kh, c.kw);
-  // The weight [F, C / groups, KH, KW]: blocks of KH x KW values.
-  std::string weightText = "[";
-  for (int64_t fi = 0; fi < c.f; ++fi) {
-    weightText += fi ? ", [" : "[";
-    for (int64_t ci = 0; ci < perGroup; ++ci)
-      weightText += (ci ? ", " : "") + matrixText(rng, c.kh, c.kw);
-    weightText += "]";
-  }
-  weightText += "]";
+  std::string weightText = convWeightText(rng, c.f, perGroup, c.kh, c.kw);
   std::string text =
       llvm::formatv("mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
                     "tensor<{1}xf32> {\n"
@@ -762,32 +780,6 @@ int countCallsWithEpilogue(ModuleOp module, llvm::StringRef callee,
       ++n;
   });
   return n;
-}
-
-/// A dense [F, C, KH, KW] weight of values n / 64; filter `zeroFilter` (if
-/// any) all zero.
-std::string convWeightText(std::mt19937 &rng, int64_t f, int64_t c, int64_t kh,
-                           int64_t kw, int64_t zeroFilter = -1) {
-  std::string text = "[";
-  for (int64_t fi = 0; fi < f; ++fi) {
-    text += fi ? ", [" : "[";
-    for (int64_t ci = 0; ci < c; ++ci) {
-      std::string m = matrixText(rng, kh, kw);
-      if (fi == zeroFilter) {
-        m = "[";
-        for (int64_t i = 0; i < kh; ++i) {
-          m += i ? ", [" : "[";
-          for (int64_t j = 0; j < kw; ++j)
-            m += j ? ", 0.0" : "0.0";
-          m += "]";
-        }
-        m += "]";
-      }
-      text += (ci ? ", " : "") + m;
-    }
-    text += "]";
-  }
-  return text + "]";
 }
 
 // The epilogue of a one-group f32 convolution -- + bias, relu, or both --
