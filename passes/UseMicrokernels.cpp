@@ -150,10 +150,6 @@ Placement placementOf(Value value) {
   return {value, 0, bytes};
 }
 
-/// Whether writing `out` cannot change `in` during the write: two views of
-/// the workspace at disjoint constant ranges, or one view of the workspace
-/// and one caller buffer (the workspace is the caller's scratch memory, which
-/// no tensor argument may overlap).
 /// Whether `root` is the workspace (the buffer the memory plan views).
 bool isWorkspace(Value root) {
   return llvm::any_of(root.getUsers(), [&](Operation *user) {
@@ -161,6 +157,21 @@ bool isWorkspace(Value root) {
   });
 }
 
+/// Whether `a` and `b` are the same bytes: one value, or two views of the
+/// workspace at the same constant range (the memory plan makes one view per
+/// use of a buffer).
+bool sameBytes(Value a, Value b) {
+  if (a == b)
+    return true;
+  Placement pa = placementOf(a), pb = placementOf(b);
+  return pa.root == pb.root && isWorkspace(pa.root) && pa.end != INT64_MAX &&
+         pa.begin == pb.begin && pa.end == pb.end;
+}
+
+/// Whether writing `out` cannot change `in` during the write: two views of
+/// the workspace at disjoint constant ranges, or one view of the workspace
+/// and one caller buffer (the workspace is the caller's scratch memory, which
+/// no tensor argument may overlap).
 bool provablyDisjoint(Value in, Value out) {
   Placement a = placementOf(in), b = placementOf(out);
   if (a.root == b.root)
@@ -1400,9 +1411,9 @@ struct MixUseMicrokernelsPass
   /// which then writes the relu's buffer -- one pass over memory instead of
   /// two, the same bits (the check still sees the value before the relu).
   /// The rescale's output must have no other reader, and be the workspace's
-  /// unless the relu works in place (a network output must be written); the
-  /// relu's buffer must not overlap what the rescale reads. Returns the
-  /// rescale.
+  /// unless the relu works in place (its buffer the same bytes: a network
+  /// output must be written); the relu's buffer must not overlap what the
+  /// rescale reads. Returns the rescale.
   linalg::GenericOp fuseRelu(linalg::GenericOp op, SymbolTable &symbols) {
     auto next =
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(op, true));
@@ -1421,11 +1432,11 @@ struct MixUseMicrokernelsPass
                       [](AffineMap m) { return m.isIdentity(); }) ||
         !op.getIndexingMapsArray().back().isIdentity())
       return op;
-    if (y != out && (!isWorkspace(placementOf(out).root) ||
-                     !llvm::all_of(op.getDpsInputs(), [&](Value in) {
-                       return constantGlobalOf(in, symbols) ||
-                              provablyDisjoint(in, y);
-                     })))
+    if (!sameBytes(y, out) && (!isWorkspace(placementOf(out).root) ||
+                               !llvm::all_of(op.getDpsInputs(), [&](Value in) {
+                                 return constantGlobalOf(in, symbols) ||
+                                        provablyDisjoint(in, y);
+                               })))
       return op;
     Block &body = next.getRegion().front();
     auto max = dyn_cast<arith::MaximumFOp>(&body.front());

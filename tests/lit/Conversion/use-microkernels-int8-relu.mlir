@@ -51,3 +51,23 @@ mix.network @both precision(f32) (%x: tensor<1x3x8x8xf32>) -> (tensor<1x17x8x8xf
   %r = mix.relu %y : (tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32>
   mix.return %y, %r : tensor<1x17x8x8xf32>, tensor<1x17x8x8xf32>
 }
+
+// A relu in place of the rescale's output (another view of the same bytes,
+// which the depthwise rescale also reads its f32 sums from): fused too.
+// CHECK-LABEL: func.func @mixc_net_dwchain(
+// CHECK:         call @mixrt_ukernel_depthwise_f32(
+// CHECK:         scf.if
+// CHECK:           linalg.generic {{.*}} outs(%[[R:.*]] : memref<1x4x6x6xf32>)
+// CHECK:             arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:        linalg.yield
+// CHECK:         } else {
+// CHECK:         linalg.generic {{.*}} ins(%[[R]] : memref<1x4x6x6xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.negf
+mix.network @dwchain precision(f32) (%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %w = mix.weight dense<0.5> : tensor<4x1x3x3xf32>
+  %y = mix.conv2d %x, %w precision(int8) {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %r = mix.relu %y : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %s = mix.sigmoid %r : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  mix.return %s : tensor<1x4x6x6xf32>
+}

@@ -714,12 +714,16 @@ TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
              ConvCase{2, 6, 20, 20, 40, 1, 1, 1, 0, 1, precision, false, 1,
                       true},
              ConvCase{1, 5, 9, 7, 8, 3, 3, 2, 1, 1, precision, true, 1, true},
+             // Depthwise: the rescale of the f32 kernel's sums.
+             ConvCase{1, 8, 9, 9, 8, 3, 3, 1, 1, 1, precision, true, 8, true},
          }) {
       DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
                            << " F " << c.f << " " << c.kh << "x" << c.kw
-                           << " stride " << c.stride << " " << precision
-                           << (c.bias ? " bias" : "")) {
-        checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
+                           << " stride " << c.stride << " groups " << c.groups
+                           << " " << precision << (c.bias ? " bias" : "")) {
+        checkConv(c, seed,
+                  c.groups == 1 ? "mixrt_ukernel_gemm_s8s8s32"
+                                : "mixrt_ukernel_depthwise_f32");
       }
       ++seed;
     }
