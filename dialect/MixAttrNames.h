@@ -39,7 +39,9 @@ inline constexpr llvm::StringLiteral kRecompute = "mix.recompute";
 /// finds a non-finite input (checked) or refuses its parameters; per axis,
 /// a checked loop is guarded by a vector test with an unchecked copy.
 /// `"checked_rescale"` on the loop of a checked int8 rescale (one scale
-/// for A): guarded the same way.
+/// for A): guarded the same way; `"rescale"` on such a loop unchecked. Either
+/// may compute the relu after it and be tiled when it reads its sums
+/// transposed.
 inline constexpr llvm::StringLiteral kUkernel = "mix.ukernel";
 /// `mix.ukernel_bias` (unit) on the bias epilogue of such a GEMM when it is
 /// `out = acc + bias[n]` in f32: the microkernel's own epilogue.

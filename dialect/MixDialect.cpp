@@ -99,10 +99,10 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
             ? isa<UnitAttr>(attr.getValue())
             : kind &&
                   llvm::is_contained(
-                      ArrayRef<StringRef>{"gemm_f32", "gemm_s8", "range_f32",
-                                          "quantize_f32", "checked_quantize",
-                                          "checked_rescale", "depthwise_f32",
-                                          "conv2d_f32", "matmul_f32"},
+                      ArrayRef<StringRef>{
+                          "gemm_f32", "gemm_s8", "range_f32", "quantize_f32",
+                          "checked_quantize", "checked_rescale", "rescale",
+                          "depthwise_f32", "conv2d_f32", "matmul_f32"},
                       kind.getValue());
     if (!valid)
       return op->emitOpError()
@@ -110,7 +110,7 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
              << (name == attr::kUkernel
                      ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
                        "\"quantize_f32\", \"checked_quantize\", "
-                       "\"checked_rescale\", "
+                       "\"checked_rescale\", \"rescale\", "
                        "\"depthwise_f32\", \"conv2d_f32\" or "
                        "\"matmul_f32\""
                      : "a unit attribute")

@@ -542,10 +542,12 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
       input) or, when checked, when `sa * max(sb) * 2^31` could overflow f32
       (the loop reports the overflow).
 
-    A checked int8 rescale loop that stays (qconv2d's) also computes a relu
+    An int8 rescale loop that stays (qconv2d's; `"checked_rescale"` or,
+    without checks, `"rescale"`) also computes a relu
     (`arith.maximumf(x, +0)`) right after it that reads only its output,
     and writes the relu's buffer: one pass over memory, the same bits. Its
-    copy without checks (run when no value can overflow) is tiled by 16
+    loop without checks (the copy run when no value can overflow, or the
+    loop itself) is tiled by 16
     channels and about 256 positions when it reads the im2col GEMM's
     [N, OH, OW, F] sums into the [N, F, OH, OW] output: one cache line of
     sums serves 16 channels from L1 instead of coming from L3 per element.

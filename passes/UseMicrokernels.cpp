@@ -271,6 +271,8 @@ struct MixUseMicrokernelsPass
         (void)guardQuantize(op);
       else if (kind == "checked_rescale")
         (void)guardRescale(fuseRelu(op, symbols), symbols);
+      else if (kind == "rescale")
+        tileTransposedRescale(fuseRelu(op, symbols));
       else if (kind == "depthwise_f32")
         (void)rewriteConvolution(op, /*depthwise=*/true, symbols);
       else if (kind == "conv2d_f32")

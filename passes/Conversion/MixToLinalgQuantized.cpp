@@ -393,9 +393,11 @@ Value rescale(OpBuilder &b, Location loc, const LayerTypes &types, Value acc,
   Value result = addBias(b, loc, types, acc, epilogue);
   // Checked with one scale per tensor for A: mix-use-microkernels runs the
   // checked loop only when sa * max(sb) * 2^31 could reach f32's overflow.
-  if (checkAt && cast<ShapedType>(scaleA.getType()).getRank() == 0)
-    result.getDefiningOp()->setAttr(attr::kUkernel,
-                                    b.getStringAttr("checked_rescale"));
+  // Either way it may tile the loop and fuse a relu after it.
+  if (cast<ShapedType>(scaleA.getType()).getRank() == 0)
+    result.getDefiningOp()->setAttr(
+        attr::kUkernel,
+        b.getStringAttr(checkAt ? "checked_rescale" : "rescale"));
   return result;
 }
 

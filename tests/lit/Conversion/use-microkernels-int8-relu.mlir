@@ -1,10 +1,25 @@
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=UNCHECKED
 //
 // The checked rescale of an int8 convolution's im2col sums stays a loop. A
 // relu right after it that reads only its output is computed in that loop,
 // which writes the relu's buffer; the loop's copy without checks (run when
 // no value can overflow f32) reads the [N, OH, OW, F] sums in tiles of 16
-// channels and 256 / OW rows.
+// channels and 256 / OW rows. Without checks (mix.ukernel = "rescale") the
+// loop itself is tiled and computes the relu.
+
+// UNCHECKED-LABEL: func.func @mixc_net_relu(
+// UNCHECKED-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
+// UNCHECKED:         call @mixrt_ukernel_gemm_s8s8s32(
+// UNCHECKED-NOT:     scf.if
+// UNCHECKED:         scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
+// UNCHECKED:           scf.for
+// UNCHECKED:             %[[TILE:.*]] = memref.subview %[[Y]]
+// UNCHECKED:             linalg.generic {{.*}} outs(%[[TILE]]
+// UNCHECKED:               %[[R:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// UNCHECKED-NEXT:          linalg.yield %[[R]] : f32
+// UNCHECKED-NOT:     linalg.generic
+// UNCHECKED:         return
 
 // CHECK-LABEL: func.func @mixc_net_relu(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>

@@ -304,7 +304,8 @@ std::string convWeightText(std::mt19937 &rng, int64_t f, int64_t c, int64_t kh,
 
 /// `callee` null: the f32 rule -- mixrt_ukernel_conv2d_f32 for an f32
 /// weight and at least 64 output positions, else the im2col GEMMs.
-void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
+void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr,
+               bool checked = true) {
   std::mt19937 rng(seed);
   int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
   int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
@@ -347,7 +348,8 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr) {
   std::vector<float> x = inputData(inputs, c.n * c.c * c.h * c.w, rng);
   if (int8)
     REQUIRE(llvm::all_of(x, [](float v) { return std::isfinite(v); }));
-  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee, x);
+  checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee, x,
+             checked);
   if (StringRef(callee) == "mixrt_ukernel_conv2d_f32")
     checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
                     "conv2d_f32", callee);
@@ -702,7 +704,7 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
 // without checks reads the [N, OH, OW, F] sums in tiles of 16 channels and
 // about 256 positions: the same bits as the loops without microkernels --
 // channels that are no multiple of 16 (17, 40), partial tiles of rows (20
-// rows of 12), one tile (F = 8).
+// rows of 12), one tile (F = 8), with checks and without.
 TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
           "loop equals the loops bit for bit",
           "[exec][ukernel][int8]") {
@@ -721,9 +723,12 @@ TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
                            << " F " << c.f << " " << c.kh << "x" << c.kw
                            << " stride " << c.stride << " groups " << c.groups
                            << " " << precision << (c.bias ? " bias" : "")) {
-        checkConv(c, seed,
-                  c.groups == 1 ? "mixrt_ukernel_gemm_s8s8s32"
-                                : "mixrt_ukernel_depthwise_f32");
+        // Checked (the guarded loop's copy) and unchecked (the loop itself).
+        for (bool checked : {true, false})
+          checkConv(c, seed,
+                    c.groups == 1 ? "mixrt_ukernel_gemm_s8s8s32"
+                                  : "mixrt_ukernel_depthwise_f32",
+                    checked);
       }
       ++seed;
     }
