@@ -28,10 +28,19 @@ using namespace mix;
 
 namespace {
 
+/// Whether `op` is an unchecked int8 rescale (mix.ukernel = "rescale"): a
+/// mark that asks mix-use-microkernels only to tile the loop (and fuse a
+/// relu), which a fused loop keeps.
+bool isRescale(Operation *op) {
+  auto kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+  return kind && kind.getValue() == "rescale";
+}
+
 /// Whether `op` must keep its form: a run-time check inside, or a mark of
-/// the lowering for mix-use-microkernels.
+/// the lowering for mix-use-microkernels other than "rescale".
 bool keepsItsForm(Operation *op) {
-  if (op->hasAttr(attr::kUkernel) || op->hasAttr(attr::kUkernelBias))
+  if ((op->hasAttr(attr::kUkernel) && !isRescale(op)) ||
+      op->hasAttr(attr::kUkernelBias))
     return true;
   bool checked = false;
   op->walk([&](func::CallOp call) {
@@ -87,6 +96,9 @@ struct MixFuseElementwisePass
               linalg::fuseElementwiseOps(rewriter, &operand);
           if (failed(fused))
             continue;
+          if (isRescale(producer) || isRescale(consumer))
+            fused->fusedOp->setAttr(attr::kUkernel,
+                                    rewriter.getStringAttr("rescale"));
           for (auto [original, replacement] : fused->replacements)
             rewriter.replaceUsesWithIf(original, replacement,
                                        [&](OpOperand &use) {

@@ -489,7 +489,9 @@ def MixFuseElementwisePass : Pass<"mix-fuse-elementwise", "mlir::ModuleOp"> {
     `mixrt_check_fail`: fusing would interleave the checks of two layers and
     change which failure is reported first), and generics marked for
     `mix-use-microkernels` (`mix.ukernel`, `mix.ukernel_bias`), which must
-    keep their form to become calls.
+    keep their form to become calls -- except an unchecked int8 rescale
+    (`"rescale"`, a loop the pass only tiles), which fuses like any
+    elementwise loop and passes its mark to the fused loop.
 
     ```mlir
     %b = linalg.generic ... ins(%sum, %bias) outs(%e0) { addf }   // bias
@@ -542,15 +544,19 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
       input) or, when checked, when `sa * max(sb) * 2^31` could overflow f32
       (the loop reports the overflow).
 
-    An int8 rescale loop that stays (qconv2d's; `"checked_rescale"` or,
-    without checks, `"rescale"`) also computes a relu
-    (`arith.maximumf(x, +0)`) right after it that reads only its output,
-    and writes the relu's buffer: one pass over memory, the same bits. Its
-    loop without checks (the copy run when no value can overflow, or the
-    loop itself) is tiled by 16
-    channels and about 256 positions when it reads the im2col GEMM's
-    [N, OH, OW, F] sums into the [N, F, OH, OW] output: one cache line of
-    sums serves 16 channels from L1 instead of coming from L3 per element.
+    An int8 rescale loop that stays (qconv2d's, or a qdense's not folded
+    into the call; `"checked_rescale"` or, without checks, `"rescale"`)
+    also computes a relu (`arith.maximumf(x, +0)`) right after it that
+    reads only its output, and writes the relu's buffer: one pass over
+    memory, the same bits. That needs: no other reader of the rescale's
+    output; the output in the workspace unless the relu is in place (the
+    same bytes); the relu's buffer disjoint from what the rescale reads.
+    Its loop without checks (the copy run when no value can overflow, or
+    the loop itself, possibly fused with elementwise layers after it) is
+    tiled by 16 channels and about 256 positions when it reads the im2col
+    GEMM's [N, OH, OW, F] sums into the [N, F, OH, OW] output (static
+    shapes, more than 16 channels): one cache line of sums serves 16
+    channels from L1 instead of coming from L3 per element.
 
     The loop of a depthwise `conv2d` (groups == C == F, f32; marked
     `"depthwise_f32"` with its strides, dilations and padding in

@@ -1421,7 +1421,9 @@ struct MixUseMicrokernelsPass
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(op, true));
     if (!next || next->hasAttr(attr::kUkernel) || op.getNumDpsInits() != 1 ||
         next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
-        !op.hasPureBufferSemantics() || !next.hasPureBufferSemantics())
+        !op.hasPureBufferSemantics() || !next.hasPureBufferSemantics() ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        op.payloadUsesValueFromOperand(&op.getDpsInitsMutable()[0]))
       return op;
     Value out = op.getDpsInits()[0], y = next.getDpsInits()[0];
     auto outType = dyn_cast<MemRefType>(out.getType());
@@ -1493,10 +1495,13 @@ struct MixUseMicrokernelsPass
   /// its first failure in the loops' order, which stays as it is.
   void tileTransposedRescale(linalg::GenericOp op) {
     MLIRContext *ctx = &getContext();
+    // (Fused with elementwise layers after it, the sums may be any input.)
+    AffineMap transposed =
+        AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 3, 1}, ctx);
     if (op.getNumLoops() != 4 || op.getNumDpsInits() != 1 ||
         !op.hasPureBufferSemantics() ||
-        op.getIndexingMapsArray()[0] !=
-            AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 3, 1}, ctx) ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        !llvm::is_contained(op.getIndexingMapsArray(), transposed) ||
         !op.getIndexingMapsArray().back().isIdentity())
       return;
     SmallVector<int64_t> bounds = op.getStaticLoopRanges();

@@ -1,5 +1,6 @@
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=UNCHECKED
+// RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,mix-fuse-elementwise,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=FUSED
 //
 // The checked rescale of an int8 convolution's im2col sums stays a loop. A
 // relu right after it that reads only its output is computed in that loop,
@@ -85,4 +86,27 @@ mix.network @dwchain precision(f32) (%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6x
   %r = mix.relu %y : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   %s = mix.sigmoid %r : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   mix.return %s : tensor<1x4x6x6xf32>
+}
+
+// Unchecked, the rescale fuses with the elementwise layers after it (here a
+// residual add) in mix-fuse-elementwise, and the fused loop, which keeps
+// the "rescale" mark, is tiled.
+// FUSED-LABEL: func.func @mixc_net_residual(
+// FUSED-SAME:      %[[X:.*]]: memref<1x17x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
+// FUSED:         call @mixrt_ukernel_gemm_s8s8s32(
+// FUSED:         scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
+// FUSED:           scf.for
+// FUSED:             %[[IN:.*]] = memref.subview %[[X]]
+// FUSED:             %[[TILE:.*]] = memref.subview %[[Y]]
+// FUSED:             linalg.generic {{.*}} ins({{.*}}, %[[IN]] : {{.*}}) outs(%[[TILE]]
+// FUSED:               arith.truncf
+// FUSED:               %[[S:.*]] = arith.addf
+// FUSED-NEXT:          linalg.yield %[[S]] : f32
+// FUSED-NOT:     linalg.generic
+// FUSED:         return
+mix.network @residual precision(f32) (%x: tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32> {
+  %w = mix.weight dense<0.5> : tensor<17x17x1x1xf32>
+  %y = mix.conv2d %x, %w precision(int8) : (tensor<1x17x8x8xf32>, tensor<17x17x1x1xf32>) -> tensor<1x17x8x8xf32>
+  %s = mix.add %y, %x : (tensor<1x17x8x8xf32>, tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32>
+  mix.return %s : tensor<1x17x8x8xf32>
 }

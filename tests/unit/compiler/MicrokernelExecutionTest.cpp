@@ -1018,6 +1018,38 @@ TEST_CASE("fused elementwise layers equal the unfused loops bit for bit",
   }
 }
 
+// Without checks, an int8 convolution's rescale fuses with the elementwise
+// layers after it (mix-fuse-elementwise; here a residual add, then gelu),
+// and mix-use-microkernels tiles the fused loop (40 channels: a partial
+// tile of 8; 20 rows of 12): the same bits as the unfused loops without
+// microkernels.
+TEST_CASE("int8 conv2d without checks: the rescale fused with the layers "
+          "after it and tiled equals the unfused loops bit for bit",
+          "[exec][ukernel][fusion][int8]") {
+  std::mt19937 rng(950);
+  std::string t = "tensor<1x40x20x20xf32>";
+  std::string text =
+      llvm::formatv("mix.network @d precision(f32) (%x: {0}) -> {0} {\n"
+                    "  %w = mix.weight dense<{1}> : tensor<40x40x1x1xf32>\n"
+                    "  %c = mix.conv2d %x, %w precision(int8) : ({0}, "
+                    "tensor<40x40x1x1xf32>) -> {0}\n"
+                    "  %a = mix.add %c, %x : ({0}, {0}) -> {0}\n"
+                    "  %o = mix.gelu %a : ({0}) -> {0}\n"
+                    "  mix.return %o : {0}\n}\n",
+                    t, convWeightText(rng, 40, 40, 1, 1));
+  GemmCase inputs{1, 0, 1, 1, "", false, false, false};
+  compareBuilds(
+      text, {1, 40, 20, 20}, {1, 40, 20, 20},
+      [](MixPipelineOptions &o) {
+        o.fuseElementwise = false;
+        o.microkernels = false;
+      },
+      [](ModuleOp fused, ModuleOp unfused) {
+        CHECK(countLayerFunctions(fused) < countLayerFunctions(unfused));
+      },
+      inputData(inputs, 40 * 400, rng), /*checked=*/false);
+}
+
 namespace {
 
 void checkDepthwiseCases(const std::vector<ConvCase> &cases, bool specials,
