@@ -240,6 +240,15 @@ linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
   return {};
 }
 
+/// Whether `op` is mix.relu's arithmetic on `x`: `arith.maximumf(x, +0)`
+/// with no fast-math flags (what the kernels' relu computes, bit for bit).
+bool isReluOf(Operation *op, Value x) {
+  auto max = dyn_cast_or_null<arith::MaximumFOp>(op);
+  return max && max.getLhs() == x &&
+         max.getFastmath() == arith::FastMathFlags::none &&
+         matchPattern(max.getRhs(), m_PosZeroFloat());
+}
+
 struct MixUseMicrokernelsPass
     : public mix::impl::MixUseMicrokernelsPassBase<MixUseMicrokernelsPass> {
   using MixUseMicrokernelsPassBase::MixUseMicrokernelsPassBase;
@@ -977,8 +986,8 @@ struct MixUseMicrokernelsPass
   /// what the kernel computes, so the bits are the loops'. The sums must
   /// have no other reader, and the epilogue's output must not overlap the
   /// input (the call writes it while reading the input); it may be the
-  /// sums' own buffer (the memory plan puts an elementwise layer in place
-  /// of the input it last reads).
+  /// sums' own bytes (the memory plan puts an elementwise layer in place of
+  /// the input it last reads, through one view per use: sameBytes).
   struct FusedConvEpilogue {
     Operation *op = nullptr;
     Value output, bias;
@@ -999,14 +1008,14 @@ struct MixUseMicrokernelsPass
     Value y = next.getDpsInits()[0];
     Value w = conv.getDpsInputs()[0];
     // The call reads the input and the weight while it writes y. Unless y
-    // is the sums' own buffer, the sums are never written: they must be
+    // is the sums' own bytes, the sums are never written: they must be
     // the workspace's (a caller's output -- a network returning both the
     // conv and its relu -- must be written).
     if (!isPlainBuffer(y, f32, 4) ||
         cast<MemRefType>(y.getType()).getShape() != outType.getShape() ||
         !provablyDisjoint(in, y) ||
         !(constantGlobalOf(w, symbols) || provablyDisjoint(w, y)) ||
-        (y != out && !isWorkspace(placementOf(out).root)))
+        (!sameBytes(y, out) && !isWorkspace(placementOf(out).root)))
       return {};
     MLIRContext *ctx = &getContext();
     AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
@@ -1039,11 +1048,8 @@ struct MixUseMicrokernelsPass
         added = true;
         continue;
       }
-      if (auto max = dyn_cast<arith::MaximumFOp>(inner);
-          max && !relu && max.getLhs() == value &&
-          max.getFastmath() == arith::FastMathFlags::none &&
-          matchPattern(max.getRhs(), m_PosZeroFloat())) {
-        value = max.getResult();
+      if (!relu && isReluOf(&inner, value)) {
+        value = inner.getResult(0);
         relu = true;
         continue;
       }
@@ -1408,64 +1414,73 @@ struct MixUseMicrokernelsPass
     return success();
   }
 
-  /// A relu (mix.relu: `arith.maximumf(x, +0)`) right after the int8
-  /// rescale `op`, reading only its output: computed in the rescale's loop,
-  /// which then writes the relu's buffer -- one pass over memory instead of
-  /// two, the same bits (the check still sees the value before the relu).
-  /// The rescale's output must have no other reader, and be the workspace's
-  /// unless the relu works in place (its buffer the same bytes: a network
-  /// output must be written); the relu's buffer must not overlap what the
-  /// rescale reads. Returns the rescale.
-  linalg::GenericOp fuseRelu(linalg::GenericOp op, SymbolTable &symbols) {
+  /// The relu (mix.relu: a loop whose body is only `arith.maximumf(x, +0)`)
+  /// right after `op` (bookkeeping ops aside), reading `op`'s output `out`
+  /// into an f32 buffer of its shape (identity maps, all parallel), when
+  /// `op` may write the relu's buffer instead: `out` has no other reader and
+  /// is the workspace's unless the relu works in place (its buffer the same
+  /// bytes: a network output must be written), and the relu's buffer
+  /// overlaps none of `reads` (what `op` reads while it writes), constants
+  /// aside. Null otherwise.
+  linalg::GenericOp reluAfter(Operation *op, Value out, ValueRange reads,
+                              SymbolTable &symbols) {
     auto next =
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(op, true));
-    if (!next || next->hasAttr(attr::kUkernel) || op.getNumDpsInits() != 1 ||
-        next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
-        !op.hasPureBufferSemantics() || !next.hasPureBufferSemantics() ||
-        op.getNumParallelLoops() != op.getNumLoops() ||
-        op.payloadUsesValueFromOperand(&op.getDpsInitsMutable()[0]))
-      return op;
-    Value out = op.getDpsInits()[0], y = next.getDpsInits()[0];
+    if (!next || next->hasAttr(attr::kUkernel) || next.getNumDpsInputs() != 1 ||
+        next.getNumDpsInits() != 1 || !next.hasPureBufferSemantics() ||
+        next.getDpsInputs()[0] != out)
+      return {};
+    Value y = next.getDpsInits()[0];
     auto outType = dyn_cast<MemRefType>(out.getType());
     Type f32 = Float32Type::get(&getContext());
-    if (next.getDpsInputs()[0] != out || !outType ||
-        !isPlainBuffer(y, f32, outType.getRank()) ||
+    if (!outType || !isPlainBuffer(y, f32, outType.getRank()) ||
         cast<MemRefType>(y.getType()).getShape() != outType.getShape() ||
         next.getNumParallelLoops() != next.getNumLoops() ||
         !llvm::all_of(next.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }) ||
-        !op.getIndexingMapsArray().back().isIdentity())
-      return op;
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return {};
     if (!sameBytes(y, out) && (!isWorkspace(placementOf(out).root) ||
-                               !llvm::all_of(op.getDpsInputs(), [&](Value in) {
+                               !llvm::all_of(reads, [&](Value in) {
                                  return constantGlobalOf(in, symbols) ||
                                         provablyDisjoint(in, y);
                                })))
-      return op;
+      return {};
     Block &body = next.getRegion().front();
-    auto max = dyn_cast<arith::MaximumFOp>(&body.front());
-    if (!max || max->getNextNode() != body.getTerminator() ||
-        body.getTerminator()->getOperand(0) != max.getResult() ||
-        max.getLhs() != body.getArgument(0) ||
-        max.getFastmath() != arith::FastMathFlags::none ||
-        !matchPattern(max.getRhs(), m_PosZeroFloat()))
-      return op;
+    if (!isReluOf(&body.front(), body.getArgument(0)) ||
+        body.front().getNextNode() != body.getTerminator() ||
+        body.getTerminator()->getOperand(0) != body.front().getResult(0))
+      return {};
     if (!llvm::all_of(out.getUsers(), [&](Operation *user) {
           return user == op || user == next;
         }))
+      return {};
+    return next;
+  }
+
+  /// A relu (reluAfter) right after the int8 rescale `op`: computed in the
+  /// rescale's loop, which then writes the relu's buffer -- one pass over
+  /// memory instead of two, the same bits (the check still sees the value
+  /// before the relu). Returns the rescale.
+  linalg::GenericOp fuseRelu(linalg::GenericOp op, SymbolTable &symbols) {
+    if (op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics() ||
+        op.getNumParallelLoops() != op.getNumLoops() ||
+        op.payloadUsesValueFromOperand(&op.getDpsInitsMutable()[0]) ||
+        !op.getIndexingMapsArray().back().isIdentity())
       return op;
+    linalg::GenericOp next =
+        reluAfter(op, op.getDpsInits()[0], op.getDpsInputs(), symbols);
     // The relu's buffer is named (a view, its offset) after the rescale:
     // those bookkeeping ops move before it.
-    if (!hoistBefore(y, op))
+    if (!next || !hoistBefore(next.getDpsInits()[0], op))
       return op;
     Operation *yield = op.getRegion().front().getTerminator();
     OpBuilder b(yield);
-    Value zero =
-        arith::ConstantOp::create(b, yield->getLoc(), b.getFloatAttr(f32, 0.0));
+    Value zero = arith::ConstantOp::create(b, yield->getLoc(),
+                                           b.getFloatAttr(b.getF32Type(), 0.0));
     Value relu = arith::MaximumFOp::create(b, yield->getLoc(),
                                            yield->getOperand(0), zero);
     yield->setOperand(0, relu);
-    op.getDpsInitsMutable()[0].assign(y);
+    op.getDpsInitsMutable()[0].assign(next.getDpsInits()[0]);
     next.erase();
     ++numFusedRelu;
     return op;
