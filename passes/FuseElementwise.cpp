@@ -53,12 +53,26 @@ bool keepsItsForm(Operation *op) {
   return checked;
 }
 
+/// Whether `op` is the rescale of a qdense GEMM (its sums from a loop marked
+/// "gemm_s8"): mix-use-microkernels computes both in one call
+/// (mixrt_ukernel_gemm_s8s8f32, a relu after them too), which a rescale
+/// fused with the layers after it would no longer match.
+bool rescalesGemm(Operation *op) {
+  if (!isRescale(op) || op->getNumOperands() == 0)
+    return false;
+  auto sums = op->getOperand(0).getDefiningOp<linalg::GenericOp>();
+  auto kind =
+      sums ? sums->getAttrOfType<StringAttr>(attr::kUkernel) : StringAttr();
+  return kind && kind.getValue() == "gemm_s8";
+}
+
 /// Whether the producer of `operand` may run inside its consumer: both
 /// generics in the same block of a function (not in a loop such as an
 /// im2col band), the producer read by nothing else and read element for
 /// element (a permutation map: a broadcast scalar, e.g. a dynamic
 /// quantization's scale, would be recomputed for every element), neither
-/// keeping its form, and MLIR's own conditions.
+/// keeping its form nor the rescale of a qdense GEMM, and MLIR's own
+/// conditions.
 bool mayFuse(OpOperand &operand) {
   auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
   auto consumer = dyn_cast<linalg::GenericOp>(operand.getOwner());
@@ -67,7 +81,8 @@ bool mayFuse(OpOperand &operand) {
       !isa<func::FuncOp>(consumer->getParentOp()) ||
       !consumer.isDpsInput(&operand) ||
       !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
-      keepsItsForm(producer) || keepsItsForm(consumer))
+      keepsItsForm(producer) || keepsItsForm(consumer) ||
+      rescalesGemm(producer))
     return false;
   return linalg::areElementwiseOpsFusable(&operand);
 }

@@ -491,7 +491,9 @@ def MixFuseElementwisePass : Pass<"mix-fuse-elementwise", "mlir::ModuleOp"> {
     `mix-use-microkernels` (`mix.ukernel`, `mix.ukernel_bias`), which must
     keep their form to become calls -- except an unchecked int8 rescale
     (`"rescale"`, a loop the pass only tiles), which fuses like any
-    elementwise loop and passes its mark to the fused loop.
+    elementwise loop and passes its mark to the fused loop, unless it
+    rescales a `qdense` GEMM (`"gemm_s8"`): `mix-use-microkernels` computes
+    that rescale, and a relu after it, in the GEMM's call.
 
     ```mlir
     %b = linalg.generic ... ins(%sum, %bias) outs(%e0) { addf }   // bias
@@ -542,7 +544,11 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
       into the i32 accumulator and the rescale loop stay, run only when the
       call refuses its activation scale (NaN or infinite, from a non-finite
       input) or, when checked, when `sa * max(sb) * 2^31` could overflow f32
-      (the loop reports the overflow).
+      (the loop reports the overflow). A relu right after the rescale
+      (`arith.maximumf(x, +0)`, reading only its output, under the same
+      conditions as below) runs in the call's epilogue too
+      (`MIXRT_UKERNEL_RELU`), which then writes the relu's buffer; the relu
+      loop stays after the rescale loop for the case the call refuses.
 
     An int8 rescale loop that stays (qconv2d's, or a qdense's not folded
     into the call; `"checked_rescale"` or, without checks, `"rescale"`)
@@ -608,7 +614,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
     Statistic<"numFusedRescale", "fused-rescales", "int8 rescale epilogues fused into the call">,
-    Statistic<"numFusedRelu", "fused-relus", "Relus computed in the int8 rescale loop before them">,
+    Statistic<"numFusedRelu", "fused-relus", "Relus computed in the int8 rescale (loop or call) before them">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
     Statistic<"numQuantize", "quantizes", "f32 quantizes calling the microkernel">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,

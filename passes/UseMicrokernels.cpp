@@ -550,6 +550,17 @@ struct MixUseMicrokernelsPass
     // report an overflow beyond f32, which the call would not. In those cases
     // the GEMM into the i32 accumulator and the rescale loop run as before,
     // with the same results and reports.
+    // A relu right after the rescale runs in the call's epilogue too
+    // (MIXRT_UKERNEL_RELU: x > 0 ? x : +0, arith.maximumf(x, +0) on the
+    // finite values the call writes); the call then writes the relu's
+    // buffer. The call reads A, sa and the zero point while it writes.
+    linalg::GenericOp relu = reluAfter(rescale->op, rescale->out,
+                                       ValueRange{a, rescale->sa, za}, symbols);
+    if (relu && !hoistBefore(relu.getDpsInits()[0], rescale->op))
+      relu = {};
+    Value result = relu ? relu.getDpsInits()[0] : rescale->out;
+    uint32_t f32Flags =
+        flags | (relu ? static_cast<uint32_t>(MIXRT_UKERNEL_RELU) : 0u);
     OpBuilder b(rescale->op);
     Type f64 = b.getF64Type();
     declare(module, kGemmS8F32,
@@ -569,11 +580,11 @@ struct MixUseMicrokernelsPass
                       packedPointer(b, loc, packedB),
                       pointerTo(b, loc, rescale->sb),
                       zbPerColumn ? pointerTo(b, loc, zb) : nullPointer(b, loc),
-                      pointerTo(b, loc, rescale->out),
+                      pointerTo(b, loc, result),
                       nV,
                       rescale->bias ? pointerTo(b, loc, rescale->bias)
                                     : nullPointer(b, loc),
-                      arith::ConstantIntOp::create(b, loc, i32, flags)};
+                      arith::ConstantIntOp::create(b, loc, i32, f32Flags)};
       return func::CallOp::create(b, loc, kGemmS8F32, TypeRange{i32}, args)
           .getResult(0);
     };
@@ -610,6 +621,10 @@ struct MixUseMicrokernelsPass
     OpBuilder fallbackB = OpBuilder::atBlockTerminator(fallback.thenBlock());
     callS32(fallbackB);
     rescale->op->moveBefore(fallback.thenBlock()->getTerminator());
+    if (relu) {
+      relu->moveBefore(fallback.thenBlock()->getTerminator());
+      ++numFusedRelu;
+    }
     // Handled here: the checked loop stays checked in the fallback.
     rescale->op->removeAttr(attr::kUkernel);
     op.erase();

@@ -47,8 +47,9 @@ struct GemmCase {
   int64_t k, n;
   std::string precision; // the dense layer's precision clause
   bool bias;
-  bool specials; // inf, -0, subnormals, huge values in the input
-  bool nan;      // a NaN in the input
+  bool specials;          // inf, -0, subnormals, huge values in the input
+  bool nan;               // a NaN in the input
+  std::string after = ""; // an elementwise layer after the dense ("relu")
 };
 
 /// A dense value list "[[a, b], [c, d]]" of `rows` x `cols` values n / 64.
@@ -90,6 +91,12 @@ std::string modelText(const GemmCase &c, std::mt19937 &rng) {
                         c.bias ? llvm::formatv(", tensor<{0}xf32>", c.n).str()
                                : std::string(),
                         out);
+  if (!c.after.empty()) {
+    text += llvm::formatv("  %r = mix.{0} %y : (tensor<{1}xf32>) -> "
+                          "tensor<{1}xf32>\n",
+                          c.after, out);
+    return text + "  mix.return %r : tensor<" + out + "xf32>\n}\n";
+  }
   return text + "  mix.return %y : tensor<" + out + "xf32>\n}\n";
 }
 
@@ -549,6 +556,40 @@ TEST_CASE("compiled int8 dense without checks: the quantize and GEMM calls "
         checkCase(c, "mixrt_ukernel_gemm_s8s8f32", seed, /*checked=*/false);
       }
       ++seed;
+    }
+  }
+}
+
+// A relu after an int8 dense runs in the epilogue of the one
+// mixrt_ukernel_gemm_s8s8f32 call, which writes the relu's output; any other
+// elementwise layer (gelu) stays a loop after the call, with or without
+// checks. Non-finite inputs: the call refuses the scale, and the i32 GEMM,
+// the rescale loop and the relu loop run instead.
+TEST_CASE("compiled int8 dense then relu or gelu: one GEMM call with the "
+          "rescale (and the relu) in its epilogue equals the loops bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 300;
+  for (bool checked : {true, false}) {
+    for (const char *after : {"relu", "gelu"}) {
+      for (GemmCase c : {
+               GemmCase{3, 0, 17, 5, "precision(int8)", true, false, false},
+               GemmCase{5, 0, 67, 33, "precision(int8<asymmetric>)", false,
+                        false, false},
+               GemmCase{3, 2, 40, 47, "precision(int8)", true, false, false},
+               GemmCase{3, 0, 17, 5, "precision(int8)", true, true, false},
+               GemmCase{5, 0, 67, 33, "precision(int8)", true, false, true},
+           }) {
+        c.after = after;
+        DYNAMIC_SECTION((checked ? "checked " : "unchecked ")
+                        << after << " rows " << c.rows << " batch " << c.batch
+                        << " K " << c.k << " N " << c.n << " " << c.precision
+                        << (c.bias ? " bias" : "")
+                        << (c.specials ? " specials" : "")
+                        << (c.nan ? " NaN" : "")) {
+          checkCase(c, "mixrt_ukernel_gemm_s8s8f32", seed, checked);
+        }
+        ++seed;
+      }
     }
   }
 }
