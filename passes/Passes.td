@@ -535,7 +535,9 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     - for f32, also moves the bias epilogue into the call
       (`mix.ukernel_bias`: `acc + bias[n]` in f32) when its result provably
       does not overlap the activations (distinct workspace ranges, or one
-      workspace view and one caller buffer);
+      workspace view and one caller buffer), and a relu right after the
+      bias or the GEMM (`MIXRT_UKERNEL_RELU`, under the same conditions as
+      the int8 relu below), the call then writing the relu's buffer;
     - for int8, calls `mixrt_ukernel_gemm_s8s8f32` instead, with the rescale
       epilogue right after the GEMM (`(f32)((f64)sa * (f64)sb[n] *
       (f64)acc)`, then `+ bias[n]` in f32) in the call, when the weight

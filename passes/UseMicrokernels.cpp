@@ -426,10 +426,28 @@ struct MixUseMicrokernelsPass
       bias = next.getDpsInputs()[1];
     }
 
+    // A relu right after (the bias epilogue or the GEMM) runs in the call
+    // too (MIXRT_UKERNEL_RELU: x > 0 or NaN ? x : +0, arith.maximumf(x, +0);
+    // the call's NaN is the canonical one with or without it), which then
+    // writes the relu's buffer. The call reads A and the bias while it
+    // writes.
+    Operation *last = epilogue ? epilogue : op.getOperation();
+    SmallVector<Value> reads = {a};
+    if (bias)
+      reads.push_back(bias);
+    SmallVector<Operation *> writers = {fill};
+    if (epilogue)
+      writers = {};
+    linalg::GenericOp relu = reluAfter(last, out, reads, symbols, writers);
+    if (relu && !hoistBefore(relu.getDpsInits()[0], last))
+      relu = {};
+    if (relu)
+      out = relu.getDpsInits()[0];
+
     ModuleOp module = getOperation();
     // At the epilogue when fused: its output's view may be defined after the
     // GEMM (only bookkeeping ops lie between the two).
-    OpBuilder b(epilogue ? epilogue : op.getOperation());
+    OpBuilder b(last);
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -448,8 +466,13 @@ struct MixUseMicrokernelsPass
                     pointerTo(b, loc, out),
                     nV,
                     bias ? pointerTo(b, loc, bias) : nullPointer(b, loc),
-                    arith::ConstantIntOp::create(b, loc, i32, 0)};
+                    arith::ConstantIntOp::create(
+                        b, loc, i32, relu ? MIXRT_UKERNEL_RELU : 0)};
     func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
+    if (relu) {
+      relu.erase();
+      ++numFusedRelu;
+    }
     if (epilogue)
       epilogue->erase();
     op.erase();
@@ -1431,6 +1454,7 @@ struct MixUseMicrokernelsPass
 
   /// The relu (mix.relu: a loop whose body is only `arith.maximumf(x, +0)`)
   /// right after `op` (bookkeeping ops aside), reading `op`'s output `out`
+  /// (written only by `op` and `writers`, e.g. the zero fill of a GEMM)
   /// into an f32 buffer of its shape (identity maps, all parallel), when
   /// `op` may write the relu's buffer instead: `out` has no other reader and
   /// is the workspace's unless the relu works in place (its buffer the same
@@ -1438,7 +1462,8 @@ struct MixUseMicrokernelsPass
   /// overlaps none of `reads` (what `op` reads while it writes), constants
   /// aside. Null otherwise.
   linalg::GenericOp reluAfter(Operation *op, Value out, ValueRange reads,
-                              SymbolTable &symbols) {
+                              SymbolTable &symbols,
+                              ArrayRef<Operation *> writers = {}) {
     auto next =
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(op, true));
     if (!next || next->hasAttr(attr::kUkernel) || next.getNumDpsInputs() != 1 ||
@@ -1466,7 +1491,8 @@ struct MixUseMicrokernelsPass
         body.getTerminator()->getOperand(0) != body.front().getResult(0))
       return {};
     if (!llvm::all_of(out.getUsers(), [&](Operation *user) {
-          return user == op || user == next;
+          return user == op || user == next ||
+                 llvm::is_contained(writers, user);
         }))
       return {};
     return next;

@@ -17,9 +17,11 @@
 // The original f32 weights are gone; the bias, the matmul's operand stay.
 // CHECK-NOT:   memref.global "private" constant @[[W1]] :
 
-// f32 weights, bias fused: M = 4, N = 2, K = 3, lda = 3, ldc = 2; the
-// result is the caller's buffer, the input a workspace view.
+// f32 weights, bias and relu fused (flags MIXRT_UKERNEL_RELU = 1): M = 4,
+// N = 2, K = 3, lda = 3, ldc = 2; the relu's result is the caller's buffer,
+// which the call writes; the input is a workspace view.
 // CHECK-LABEL: func.func @mixc_net_f32(
+// CHECK-SAME:      %[[X:.*]]: memref<4x3xf32>, %[[Y:.*]]: memref<4x2xf32>
 // CHECK:         arith.maximumf
 // CHECK-NOT:     linalg.fill
 // CHECK-NOT:     linalg.generic
@@ -29,13 +31,12 @@
 // CHECK:         %[[A:.*]] = llvm.inttoptr
 // CHECK:         memref.get_global @[[W1]]_packed
 // CHECK:         %[[B:.*]] = llvm.inttoptr
+// CHECK:         memref.extract_strided_metadata %[[Y]]
 // CHECK:         %[[C:.*]] = llvm.inttoptr
 // CHECK:         %[[BIAS:.*]] = llvm.inttoptr
-// CHECK:         %[[FLAGS:.*]] = arith.constant 0 : i32
+// CHECK:         %[[FLAGS:.*]] = arith.constant 1 : i32
 // CHECK:         call @mixrt_ukernel_gemm_f32(%[[C4]], %[[C2]], %[[C3]], %[[A]], %[[C3]], %[[B]], %[[C]], %[[C2]], %[[BIAS]], %[[FLAGS]])
-// CHECK:         linalg.generic
-// CHECK:           arith.maximumf
-// CHECK:         return
+// CHECK-NEXT:    return
 mix.network @f32 precision(f32) (%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
   %b = mix.weight dense<[0.5, -1.0]> : tensor<2xf32>
@@ -43,6 +44,37 @@ mix.network @f32 precision(f32) (%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %y = mix.dense %h, %w, %b : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
   %r = mix.relu %y : (tensor<4x2xf32>) -> tensor<4x2xf32>
   mix.return %r : tensor<4x2xf32>
+}
+
+// No bias: the relu right after the GEMM runs in the call; a network that
+// returns the dense layer too keeps its relu loop (the call writes the
+// dense's output, flags 0).
+// CHECK-LABEL: func.func @mixc_net_f32_no_bias(
+// CHECK-SAME:      %[[X:.*]]: memref<4x3xf32>, %[[Y:.*]]: memref<4x2xf32>
+// CHECK:         memref.extract_strided_metadata %[[Y]]
+// CHECK:         %[[C:.*]] = llvm.inttoptr
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         call @mixrt_ukernel_gemm_f32({{.*}}, %[[C]], %{{.*}}, %[[NULL]], %c1_i32)
+// CHECK-NEXT:    return
+mix.network @f32_no_bias precision(f32) (%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %h = mix.neg %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y = mix.dense %h, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %r = mix.relu %y : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  mix.return %r : tensor<4x2xf32>
+}
+// CHECK-LABEL: func.func @mixc_net_f32_both(
+// CHECK-SAME:      %[[X:.*]]: memref<4x3xf32>, %[[Y:.*]]: memref<4x2xf32>, %[[R:.*]]: memref<4x2xf32>
+// CHECK:         call @mixrt_ukernel_gemm_f32({{.*}}, %c0_i32)
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[Y]] : memref<4x2xf32>) outs(%[[R]] : memref<4x2xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.maximumf
+mix.network @f32_both precision(f32) (%x: tensor<4x3xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %h = mix.neg %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y = mix.dense %h, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %r = mix.relu %y : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  mix.return %y, %r : tensor<4x2xf32>, tensor<4x2xf32>
 }
 
 // f16 weights (f32 activations and accumulator): packed as f16. The input

@@ -50,6 +50,10 @@ struct GemmCase {
   bool specials;          // inf, -0, subnormals, huge values in the input
   bool nan;               // a NaN in the input
   std::string after = ""; // an elementwise layer after the dense ("relu")
+  // A unary layer before the dense ("neg"): it then reads the workspace, so
+  // its output may be the caller's (a caller's output may overlap the
+  // caller's input, never the workspace).
+  std::string before = "";
 };
 
 /// A dense value list "[[a, b], [c, d]]" of `rows` x `cols` values n / 64.
@@ -85,12 +89,19 @@ std::string modelText(const GemmCase &c, std::mt19937 &rng) {
   if (c.bias)
     text += llvm::formatv("  %b = mix.weight dense<{0}> : tensor<{1}xf32>\n",
                           vectorText(rng, c.n), c.n);
-  text += llvm::formatv("  %y = mix.dense %x, %w{0} {1} : (tensor<{2}xf32>, "
+  std::string x = "%x";
+  if (!c.before.empty()) {
+    text += llvm::formatv("  %x1 = mix.{0} %x : (tensor<{1}xf32>) -> "
+                          "tensor<{1}xf32>\n",
+                          c.before, in);
+    x = "%x1";
+  }
+  text += llvm::formatv("  %y = mix.dense {7}, %w{0} {1} : (tensor<{2}xf32>, "
                         "tensor<{3}x{4}xf32>{5}) -> tensor<{6}xf32>\n",
                         c.bias ? ", %b" : "", c.precision, in, c.k, c.n,
                         c.bias ? llvm::formatv(", tensor<{0}xf32>", c.n).str()
                                : std::string(),
-                        out);
+                        out, x);
   if (!c.after.empty()) {
     text += llvm::formatv("  %r = mix.{0} %y : (tensor<{1}xf32>) -> "
                           "tensor<{1}xf32>\n",
@@ -493,6 +504,33 @@ TEST_CASE("compiled f32 dense: microkernel calls equal the loops bit for bit",
              GemmCase{3, 2, 40, 47, precision, true, false, false},
              GemmCase{4, 0, 9, 20, precision, true, false, true},
          }) {
+      DYNAMIC_SECTION(
+          "rows " << c.rows << " batch " << c.batch << " K " << c.k << " N "
+                  << c.n << " " << precision << (c.bias ? " bias" : "")
+                  << (c.specials ? " specials" : "") << (c.nan ? " NaN" : "")) {
+        checkCase(c, "mixrt_ukernel_gemm_f32", seed);
+      }
+      ++seed;
+    }
+  }
+}
+
+// A relu after an f32 dense (with or without its bias) runs in the call's
+// epilogue (MIXRT_UKERNEL_RELU), which writes the relu's output (here the
+// caller's: the dense reads the workspace, after a neg).
+TEST_CASE("compiled f32 dense then relu: one call with the relu in its "
+          "epilogue equals the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 50;
+  for (const char *precision : {"", "precision(weights = bf16)"}) {
+    for (GemmCase c : {
+             GemmCase{3, 0, 17, 5, precision, true, false, false},
+             GemmCase{5, 0, 67, 33, precision, false, true, false},
+             GemmCase{3, 2, 40, 47, precision, true, false, false},
+             GemmCase{4, 0, 9, 20, precision, true, false, true},
+         }) {
+      c.after = "relu";
+      c.before = "neg";
       DYNAMIC_SECTION(
           "rows " << c.rows << " batch " << c.batch << " K " << c.k << " N "
                   << c.n << " " << precision << (c.bias ? " bias" : "")
