@@ -280,6 +280,13 @@ int Compilation::fail(llvm::Error error) {
 }
 
 llvm::Error Compilation::planOutputs() {
+  if (options.outputStem == "-") {
+    // Not a file named "-.o": every kind writes files, and reports go to
+    // standard output only through --report=- and the like.
+    return makeError("-o '-': mixc writes files (OUT.o and OUT.h, OUT.ll, "
+                     "...), not standard output; give an output stem such "
+                     "as 'out/model'");
+  }
   if (!options.outputStem.empty()) {
     // `-o out/model.o` means the stem `out/model`.
     stem = options.outputStem;

@@ -128,6 +128,11 @@ parseCommandLine(llvm::ArrayRef<const char *> args, llvm::raw_ostream &out) {
   for (llvm::StringRef required : {"samples", "o"})
     if (binder.occurrences(required) == 0)
       return llvm::createStringError(spellOption(required) + " is required");
+  // Not a file named "-".
+  if (options.outputPath == "-")
+    return llvm::createStringError(
+        "-o '-': mix-calibrate writes a file, not standard output; give a "
+        "file name such as 'calibration.json'");
   return options;
 }
 
