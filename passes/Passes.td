@@ -432,8 +432,9 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
 
     - lets an elementwise `linalg.generic` (parallel iterators, identity
       maps) write into an input whose last use it is, when the two have the
-      same size and element width (in place, as TFLite Micro and TVM's
-      planners do);
+      same size and element width and no other operand reads that input
+      (transposed, say, as a fused `z + transpose(z)` does) or another view
+      of it (in place, as TFLite Micro and TVM's planners do);
     - places the buffers in one workspace, largest first, each at the lowest
       64-byte-aligned offset that overlaps no buffer live at the same time;
     - adds the workspace as a last argument `memref<Nxi8>` and replaces each
@@ -616,7 +617,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numInt8", "int8-gemms", "int8 GEMMs calling the microkernel">,
     Statistic<"numFusedBias", "fused-biases", "Bias epilogues fused into the call">,
     Statistic<"numFusedRescale", "fused-rescales", "int8 rescale epilogues fused into the call">,
-    Statistic<"numFusedRelu", "fused-relus", "Relus computed in the int8 rescale (loop or call) before them">,
+    Statistic<"numFusedRelu", "fused-relus", "Relus computed in the call or int8 rescale loop before them">,
     Statistic<"numRange", "ranges", "Dynamic quantization ranges computed by the microkernel">,
     Statistic<"numQuantize", "quantizes", "f32 quantizes calling the microkernel">,
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,

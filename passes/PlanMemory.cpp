@@ -92,14 +92,29 @@ bool collectUses(Value root, Block &body,
   return true;
 }
 
+/// The buffer `v` views (through view-like ops), or `v`.
+Value viewRoot(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
 /// Whether `generic` may write output `out` into the memory of input `in`:
-/// every iterator parallel and both maps the identity, so element i is read
-/// before element i is written and nothing else reads it.
+/// every iterator parallel, and the identity map for the output and for
+/// every operand reading `in`'s buffer, which must be `in`'s value itself,
+/// not another view of it (a fused loop may read it twice, say
+/// `z + transpose(z)`), so element i is read before element i is written
+/// and nothing else reads it.
 bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
-  if (generic.getNumReductionLoops() != 0)
+  if (generic.getNumReductionLoops() != 0 ||
+      !generic.getMatchingIndexingMap(out).isIdentity())
     return false;
-  return generic.getMatchingIndexingMap(in).isIdentity() &&
-         generic.getMatchingIndexingMap(out).isIdentity();
+  Value root = viewRoot(in->get());
+  return llvm::all_of(generic->getOpOperands(), [&](OpOperand &operand) {
+    return viewRoot(operand.get()) != root ||
+           (operand.get() == in->get() &&
+            generic.getMatchingIndexingMap(&operand).isIdentity());
+  });
 }
 
 struct MixPlanMemoryPass
