@@ -28,3 +28,12 @@ mix.network @sum precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
   %y = mix.dense %x, %w : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
   mix.return %y : tensor<1x1xf32>
 }
+
+// One computed value returned twice, and a weight returned twice: each
+// output has its own buffer (a crash in buffer-results-to-out-params
+// before), both written.
+mix.network @twice precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %w = mix.weight dense<[1.0, -2.0]> : tensor<2xf32>
+  %r = mix.relu %x : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  mix.return %r, %r, %w, %w : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>
+}
