@@ -89,7 +89,10 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
                                : "mix-plan-memory{allocating-entry=false},";
   // mix-use-microkernels runs on the planned buffers (it must know where
   // they live to fuse a bias) and before the layers are outlined (it must
-  // see the weight globals).
+  // see the weight globals). cse then merges the plan's views of one buffer
+  // (one per use), so a layer written in place gets one pointer and LLVM
+  // vectorizes it without an overlap check that fails for equal pointers.
+  // mix-approximate-math: f32 erf as inline, vectorizable code.
   std::string useMicrokernels = options.microkernels
                                     ? "mix-use-microkernels,"
                                     : "mix-use-microkernels{enabled=false},";
@@ -104,7 +107,7 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
          "canonicalize,"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
-         planMemory + useMicrokernels + "mix-outline-layers," +
+         planMemory + useMicrokernels + "cse,mix-outline-layers," +
          std::string(options.profileLayers ? "mix-profile-layers," : "") +
          "buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,"
@@ -114,6 +117,7 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
          "expand-strided-metadata,"
          "lower-affine,"
          "mix-widen-narrow-floats,"
+         "mix-approximate-math,"
          "arith-expand{include-bf16=true},"
          "finalize-memref-to-llvm,"
          "convert-math-to-llvm,"

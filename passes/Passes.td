@@ -755,4 +755,39 @@ def MixWidenNarrowFloatsPass
   ];
 }
 
+def MixApproximateMathPass
+    : Pass<"mix-approximate-math", "mlir::ModuleOp"> {
+  let summary = "f32 erf as a vectorizable approximation, not a libm call";
+  let description = [{
+    Runs in the LLVM phase after `mix-widen-narrow-floats` (so f16 and bf16
+    erf, computed in f32, are covered too). Every f32 `math.erf` becomes
+    MLIR's rational approximation (`populatePolynomialApproximateErfPattern`:
+    three intervals, `math.fma` and one division, exactly +-1 from |x| =
+    3.75), followed by `math.copysign` of the input (the approximation gives
+    +0 for erf(-0)). Without it, erf lowers to one call of libm's `erff` per
+    element, which keeps LLVM from vectorizing the loop: an exact `gelu` on
+    128 x 1024 values took 615 us.
+
+    Accuracy, measured against the f64 erf over every 17th f32 bit pattern
+    and every f32 with 2^-30 <= |x| <= 104: at most 4.8 f32 ulps (at
+    x = 1.8628), a quarter of the tolerance mixc's math contract allows
+    (2^-20 relative plus 2^-22 absolute; glibc's `erff`: 0.97 ulps). NaN
+    gives NaN, +-inf gives +-1, -0 gives -0.
+
+    ```mlir
+    %e = math.erf %x : f32
+    // becomes
+    %a = ... fma, divf, select ... : f32   // the approximation
+    %e = math.copysign %a, %x : f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+  let statistics = [
+    Statistic<"numApproximated", "approximated", "Number of f32 erf operations approximated">,
+  ];
+}
+
 #endif // MIX_PASSES_TD
