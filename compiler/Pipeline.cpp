@@ -72,7 +72,9 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // generated code), so every buffer allocated inside is freed inside.
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
   // rounding per op (LLVM would split vectors of it into scalars, with a
-  // __truncsfbf2 call per bf16 result); arith-expand lowers bf16
+  // __truncsfbf2 call per bf16 result); mix-approximate-math then writes
+  // f32 erf (f16/bf16 erf too, widened) as inline, vectorizable code;
+  // arith-expand lowers bf16
   // conversions to integer arithmetic (RNE), which needs no runtime support
   // function.
   // cse and canonicalize after bufferization remove the copy of a tile into
@@ -92,7 +94,6 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // see the weight globals). cse then merges the plan's views of one buffer
   // (one per use), so a layer written in place gets one pointer and LLVM
   // vectorizes it without an overlap check that fails for equal pointers.
-  // mix-approximate-math: f32 erf as inline, vectorizable code.
   std::string useMicrokernels = options.microkernels
                                     ? "mix-use-microkernels,"
                                     : "mix-use-microkernels{enabled=false},";

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mix {
@@ -35,7 +36,7 @@ struct MixApproximateMathPass
     // gives too.
     SmallVector<math::ErfOp> erfs;
     getOperation()->walk([&](math::ErfOp op) {
-      if (op.getType().isF32())
+      if (getElementTypeOrSelf(op.getType()).isF32())
         erfs.push_back(op);
     });
     for (math::ErfOp op : erfs) {

@@ -100,21 +100,28 @@ Value viewRoot(Value v) {
 }
 
 /// Whether `generic` may write output `out` into the memory of input `in`:
-/// every iterator parallel, and the identity map for the output and for
-/// every operand reading `in`'s buffer, which must be `in`'s value itself,
-/// not another view of it (a fused loop may read it twice, say
-/// `z + transpose(z)`), so element i is read before element i is written
-/// and nothing else reads it.
+/// every iterator parallel, the identity map for the output and for every
+/// operand reading `in`'s buffer, which must be `in`'s value itself, not
+/// another view of it (a fused loop may read it twice, say
+/// `z + transpose(z)`), and no read of that buffer inside the body (a fused
+/// slice, gather or pad loads from it at other indices), so element i is
+/// read before element i is written and nothing else reads it.
 bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
   if (generic.getNumReductionLoops() != 0 ||
       !generic.getMatchingIndexingMap(out).isIdentity())
     return false;
   Value root = viewRoot(in->get());
-  return llvm::all_of(generic->getOpOperands(), [&](OpOperand &operand) {
-    return viewRoot(operand.get()) != root ||
-           (operand.get() == in->get() &&
-            generic.getMatchingIndexingMap(&operand).isIdentity());
+  bool readInBody = false;
+  generic.getRegion().walk([&](Operation *op) {
+    for (Value v : op->getOperands())
+      readInBody |= viewRoot(v) == root;
   });
+  return !readInBody &&
+         llvm::all_of(generic->getOpOperands(), [&](OpOperand &operand) {
+           return viewRoot(operand.get()) != root ||
+                  (operand.get() == in->get() &&
+                   generic.getMatchingIndexingMap(&operand).isIdentity());
+         });
 }
 
 struct MixPlanMemoryPass

@@ -37,3 +37,14 @@ mix.network @twice precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, ten
   %r = mix.relu %x : (tensor<1x2xf32>) -> tensor<1x2xf32>
   mix.return %r, %r, %w, %w : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>
 }
+
+// y = r + reverse(r), r = relu(x): the fused loop loads r at other indices
+// in its body, so it must not be written over r.
+mix.network @reverse precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = mix.weight dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %r = mix.relu %x : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %s = mix.slice %r {axes = array<i64: 1>, starts = array<i64: 1>, ends = array<i64: -1>, steps = array<i64: -1>} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %a = mix.add %r, %s : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %y = mix.dense %a, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  mix.return %y : tensor<1x2xf32>
+}
