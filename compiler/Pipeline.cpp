@@ -79,7 +79,9 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // function.
   // cse and canonicalize after bufferization remove the copy of a tile into
   // itself that bufferizing an in-place tensor.insert_slice leaves (the
-  // bands of an im2col convolution).
+  // bands of an im2col convolution); mix-distinct-results then gives a
+  // value returned twice (even one canonicalize made so) a copy of its own
+  // for each out-parameter.
   // Network functions are renamed first (mixc_net_NAME), so the C library
   // functions declared later never meet a user's name; mix-plan-memory
   // puts every intermediate buffer in one workspace argument (what remains
@@ -106,6 +108,7 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
          "function-boundary-type-conversion=identity-layout-map},"
          "cse,"
          "canonicalize,"
+         "mix-distinct-results,"
          "buffer-results-to-out-params{modify-public-functions "
          "hoist-static-allocs}," +
          planMemory + useMicrokernels + "cse,mix-outline-layers," +

@@ -628,6 +628,38 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
   ];
 }
 
+def MixDistinctResultsPass
+    : Pass<"mix-distinct-results", "mlir::ModuleOp"> {
+  let summary = "Give every buffer a function returns its own buffer";
+  let description = [{
+    Runs in the LLVM phase right before `buffer-results-to-out-params`. In
+    every public function, a buffer returned a second (third, ...) time is
+    replaced there by a copy into a new buffer of its own (`memref.alloc`
+    plus `memref.copy`), which `buffer-results-to-out-params` then turns into
+    the caller's out-parameter, so the copy writes straight into it.
+
+    Why: each result of a network is its own C out-parameter. A network
+    may return one value twice (`mix.return %r, %r`), or two values that
+    canonicalization makes one (`%f = mix.flatten %r` of a shape it already
+    has, a reshape away and back). Upstream's `hoist-static-allocs` replaces
+    the returned allocation by the first out-parameter and erased it, so the
+    second result used a deleted operation: the compiler crashed with
+    SIGSEGV.
+
+    ```mlir
+    return %r, %r : memref<1x2xf32>, memref<1x2xf32>
+    // becomes
+    %c = memref.alloc() : memref<1x2xf32>
+    memref.copy %r, %c : memref<1x2xf32> to memref<1x2xf32>
+    return %r, %c : memref<1x2xf32>, memref<1x2xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numCopied", "copied", "Repeated results given a buffer of their own">,
+  ];
+}
+
 def MixOutlineLayersPass : Pass<"mix-outline-layers", "mlir::ModuleOp"> {
   let summary = "One function per layer, shared by identical layers";
   let description = [{

@@ -117,25 +117,10 @@ void convertNetwork(NetworkOp network) {
   func.getBody().takeBody(network.getBody());
   auto ret = cast<ReturnOp>(func.getBody().front().getTerminator());
   b.setInsertionPoint(ret);
-  // A value returned twice (`mix.return %r, %r`) is two outputs: each one
-  // after the first is a copy, so that every result has its own buffer
-  // (buffer-results-to-out-params cannot make one computed buffer two
-  // out-parameters).
-  SmallVector<Value> values;
-  llvm::SmallPtrSet<Value, 4> seen;
-  for (Value v : ret.getValues()) {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || seen.insert(v).second) {
-      values.push_back(v);
-      continue;
-    }
-    Value empty = tensor::EmptyOp::create(
-        b, ret.getLoc(), tensor::getMixedSizes(b, ret.getLoc(), v),
-        type.getElementType());
-    values.push_back(
-        linalg::CopyOp::create(b, ret.getLoc(), v, empty).getResult(0));
-  }
-  func::ReturnOp::create(b, ret.getLoc(), values);
+  // A value returned twice (`mix.return %r, %r`) stays so here:
+  // mix-distinct-results gives each repeat its own buffer after
+  // bufferization (canonicalization can make two results one value too).
+  func::ReturnOp::create(b, ret.getLoc(), ret.getValues());
   ret.erase();
   network.erase();
 }

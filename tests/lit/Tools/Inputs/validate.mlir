@@ -48,3 +48,14 @@ mix.network @reverse precision(f32) (%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %y = mix.dense %a, %w : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   mix.return %y : tensor<1x2xf32>
 }
+
+// Two results canonicalization makes one value (a flatten that changes
+// nothing, a reshape away and back), and a view of it: three outputs, each
+// written (mixc crashed with SIGSEGV on it).
+mix.network @folded precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>) {
+  %r = mix.relu %x : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %f = mix.flatten %r : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %a = mix.reshape %r {shape = array<i64: 2>} : (tensor<1x2xf32>) -> tensor<2xf32>
+  %b = mix.reshape %a {shape = array<i64: 1, 2>} : (tensor<2xf32>) -> tensor<1x2xf32>
+  mix.return %f, %b, %a : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>
+}
