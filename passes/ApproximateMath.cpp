@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// f32 erf as a vectorizable rational approximation (MLIR's own) instead of
-// one scalar libm call per element.
+// f32 erf, tanh and exp as vectorizable approximations (MLIR's own) instead
+// of one scalar libm call per element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,27 +28,40 @@ using namespace mlir;
 
 namespace {
 
+bool isF32(Operation *op) {
+  return getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+}
+
 struct MixApproximateMathPass
     : public mix::impl::MixApproximateMathPassBase<MixApproximateMathPass> {
   void runOnOperation() override {
-    // The approximation gives +0 for erf(-0): the sign of x is copied onto
-    // the result (erf is odd, and a NaN stays a NaN), which libm's erff
-    // gives too.
-    SmallVector<math::ErfOp> erfs;
-    getOperation()->walk([&](math::ErfOp op) {
-      if (getElementTypeOrSelf(op.getType()).isF32())
+    // tanh and exp need nothing more: the approximations give +-1 for
+    // tanh(+-inf) and the sign of a zero, exp(-inf) = +0, exp(+inf) = +inf,
+    // and NaN for NaN.
+    SmallVector<Operation *> erfs;
+    unsigned others = 0;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::ErfOp>(op) && isF32(op))
         erfs.push_back(op);
+      else if (isa<math::TanhOp, math::ExpOp>(op) && isF32(op))
+        ++others;
     });
-    for (math::ErfOp op : erfs) {
+    // The erf approximation gives +0 for erf(-0): the sign of x is copied
+    // onto the result (erf is odd, and a NaN stays a NaN), which libm's
+    // erff gives too.
+    for (Operation *op : erfs) {
       OpBuilder b(op);
       b.setInsertionPointAfter(op);
-      auto sign = math::CopySignOp::create(b, op.getLoc(), op.getResult(),
-                                           op.getOperand());
-      op.getResult().replaceAllUsesExcept(sign.getResult(), sign);
-      ++numApproximated;
+      auto sign = math::CopySignOp::create(b, op->getLoc(), op->getResult(0),
+                                           op->getOperand(0));
+      op->getResult(0).replaceAllUsesExcept(sign.getResult(), sign);
     }
+    numApproximated += erfs.size() + others;
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateErfPattern(patterns);
+    populatePolynomialApproximateTanhPattern(patterns);
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) { return name == "math.exp"; });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

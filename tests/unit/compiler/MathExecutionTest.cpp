@@ -16,8 +16,8 @@
 //   and sign, whose results are exact) must match the reference rounded to
 //   the result type bit for bit (f64 then f32 rounding of these is
 //   innocuous: 53 >= 2 * 24 + 2);
-// - the others call libm (expf, logf, tanhf, powf, sinf ... atanhf), use
-//   an approximation (f32 erf: mix-approximate-math) or chain a few
+// - the others call libm (logf, powf, sinf ... atanhf), use an
+//   approximation (f32 erf, tanh, exp: mix-approximate-math) or chain a few
 //   roundings: in f32 they must agree within 2^-20 relative
 //   plus 2^-22 absolute (a few f32 ulps; glibc's float functions are within
 //   one or two; the absolute part covers exp(x) - 1 of elu near 0, whose

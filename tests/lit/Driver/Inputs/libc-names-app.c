@@ -22,10 +22,12 @@ int main(void) {
   print("malloc", malloc_run(x, y), y);
   print("free", free_run(x, y), y);
   print("expf", expf_run(x, y), y);
+  print("logf", logf_run(x, y), y);
   print("memcpy", memcpy_run(x, y), y);
   float copy[4];
   memcpy(copy, y, sizeof copy);
-  printf("libc: expf(0) = %g, memcpy %g\n", expf(0.0f), copy[2]);
+  printf("libc: expf(0) = %g, logf(1) = %g, memcpy %g\n", expf(0.0f),
+         logf(1.0f), copy[2]);
   free(y);
   return 0;
 }
