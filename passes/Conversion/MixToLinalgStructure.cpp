@@ -58,12 +58,21 @@ template <typename OpTy> struct ReshapeLowering : MixLoweringPattern<OpTy> {
         r.push_back(i);
       return SmallVector<ReassociationIndices>{r};
     };
+    // Through one dimension: a rank-0 tensor is a one-element vector by an
+    // expansion (and back by a collapse) with no reassociation group.
     Value flat = input;
-    if (inType.getRank() != 1)
+    if (inType.getRank() == 0)
+      flat = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({1}, inType.getElementType()),
+          input, SmallVector<ReassociationIndices>{});
+    else if (inType.getRank() != 1)
       flat = tensor::CollapseShapeOp::create(rewriter, loc, input,
                                              all(inType.getRank()));
     Value shaped = flat;
-    if (type.getRank() != 1)
+    if (type.getRank() == 0)
+      shaped = tensor::CollapseShapeOp::create(
+          rewriter, loc, flat, SmallVector<ReassociationIndices>{});
+    else if (type.getRank() != 1)
       shaped = tensor::ExpandShapeOp::create(
           rewriter, loc, type.clone(inType.getElementType()), flat,
           all(type.getRank()));

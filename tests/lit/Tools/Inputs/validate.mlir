@@ -59,3 +59,16 @@ mix.network @folded precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, te
   %b = mix.reshape %a {shape = array<i64: 1, 2>} : (tensor<2xf32>) -> tensor<1x2xf32>
   mix.return %f, %b, %a : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2xf32>
 }
+
+// Rank-0 tensors reshaped and flattened to one element and back (a crash
+// with SIGSEGV in the lowering before): s = x0 + x1, then 2 * s, a weight.
+mix.network @scalar precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x1xf32>, tensor<1xf32>, tensor<1xf32>) {
+  %s = mix.reduce_sum %x {keepdims = false} : (tensor<1x2xf32>) -> tensor<f32>
+  %r = mix.reshape %s {shape = array<i64: 1, 1>} : (tensor<f32>) -> tensor<1x1xf32>
+  %b = mix.reshape %r {shape = array<i64>} : (tensor<1x1xf32>) -> tensor<f32>
+  %d = mix.add %b, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %f = mix.flatten %d {start_dim = 0 : i64} : (tensor<f32>) -> tensor<1xf32>
+  %w = mix.weight dense<3.0> : tensor<f32>
+  %v = mix.reshape %w {shape = array<i64: -1>} : (tensor<f32>) -> tensor<1xf32>
+  mix.return %r, %f, %v : tensor<1x1xf32>, tensor<1xf32>, tensor<1xf32>
+}
