@@ -112,13 +112,32 @@ io::CalibrationTable Calibrator::finish() const {
   return table;
 }
 
+void mix::ErrorSums::add(double got, double want) {
+  ++count;
+  if (got == want || (std::isnan(got) && std::isnan(want)))
+    return;
+  if (!std::isfinite(got) || !std::isfinite(want)) {
+    ++mismatches;
+    maxAbs = std::numeric_limits<double>::infinity();
+    return;
+  }
+  double e = got - want;
+  signal += want * want;
+  noise += e * e;
+  maxAbs = std::max(maxAbs, std::fabs(e));
+}
+
+double mix::ErrorSums::sqnrDb() const {
+  if (mismatches != 0)
+    return -std::numeric_limits<double>::infinity();
+  if (noise == 0)
+    return std::numeric_limits<double>::infinity();
+  return 10.0 * std::log10(signal / noise);
+}
+
 llvm::Expected<std::vector<LayerAccuracy>>
 mix::compareLayers(NetworkOp reference, NetworkOp lowered,
                    ArrayRef<Sample> samples, const WeightMap &weights) {
-  struct Sums {
-    double signal = 0, noise = 0, maxAbs = 0;
-    int64_t count = 0;
-  };
   std::vector<LayerAccuracy> layers;
   llvm::StringMap<size_t> byLocation;
   reference.walk([&](LayerOpInterface layer) {
@@ -133,7 +152,7 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     byLocation[where] = layers.size();
     layers.push_back(a);
   });
-  std::vector<Sums> sums(layers.size());
+  std::vector<ErrorSums> sums(layers.size());
   for (auto [i, sample] : llvm::enumerate(samples)) {
     // Reference outputs of this sample, by layer.
     std::vector<std::vector<double>> refOut(layers.size());
@@ -175,13 +194,8 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     for (auto [ref, low, s] : llvm::zip_equal(refOut, lowOut, sums)) {
       if (low.empty())
         continue;
-      for (size_t k = 0; k < ref.size(); ++k) {
-        double e = low[k] - ref[k];
-        s.signal += ref[k] * ref[k];
-        s.noise += e * e;
-        s.maxAbs = std::max(s.maxAbs, std::fabs(e));
-      }
-      s.count += static_cast<int64_t>(ref.size());
+      for (size_t k = 0; k < ref.size(); ++k)
+        s.add(low[k], ref[k]);
     }
   }
   std::vector<LayerAccuracy> result;
@@ -189,9 +203,9 @@ mix::compareLayers(NetworkOp reference, NetworkOp lowered,
     if (s.count == 0)
       continue; // reshapes and the like: no lowered counterpart observed
     a.values = s.count;
+    a.mismatches = s.mismatches;
     a.maxAbsError = s.maxAbs;
-    a.sqnrDb = s.noise == 0 ? std::numeric_limits<double>::infinity()
-                            : 10.0 * std::log10(s.signal / s.noise);
+    a.sqnrDb = s.sqnrDb();
     result.push_back(a);
   }
   return result;
@@ -209,10 +223,13 @@ void mix::printAccuracyTable(llvm::raw_ostream &os,
   for (const LayerAccuracy &a : layers) {
     os << llvm::left_justify(a.layer, width) << "  "
        << llvm::left_justify(a.precision, 22) << "  ";
-    if (std::isinf(a.sqnrDb))
+    if (a.sqnrDb > 0 && std::isinf(a.sqnrDb))
       os << llvm::right_justify("exact", 8);
     else
       os << llvm::format("%8.1f", a.sqnrDb);
-    os << "  " << llvm::format("%11.3e", a.maxAbsError) << "\n";
+    os << "  " << llvm::format("%11.3e", a.maxAbsError);
+    if (a.mismatches != 0)
+      os << "  (" << a.mismatches << " NaN/inf where the reference differs)";
+    os << "\n";
   }
 }

@@ -89,15 +89,32 @@ private:
   int64_t samples = 0;
 };
 
+/// Sums of the errors of values compared with a reference. Equal values
+/// agree (the same infinity; NaN and NaN). A pair where either value is NaN
+/// or infinite and the two differ has no finite error: it is counted as a
+/// mismatch, its error is infinite (`maxAbs`, and the SQNR is -inf), and it
+/// adds nothing to the sums.
+struct ErrorSums {
+  double signal = 0, noise = 0, maxAbs = 0;
+  int64_t count = 0;
+  int64_t mismatches = 0; ///< pairs with NaN or infinity that differ
+  void add(double got, double want);
+  /// 10 log10(signal / noise): +inf when no value differs, -inf when a
+  /// mismatch or an error on an all-zero reference.
+  double sqnrDb() const;
+};
+
 /// The accuracy of one layer of a lowered model against the reference.
 struct LayerAccuracy {
   std::string layer;     ///< layer path in the reference model
   std::string location;  ///< file:line:col
   std::string precision; ///< the layer's resolved activations precision
-  /// 10 log10(sum ref^2 / sum (ref - lowered)^2); +inf when exact.
+  /// 10 log10(sum ref^2 / sum (ref - lowered)^2); +inf when exact, -inf
+  /// when a value is NaN or infinite on one side only (ErrorSums).
   double sqnrDb = 0;
   double maxAbsError = 0;
-  int64_t values = 0; ///< compared values (all samples)
+  int64_t values = 0;     ///< compared values (all samples)
+  int64_t mismatches = 0; ///< of them, NaN or infinite where the two differ
 };
 
 /// Runs `samples` through `reference` and `lowered` (the same network after

@@ -164,11 +164,7 @@ llvm::Expected<Validation> mix::validate(CompiledNetwork &compiled,
     ~FreeWorkspace() { std::free(p); }
   } freeWorkspace{workspace};
 
-  struct Sums {
-    double signal = 0, noise = 0, maxAbs = 0;
-    int64_t count = 0;
-  };
-  std::vector<Sums> sums(sig.outputs.size());
+  std::vector<ErrorSums> sums(sig.outputs.size());
   // Output 0 of every sample, for the losses.
   std::vector<double> refFirst, gotFirst;
   for (auto [index, sample] : llvm::enumerate(*samples)) {
@@ -206,14 +202,8 @@ llvm::Expected<Validation> mix::validate(CompiledNetwork &compiled,
       if (got.size() != want.size())
         return makeError("internal error: output " + llvm::Twine(o) +
                          " has another size in the interpreter");
-      Sums &s = sums[o];
-      for (size_t k = 0; k < got.size(); ++k) {
-        double e = got[k] - want[k];
-        s.signal += want[k] * want[k];
-        s.noise += e * e;
-        s.maxAbs = std::max(s.maxAbs, std::fabs(e));
-      }
-      s.count += static_cast<int64_t>(got.size());
+      for (size_t k = 0; k < got.size(); ++k)
+        sums[o].add(got[k], want[k]);
       if (o == 0) {
         refFirst.insert(refFirst.end(), want.begin(), want.end());
         gotFirst.insert(gotFirst.end(), got.begin(), got.end());
@@ -224,9 +214,9 @@ llvm::Expected<Validation> mix::validate(CompiledNetwork &compiled,
     OutputAccuracy a;
     a.name = t.name;
     a.values = s.count;
+    a.mismatches = s.mismatches;
     a.maxAbsError = s.maxAbs;
-    a.sqnrDb = s.noise == 0 ? std::numeric_limits<double>::infinity()
-                            : 10.0 * std::log10(s.signal / s.noise);
+    a.sqnrDb = s.sqnrDb();
     v.outputs.push_back(a);
   }
 
@@ -327,12 +317,16 @@ void mix::printValidation(llvm::raw_ostream &os, const Validation &v) {
      << " sample(s), compiled against the f64 reference\n";
   for (const OutputAccuracy &a : v.outputs) {
     os << "    output " << a.name << ": SQNR ";
-    if (std::isinf(a.sqnrDb))
+    if (a.sqnrDb > 0 && std::isinf(a.sqnrDb))
       os << "exact";
     else
       os << llvm::format("%.1f dB", a.sqnrDb);
     os << llvm::format(", max abs error %.3e", a.maxAbsError) << " over "
-       << a.values << " values\n";
+       << a.values << " values";
+    if (a.mismatches != 0)
+      os << ", " << a.mismatches
+         << " of them NaN or infinite where the reference differs";
+    os << "\n";
   }
   for (const LossFigures &l : v.losses) {
     if (l.kind == "top1-agreement") {
@@ -367,27 +361,33 @@ void mix::printValidation(llvm::raw_ostream &os, const Validation &v) {
 
 llvm::json::Object mix::validationToJson(const Validation &v) {
   auto number = [](double x) -> llvm::json::Value {
+    if (std::isnan(x))
+      return "nan";
     if (std::isinf(x))
-      return "inf";
+      return x > 0 ? "inf" : "-inf";
     return x;
   };
   llvm::json::Array outputs, losses, layers;
   for (const OutputAccuracy &a : v.outputs)
-    outputs.push_back(llvm::json::Object{{"name", a.name},
-                                         {"sqnr_db", number(a.sqnrDb)},
-                                         {"max_abs_error", a.maxAbsError},
-                                         {"values", a.values}});
+    outputs.push_back(
+        llvm::json::Object{{"name", a.name},
+                           {"sqnr_db", number(a.sqnrDb)},
+                           {"max_abs_error", number(a.maxAbsError)},
+                           {"values", a.values},
+                           {"mismatches", a.mismatches}});
   for (const LossFigures &l : v.losses)
     losses.push_back(llvm::json::Object{{"kind", l.kind},
                                         {"reference", l.reference},
                                         {"compiled", l.compiled}});
   for (const LayerAccuracy &a : v.layers)
-    layers.push_back(llvm::json::Object{{"layer", a.layer},
-                                        {"location", a.location},
-                                        {"precision", a.precision},
-                                        {"sqnr_db", number(a.sqnrDb)},
-                                        {"max_abs_error", a.maxAbsError},
-                                        {"values", a.values}});
+    layers.push_back(
+        llvm::json::Object{{"layer", a.layer},
+                           {"location", a.location},
+                           {"precision", a.precision},
+                           {"sqnr_db", number(a.sqnrDb)},
+                           {"max_abs_error", number(a.maxAbsError)},
+                           {"values", a.values},
+                           {"mismatches", a.mismatches}});
   return llvm::json::Object{{"samples", v.samples},
                             {"outputs", std::move(outputs)},
                             {"losses", std::move(losses)},

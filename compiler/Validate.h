@@ -51,9 +51,10 @@ struct ValidationOptions {
 /// The compiled outputs against the reference's, over every sample.
 struct OutputAccuracy {
   std::string name;
-  double sqnrDb = 0; ///< +inf when exact
+  double sqnrDb = 0; ///< +inf when exact, -inf with a mismatch
   double maxAbsError = 0;
   int64_t values = 0;
+  int64_t mismatches = 0; ///< values NaN or infinite where the two differ
 };
 
 /// A loss or score of output 0 for the reference and the compiled model.

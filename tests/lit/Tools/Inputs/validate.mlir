@@ -72,3 +72,14 @@ mix.network @scalar precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x1xf32>, te
   %v = mix.reshape %w {shape = array<i64: -1>} : (tensor<f32>) -> tensor<1xf32>
   mix.return %r, %f, %v : tensor<1x1xf32>, tensor<1xf32>, tensor<1xf32>
 }
+
+// Values the f64 reference computes but f16 cannot: m = 60000 x overflows
+// to +-inf where |x| >= 2, m - m is then NaN (the reference: 0); log x is
+// NaN or -inf in both where x <= 0, which is agreement, not error.
+mix.network @overflow precision(f32) (%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>) {
+  %w = mix.weight dense<60000.0> : tensor<2xf32>
+  %m = mix.mul %x, %w precision(f16) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %d = mix.sub %m, %m precision(f16) : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %l = mix.log %x : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  mix.return %m, %d, %l : tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>
+}
