@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace mlir;
@@ -184,16 +185,34 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+struct FreeBuffer {
+  void operator()(uint8_t *p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t[], FreeBuffer>;
+
 /// A buffer of one tensor for `batch` samples, filled with deterministic
 /// values: floats uniform in [-1, 1) (f16/bf16 as their bit patterns),
-/// integers 0 (valid embedding indices and labels).
-std::vector<uint8_t> makeBuffer(const HeaderTensor &t, int64_t batch,
-                                uint64_t seed) {
-  int64_t elements = batch;
+/// integers 0 (valid embedding indices and labels). An error names the
+/// tensor when its size overflows or the memory cannot be had.
+llvm::Expected<Buffer> makeBuffer(const HeaderTensor &t, int64_t batch,
+                                  uint64_t seed) {
+  uint64_t elements = static_cast<uint64_t>(batch), bytes = 0;
+  bool overflow = false;
   for (int64_t d : t.shape)
-    elements *= d;
-  std::vector<uint8_t> data(elements * elementBytes(t));
-  for (int64_t i = 0; i < elements; ++i) {
+    overflow |=
+        __builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements);
+  overflow |= __builtin_mul_overflow(
+      elements, static_cast<uint64_t>(elementBytes(t)), &bytes);
+  auto *raw = overflow ? nullptr
+                       : static_cast<uint8_t *>(
+                             std::calloc(std::max<uint64_t>(bytes, 1), 1));
+  if (!raw)
+    return llvm::createStringError(
+        "cannot allocate the buffer of '" + t.name + "' (" +
+        (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
+        " bytes for " + std::to_string(batch) + " sample(s))");
+  Buffer data(raw);
+  for (uint64_t i = 0; i < elements; ++i) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     float x = float(double(seed >> 40) / double(1ull << 24)) * 2.0f - 1.0f;
     if (t.mlirType == "f32")
@@ -254,14 +273,18 @@ int main(int argc, char **argv) {
 
   // Buffers of the whole batch, the workspace, the descriptors (a dynamic
   // batch is one call per sample, as the header's entry does).
-  std::vector<std::vector<uint8_t>> buffers;
+  std::vector<Buffer> buffers;
   std::vector<void *> pointers;
   uint64_t seed = 1;
   for (const auto *list : {&sig->inputs, &sig->outputs})
-    for (const HeaderTensor &t : *list)
-      buffers.push_back(makeBuffer(t, t.batched ? options.batch : 1, seed++));
-  for (std::vector<uint8_t> &b : buffers)
-    pointers.push_back(b.data());
+    for (const HeaderTensor &t : *list) {
+      auto buffer = makeBuffer(t, t.batched ? options.batch : 1, seed++);
+      if (!buffer)
+        return fail(llvm::toString(buffer.takeError()));
+      buffers.push_back(std::move(*buffer));
+    }
+  for (Buffer &b : buffers)
+    pointers.push_back(b.get());
   void *workspace = nullptr;
   if (wsBytes && posix_memalign(&workspace, 64, wsBytes) != 0)
     return fail("cannot allocate the workspace of " + llvm::Twine(wsBytes) +
