@@ -141,6 +141,10 @@ def Mix_WeightOp : Mix_Op<"weight", [Pure]> {
     attribute of the result type), or the op names a tensor to be loaded from
     a weights file at compile time.
 
+    Verified: exactly one of the two; inline data of the result type (a
+    `dense_resource<KEY>` must have its blob in the file's
+    `dialect_resources` section); at most 16 GiB of data.
+
     ```mlir
     %b = mix.weight dense<[0.5, -1.0]> : tensor<2xf32>
     %w = mix.weight external "stage1.conv1.weight" : tensor<16x3x3x3xf32>

@@ -13,6 +13,8 @@
 
 #include "dialect/MixOpsVerify.h"
 #include "dialect/MixOps.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -412,6 +414,17 @@ LogicalResult WeightOp::verify() {
       value && value.getType() != getType())
     return emitOpError() << "inline data of type " << value.getType()
                          << " does not match the result type " << getType();
+  // Data in the file's resource section must be there: a missing blob used
+  // to pass every check and fail only when the lowered module was
+  // translated to LLVM IR.
+  if (auto resource =
+          dyn_cast_if_present<DenseResourceElementsAttr>(getValueAttr());
+      resource && !resource.getRawHandle().getBlob())
+    return emitOpError() << "inline data dense_resource<"
+                         << resource.getRawHandle().getKey()
+                         << "> has no blob: the file's dialect_resources "
+                            "section does not define '"
+                         << resource.getRawHandle().getKey() << "'";
   return success();
 }
 

@@ -444,6 +444,31 @@ mix.network @n precision(f32) () {
 
 // -----
 
+// Inline data in a resource the file does not define (it failed only when
+// the lowered module was translated to LLVM IR).
+mix.network @n precision(f32) () {
+  // expected-error @+1 {{'mix.weight' op inline data dense_resource<missing> has no blob: the file's dialect_resources section does not define 'missing'}}
+  %0 = mix.weight dense_resource<missing> : tensor<2xf32>
+  mix.return
+}
+
+// -----
+
+// The same blob defined: accepted.
+mix.network @n precision(f32) () -> tensor<2xf32> {
+  %0 = mix.weight dense_resource<present> : tensor<2xf32>
+  mix.return %0 : tensor<2xf32>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      present: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
 mix.network @n precision(f32) () {
   // expected-error @+1 {{'mix.weight' op must have exactly one of inline data or an external reference}}
   %0 = "mix.weight"() : () -> tensor<4xf32>
