@@ -114,13 +114,15 @@ io::CalibrationTable Calibrator::finish() const {
 
 void mix::ErrorSums::add(double got, double want) {
   ++count;
-  if (got == want || (std::isnan(got) && std::isnan(want)))
-    return;
-  if (!std::isfinite(got) || !std::isfinite(want)) {
+  bool agree = got == want || (std::isnan(got) && std::isnan(want));
+  if (!agree && (!std::isfinite(got) || !std::isfinite(want))) {
     ++mismatches;
     maxAbs = std::numeric_limits<double>::infinity();
     return;
   }
+  if (!std::isfinite(want))
+    return; // the same NaN or infinity: no error, no finite signal
+  // Every finite reference value is signal, exact ones included.
   double e = got - want;
   signal += want * want;
   noise += e * e;

@@ -89,11 +89,12 @@ private:
   int64_t samples = 0;
 };
 
-/// Sums of the errors of values compared with a reference. Equal values
-/// agree (the same infinity; NaN and NaN). A pair where either value is NaN
-/// or infinite and the two differ has no finite error: it is counted as a
-/// mismatch, its error is infinite (`maxAbs`, and the SQNR is -inf), and it
-/// adds nothing to the sums.
+/// Sums of the errors of values compared with a reference: every finite
+/// reference value adds to `signal` (exact ones too), its error to `noise`.
+/// Equal non-finite values agree (the same infinity; NaN and NaN) and add
+/// nothing. A pair where either value is NaN or infinite and the two differ
+/// has no finite error: it is counted as a mismatch, its error is infinite
+/// (`maxAbs`, and the SQNR is -inf), and it adds nothing to the sums.
 struct ErrorSums {
   double signal = 0, noise = 0, maxAbs = 0;
   int64_t count = 0;
