@@ -29,10 +29,12 @@ namespace {
 struct MixDistinctResultsPass
     : public mix::impl::MixDistinctResultsPassBase<MixDistinctResultsPass> {
   void runOnOperation() override {
+    // Private functions too: buffer-results-to-out-params rewrites every
+    // function with a body.
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isPrivate() || func.isExternal())
+      if (func.isExternal())
         continue;
-      func.walk([&](func::ReturnOp ret) {
+      WalkResult walked = func.walk([&](func::ReturnOp ret) {
         llvm::SmallPtrSet<Value, 4> seen;
         OpBuilder b(ret);
         for (OpOperand &operand : ret->getOpOperands()) {
@@ -49,6 +51,12 @@ struct MixDistinctResultsPass
           auto copyType = MemRefType::get(
               type.getShape(), type.getElementType(),
               MemRefLayoutAttrInterface(), type.getMemorySpace());
+          if (copyType != type &&
+              !memref::CastOp::areCastCompatible(copyType, type)) {
+            ret.emitOpError() << "returns a buffer twice with the layout "
+                              << type << ", which no new buffer can be cast to";
+            return WalkResult::interrupt();
+          }
           Value copy =
               memref::AllocOp::create(b, ret.getLoc(), copyType, sizes);
           memref::CopyOp::create(b, ret.getLoc(), v, copy);
@@ -57,7 +65,10 @@ struct MixDistinctResultsPass
           operand.set(copy);
           ++numCopied;
         }
+        return WalkResult::advance();
       });
+      if (walked.wasInterrupted())
+        return signalPassFailure();
     }
   }
 };

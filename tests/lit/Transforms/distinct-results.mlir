@@ -38,16 +38,29 @@ func.func @dynamic(%a: memref<?x4xf32>) -> (memref<?x4xf32>, memref<?x4xf32>) {
   return %a, %a : memref<?x4xf32>, memref<?x4xf32>
 }
 
-// Distinct buffers, scalars and private functions are left alone.
+// Distinct buffers and scalars are left alone.
 // CHECK-LABEL: func.func @distinct
 // CHECK-NOT:     memref.copy
 // CHECK:         return %arg0, %arg1, %arg2, %arg2 : memref<2xf32>, memref<2xf32>, index, index
 func.func @distinct(%a: memref<2xf32>, %b: memref<2xf32>, %i: index) -> (memref<2xf32>, memref<2xf32>, index, index) {
   return %a, %b, %i, %i : memref<2xf32>, memref<2xf32>, index, index
 }
+// A private function too (buffer-results-to-out-params rewrites it).
 // CHECK-LABEL: func.func private @private
-// CHECK-NOT:     memref.copy
-// CHECK:         return %arg0, %arg0
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<2xf32>
+// CHECK-NEXT:    memref.copy %arg0, %[[C]]
+// CHECK-NEXT:    return %arg0, %[[C]]
 func.func private @private(%a: memref<2xf32>) -> (memref<2xf32>, memref<2xf32>) {
   return %a, %a : memref<2xf32>, memref<2xf32>
+}
+
+// A strided layout with a static offset: the copy is an identity-layout
+// buffer cast back to it, if a cast can; here it cannot.
+// CHECK-LABEL: func.func @strided
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<2xf32>
+// CHECK-NEXT:    memref.copy %arg0, %[[C]]
+// CHECK-NEXT:    %[[S:.*]] = memref.cast %[[C]] : memref<2xf32> to memref<2xf32, strided<[?], offset: ?>>
+// CHECK-NEXT:    return %arg0, %[[S]]
+func.func @strided(%a: memref<2xf32, strided<[?], offset: ?>>) -> (memref<2xf32, strided<[?], offset: ?>>, memref<2xf32, strided<[?], offset: ?>>) {
+  return %a, %a : memref<2xf32, strided<[?], offset: ?>>, memref<2xf32, strided<[?], offset: ?>>
 }
