@@ -73,7 +73,8 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // mix-widen-narrow-floats computes f16/bf16 arithmetic in f32 with one
   // rounding per op (LLVM would split vectors of it into scalars, with a
   // __truncsfbf2 call per bf16 result); mix-approximate-math then writes
-  // f32 erf (f16/bf16 erf too, widened) as inline, vectorizable code;
+  // f32 erf, tanh and exp (f16/bf16 ones too, widened) as inline,
+  // vectorizable code;
   // arith-expand lowers bf16
   // conversions to integer arithmetic (RNE), which needs no runtime support
   // function.

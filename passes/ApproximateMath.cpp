@@ -28,24 +28,42 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `op`'s result is f32 or a vector or tensor of f32.
 bool isF32(Operation *op) {
-  return getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+  return op->getNumResults() == 1 &&
+         getElementTypeOrSelf(op->getResult(0).getType()).isF32();
 }
 
+/// f32 erf, tanh and exp through MLIR's approximations (Passes.td).
 struct MixApproximateMathPass
     : public mix::impl::MixApproximateMathPassBase<MixApproximateMathPass> {
   void runOnOperation() override {
-    // tanh and exp need nothing more: the approximations give +-1 for
-    // tanh(+-inf) and the sign of a zero, exp(-inf) = +0, exp(+inf) = +inf,
-    // and NaN for NaN.
-    SmallVector<Operation *> erfs;
-    unsigned others = 0;
+    // tanh needs nothing more: the approximation gives +-1 for tanh(+-inf),
+    // keeps the sign of a zero and gives NaN for NaN. So does exp (+0 for
+    // -inf, +inf for +inf), but a NaN reaches an f32-to-i32 conversion in
+    // it, which LLVM leaves undefined: NaN is selected through after it.
+    SmallVector<Operation *> erfs, exps;
+    unsigned tanhs = 0;
     getOperation()->walk([&](Operation *op) {
-      if (isa<math::ErfOp>(op) && isF32(op))
+      if (!isF32(op))
+        return;
+      if (isa<math::ErfOp>(op))
         erfs.push_back(op);
-      else if (isa<math::TanhOp, math::ExpOp>(op) && isF32(op))
-        ++others;
+      else if (isa<math::ExpOp>(op))
+        exps.push_back(op);
+      else if (isa<math::TanhOp>(op))
+        ++tanhs;
     });
+    for (Operation *op : exps) {
+      OpBuilder b(op);
+      b.setInsertionPointAfter(op);
+      Value x = op->getOperand(0);
+      Value isNan = arith::CmpFOp::create(b, op->getLoc(),
+                                          arith::CmpFPredicate::UNO, x, x);
+      auto select =
+          arith::SelectOp::create(b, op->getLoc(), isNan, x, op->getResult(0));
+      op->getResult(0).replaceAllUsesExcept(select.getResult(), select);
+    }
     // The erf approximation gives +0 for erf(-0): the sign of x is copied
     // onto the result (erf is odd, and a NaN stays a NaN), which libm's
     // erff gives too.
@@ -56,7 +74,7 @@ struct MixApproximateMathPass
                                            op->getOperand(0));
       op->getResult(0).replaceAllUsesExcept(sign.getResult(), sign);
     }
-    numApproximated += erfs.size() + others;
+    numApproximated += erfs.size() + exps.size() + tanhs;
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateTanhPattern(patterns);

@@ -6,7 +6,7 @@
 //
 // User-chosen network names never become plain symbols of the lowered
 // module: during the LLVM phase a network is `@mixc_net_NAME`, so the C
-// library functions the lowering declares (malloc, free, expf, ...) cannot
+// library functions the lowering declares (malloc, free, logf, ...) cannot
 // collide with it, and only its C interface `_mlir_ciface_NAME` is exported.
 //
 //===----------------------------------------------------------------------===//

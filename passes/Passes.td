@@ -402,7 +402,7 @@ def MixMangleNetworkSymbolsPass
   let summary = "Rename network functions so no user name meets a C library name";
   let description = [{
     The first step of the LLVM phase. A network is free to be called
-    `@malloc`, `@free` or `@expf`, but the lowering after it declares the C
+    `@malloc`, `@free` or `@logf`, but the lowering after it declares the C
     library's functions by exactly those names (`finalize-memref-to-llvm`,
     `convert-math-to-libm`). Every public `func.func` with
     `llvm.emit_c_interface` (one per network) is renamed from `@NAME` to
@@ -806,17 +806,24 @@ def MixApproximateMathPass
       erf(-0)).
     - `math.tanh` becomes MLIR's rational approximation
       (`populatePolynomialApproximateTanhPattern`: x clamped to +-7.9988,
-      where the result rounds to +-1; x itself below |x| = 0.0004, so -0
-      stays -0).
+      where the approximation rounds to +-1, which the exact tanh does only
+      from |x| = 9.01; x itself below |x| = 0.0004, so -0 stays -0).
     - `math.exp` becomes MLIR's Cephes-style approximation (x = n ln 2 + a,
       a degree-6 polynomial of a, times 2^n built in the exponent bits):
-      results below 2^-126 (x < -87.34) are flushed to +0 instead of
-      subnormals, x > 88.72 gives +inf.
+      x below about -87.68 gives +0 instead of a subnormal (between that and
+      -87.34 the subnormal is produced), x > 88.72 gives +inf. A NaN x is
+      selected through (the approximation converts x to an integer, which
+      LLVM does not define for NaN).
+    - On targets without a fused multiply-add instruction (x86-64 below
+      `x86-64-v3`) every `math.fma` of these approximations is a call of
+      libm's `fmaf` (and exp's floor a `floorf` call without SSE4.1), which
+      makes them several times slower than libm's own functions: compile
+      for the machine (`--target-cpu`) when that matters.
 
     Accuracy, measured against the f64 function over all 2^32 f32 inputs
     (compiled for x86-64-v3): erf at most 4.8 f32 ulps (at x = 1.8628),
     tanh 4.9 (at x = 5.126), exp 5.5 on normal results (at x = 88.72; a
-    flushed subnormal is off by less than 2^-126 absolute), all within the
+    subnormal result is off by less than 2^-126 absolute), all within the
     tolerance mixc's math contract allows (2^-20 relative plus 2^-22
     absolute, 8 ulps; glibc's float functions: 1 ulp or less). NaN gives
     NaN; erf(+-inf) = +-1, tanh(+-inf) = +-1, exp(+inf) = +inf,

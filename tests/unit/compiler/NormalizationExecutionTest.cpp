@@ -22,8 +22,9 @@
 //   mean's one rounding adds about u absolutely), and y = norm * gamma +
 //   beta is within 2^-17 (|want| + |beta|) <= 2^-15 (1 + |want|) for
 //   |beta| <= 4 (|norm * gamma| <= |want| + |beta|). For log_softmax, x -
-//   max is exact, the sum of n <= 5 exp values (libm: within an ulp each) is
-//   within (n + 2) u relative, so log(sum) within that absolutely, and the
+//   max is exact, the sum of n <= 5 exp values (mix-approximate-math: within
+//   5.5 ulps each) is within (n + 7) u relative, so log(sum) within that
+//   absolutely, and the
 //   last subtraction adds u |y|: far inside the same bound.
 // - f16: the f32 computation rounded once to f16: within one f16 ulp of the
 //   reference plus the f32 bound above (the f32 error can move the value
