@@ -34,6 +34,18 @@ bool isF32(Operation *op) {
          getElementTypeOrSelf(op->getResult(0).getType()).isF32();
 }
 
+/// Puts `wrap(b, loc, x, result)` (x the operand, ops at `op`'s location)
+/// in place of every use of `op`'s result: a fix-up the approximation of
+/// `op` will then feed.
+void wrapResult(
+    Operation *op,
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> wrap) {
+  OpBuilder b(op);
+  b.setInsertionPointAfter(op);
+  Value wrapped = wrap(b, op->getLoc(), op->getOperand(0), op->getResult(0));
+  op->getResult(0).replaceAllUsesExcept(wrapped, wrapped.getDefiningOp());
+}
+
 /// f32 erf, tanh and exp through MLIR's approximations (Passes.td).
 struct MixApproximateMathPass
     : public mix::impl::MixApproximateMathPassBase<MixApproximateMathPass> {
@@ -54,26 +66,19 @@ struct MixApproximateMathPass
       else if (isa<math::TanhOp>(op))
         ++tanhs;
     });
-    for (Operation *op : exps) {
-      OpBuilder b(op);
-      b.setInsertionPointAfter(op);
-      Value x = op->getOperand(0);
-      Value isNan = arith::CmpFOp::create(b, op->getLoc(),
-                                          arith::CmpFPredicate::UNO, x, x);
-      auto select =
-          arith::SelectOp::create(b, op->getLoc(), isNan, x, op->getResult(0));
-      op->getResult(0).replaceAllUsesExcept(select.getResult(), select);
-    }
+    for (Operation *op : exps)
+      wrapResult(op, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        Value isNan =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+        return arith::SelectOp::create(b, loc, isNan, x, y);
+      });
     // The erf approximation gives +0 for erf(-0): the sign of x is copied
     // onto the result (erf is odd, and a NaN stays a NaN), which libm's
     // erff gives too.
-    for (Operation *op : erfs) {
-      OpBuilder b(op);
-      b.setInsertionPointAfter(op);
-      auto sign = math::CopySignOp::create(b, op->getLoc(), op->getResult(0),
-                                           op->getOperand(0));
-      op->getResult(0).replaceAllUsesExcept(sign.getResult(), sign);
-    }
+    for (Operation *op : erfs)
+      wrapResult(op, [](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+        return math::CopySignOp::create(b, loc, y, x);
+      });
     numApproximated += erfs.size() + exps.size() + tanhs;
     RewritePatternSet patterns(&getContext());
     populatePolynomialApproximateErfPattern(patterns);

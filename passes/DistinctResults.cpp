@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A buffer returned twice by a public function gets a copy of its own for
-// each repeat, so that buffer-results-to-out-params gives every result its
-// own out-parameter.
+// A buffer returned twice by a function gets a copy of its own for each
+// repeat, so that buffer-results-to-out-params gives every result its own
+// out-parameter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,10 +44,6 @@ struct MixDistinctResultsPass
             continue;
           // A buffer of the same shape with the identity layout (the
           // out-parameter's), its dynamic sizes those of the value.
-          SmallVector<Value> sizes;
-          for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-            if (type.isDynamicDim(i))
-              sizes.push_back(memref::DimOp::create(b, ret.getLoc(), v, i));
           auto copyType = MemRefType::get(
               type.getShape(), type.getElementType(),
               MemRefLayoutAttrInterface(), type.getMemorySpace());
@@ -57,6 +53,10 @@ struct MixDistinctResultsPass
                               << type << ", which no new buffer can be cast to";
             return WalkResult::interrupt();
           }
+          SmallVector<Value> sizes;
+          for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+            if (type.isDynamicDim(i))
+              sizes.push_back(memref::DimOp::create(b, ret.getLoc(), v, i));
           Value copy =
               memref::AllocOp::create(b, ret.getLoc(), copyType, sizes);
           memref::CopyOp::create(b, ret.getLoc(), v, copy);

@@ -633,7 +633,7 @@ def MixDistinctResultsPass
   let summary = "Give every buffer a function returns its own buffer";
   let description = [{
     Runs in the LLVM phase right before `buffer-results-to-out-params`. In
-    every public function, a buffer returned a second (third, ...) time is
+    every function with a body, a buffer returned a second (third, ...) time is
     replaced there by a copy into a new buffer of its own (`memref.alloc`
     plus `memref.copy`), which `buffer-results-to-out-params` then turns into
     the caller's out-parameter, so the copy writes straight into it.
@@ -641,7 +641,7 @@ def MixDistinctResultsPass
     Why: each result of a network is its own C out-parameter. A network
     may return one value twice (`mix.return %r, %r`), or two values that
     canonicalization makes one (`%f = mix.flatten %r` of a shape it already
-    has, a reshape away and back). Upstream's `hoist-static-allocs` replaces
+    has, a reshape away and back). Upstream's `hoist-static-allocs` replaced
     the returned allocation by the first out-parameter and erased it, so the
     second result used a deleted operation: the compiler crashed with
     SIGSEGV.
