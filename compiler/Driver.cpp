@@ -242,6 +242,9 @@ private:
   /// Dense GEMMs call mixrt's microkernels: on x86-64 targets (their vector
   /// paths), unless --no-microkernels.
   bool microkernels = true;
+  /// f32 erf/tanh/exp inline (mix-approximate-math): when the target has a
+  /// fused multiply-add.
+  bool approximateMath = true;
   std::string modelName; // model
   std::vector<std::string> outputs;
   std::vector<EntryPoint> entryPoints;
@@ -482,6 +485,7 @@ llvm::Error Compilation::runPhases(MixPhase start, MixPhase stop) {
   pipeline.stopAfter = stop;
   pipeline.allocatingEntry = !freestanding;
   pipeline.microkernels = microkernels;
+  pipeline.approximateMath = approximateMath;
   auto owned = std::make_unique<PassManager>(context.get());
   PassManager &pm = *owned;
   if (failed(buildMixPipeline(pm, pipeline)))
@@ -851,9 +855,15 @@ int Compilation::run() {
   // faster there).
   microkernels = options.pipeline.microkernels &&
                  target->triple.getArch() == llvm::Triple::x86_64;
+  // The approximations are chains of fma: without the instruction each is
+  // an fmaf call, and libm's erff/tanhf/expf are faster (about 7x on
+  // x86-64 without FMA).
+  approximateMath =
+      options.pipeline.approximateMath && target->hasFusedMultiplyAdd();
   note("target " + target->triple.str() + ", cpu " + target->cpu + ", -O" +
        llvm::Twine(options.optLevel) + (freestanding ? ", freestanding" : "") +
-       (microkernels ? ", microkernels" : ""));
+       (microkernels ? ", microkernels" : "") +
+       (approximateMath ? ", approximate math" : ""));
 
   if (llvm::Error error = checkInputFiles())
     return fail(std::move(error));

@@ -74,7 +74,8 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // rounding per op (LLVM would split vectors of it into scalars, with a
   // __truncsfbf2 call per bf16 result); mix-approximate-math then writes
   // f32 erf, tanh and exp (f16/bf16 ones too, widened) as inline,
-  // vectorizable code;
+  // vectorizable code (on targets with a fused multiply-add: elsewhere
+  // each of its fma would be an fmaf call, slower than libm's function);
   // arith-expand lowers bf16
   // conversions to integer arithmetic (RNE), which needs no runtime support
   // function.
@@ -102,6 +103,8 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
                                     : "mix-use-microkernels{enabled=false},";
   // mix-fuse-elementwise runs on tensors, before bufferization.
   std::string fuse = options.fuseElementwise ? "mix-fuse-elementwise," : "";
+  std::string approximateMath =
+      options.approximateMath ? "mix-approximate-math," : "";
   return "mix-mangle-network-symbols,"
          "canonicalize," +
          fuse +
@@ -121,8 +124,8 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
          "convert-scf-to-cf,"
          "expand-strided-metadata,"
          "lower-affine,"
-         "mix-widen-narrow-floats,"
-         "mix-approximate-math,"
+         "mix-widen-narrow-floats," +
+         approximateMath +
          "arith-expand{include-bf16=true},"
          "finalize-memref-to-llvm,"
          "convert-math-to-llvm,"

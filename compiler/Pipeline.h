@@ -102,6 +102,14 @@ struct MixPipelineOptions
       llvm::cl::desc("Call mixrt's GEMM microkernels for dense layers with "
                      "constant weights"),
       llvm::cl::init(true)};
+  /// f32 erf, tanh and exp become inline polynomial code
+  /// (mix-approximate-math); false keeps libm's calls. mixc sets it from the
+  /// target: the approximations pay off only with a fused multiply-add.
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Compute f32 erf, tanh and exp by inline approximations "
+                     "instead of libm calls"),
+      llvm::cl::init(true)};
   /// Inference batch_norm layers are folded into the float conv2d before
   /// them where the resolved precisions allow (mix-fold-batch-norm).
   Option<bool> foldBatchNorm{

@@ -108,3 +108,22 @@ llvm::Expected<Target> mix::selectTarget(llvm::StringRef triple,
                            target.triple.str());
   return std::move(target);
 }
+
+bool mix::Target::hasFusedMultiplyAdd() const {
+  const llvm::MCSubtargetInfo *subtarget = machine->getMCSubtargetInfo();
+  switch (triple.getArch()) {
+  case llvm::Triple::x86:
+  case llvm::Triple::x86_64:
+    return subtarget->checkFeatures("+fma");
+  case llvm::Triple::arm:
+  case llvm::Triple::armeb:
+  case llvm::Triple::thumb:
+  case llvm::Triple::thumbeb:
+    return subtarget->checkFeatures("+vfp4d16sp");
+  case llvm::Triple::aarch64:
+  case llvm::Triple::aarch64_be:
+    return subtarget->checkFeatures("+fp-armv8");
+  default:
+    return false;
+  }
+}

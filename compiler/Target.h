@@ -31,6 +31,11 @@ struct Target {
   /// No operating system (`thumbv7em-none-eabihf`, `aarch64-none-elf`): code
   /// for it is freestanding and not position-independent.
   bool isBareMetal() const { return triple.isOSUnknown(); }
+
+  /// The CPU has a single-precision fused multiply-add instruction (x86:
+  /// FMA3, from `x86-64-v3`; Arm: VFPv4, e.g. Cortex-M7; AArch64: always).
+  /// Without one, each `math.fma` is a call of libm's `fmaf`.
+  bool hasFusedMultiplyAdd() const;
 };
 
 /// The target machine for `triple` (empty: the host) and `cpu` (empty or
