@@ -17,8 +17,11 @@
 #endif
 
 #ifdef MIXRT_CORE_HOSTED
-/* Hosted only: the MIXRT_ISA environment variable (docs/runtime.md). */
+/* Hosted only: the MIXRT_ISA environment variable (docs/runtime.md), and
+ * on Linux the system call that lets the process use AMX tiles (declared
+ * here: the core is C11 without the POSIX or GNU extensions). */
 char *getenv(const char *name);
+long syscall(long number, ...);
 #endif
 
 #define UK_MAGIC 0x4b55584du /* "MXUK" */
@@ -193,8 +196,21 @@ static mixrt_ukernel_isa detectIsa(void) {
                      ((b >> 31) & 1) && (xlo & 0xe0) == 0xe0;
   if (!avx512)
     return MIXRT_UKERNEL_ISA_AVX2;
-  return ((c >> 11) & 1) ? MIXRT_UKERNEL_ISA_AVX512_VNNI
-                         : MIXRT_UKERNEL_ISA_AVX512;
+  if (!((c >> 11) & 1))
+    return MIXRT_UKERNEL_ISA_AVX512;
+  /* AMX-TILE and AMX-INT8, the tile state enabled in XCR0 (bits 17, 18),
+   * and, on Linux, the process's permission to use it (arch_prctl
+   * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA; without it the first tile
+   * instruction raises SIGILL). Only the hosted mixrt asks for it. */
+#if defined(MIXRT_CORE_HOSTED) && defined(__linux__)
+  const int amx =
+      ((d >> 24) & 1) && ((d >> 25) & 1) && (xlo & 0x60000) == 0x60000 &&
+      syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+              18 /* XFEATURE_XTILEDATA */) == 0;
+  if (amx)
+    return MIXRT_UKERNEL_ISA_AMX;
+#endif
+  return MIXRT_UKERNEL_ISA_AVX512_VNNI;
 #else
   return MIXRT_UKERNEL_ISA_PORTABLE;
 #endif
@@ -221,11 +237,12 @@ static int streq(const char *a, const char *b) {
 }
 
 static const char *const isaNames[] = {"portable", "avx2", "avx512",
-                                       "avx512vnni"};
+                                       "avx512vnni", "amx"};
 
 const char *mixrt_ukernel_isa_name(mixrt_ukernel_isa isa) {
   const int32_t v = (int32_t)isa;
-  return v >= 0 && v <= 3 ? isaNames[v] : "unknown";
+  return v >= 0 && v <= (int32_t)MIXRT_UKERNEL_ISA_AMX ? isaNames[v]
+                                                       : "unknown";
 }
 
 mixrt_ukernel_isa mixrt_ukernel_get_isa(void) {
@@ -235,7 +252,7 @@ mixrt_ukernel_isa mixrt_ukernel_get_isa(void) {
 #ifdef MIXRT_CORE_HOSTED
     const char *env = getenv("MIXRT_ISA");
     if (env != NULL)
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i <= (int)MIXRT_UKERNEL_ISA_AMX; ++i)
         if (streq(env, isaNames[i]) && i < v)
           v = i;
 #else
@@ -252,7 +269,7 @@ mixrt_ukernel_isa mixrt_ukernel_get_isa(void) {
 
 mixrt_status_code mixrt_ukernel_set_isa(mixrt_ukernel_isa isa) {
   const int32_t v = (int32_t)isa;
-  if (v < 0 || v > 3)
+  if (v < 0 || v > (int32_t)MIXRT_UKERNEL_ISA_AMX)
     return MIXRT_STATUS_INVALID_ARGUMENT;
   if (v > (int32_t)mixrt_ukernel_cpu_isa())
     return MIXRT_STATUS_UNIMPLEMENTED;
@@ -263,6 +280,7 @@ mixrt_status_code mixrt_ukernel_set_isa(mixrt_ukernel_isa isa) {
 static uk_f32_fn selectF32(void) {
 #if defined(__x86_64__)
   switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AMX:
   case MIXRT_UKERNEL_ISA_AVX512_VNNI:
   case MIXRT_UKERNEL_ISA_AVX512:
     return mixrt_uk_f32_avx512;
@@ -278,6 +296,8 @@ static uk_f32_fn selectF32(void) {
 static uk_s8_fn selectS8(void) {
 #if defined(__x86_64__)
   switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AMX:
+    return mixrt_uk_s8_amx;
   case MIXRT_UKERNEL_ISA_AVX512_VNNI:
     return mixrt_uk_s8_avx512vnni;
   case MIXRT_UKERNEL_ISA_AVX512:
@@ -294,6 +314,7 @@ static uk_s8_fn selectS8(void) {
 static uk_dw_fn selectDw(void) {
 #if defined(__x86_64__)
   switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AMX:
   case MIXRT_UKERNEL_ISA_AVX512_VNNI:
   case MIXRT_UKERNEL_ISA_AVX512:
     return mixrt_uk_dw_avx512;

@@ -753,6 +753,213 @@ UK_TV void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* int8 with AMX                                                              *|
+\*===----------------------------------------------------------------------===*/
+
+#define UK_TA                                                                  \
+  __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512dq,avx512vl,"    \
+                        "avx512vnni,amx-tile,amx-int8")))
+
+/* The 64-byte operand of ldtilecfg (palette 1). */
+typedef struct uk_amx_config {
+  uint8_t palette, start_row;
+  uint8_t reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} uk_amx_config;
+
+/* The epilogue of rows [m0, m0 + rows) x panels [q, q + P) from res, the
+ * raw sums sum_k A[m][k] * B[k][n] (tdpbssd: no offset), with the row terms
+ * of B's zero points (uk_s8_row_term, computed once per block of rows).
+ * Out of line: one call per block of up to 32 x 32 outputs. */
+static __attribute__((noinline)) UK_TA void
+finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
+            const uint32_t *terms, const int32_t (*res)[2 * UK_NR]) {
+  const uk_s8_problem lp = *p;
+  uk_s8_cols cols[2];
+  __mmask16 masks[2];
+  for (int v = 0; v < P; ++v) {
+    const int64_t n0 = (q + v) * UK_NR;
+    masks[v] = colMask(lp.N - n0);
+    if (!lp.a_per_row)
+      cols[v] =
+          s8Cols(&lp, m0, n0, masks[v], (uint32_t)uk_a_zero_point(&lp, m0));
+  }
+  for (int r = 0; r < rows; ++r) {
+    const int64_t m = m0 + r;
+    const uint32_t term = terms[r];
+    for (int v = 0; v < P; ++v) {
+      const int64_t n0 = (q + v) * UK_NR;
+      const __m512i s = _mm512_load_si512(res[r] + v * UK_NR);
+      if (lp.a_per_row) {
+        const uk_s8_cols c =
+            s8Cols(&lp, m, n0, masks[v], (uint32_t)uk_a_zero_point(&lp, m));
+        epilogueS8(&lp, s, m, n0, masks[v], &c, term);
+      } else {
+        epilogueS8(&lp, s, m, n0, masks[v], &cols[v], term);
+      }
+    }
+  }
+}
+
+/* The k loop of one block: 16 rows of A from `a0` (and 16 from `a1` when
+ * TWO_ROWS) x panels from b0 (and b1 when TWO_PANELS), whole 64-byte k
+ * chunks [0, kend) read in place (A at its row stride, B 16 quads x 64
+ * bytes, contiguous), then at most one chunk from the zero-padded copies
+ * (atail rows 64 bytes apart, bt0/bt1) when `tail`. C in tmm0 (rows
+ * 0-15 x b0), tmm1 (x b1), tmm2, tmm3 (rows 16-31); A in tmm4, tmm5, B in
+ * tmm6, tmm7. */
+#define UK_AMX_BLOCK(TWO_ROWS, TWO_PANELS)                                     \
+  do {                                                                         \
+    _tile_zero(0);                                                             \
+    if (TWO_PANELS)                                                            \
+      _tile_zero(1);                                                           \
+    if (TWO_ROWS) {                                                            \
+      _tile_zero(2);                                                           \
+      if (TWO_PANELS)                                                          \
+        _tile_zero(3);                                                         \
+    }                                                                          \
+    for (int64_t k = 0; k < kend; k += 64) {                                   \
+      _tile_loadd(4, a + k, lda);                                              \
+      _tile_loadd(6, b0 + k * UK_NR, 64);                                      \
+      _tile_dpbssd(0, 4, 6);                                                   \
+      if (TWO_PANELS) {                                                        \
+        _tile_loadd(7, b1 + k * UK_NR, 64);                                    \
+        _tile_dpbssd(1, 4, 7);                                                 \
+      }                                                                        \
+      if (TWO_ROWS) {                                                          \
+        _tile_loadd(5, a + 16 * lda + k, lda);                                 \
+        _tile_dpbssd(2, 5, 6);                                                 \
+        if (TWO_PANELS)                                                        \
+          _tile_dpbssd(3, 5, 7);                                               \
+      }                                                                        \
+    }                                                                          \
+    if (tail) {                                                                \
+      _tile_loadd(4, atail, 64);                                               \
+      _tile_loadd(6, bt0, 64);                                                 \
+      _tile_dpbssd(0, 4, 6);                                                   \
+      if (TWO_PANELS) {                                                        \
+        _tile_loadd(7, bt1, 64);                                               \
+        _tile_dpbssd(1, 4, 7);                                                 \
+      }                                                                        \
+      if (TWO_ROWS) {                                                          \
+        _tile_loadd(5, atail + 16 * 64, 64);                                   \
+        _tile_dpbssd(2, 5, 6);                                                 \
+        if (TWO_PANELS)                                                        \
+          _tile_dpbssd(3, 5, 7);                                               \
+      }                                                                        \
+    }                                                                          \
+    _tile_stored(0, res[0], 2 * UK_NR * 4);                                    \
+    if (TWO_PANELS)                                                            \
+      _tile_stored(1, res[0] + UK_NR, 2 * UK_NR * 4);                          \
+    if (TWO_ROWS) {                                                            \
+      _tile_stored(2, res[16], 2 * UK_NR * 4);                                 \
+      if (TWO_PANELS)                                                          \
+        _tile_stored(3, res[16] + UK_NR, 2 * UK_NR * 4);                       \
+    }                                                                          \
+  } while (0)
+
+/* The B chunk of panel `panel` from k = kend for the tail: in place when
+ * its 1 KiB lies inside the packed buffer (rows past the panel's Kp are
+ * the next panel's or the column sums, multiplied by the zero padding of
+ * atail), else copied into buf with zeros after it. */
+UK_INLINE UK_TA const int8_t *amxTailB(const int8_t *panel, int64_t kend,
+                                       int64_t kp, const int8_t *bend,
+                                       int8_t *buf) {
+  const int8_t *src = panel + kend * UK_NR;
+  if (src + 16 * 64 <= bend)
+    return src;
+  const int64_t bytes = (kp - kend) * UK_NR;
+  for (int64_t i = 0; i < 16 * 64; i += 64) {
+    const int64_t left = bytes - i;
+    const __mmask64 m = left >= 64  ? ~(__mmask64)0
+                        : left <= 0 ? (__mmask64)0
+                                    : (((__mmask64)1 << left) - 1);
+    _mm512_store_si512(buf + i, _mm512_maskz_loadu_epi8(m, src + i));
+  }
+  return buf;
+}
+
+/* AMX: blocks of 32 rows x 2 panels (4 C tiles of 16 x 16 int32), per
+ * 64-byte k chunk one tdpbssd per C tile (s8 x s8 -> s32, exact products,
+ * sums modulo 2^32 like every path). The packed panel is already the B
+ * tile (16 quads of 16 columns x 4 k, 64 bytes apart). A is read in place
+ * for the whole chunks; its last K mod 64 bytes (and the padding up to 64)
+ * come from a zero-padded copy, so neither A nor B is read past its end.
+ * M < 32 is configured as M rows (tiles of r0 and r1 rows); for M >= 32
+ * the last block starts at M - 32 (its first rows are computed again, to
+ * the same values). Tiles configured once per call, released at the end. */
+UK_TA void mixrt_uk_s8_amx(const uk_s8_problem *p) {
+  const int64_t M = p->M;
+  if (M <= 0)
+    return;
+  const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
+  const int64_t kp = (p->K + 3) & ~(int64_t)3;
+  const int64_t kend = p->K & ~(int64_t)63;
+  const int tail = kp > kend;
+  const int rows = M < 32 ? (int)M : 32;
+  const int r0 = rows < 16 ? rows : 16, r1 = rows - r0;
+  const int64_t lda = p->lda;
+  const int8_t *bend = (const int8_t *)(p->colsums + panels * UK_NR);
+
+  uk_amx_config cfg;
+  __builtin_memset(&cfg, 0, sizeof cfg);
+  cfg.palette = 1;
+  for (int t = 0; t < 8; ++t)
+    cfg.colsb[t] = 64;
+  cfg.rows[0] = cfg.rows[1] = cfg.rows[4] = (uint8_t)r0;
+  cfg.rows[2] = cfg.rows[3] = cfg.rows[5] = (uint8_t)r1;
+  if (r1 == 0)
+    cfg.colsb[2] = cfg.colsb[3] = cfg.colsb[5] = 0;
+  cfg.rows[6] = cfg.rows[7] = 16;
+  _tile_loadconfig(&cfg);
+
+  _Alignas(64) int8_t atail[32 * 64];
+  _Alignas(64) int8_t btail[2][16 * 64];
+  _Alignas(64) int32_t res[32][2 * UK_NR];
+  for (int64_t qb = 0; qb < panels; qb += UK_NCP) {
+    const int64_t qe = qb + UK_NCP < panels ? qb + UK_NCP : panels;
+    for (int64_t mb = 0; mb < M; mb += 32) {
+      const int64_t m0 = mb + 32 <= M ? mb : (M >= 32 ? M - 32 : 0);
+      const int8_t *a = p->A + m0 * lda;
+      uint32_t terms[32] = {0};
+      if (p->b_zero_points)
+        for (int r = 0; r < rows; ++r)
+          terms[r] = uk_s8_row_term(p, m0 + r);
+      if (tail)
+        for (int r = 0; r < 32; ++r) {
+          const int64_t left = r < rows ? p->K - kend : 0;
+          const __mmask64 m =
+              left <= 0 ? (__mmask64)0 : (((__mmask64)1 << left) - 1);
+          _mm512_store_si512(atail + r * 64,
+                             _mm512_maskz_loadu_epi8(m, a + r * lda + kend));
+        }
+      for (int64_t q = qb; q < qe; q += 2) {
+        const int two = q + 1 < qe;
+        const int8_t *b0 = p->panels + q * p->panel_bytes;
+        const int8_t *b1 = b0 + p->panel_bytes;
+        const int8_t *bt0 = NULL, *bt1 = NULL;
+        if (tail) {
+          bt0 = amxTailB(b0, kend, kp, bend, btail[0]);
+          if (two)
+            bt1 = amxTailB(b1, kend, kp, bend, btail[1]);
+        }
+        if (r1 && two)
+          UK_AMX_BLOCK(1, 1);
+        else if (r1)
+          UK_AMX_BLOCK(1, 0);
+        else if (two)
+          UK_AMX_BLOCK(0, 1);
+        else
+          UK_AMX_BLOCK(0, 0);
+        finishS8Amx(p, m0, rows, q, two ? 2 : 1, terms, res);
+      }
+    }
+  }
+  _tile_release();
+}
+
+/*===----------------------------------------------------------------------===*\
 |* Range and quantization of a dynamic int8 quantization                     *|
 \*===----------------------------------------------------------------------===*/
 

@@ -392,6 +392,7 @@ UK_HIDDEN void mixrt_uk_dw_avx2(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
+UK_HIDDEN void mixrt_uk_s8_amx(const uk_s8_problem *p);
 #endif
 
 /*===----------------------------------------------------------------------===*\

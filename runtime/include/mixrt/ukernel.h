@@ -73,6 +73,12 @@ typedef enum mixrt_ukernel_isa MIXRT_ENUM_BASE {
   MIXRT_UKERNEL_ISA_AVX512 = 2,
   /** The above + AVX-512 VNNI (int8: vpdpbusd with the +128 offset). */
   MIXRT_UKERNEL_ISA_AVX512_VNNI = 3,
+  /** The above + AMX-TILE and AMX-INT8, with the OS's permission (int8:
+   *  tdpbssd on 16 x 64-byte tiles, exact s8 x s8; float kernels as
+   *  avx512). Only the hosted mixrt on Linux selects it (it asks the kernel
+   *  for the tile state); the freestanding core stops at avx512vnni.
+   *  Added in API version 12. */
+  MIXRT_UKERNEL_ISA_AMX = 4,
   MIXRT_UKERNEL_ISA_MAX_ENUM = 0x7fffffff,
 } mixrt_ukernel_isa;
 
@@ -299,7 +305,7 @@ MIXRT_API mixrt_ukernel_isa mixrt_ukernel_cpu_isa(void);
 
 /** The path the GEMMs use: at first use the CPU's best; the hosted mixrt
  *  first reads the environment variable MIXRT_ISA (portable, avx2, avx512,
- *  avx512vnni) and takes the lower of it and the CPU's best (an unknown
+ *  avx512vnni, amx) and takes the lower of it and the CPU's best (an unknown
  *  value is ignored). */
 MIXRT_API mixrt_ukernel_isa mixrt_ukernel_get_isa(void);
 
@@ -308,7 +314,8 @@ MIXRT_API mixrt_ukernel_isa mixrt_ukernel_get_isa(void);
  *  INVALID_ARGUMENT for an unknown value; the choice is unchanged then. */
 MIXRT_API mixrt_status_code mixrt_ukernel_set_isa(mixrt_ukernel_isa isa);
 
-/** "portable", "avx2", "avx512", "avx512vnni"; "unknown" otherwise. */
+/** "portable", "avx2", "avx512", "avx512vnni", "amx"; "unknown"
+ *  otherwise. */
 MIXRT_API const char *mixrt_ukernel_isa_name(mixrt_ukernel_isa isa);
 
 #ifdef __cplusplus

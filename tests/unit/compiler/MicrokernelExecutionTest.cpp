@@ -176,7 +176,8 @@ std::vector<mixrt_ukernel_isa> availablePaths() {
   std::vector<mixrt_ukernel_isa> paths;
   for (mixrt_ukernel_isa isa :
        {MIXRT_UKERNEL_ISA_PORTABLE, MIXRT_UKERNEL_ISA_AVX2,
-        MIXRT_UKERNEL_ISA_AVX512, MIXRT_UKERNEL_ISA_AVX512_VNNI})
+        MIXRT_UKERNEL_ISA_AVX512, MIXRT_UKERNEL_ISA_AVX512_VNNI,
+        MIXRT_UKERNEL_ISA_AMX})
     if (isa <= mixrt_ukernel_cpu_isa())
       paths.push_back(isa);
   return paths;

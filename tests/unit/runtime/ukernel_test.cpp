@@ -270,6 +270,9 @@ TEST_CASE("ukernel: paths of this machine", "[ukernel]") {
   CHECK(mixrt_ukernel_get_isa() <= mixrt_ukernel_cpu_isa());
   CHECK(std::string(mixrt_ukernel_isa_name(MIXRT_UKERNEL_ISA_AVX512_VNNI)) ==
         "avx512vnni");
+  CHECK(std::string(mixrt_ukernel_isa_name(MIXRT_UKERNEL_ISA_AMX)) == "amx");
+  CHECK(std::string(mixrt_ukernel_isa_name(
+            static_cast<mixrt_ukernel_isa>(5))) == "unknown");
   CHECK(std::string(mixrt_ukernel_isa_name(
             static_cast<mixrt_ukernel_isa>(-1))) == "unknown");
 }
@@ -278,11 +281,11 @@ TEST_CASE("ukernel: set_isa validates", "[ukernel]") {
   const mixrt_ukernel_isa saved = mixrt_ukernel_get_isa();
   CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(-1)) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
-  CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(4)) ==
+  CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(5)) ==
         MIXRT_STATUS_INVALID_ARGUMENT);
   CHECK(mixrt_ukernel_get_isa() == saved);
   const int cpu = static_cast<int>(mixrt_ukernel_cpu_isa());
-  if (cpu < 3)
+  if (cpu < static_cast<int>(MIXRT_UKERNEL_ISA_AMX))
     CHECK(mixrt_ukernel_set_isa(static_cast<mixrt_ukernel_isa>(cpu + 1)) ==
           MIXRT_STATUS_UNIMPLEMENTED);
   CHECK(mixrt_ukernel_set_isa(MIXRT_UKERNEL_ISA_PORTABLE) == MIXRT_STATUS_OK);
@@ -589,6 +592,22 @@ TEST_CASE("ukernel: int8 VNNI rows balanced over the tiles", "[ukernel]") {
   checkS8Shapes(rng, {255, 256, 257}, {47}, {64, 1030},
                 [](int run, int64_t n, int64_t k) {
                   return S8Strides{k + (run % 2 ? 0 : 3), n, n + (run % 2)};
+                });
+}
+
+TEST_CASE("ukernel: int8 around the AMX blocks and k chunks", "[ukernel]") {
+  // AMX: blocks of 32 rows (two 16-row tiles; M < 32 configured as M rows,
+  // the last block of M >= 32 moved back to end at M), 2 panels, k in
+  // 64-byte chunks read in place, the last K mod 64 (K rounded up to 4)
+  // from zero-padded copies of A and of B (B in place when its 1 KiB chunk
+  // stays inside the packed buffer: N = 513 has 33 panels, two blocks of
+  // UK_NCP = 32 panels). A's rows end at the end of its allocation on the
+  // runs without padding.
+  std::mt19937 rng(22);
+  checkS8Shapes(rng, {1, 15, 16, 17, 31, 32, 33, 48, 65}, {1, 16, 17, 33, 513},
+                {4, 63, 64, 65, 130, 192}, [](int run, int64_t n, int64_t k) {
+                  return S8Strides{k + (run % 2 ? 0 : 5), n + (run % 3 ? 0 : 2),
+                                   n + (run % 2 ? 0 : 3)};
                 });
 }
 
