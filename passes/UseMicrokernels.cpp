@@ -515,11 +515,19 @@ struct MixUseMicrokernelsPass
         !memref::isStaticShapeAndContiguousRowMajor(zbType))
       return failure();
     bool zbPerColumn = zbType.getRank() == 1 && zbType.getDimSize(0) == n;
+    // Per-column zero points that are all constant 0 (symmetric weights,
+    // the quantizer's usual case) are passed as none: the kernels then skip
+    // the zb * sum_k (A - za) term, one pass over each row of A per block.
+    if (zbPerColumn)
+      if (memref::GlobalOp zbGlobal = constantGlobalOf(zb, symbols))
+        if (std::optional<std::vector<char>> zbBytes = globalBytes(zbGlobal))
+          if (llvm::all_of(*zbBytes, [](char x) { return x == 0; }))
+            zbPerColumn = false;
     if (!zbPerColumn) {
       memref::GlobalOp zbGlobal = constantGlobalOf(zb, symbols);
       std::optional<std::vector<char>> zbBytes =
           zbGlobal ? globalBytes(zbGlobal) : std::nullopt;
-      if (!zbBytes || zbBytes->size() != 4 ||
+      if (!zbBytes || (zbBytes->size() != 4 && zbType.getRank() != 1) ||
           llvm::any_of(*zbBytes, [](char x) { return x != 0; }))
         return failure();
     }

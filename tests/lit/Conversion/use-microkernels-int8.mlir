@@ -22,7 +22,9 @@
 // CHECK-NOT:         mixrt_check_fail
 // CHECK:         }
 // CHECK-NOT:     scf.if
-// CHECK:         %[[STATUS:.*]] = call @mixrt_ukernel_gemm_s8s8f32(%c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, {{.*}}, %c2_i64{{[_0-9]*}}, %[[BIASPTR:.*]], %c0_i32{{[_0-9]*}})
+// The weight zero points (symmetric: all 0) are passed as none (NULL).
+// CHECK:         %[[NOZB:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[STATUS:.*]] = call @mixrt_ukernel_gemm_s8s8f32(%c2_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %{{[0-9]+}}, %c3_i64{{[_0-9]*}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[NOZB]], %{{[0-9]+}}, %c2_i64{{[_0-9]*}}, %[[BIASPTR:.*]], %c0_i32{{[_0-9]*}})
 // CHECK:         %[[FAILED:.*]] = arith.cmpi ne, %[[STATUS]], %c0_i32{{.*}} : i32
 // CHECK:         scf.if %[[FAILED]] {
 // CHECK:           func.call @mixrt_ukernel_gemm_s8s8s32(
@@ -35,6 +37,18 @@ mix.network @bias precision(int8) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
   %b = mix.weight dense<[0.5, -0.25]> : tensor<2xf32>
   %y = mix.dense %x, %w, %b : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  mix.return %y : tensor<2x2xf32>
+}
+
+// Per-column asymmetric weights (zero points -128 and -77): passed to the
+// call, no null pointer before it (unlike @bias).
+// CHECK-LABEL: func.func @mixc_net_asymmetric_weights(
+// CHECK-NOT:     llvm.mlir.zero
+// CHECK:         call @mixrt_ukernel_gemm_s8s8f32(
+mix.network @asymmetric_weights precision(int8) (%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = mix.weight dense<[[1.0, -0.5], [0.25, 2.0], [3.0, 0.125]]> : tensor<3x2xf32>
+  %b = mix.weight dense<[0.5, -0.25]> : tensor<2xf32>
+  %y = mix.dense %x, %w, %b precision(weights = int8<asymmetric, axis = 1>) : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
   mix.return %y : tensor<2x2xf32>
 }
 
