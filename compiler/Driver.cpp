@@ -303,6 +303,20 @@ llvm::Error Compilation::planOutputs() {
     stem = llvm::sys::path::stem(options.modelPath).str();
   }
   modelName = llvm::sys::path::filename(stem).str();
+  // `-o /dev/null` (a stem that is a device, pipe or socket) would write
+  // /dev/null.o and /dev/null.h: the stem is a base name, not a file.
+  llvm::sys::fs::file_status stemStatus;
+  if (!llvm::sys::fs::status(stem, stemStatus)) {
+    llvm::sys::fs::file_type type = stemStatus.type();
+    if (type == llvm::sys::fs::file_type::character_file ||
+        type == llvm::sys::fs::file_type::block_file ||
+        type == llvm::sys::fs::file_type::fifo_file ||
+        type == llvm::sys::fs::file_type::socket_file)
+      return makeError("-o '" + stem +
+                       "' is a device, pipe or socket; -o gives the stem of "
+                       "the files mixc writes (STEM.o, STEM.h, ...), such as "
+                       "'out/model'");
+  }
   if (modelName.empty() || llvm::sys::fs::is_directory(stem))
     return makeError("-o '" + stem +
                      "' names a directory; give an output stem such as "
