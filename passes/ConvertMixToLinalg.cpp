@@ -70,6 +70,21 @@ struct ConvertMixToLinalgPass
     options.checks = checks;
     options.microkernels = microkernels;
     populateMixToLinalgConversionPatterns(patterns, options);
+    // A pattern that refuses an op says why (an external weight not loaded,
+    // an integer layer mix-quantize did not lower); the conversion's own
+    // "failed to legalize" after it would only repeat that it failed, so it
+    // is dropped then. Without an explanation it is kept: never silent.
+    bool explained = false;
+    ScopedDiagnosticHandler dropRepeat(
+        &getContext(), [&](Diagnostic &diag) -> LogicalResult {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return failure();
+          if (explained &&
+              StringRef(diag.str()).starts_with("failed to legalize operation"))
+            return success();
+          explained = true;
+          return failure();
+        });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
     lowering::convertNetworks(module);
