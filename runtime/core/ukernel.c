@@ -198,16 +198,12 @@ static mixrt_ukernel_isa detectIsa(void) {
     return MIXRT_UKERNEL_ISA_AVX2;
   if (!((c >> 11) & 1))
     return MIXRT_UKERNEL_ISA_AVX512;
-  /* AMX-TILE and AMX-INT8, the tile state enabled in XCR0 (bits 17, 18),
-   * and, on Linux, the process's permission to use it (arch_prctl
-   * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA; without it the first tile
-   * instruction raises SIGILL). Only the hosted mixrt asks for it. */
+  /* AMX-TILE and AMX-INT8 with the tile state enabled in XCR0 (bits 17,
+   * 18). Using the tiles also needs the process's permission on Linux,
+   * asked for only when an int8 GEMM first runs on this path (amxAllowed):
+   * the hosted mixrt on Linux only. */
 #if defined(MIXRT_CORE_HOSTED) && defined(__linux__)
-  const int amx =
-      ((d >> 24) & 1) && ((d >> 25) & 1) && (xlo & 0x60000) == 0x60000 &&
-      syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
-              18 /* XFEATURE_XTILEDATA */) == 0;
-  if (amx)
+  if (((d >> 24) & 1) && ((d >> 25) & 1) && (xlo & 0x60000) == 0x60000)
     return MIXRT_UKERNEL_ISA_AMX;
 #endif
   return MIXRT_UKERNEL_ISA_AVX512_VNNI;
@@ -293,11 +289,38 @@ static uk_f32_fn selectF32(void) {
   return mixrt_uk_f32_portable;
 }
 
+#if defined(__x86_64__)
+/* 1 when the process may use AMX tiles: Linux's arch_prctl
+ * ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, asked for once, at the first
+ * int8 GEMM on the amx path (without the permission the first tile
+ * instruction raises SIGILL). Granted, it is process-wide, and Linux then
+ * refuses alternate signal stacks below AT_MINSIGSTKSZ (about 12 KB):
+ * hence not at detection, nor for float kernels or a lower MIXRT_ISA.
+ * Refused, the int8 GEMMs run the avx512vnni path. */
+static int amxPermission = -1;
+
+static int amxAllowed(void) {
+  int v = __atomic_load_n(&amxPermission, __ATOMIC_RELAXED);
+  if (v < 0) {
+#if defined(MIXRT_CORE_HOSTED) && defined(__linux__)
+    v = syscall(158 /* SYS_arch_prctl */, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                18 /* XFEATURE_XTILEDATA */) == 0;
+#else
+    v = 0;
+#endif
+    __atomic_store_n(&amxPermission, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+#endif
+
 static uk_s8_fn selectS8(void) {
 #if defined(__x86_64__)
   switch (mixrt_ukernel_get_isa()) {
   case MIXRT_UKERNEL_ISA_AMX:
-    return mixrt_uk_s8_amx;
+    if (amxAllowed())
+      return mixrt_uk_s8_amx;
+    return mixrt_uk_s8_avx512vnni;
   case MIXRT_UKERNEL_ISA_AVX512_VNNI:
     return mixrt_uk_s8_avx512vnni;
   case MIXRT_UKERNEL_ISA_AVX512:

@@ -802,6 +802,13 @@ finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
   }
 }
 
+/* GCC's tile intrinsics are asm statements without a memory operand or
+ * clobber: to the compiler they neither read atail/btail (so their stores
+ * could be dropped or moved past the tile loads) nor write res. A compiler
+ * barrier before the tile loads of a block and after its tile stores
+ * orders them with the ordinary accesses. */
+#define UK_AMX_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
+
 /* The k loop of one block: 16 rows of A from `a0` (and 16 from `a1` when
  * TWO_ROWS) x panels from b0 (and b1 when TWO_PANELS), whole 64-byte k
  * chunks [0, kend) read in place (A at its row stride, B 16 quads x 64
@@ -811,6 +818,7 @@ finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
  * tmm6, tmm7. */
 #define UK_AMX_BLOCK(TWO_ROWS, TWO_PANELS)                                     \
   do {                                                                         \
+    UK_AMX_MEMORY_BARRIER();                                                   \
     _tile_zero(0);                                                             \
     if (TWO_PANELS)                                                            \
       _tile_zero(1);                                                           \
@@ -849,6 +857,7 @@ finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
           _tile_dpbssd(3, 5, 7);                                               \
       }                                                                        \
     }                                                                          \
+    UK_AMX_MEMORY_BARRIER();                                                   \
     _tile_stored(0, res[0], 2 * UK_NR * 4);                                    \
     if (TWO_PANELS)                                                            \
       _tile_stored(1, res[0] + UK_NR, 2 * UK_NR * 4);                          \
@@ -857,6 +866,7 @@ finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
       if (TWO_PANELS)                                                          \
         _tile_stored(3, res[16] + UK_NR, 2 * UK_NR * 4);                       \
     }                                                                          \
+    UK_AMX_MEMORY_BARRIER();                                                   \
   } while (0)
 
 /* The B chunk of panel `panel` from k = kend for the tail: in place when

@@ -73,11 +73,12 @@ typedef enum mixrt_ukernel_isa MIXRT_ENUM_BASE {
   MIXRT_UKERNEL_ISA_AVX512 = 2,
   /** The above + AVX-512 VNNI (int8: vpdpbusd with the +128 offset). */
   MIXRT_UKERNEL_ISA_AVX512_VNNI = 3,
-  /** The above + AMX-TILE and AMX-INT8, with the OS's permission (int8:
-   *  tdpbssd on 16 x 64-byte tiles, exact s8 x s8; float kernels as
-   *  avx512). Only the hosted mixrt on Linux selects it (it asks the kernel
-   *  for the tile state); the freestanding core stops at avx512vnni.
-   *  Added in API version 12. */
+  /** The above + AMX-TILE and AMX-INT8 (int8: tdpbssd on 16 x 64-byte
+   *  tiles, exact s8 x s8; float kernels as avx512). Only the hosted mixrt
+   *  on Linux selects it; the freestanding core stops at avx512vnni. The
+   *  first int8 GEMM on it asks Linux for the tile state (process-wide;
+   *  Linux then refuses alternate signal stacks below AT_MINSIGSTKSZ); if
+   *  refused, the int8 GEMMs run avx512vnni. Added in API version 12. */
   MIXRT_UKERNEL_ISA_AMX = 4,
   MIXRT_UKERNEL_ISA_MAX_ENUM = 0x7fffffff,
 } mixrt_ukernel_isa;
