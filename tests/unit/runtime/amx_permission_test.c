@@ -58,11 +58,12 @@ int main(int argc, char **argv) {
   const int asked = s8 && mixrt_ukernel_get_isa() == MIXRT_UKERNEL_ISA_AMX;
   if (!asked) {
     /* Nothing asked for the tile state: an 8 KiB stack is accepted. */
+    static char altStack[8192];
     stack_t ss;
     memset(&ss, 0, sizeof ss);
-    ss.ss_sp = malloc(8192);
-    ss.ss_size = 8192;
-    EXPECT(ss.ss_sp != NULL && sigaltstack(&ss, NULL) == 0);
+    ss.ss_sp = altStack;
+    ss.ss_size = sizeof altStack;
+    EXPECT(sigaltstack(&ss, NULL) == 0);
   }
   if (failures == 0)
     printf("amx_permission_test: ok\n");
