@@ -97,13 +97,13 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     bool valid =
         name == attr::kUkernelBias
             ? isa<UnitAttr>(attr.getValue())
-            : kind &&
-                  llvm::is_contained(
-                      ArrayRef<StringRef>{
-                          "gemm_f32", "gemm_s8", "range_f32", "quantize_f32",
-                          "checked_quantize", "checked_rescale", "rescale",
-                          "depthwise_f32", "conv2d_f32", "matmul_f32"},
-                      kind.getValue());
+            : kind && llvm::is_contained(
+                          ArrayRef<StringRef>{
+                              "gemm_f32", "gemm_s8", "range_f32",
+                              "quantize_f32", "checked_quantize",
+                              "checked_rescale", "rescale", "depthwise_f32",
+                              "conv2d_f32", "conv2d_s8", "matmul_f32"},
+                          kind.getValue());
     if (!valid)
       return op->emitOpError()
              << "expects '" << name << "' to be "
@@ -111,8 +111,8 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
                      ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
                        "\"quantize_f32\", \"checked_quantize\", "
                        "\"checked_rescale\", \"rescale\", "
-                       "\"depthwise_f32\", \"conv2d_f32\" or "
-                       "\"matmul_f32\""
+                       "\"depthwise_f32\", \"conv2d_f32\", "
+                       "\"conv2d_s8\" or \"matmul_f32\""
                      : "a unit attribute")
              << ", got " << attr.getValue();
     if (op->getName().getStringRef() != "linalg.generic")

@@ -560,12 +560,6 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     memory, the same bits. That needs: no other reader of the rescale's
     output; the output in the workspace unless the relu is in place (the
     same bytes); the relu's buffer disjoint from what the rescale reads.
-    Its loop without checks (the copy run when no value can overflow, or
-    the loop itself, possibly fused with elementwise layers after it) is
-    tiled by 16 channels and about 256 positions when it reads the im2col
-    GEMM's [N, OH, OW, F] sums into the [N, F, OH, OW] output (static
-    shapes, more than 16 channels): one cache line of sums serves 16
-    channels from L1 instead of coming from L3 per element.
 
     The loop of a depthwise `conv2d` (groups == C == F, f32; marked
     `"depthwise_f32"` with its strides, dilations and padding in
@@ -583,6 +577,12 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     (`arith.maximumf(x, +0)`) or both and nothing else, runs inside the
     call on each block while it is in cache (`MIXRT_UKERNEL_RELU`), and
     the call writes the epilogue's output (not overlapping the input). The
+    loop of a one-group int8 `conv2d` (`qconv2d`, marked `"conv2d_s8"`:
+    i8 weight [F, C, KH, KW], the input zero point, the weight's [1] or
+    [F], i32 output) becomes one call of `mixrt_ukernel_conv2d_s8s8s32`
+    (the input zero point loaded and passed by value; weight zero points
+    that are all constant 0 passed as none), which packs the patches block
+    by block and writes the exact i32 sums in NCHW for the rescale. The
     product of two f32 activations (`matmul`, marked `"matmul_f32"`: A
     [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
     becomes one such call per batch, as a 1x1 convolution of the 1 x N
@@ -623,6 +623,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
     Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
+    Statistic<"numConvS8", "int8-conv2d", "One-group int8 convolutions calling mixrt_ukernel_conv2d_s8s8s32">,
     Statistic<"numFusedConvEpilogue", "fused-conv-epilogues", "Bias and relu epilogues fused into mixrt_ukernel_conv2d_f32">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
   ];

@@ -68,6 +68,7 @@ constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
 constexpr StringLiteral kQuantizeF32 = "mixrt_ukernel_quantize_f32_s8";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
+constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -281,11 +282,13 @@ struct MixUseMicrokernelsPass
       else if (kind == "checked_rescale")
         (void)guardRescale(fuseRelu(op, symbols), symbols);
       else if (kind == "rescale")
-        tileTransposedRescale(fuseRelu(op, symbols));
+        (void)fuseRelu(op, symbols);
       else if (kind == "depthwise_f32")
         (void)rewriteConvolution(op, /*depthwise=*/true, symbols);
       else if (kind == "conv2d_f32")
         (void)rewriteConvolution(op, /*depthwise=*/false, symbols);
+      else if (kind == "conv2d_s8")
+        (void)rewriteIntConvolution(op, symbols);
       else if (kind == "matmul_f32")
         (void)rewriteMatmul(op);
     }
@@ -1023,6 +1026,112 @@ struct MixUseMicrokernelsPass
     return success();
   }
 
+  /// The int8 conv2d loop of the lowering over the unpadded input
+  /// (lowering::unpaddedIntConvolution: convMaps over (n, f, c, kh, kw, oh,
+  /// ow) of one group; operands the i8 weight [F, C, KH, KW], the input zero
+  /// point (rank 0) and the weight's ([1] or [F]), all i32 but the weight;
+  /// the i32 output [N, F, OH, OW]; the i8 input [N, C, H, W] read by the
+  /// one memref.load of its body) as one call of
+  /// mixrt_ukernel_conv2d_s8s8s32 with the window of mix.ukernel_window.
+  /// Weight zero points that are all constant 0 are passed as none.
+  LogicalResult rewriteIntConvolution(linalg::GenericOp op,
+                                      SymbolTable &symbols) {
+    auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
+    if (!window || window.size() != 8 || op.getNumDpsInputs() != 3 ||
+        op.getNumDpsInits() != 1)
+      return failure();
+    ArrayRef<int64_t> win = window.asArrayRef();
+    if (llvm::any_of(win.take_front(4), [](int64_t v) { return v < 1; }) ||
+        llvm::any_of(win.drop_front(4), [](int64_t v) { return v < 0; }))
+      return failure();
+    Value in;
+    int loads = 0;
+    op.getRegion().walk([&](Operation *inner) {
+      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        ++loads;
+        in = load.getMemRef();
+      } else if (!isPure(inner) && !isa<linalg::YieldOp>(inner)) {
+        loads = -1;
+      }
+    });
+    if (loads != 1 || op.getRegion().isAncestor(in.getParentRegion()))
+      return failure();
+    MLIRContext *ctx = &getContext();
+    Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
+    Value w = op.getDpsInputs()[0], za = op.getDpsInputs()[1],
+          zw = op.getDpsInputs()[2], out = op.getDpsInits()[0];
+    if (!isPlainBuffer(in, i8, 4) || !isPlainBuffer(w, i8, 4) ||
+        !isPlainBuffer(out, i32, 4) || !isPlainBuffer(za, i32, 0) ||
+        !isPlainBuffer(zw, i32, 1))
+      return failure();
+    auto inType = cast<MemRefType>(in.getType());
+    auto wType = cast<MemRefType>(w.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+            f = wType.getDimSize(0),
+            zws = cast<MemRefType>(zw.getType()).getDimSize(0);
+    if (c < 1 || wType.getDimSize(1) != c || outType.getDimSize(0) != n ||
+        outType.getDimSize(1) != f || (zws != 1 && zws != f))
+      return failure();
+    ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
+                      pad = win.slice(4, 4);
+    lowering::ConvMaps expected =
+        lowering::convMaps(strides, dilations, 1, wType, ctx);
+    AffineMap zwMap = AffineMap::get(
+        7, 0,
+        {zws == 1 ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(1, ctx)},
+        ctx);
+    SmallVector<AffineMap> want = {
+        expected.weight, AffineMap::get(7, 0, {}, ctx), zwMap, expected.output};
+    if (op.getIndexingMapsArray() != want)
+      return failure();
+    for (int i = 0; i < 2; ++i) {
+      int64_t o = outType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
+      if (o > 0 && (o - 1) * strides[i] + (k - 1) * dilations[i] >=
+                       inType.getDimSize(2 + i) + pad[i] + pad[i + 2])
+        return failure();
+    }
+    // Weight zero points that are all constant 0 (symmetric weights): none.
+    bool zwNone = false;
+    if (memref::GlobalOp global = constantGlobalOf(zw, symbols))
+      if (std::optional<std::vector<char>> bytes = globalBytes(global))
+        zwNone = llvm::all_of(*bytes, [](char x) { return x == 0; });
+
+    // The kernel writes every output: the fill before it is dead.
+    linalg::FillOp fill = zeroFillBefore(op, out);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i64 = b.getI64Type();
+    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i32,
+                               i64, i64, i64, ptr, ptr};
+    types.append(10, i64);
+    types.append({ptr, i32});
+    declare(getOperation(), kConvS8, b.getFunctionType(types, {i32}));
+    SmallVector<Value> args;
+    for (int64_t v : {n, c, inType.getDimSize(2), inType.getDimSize(3)})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, in));
+    args.push_back(memref::LoadOp::create(b, loc, za, ValueRange{}));
+    for (int64_t v : {f, wType.getDimSize(2), wType.getDimSize(3)})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, w));
+    args.push_back(zwNone ? nullPointer(b, loc) : pointerTo(b, loc, zw));
+    for (int64_t v :
+         {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
+          pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, out));
+    args.push_back(arith::ConstantIntOp::create(
+        b, loc, i32, !zwNone && zws > 1 ? MIXRT_UKERNEL_A_PER_ROW : 0));
+    func::CallOp::create(b, loc, kConvS8, TypeRange{i32}, args);
+    if (fill)
+      fill.erase();
+    op.erase();
+    ++numConvS8;
+    return success();
+  }
+
   /// The epilogue mixrt_ukernel_conv2d_f32 can run: the generic right after
   /// the convolution's loop (bookkeeping ops aside) reading its sums `out`
   /// (identity map) and optionally a bias of F floats (map d1), writing
@@ -1456,7 +1565,7 @@ struct MixUseMicrokernelsPass
     Value mayFail = arith::CmpFOp::create(
         b, loc, arith::CmpFPredicate::UGE, math::AbsFOp::create(b, loc, bound),
         arith::ConstantOp::create(b, loc, b.getF64FloatAttr(3e38)));
-    tileTransposedRescale(guardChecks(op, mayFail));
+    (void)guardChecks(op, mayFail);
     return success();
   }
 
@@ -1548,38 +1657,6 @@ struct MixUseMicrokernelsPass
         return false;
     def->moveBefore(op);
     return true;
-  }
-
-  /// qconv2d's im2col GEMMs leave their sums as [N][OH][OW][F] and the
-  /// rescale writes [N][F][OH][OW]: read in output order, every sum is in
-  /// another cache line, and the 1.8 MB of a 144-channel 56x56 layer come
-  /// from L3 once per element. Tiled by 16 channels (one line of sums) and
-  /// about 256 positions, the lines one tile reads stay in L1 for its 16
-  /// channels. Only the unchecked copy is tiled: the checked loop reports
-  /// its first failure in the loops' order, which stays as it is.
-  void tileTransposedRescale(linalg::GenericOp op) {
-    MLIRContext *ctx = &getContext();
-    // (Fused with elementwise layers after it, the sums may be any input.)
-    AffineMap transposed =
-        AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 3, 1}, ctx);
-    if (op.getNumLoops() != 4 || op.getNumDpsInits() != 1 ||
-        !op.hasPureBufferSemantics() ||
-        op.getNumParallelLoops() != op.getNumLoops() ||
-        !llvm::is_contained(op.getIndexingMapsArray(), transposed) ||
-        !op.getIndexingMapsArray().back().isIdentity())
-      return;
-    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
-    if (ShapedType::isDynamicShape(bounds) || bounds[1] <= 16)
-      return;
-    int64_t rows = std::max<int64_t>(1, 256 / std::max<int64_t>(bounds[3], 1));
-    IRRewriter rewriter(ctx);
-    rewriter.setInsertionPoint(op);
-    linalg::LinalgTilingOptions options;
-    options.setTileSizes({1, 16, rows, 0});
-    FailureOr<linalg::TiledLinalgOp> tiled =
-        linalg::tileLinalgOp(rewriter, op, options);
-    if (succeeded(tiled))
-      rewriter.eraseOp(op);
   }
 
   llvm::StringMap<memref::GlobalOp> packed;

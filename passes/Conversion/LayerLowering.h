@@ -163,6 +163,21 @@ mlir::Value unpaddedConvolution(mlir::OpBuilder &b, mlir::Location loc,
                                 const ConvWindow &window, int64_t groups,
                                 const LayerTypes &types, bool depthwise);
 
+/// The exact int8 convolution (one group) of the unpadded i8 `input`
+/// [N, C, H, W] with the i8 `weight` [F, C, KH, KW]: one linalg.generic over
+/// (n, f, c, kh, kw, oh, ow) with operands weight, `inputZp` (rank 0, i32)
+/// and `weightZps` ([1] or [F], i32), summing (x - za) * (w - zw[f]) in i32
+/// into the 0-filled sum of `types` (result shape, i32), x the input at the
+/// clamped position or the zero point outside it (what the zero-point-padded
+/// copy would hold: a padded tap adds 0). Marked "conv2d_s8" with its window
+/// for mix-use-microkernels (mixrt_ukernel_conv2d_s8s8s32). Defined in
+/// MixToLinalgConvolutions.cpp.
+mlir::Value unpaddedIntConvolution(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value input, mlir::Value inputZp,
+                                   mlir::Value weight, mlir::Value weightZps,
+                                   const ConvWindow &window,
+                                   const LayerTypes &types);
+
 } // namespace mix::lowering
 
 #endif // MIXC_PASSES_CONVERSION_LAYERLOWERING_H

@@ -200,70 +200,124 @@ Value mix::lowering::im2colGemm(
   return images.getResult(1);
 }
 
-/// The loop over the unpadded f32 input (MixToLinalgPatterns.h).
+/// The input element of the current (n, f, c, kh, kw, oh, ow) of a loop
+/// over convMaps' iteration space: the input at the clamped position,
+/// `outside` where the tap is padding.
+static Value unpaddedTap(OpBuilder &b, Location l, Value input,
+                         const ConvWindow &window, int64_t groups,
+                         int64_t perGroupOut, int64_t perGroupIn,
+                         bool depthwise, Value outside) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> s = window.strides, d = window.dilations,
+                    pad = window.padding;
+  // One operand op per statement (host-compiler independent IR).
+  auto index = [&](int64_t i) {
+    return arith::ConstantIndexOp::create(b, l, i);
+  };
+  Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+  // The input channel: f (depthwise), c (one group), or c of the group of
+  // f: f / (F / groups) * (C / groups) + c (convMaps').
+  Value image = linalg::IndexOp::create(b, l, 0);
+  Value channel = linalg::IndexOp::create(b, l, depthwise ? 1 : 2);
+  if (!depthwise && groups > 1) {
+    Value f = linalg::IndexOp::create(b, l, 1);
+    Value g = arith::DivUIOp::create(b, l, f, index(perGroupOut));
+    Value first = arith::MulIOp::create(b, l, g, index(perGroupIn));
+    channel = arith::AddIOp::create(b, l, first, channel);
+  }
+  SmallVector<Value> at = {image, channel};
+  for (int64_t i = 0; i < 2; ++i) {
+    // oh * s + kh * d - before (ow, kw for the columns).
+    Value o = linalg::IndexOp::create(b, l, 5 + i);
+    Value k = linalg::IndexOp::create(b, l, 3 + i);
+    Value os = arith::MulIOp::create(b, l, o, index(s[i]));
+    Value kd = arith::MulIOp::create(b, l, k, index(d[i]));
+    Value sumPos = arith::AddIOp::create(b, l, os, kd);
+    Value pos = arith::SubIOp::create(b, l, sumPos, index(pad[i]));
+    int64_t size = inType.getDimSize(2 + i);
+    Value ge =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos, index(0));
+    Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                     index(size));
+    Value both = arith::AndIOp::create(b, l, ge, lt);
+    inside = arith::AndIOp::create(b, l, inside, both);
+    Value low = arith::MaxSIOp::create(b, l, pos, index(0));
+    at.push_back(arith::MinSIOp::create(b, l, low, index(size - 1)));
+  }
+  Value v = tensor::ExtractOp::create(b, l, input, at);
+  return arith::SelectOp::create(b, l, inside, v, outside);
+}
+
+/// Marks a loop over the unpadded input for mix-use-microkernels.
+static void markUnpadded(OpBuilder &b, Value sum, StringRef kind,
+                         const ConvWindow &window) {
+  ArrayRef<int64_t> s = window.strides, d = window.dilations,
+                    pad = window.padding;
+  Operation *loop = sum.getDefiningOp();
+  loop->setAttr(attr::kUkernel, b.getStringAttr(kind));
+  loop->setAttr(attr::kUkernelWindow,
+                b.getDenseI64ArrayAttr(
+                    {s[0], s[1], d[0], d[1], pad[0], pad[1], pad[2], pad[3]}));
+}
+
+/// The loop over the unpadded f32 input (LayerLowering.h).
 Value mix::lowering::unpaddedConvolution(OpBuilder &rewriter, Location loc,
                                          Value input, Value weight,
                                          const ConvWindow &window,
                                          int64_t groups,
                                          const LayerTypes &types,
                                          bool depthwise) {
-  auto inType = cast<RankedTensorType>(input.getType());
-  ArrayRef<int64_t> s = window.strides, d = window.dilations,
-                    pad = window.padding;
   auto wType = cast<ShapedType>(weight.getType());
-  ConvMaps conv = convMaps(s, d, groups, wType, rewriter.getContext());
+  ConvMaps conv = convMaps(window.strides, window.dilations, groups, wType,
+                           rewriter.getContext());
   int64_t perGroupOut = wType.getDimSize(0) / groups,
           perGroupIn = wType.getDimSize(1);
   Value zero = zeroConstant(rewriter, loc, types.acc);
-  Value sum = generic(
-      rewriter, loc, ValueRange{weight}, buildInit(rewriter, loc, types),
-      {conv.weight, conv.output}, conv.iterators,
-      [&](OpBuilder &b, Location l, ValueRange a) {
-        // One operand op per statement (host-compiler independent IR).
-        auto index = [&](int64_t i) {
-          return arith::ConstantIndexOp::create(b, l, i);
-        };
-        Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-        // The input channel: f (depthwise), c (one group), or c of the
-        // group of f: f / (F / groups) * (C / groups) + c (convMaps').
-        Value image = linalg::IndexOp::create(b, l, 0);
-        Value channel = linalg::IndexOp::create(b, l, depthwise ? 1 : 2);
-        if (!depthwise && groups > 1) {
-          Value f = linalg::IndexOp::create(b, l, 1);
-          Value g = arith::DivUIOp::create(b, l, f, index(perGroupOut));
-          Value first = arith::MulIOp::create(b, l, g, index(perGroupIn));
-          channel = arith::AddIOp::create(b, l, first, channel);
-        }
-        SmallVector<Value> at = {image, channel};
-        for (int64_t i = 0; i < 2; ++i) {
-          // oh * s + kh * d - before (ow, kw for the columns).
-          Value o = linalg::IndexOp::create(b, l, 5 + i);
-          Value k = linalg::IndexOp::create(b, l, 3 + i);
-          Value os = arith::MulIOp::create(b, l, o, index(s[i]));
-          Value kd = arith::MulIOp::create(b, l, k, index(d[i]));
-          Value sumPos = arith::AddIOp::create(b, l, os, kd);
-          Value pos = arith::SubIOp::create(b, l, sumPos, index(pad[i]));
-          int64_t size = inType.getDimSize(2 + i);
-          Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
-                                           index(0));
-          Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
-                                           index(size));
-          Value both = arith::AndIOp::create(b, l, ge, lt);
-          inside = arith::AndIOp::create(b, l, inside, both);
-          Value low = arith::MaxSIOp::create(b, l, pos, index(0));
-          at.push_back(arith::MinSIOp::create(b, l, low, index(size - 1)));
-        }
-        Value v = tensor::ExtractOp::create(b, l, input, at);
-        Value x = arith::SelectOp::create(b, l, inside, v, zero);
-        return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
-      });
-  Operation *loop = sum.getDefiningOp();
-  loop->setAttr(
-      attr::kUkernel,
-      rewriter.getStringAttr(depthwise ? "depthwise_f32" : "conv2d_f32"));
-  loop->setAttr(attr::kUkernelWindow,
-                rewriter.getDenseI64ArrayAttr(
-                    {s[0], s[1], d[0], d[1], pad[0], pad[1], pad[2], pad[3]}));
+  Value sum =
+      generic(rewriter, loc, ValueRange{weight},
+              buildInit(rewriter, loc, types), {conv.weight, conv.output},
+              conv.iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+                Value x = unpaddedTap(b, l, input, window, groups, perGroupOut,
+                                      perGroupIn, depthwise, zero);
+                return Value(math::FmaOp::create(b, l, x, a[0], a[1]));
+              });
+  markUnpadded(rewriter, sum, depthwise ? "depthwise_f32" : "conv2d_f32",
+               window);
+  return sum;
+}
+
+/// The loop over the unpadded int8 input (LayerLowering.h).
+Value mix::lowering::unpaddedIntConvolution(OpBuilder &rewriter, Location loc,
+                                            Value input, Value inputZp,
+                                            Value weight, Value weightZps,
+                                            const ConvWindow &window,
+                                            const LayerTypes &types) {
+  MLIRContext *ctx = rewriter.getContext();
+  auto wType = cast<ShapedType>(weight.getType());
+  ConvMaps conv = convMaps(window.strides, window.dilations, 1, wType, ctx);
+  int64_t zws = cast<ShapedType>(weightZps.getType()).getDimSize(0);
+  AffineMap zwMap = AffineMap::get(
+      7, 0,
+      {zws == 1 ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(1, ctx)},
+      ctx);
+  Type i32 = rewriter.getI32Type(), i8 = rewriter.getI8Type();
+  Value sum =
+      generic(rewriter, loc, ValueRange{weight, inputZp, weightZps},
+              buildInit(rewriter, loc, types),
+              {conv.weight, AffineMap::get(7, 0, {}, ctx), zwMap, conv.output},
+              conv.iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+                // One operand op per statement (host-compiler independent IR).
+                Value padValue = arith::TruncIOp::create(b, l, i8, a[1]);
+                Value tap =
+                    unpaddedTap(b, l, input, window, 1, 0, 0, false, padValue);
+                Value wideX = arith::ExtSIOp::create(b, l, i32, tap);
+                Value x = arith::SubIOp::create(b, l, wideX, a[1]);
+                Value wideW = arith::ExtSIOp::create(b, l, i32, a[0]);
+                Value w = arith::SubIOp::create(b, l, wideW, a[2]);
+                Value product = arith::MulIOp::create(b, l, x, w);
+                return Value(arith::AddIOp::create(b, l, a[3], product));
+              });
+  markUnpadded(rewriter, sum, "conv2d_s8", window);
   return sum;
 }
 

@@ -16,10 +16,12 @@
 //             the bias in f32: the bias epilogue of the float layers, with the
 //             rescale before the bias (LayerLowering.h).
 //
-// With microkernels, qconv2d of one group and a constant weight sums as
-// im2col GEMMs (MixToLinalgConvolutions.cpp), which mix-use-microkernels
-// turns into calls of mixrt's exact int8 microkernel; the rescale reads the
-// [N*OH*OW, F] sums transposed into NCHW. qconv2d of several groups
+// With microkernels, qconv2d of one group (static shapes, K not split) sums
+// in one loop over the unpadded input (unpaddedIntConvolution), which
+// mix-use-microkernels turns into one call of mixrt_ukernel_conv2d_s8s8s32:
+// the patches packed block by block inside the call, the weight [F,
+// C*KH*KW] as the left-hand side, the sums written in NCHW and read in
+// order by the rescale. qconv2d of several groups
 // (depthwise or grouped) sums on mixrt's f32 convolution kernels instead
 // when the constant weights prove every partial sum an integer below 2^24,
 // exact in f32 (lowerAsExactF32); otherwise it stays loops.
@@ -513,54 +515,6 @@ struct QMatmulLowering : LayerLoweringBase<QMatmulOp> {
 struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
   using LayerLoweringBase::LayerLoweringBase;
 
-  /// With microkernels, one group, a constant weight and no split of K: the
-  /// exact i32 sums as im2col GEMMs (im2colGemm), each marked for mixrt's
-  /// int8 microkernel, read transposed by the rescale; null otherwise.
-  Value lowerAsGemm(QConv2DOp op, OpAdaptor adaptor, Value input,
-                    const LayerTypes &types,
-                    ConversionPatternRewriter &rewriter) const {
-    if (!options.microkernels || op.getGroups() != 1 || op.getKChunk() ||
-        !types.result.hasStaticShape())
-      return {};
-    DenseElementsAttr wT = transposedWeight(adaptor.getWeight());
-    if (!wT)
-      return {};
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    auto wType = cast<ShapedType>(adaptor.getWeight().getType());
-    ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
-    Im2colConv conv =
-        Im2colConv::of(input, op.getStrides(), op.getDilations(), wType,
-                       types.result, rewriter.getI32Type());
-    Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
-    ContractionMaps cmaps = contractionMaps(2, 2, /*rhsBatched=*/false, ctx);
-    SmallVector<AffineMap> maps = {
-        cmaps.lhs, cmaps.rhs, AffineMap::get(3, 0, {}, ctx),
-        channelParamMap(adaptor.getWeightZeroPoints(), 3, cmaps.nDim, ctx),
-        cmaps.output};
-    Value sum =
-        im2colGemm(rewriter, loc, conv,
-                   [&](OpBuilder &b, Location l, Value lhs, Value init) {
-                     Value tile = intContraction(b, l, lhs, rhs,
-                                                 adaptor.getInputZeroPoint(),
-                                                 adaptor.getWeightZeroPoints(),
-                                                 init, maps, cmaps.iterators);
-                     tile.getDefiningOp()->setAttr(attr::kUkernel,
-                                                   b.getStringAttr("gemm_s8"));
-                     return tile;
-                   });
-    Value rows = tensor::ExpandShapeOp::create(
-        rewriter, loc,
-        RankedTensorType::get({out[0], out[2], out[3], out[1]},
-                              rewriter.getI32Type()),
-        sum, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    return rescale(rewriter, loc, types, rows, adaptor.getInputScale(),
-                   adaptor.getWeightScales(), adaptor.getBias(),
-                   /*channelDim=*/1, checkedAt(op),
-                   AffineMap::get(4, 0, {d(0), d(2), d(3), d(1)}, ctx));
-  }
-
   /// With microkernels, several groups (grouped or depthwise: the im2col
   /// GEMMs are one group only), a constant weight and constant weight zero
   /// points: the sums by mixrt's f32 convolution kernels when f32 holds them
@@ -637,10 +591,38 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
                    /*channelDim=*/1, checkedAt(op));
   }
 
+  /// With microkernels, one group, static shapes and no split of K: the
+  /// exact i32 sums by one loop over the unpadded input (marked
+  /// "conv2d_s8": mixrt_ukernel_conv2d_s8s8s32 packs the patches itself and
+  /// writes NCHW), read in order by the rescale; null otherwise.
+  Value lowerAsUnpaddedConv(QConv2DOp op, OpAdaptor adaptor,
+                            const LayerTypes &types,
+                            ConversionPatternRewriter &rewriter) const {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
+    if (!options.microkernels || op.getGroups() != 1 || op.getKChunk() ||
+        !inType.hasStaticShape() || !wType.hasStaticShape() ||
+        !types.result.hasStaticShape())
+      return {};
+    Location loc = op.getLoc();
+    LayerTypes sums{
+        RankedTensorType::get(types.result.getShape(), rewriter.getI32Type()),
+        rewriter.getI32Type()};
+    Value sum = unpaddedIntConvolution(
+        rewriter, loc, adaptor.getInput(), adaptor.getInputZeroPoint(),
+        adaptor.getWeight(), adaptor.getWeightZeroPoints(),
+        {op.getStrides(), op.getDilations(), op.getPadding()}, sums);
+    return rescale(rewriter, loc, types, sum, adaptor.getInputScale(),
+                   adaptor.getWeightScales(), adaptor.getBias(),
+                   /*channelDim=*/1, checkedAt(op));
+  }
+
   Value lower(QConv2DOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     if (Value exact = lowerAsExactF32(op, adaptor, types, rewriter))
       return exact;
+    if (Value conv = lowerAsUnpaddedConv(op, adaptor, types, rewriter))
+      return conv;
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto wType = cast<ShapedType>(adaptor.getWeight().getType());
@@ -650,8 +632,6 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
         scalarOf(rewriter, loc, adaptor.getInputZeroPoint()));
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(), zp8);
-    if (Value gemm = lowerAsGemm(op, adaptor, input, types, rewriter))
-      return gemm;
     int64_t perGroupIn = wType.getDimSize(1);
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),
                              wType, ctx);

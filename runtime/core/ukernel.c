@@ -12,6 +12,10 @@
 
 #include "ukernel_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -752,6 +756,261 @@ static void runConv(const uk_conv_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* int8 convolutions as GEMMs (mixrt_ukernel_conv2d_s8s8s32)                  *|
+\*===----------------------------------------------------------------------===*/
+
+/* Copies n bytes of a staged row, 16 at a time. The writes may pass the
+ * n bytes by up to 15 (into what the row's later writes, which go in
+ * increasing order, overwrite, or into its 16 bytes of slack); the reads
+ * stay inside [s, s + n) when n >= 16 (the last chunk overlaps the one
+ * before) and before `end` otherwise. */
+static inline void convCopyS8(int8_t *d, const int8_t *s, int64_t n,
+                              const int8_t *end) {
+  if (n >= 16) {
+    int64_t i = 0;
+    for (; i + 16 < n; i += 16)
+      __builtin_memcpy(d + i, s + i, 16);
+    __builtin_memcpy(d + n - 16, s + n - 16, 16);
+  } else if (end - s >= 16) {
+    __builtin_memcpy(d, s, 16);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = s[i];
+  }
+}
+
+/* Fills n bytes of a staged row with v, 16 at a time (the writes may pass
+ * the n bytes by up to 15, as convCopyS8's). */
+static inline void convFillS8(int8_t *d, int8_t v, int64_t n) {
+  int8_t chunk[16];
+  for (int j = 0; j < 16; ++j)
+    chunk[j] = v;
+  for (int64_t i = 0; i < n; i += 16)
+    __builtin_memcpy(d + i, chunk, 16);
+}
+
+/* The positions of a block that lie in one output row: from column i of
+ * the block, len of them; their first tap reads input row oh * sh - pt
+ * (+ kh * dh) and column ow * sw - pl (+ kw * dw). */
+typedef struct uk_conv_s8_seg {
+  int32_t i, len;
+  int64_t row, col;
+} uk_conv_s8_seg;
+
+/* The segments of the block of nb positions from output (oh, ow). */
+static int convSegmentsS8(const uk_conv_s8_problem *p, int64_t oh, int64_t ow,
+                          int nb, uk_conv_s8_seg *segs) {
+  int n = 0;
+  for (int i = 0; i < nb; ++n) {
+    const int len = p->OW - ow < nb - i ? (int)(p->OW - ow) : nb - i;
+    segs[n] = (uk_conv_s8_seg){i, len, oh * p->sh - p->pt, ow * p->sw - p->pl};
+    i += len;
+    ow = 0;
+    ++oh;
+  }
+  return n;
+}
+
+/* Stages rows k0 .. k0 + kb - 1 of the patches of a block (`segs`, nb
+ * positions) of image `in` into `t`: row kk holds the input element each
+ * position reads at k0 + kk (the zero point for a padded tap), columns
+ * nb .. cols - 1 are 0 (the packed panels' padding). */
+static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
+                        const uk_conv_s8_seg *segs, int nsegs, int nb, int cols,
+                        int64_t k0, int64_t kb, int8_t *t) {
+  int64_t c, kh, kw, tap;
+  mixrt_uk_divmod(k0, p->KH * p->KW, &c, &tap);
+  mixrt_uk_divmod(tap, p->KW, &kh, &kw);
+  const int8_t *const end = p->input + p->N * p->C * p->H * p->W;
+  const int8_t zx = (int8_t)p->zx;
+  const int64_t H = p->H, W = p->W;
+  for (int64_t kk = 0; kk < kb; ++kk) {
+    int8_t *row = t + kk * (UK_CONV_NB + 16);
+    const int8_t *plane = in + c * H * W;
+    const int64_t dy = kh * p->dh, dx = kw * p->dw;
+    for (int g = 0; g < nsegs; ++g) {
+      const uk_conv_s8_seg *u = &segs[g];
+      const int64_t ih = u->row + dy, iw0 = u->col + dx;
+      int8_t *d = row + u->i;
+      const int len = u->len;
+      if (ih < 0 || ih >= H) {
+        convFillS8(d, zx, len);
+        continue;
+      }
+      const int8_t *src = plane + ih * W;
+      if (p->sw == 1) {
+        if (iw0 >= 0 && iw0 + len <= W) {
+          convCopyS8(d, src + iw0, len, end);
+          continue;
+        }
+        /* Positions [lo, hi) read inside the row. */
+        int64_t lo = iw0 < 0 ? -iw0 : 0, hi = W - iw0;
+        lo = lo > len ? len : lo;
+        hi = hi > len ? len : hi < lo ? lo : hi;
+        convFillS8(d, zx, lo);
+        convCopyS8(d + lo, src + iw0 + lo, hi - lo, end);
+        convFillS8(d + hi, zx, len - hi);
+      } else if (iw0 >= 0 && iw0 + (len - 1) * p->sw < W) {
+        const int8_t *from = src + iw0;
+        const int64_t sw = p->sw;
+        int j = 0;
+#if defined(__SSE2__)
+        /* Stride 2: the even bytes of 32 (masked to 16 bits, packed),
+         * where the 32 bytes lie before `end`; the writes may pass len as
+         * convCopyS8's do. */
+        if (sw == 2)
+          for (; j < len && end - (from + 2 * j) >= 32; j += 16) {
+            const __m128i lo8 = _mm_set1_epi16(0x00ff);
+            const __m128i a =
+                _mm_loadu_si128((const __m128i *)(const void *)(from + 2 * j));
+            const __m128i b = _mm_loadu_si128(
+                (const __m128i *)(const void *)(from + 2 * j + 16));
+            _mm_storeu_si128(
+                (__m128i *)(void *)(d + j),
+                _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8)));
+          }
+#endif
+        for (; j < len; ++j)
+          d[j] = from[j * sw];
+      } else {
+        int64_t iw = iw0;
+        for (int j = 0; j < len; ++j, iw += p->sw)
+          d[j] = iw >= 0 && iw < W ? src[iw] : zx;
+      }
+    }
+    convFillS8(row + nb, 0, cols - nb);
+    if (++kw == p->KW) {
+      kw = 0;
+      if (++kh == p->KH) {
+        kh = 0;
+        ++c;
+      }
+    }
+  }
+}
+
+/* The portable interleave (uk_conv_s8_interleave_fn). Staged rows are
+ * UK_CONV_NB + 16 bytes apart. */
+static void convInterleaveS8(const int8_t *t, int64_t kbp, int panels,
+                             int8_t *out) {
+  int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
+  for (int q = 0; q < panels; ++q) {
+    int8_t *panel = out + q * kbp * UK_NR;
+    int32_t *cs = sums + q * UK_NR;
+    for (int j = 0; j < UK_NR; ++j)
+      cs[j] = 0;
+    for (int64_t k = 0; k < kbp; ++k) {
+      const int8_t *src = t + k * (UK_CONV_NB + 16) + q * UK_NR;
+      int8_t *d = panel + (k / 4) * (UK_NR * 4) + k % 4;
+      for (int j = 0; j < UK_NR; ++j) {
+        d[j * 4] = src[j];
+        cs[j] += src[j];
+      }
+    }
+  }
+}
+
+/* Blocks [begin, end) of the N x ceil(OH*OW / UK_CONV_NB) blocks: per k
+ * block, stage and pack the patches, then the GEMM path with the weight as
+ * A (the block's sums added to the previous k blocks' in the output). */
+static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
+                         uk_conv_s8_interleave_fn interleave, int64_t begin,
+                         int64_t end) {
+  int8_t staged[UK_CONV_S8_KB * (UK_CONV_NB + 16)] __attribute__((aligned(64)));
+  int8_t packed[UK_CONV_S8_KB * UK_CONV_NB + UK_CONV_NB * 4]
+      __attribute__((aligned(64)));
+  int32_t zb[UK_CONV_NB];
+  for (int j = 0; j < UK_CONV_NB; ++j)
+    zb[j] = p->zx;
+  const int64_t positions = p->OH * p->OW, K = p->C * p->KH * p->KW;
+  const int64_t blocks = (positions + UK_CONV_NB - 1) / UK_CONV_NB;
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t image, block, oh, ow;
+    mixrt_uk_divmod(item, blocks, &image, &block);
+    const int64_t p0 = block * UK_CONV_NB;
+    const int nb =
+        positions - p0 < UK_CONV_NB ? (int)(positions - p0) : UK_CONV_NB;
+    const int panels = (nb + UK_NR - 1) / UK_NR;
+    mixrt_uk_divmod(p0, p->OW, &oh, &ow);
+    const int8_t *in = p->input + image * p->C * p->H * p->W;
+    int32_t *out = p->output + image * p->F * positions + p0;
+    uk_conv_s8_seg segs[UK_CONV_NB];
+    const int nsegs = convSegmentsS8(p, oh, ow, nb, segs);
+    if (K == 0)
+      for (int64_t f = 0; f < p->F; ++f)
+        for (int j = 0; j < nb; ++j)
+          out[f * positions + j] = 0;
+    for (int64_t k0 = 0; k0 < K; k0 += UK_CONV_S8_KB) {
+      const int64_t kb = K - k0 < UK_CONV_S8_KB ? K - k0 : UK_CONV_S8_KB;
+      const int64_t kbp = (kb + 3) & ~(int64_t)3;
+      convStageS8(p, in, segs, nsegs, nb, panels * UK_NR, k0, kb, staged);
+      for (int64_t kk = kb; kk < kbp; ++kk)
+        convFillS8(staged + kk * (UK_CONV_NB + 16), 0, panels * UK_NR);
+      interleave(staged, kbp, panels, packed);
+      uk_s8_problem sub = {0};
+      sub.M = p->F, sub.N = nb, sub.K = kb;
+      sub.A = p->weight + k0, sub.lda = K;
+      sub.panels = packed, sub.panel_bytes = kbp * UK_NR;
+      sub.colsums =
+          (const int32_t *)(const void *)(packed + panels * kbp * UK_NR);
+      sub.a_zero_points = p->zw, sub.a_per_row = p->zw_per_row;
+      sub.b_zero_points = p->zx ? zb : NULL;
+      sub.Ci = out, sub.ldc = positions;
+      sub.accumulate = k0 > 0;
+      fn(&sub);
+    }
+  }
+}
+
+#if UINTPTR_MAX > 0xffffffffu
+typedef struct uk_conv_s8_job {
+  const uk_conv_s8_problem *p;
+  uk_s8_fn fn;
+  uk_conv_s8_interleave_fn interleave;
+  int64_t per, items; /* blocks per part, all blocks */
+} uk_conv_s8_job;
+
+static void convPartS8(void *context, int64_t begin, int64_t end) {
+  const uk_conv_s8_job *job = (const uk_conv_s8_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t b = i * job->per;
+    convBlocksS8(job->p, job->fn, job->interleave, b,
+                 b + job->per < job->items ? b + job->per : job->items);
+  }
+}
+#endif
+
+/* Split by whole blocks (each computed by one part the same way), from
+ * 2^20 multiply-adds, as the GEMMs. */
+static void runConvS8(const uk_conv_s8_problem *p) {
+  const uk_s8_fn fn = selectS8();
+  uk_conv_s8_interleave_fn interleave = convInterleaveS8;
+#if defined(__x86_64__)
+  if (fn != mixrt_uk_s8_portable)
+    interleave = mixrt_uk_conv_s8_interleave_avx2;
+#endif
+  int64_t blocks, rest;
+  mixrt_uk_divmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
+  const int64_t items = p->N * blocks;
+#if UINTPTR_MAX > 0xffffffffu
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
+  if (threads >= 2 && pf != NULL && items >= 2 &&
+      (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
+              (double)(p->C * p->KH * p->KW) >=
+          1048576.0) {
+    uk_conv_s8_job job = {p, fn, interleave, (items + threads - 1) / threads,
+                          items};
+    const int64_t parts = (items + job.per - 1) / job.per;
+    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, convPartS8,
+       (void *)&job);
+    return;
+  }
+#endif
+  convBlocksS8(p, fn, interleave, 0, items);
+}
+
+/*===----------------------------------------------------------------------===*\
 |* Entry points                                                               *|
 \*===----------------------------------------------------------------------===*/
 
@@ -976,6 +1235,57 @@ mixrt_status_code mixrt_ukernel_conv2d_f32(
     p.W = p.OW = outPlane;
   }
   runConv(&p);
+  return MIXRT_STATUS_OK;
+}
+
+mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, int32_t *output, uint32_t flags) {
+  if (N < 0 || C < 0 || F < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_A_PER_ROW) ||
+      input_zero_point < -128 || input_zero_point > 127 ||
+      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
+                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  int64_t inPlane, outPlane, taps, k, e;
+  if (!mulFits(H, W, &inPlane) || !mulFits(OH, OW, &outPlane) ||
+      !mulFits(KH, KW, &taps) || !mulFits(C, taps, &k) || !mulFits(N, C, &e) ||
+      !mulFits(e, inPlane, &e) || !mulFits(N, F, &e) ||
+      !mulFits(e, outPlane, &e) || !mulFits(e, 4, &e) || !mulFits(F, k, &e))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  const int per_row = (flags & MIXRT_UKERNEL_A_PER_ROW) != 0;
+  if (!zeroPointsValid(weight_zero_points, per_row ? F : 1))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (N == 0 || F == 0 || outPlane == 0)
+    return MIXRT_STATUS_OK;
+  if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
+      output == NULL)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  uk_conv_s8_problem p = {N,
+                          C,
+                          H,
+                          W,
+                          F,
+                          KH,
+                          KW,
+                          stride_h,
+                          stride_w,
+                          dilation_h,
+                          dilation_w,
+                          pad_top,
+                          pad_left,
+                          OH,
+                          OW,
+                          input,
+                          weight,
+                          input_zero_point,
+                          weight_zero_points,
+                          per_row,
+                          output};
+  runConvS8(&p);
   return MIXRT_STATUS_OK;
 }
 
@@ -1335,6 +1645,9 @@ void mixrt_uk_s8_portable(const uk_s8_problem *p) {
         const int32_t v = uk_s8_finish(p, acc[j], n0 + j, za, row);
         if (p->Cf)
           p->Cf[m * p->ldc + n0 + j] = uk_s8_rescale(p, v, m, n0 + j);
+        else if (p->accumulate)
+          p->Ci[m * p->ldc + n0 + j] =
+              (int32_t)((uint32_t)p->Ci[m * p->ldc + n0 + j] + (uint32_t)v);
         else
           p->Ci[m * p->ldc + n0 + j] = v;
       }

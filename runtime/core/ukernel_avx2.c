@@ -445,6 +445,8 @@ UK_INLINE void epilogueS8(const uk_s8_problem *p, __m256i s, int64_t m,
         s, _mm256_mullo_epi32(_mm256_set1_epi32((int32_t)row),
                               loadEpi32(p->b_zero_points + n0, valid)));
   if (!p->Cf) {
+    if (p->accumulate)
+      s = _mm256_add_epi32(s, loadEpi32(p->Ci + m * p->ldc + n0, valid));
     storeEpi32(p->Ci + m * p->ldc + n0, s, valid);
     return;
   }
@@ -1240,6 +1242,49 @@ UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
     dwPlanes(0, p); /* 7 * stride fits the gather's int32 index */
   else
     mixrt_uk_dw_portable(p);
+}
+
+/* The int8 convolution's interleave (uk_conv_s8_interleave_fn): per panel
+ * and quad of k, 4 staged rows of 16 bytes become the 64 bytes of 16
+ * columns x 4 k (two rounds of unpacks), and their column sums are added
+ * widened to int32. Staged rows are UK_CONV_NB + 16 bytes apart. */
+UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t kbp,
+                                           int panels, int8_t *out) {
+  const int64_t pitch = UK_CONV_NB + 16;
+  int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
+  for (int q = 0; q < panels; ++q) {
+    int8_t *panel = out + q * kbp * UK_NR;
+    __m256i lo = _mm256_setzero_si256(), hi = lo;
+    for (int64_t k = 0; k < kbp; k += 4) {
+      const int8_t *src = t + k * pitch + q * UK_NR;
+      const __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)src);
+      const __m128i r1 =
+          _mm_loadu_si128((const __m128i *)(const void *)(src + pitch));
+      const __m128i r2 =
+          _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * pitch));
+      const __m128i r3 =
+          _mm_loadu_si128((const __m128i *)(const void *)(src + 3 * pitch));
+      const __m128i a = _mm_unpacklo_epi8(r0, r1),
+                    b = _mm_unpacklo_epi8(r2, r3);
+      const __m128i c = _mm_unpackhi_epi8(r0, r1),
+                    d = _mm_unpackhi_epi8(r2, r3);
+      __m128i *dst = (__m128i *)(void *)(panel + k * UK_NR);
+      _mm_storeu_si128(dst, _mm_unpacklo_epi16(a, b));
+      _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(a, b));
+      _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(c, d));
+      _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(c, d));
+      /* At most 4 x 128 in magnitude: exact in int16. */
+      const __m256i s = _mm256_add_epi16(
+          _mm256_add_epi16(_mm256_cvtepi8_epi16(r0), _mm256_cvtepi8_epi16(r1)),
+          _mm256_add_epi16(_mm256_cvtepi8_epi16(r2), _mm256_cvtepi8_epi16(r3)));
+      lo = _mm256_add_epi32(lo,
+                            _mm256_cvtepi16_epi32(_mm256_castsi256_si128(s)));
+      hi = _mm256_add_epi32(
+          hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s, 1)));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)(sums + q * UK_NR), lo);
+    _mm256_storeu_si256((__m256i *)(void *)(sums + q * UK_NR + 8), hi);
+  }
 }
 
 #else

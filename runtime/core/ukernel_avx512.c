@@ -349,6 +349,9 @@ UK_INLINE UK_T void epilogueS8(const uk_s8_problem *p, __m512i s, int64_t m,
                _mm512_set1_epi32((int32_t)row),
                _mm512_maskz_loadu_epi32(mask, p->b_zero_points + n0)));
   if (!p->Cf) {
+    if (p->accumulate)
+      s = _mm512_add_epi32(
+          s, _mm512_maskz_loadu_epi32(mask, p->Ci + m * p->ldc + n0));
     _mm512_mask_storeu_epi32(p->Ci + m * p->ldc + n0, mask, s);
     return;
   }
@@ -773,8 +776,8 @@ typedef struct uk_amx_config {
  * of B's zero points (uk_s8_row_term, computed once per block of rows).
  * Out of line: one call per block of up to 32 x 32 outputs. */
 static __attribute__((noinline)) UK_TA void
-finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
-            const uint32_t *terms, const int32_t (*res)[2 * UK_NR]) {
+finishS8Amx(const uk_s8_problem *p, int64_t m0, int first, int rows, int64_t q,
+            int P, const uint32_t *terms, const int32_t (*res)[2 * UK_NR]) {
   const uk_s8_problem lp = *p;
   uk_s8_cols cols[2];
   __mmask16 masks[2];
@@ -785,7 +788,7 @@ finishS8Amx(const uk_s8_problem *p, int64_t m0, int rows, int64_t q, int P,
       cols[v] =
           s8Cols(&lp, m0, n0, masks[v], (uint32_t)uk_a_zero_point(&lp, m0));
   }
-  for (int r = 0; r < rows; ++r) {
+  for (int r = first; r < rows; ++r) {
     const int64_t m = m0 + r;
     const uint32_t term = terms[r];
     for (int v = 0; v < P; ++v) {
@@ -897,8 +900,9 @@ UK_INLINE UK_TA const int8_t *amxTailB(const int8_t *panel, int64_t kend,
  * for the whole chunks; its last K mod 64 bytes (and the padding up to 64)
  * come from a zero-padded copy, so neither A nor B is read past its end.
  * M < 32 is configured as M rows (tiles of r0 and r1 rows); for M >= 32
- * the last block starts at M - 32 (its first rows are computed again, to
- * the same values). Tiles configured once per call, released at the end. */
+ * the last block starts at M - 32 (its first rows are computed again but
+ * not stored: with `accumulate` a second store would add them twice). Tiles
+ * configured once per call, released at the end. */
 UK_TA void mixrt_uk_s8_amx(const uk_s8_problem *p) {
   const int64_t M = p->M;
   if (M <= 0)
@@ -962,7 +966,9 @@ UK_TA void mixrt_uk_s8_amx(const uk_s8_problem *p) {
           UK_AMX_BLOCK(0, 1);
         else
           UK_AMX_BLOCK(0, 0);
-        finishS8Amx(p, m0, rows, q, two ? 2 : 1, terms, res);
+        /* The rows a moved-back last block shares with the block before
+         * are not stored again (a K-blocked caller adds to C). */
+        finishS8Amx(p, m0, (int)(mb - m0), rows, q, two ? 2 : 1, terms, res);
       }
     }
   }

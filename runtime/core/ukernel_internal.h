@@ -58,6 +58,10 @@ typedef struct uk_s8_problem {
   int64_t ldc;
   const float *bias;
   int relu;
+  /* Blocked over K by a caller (mixrt_ukernel_conv2d_s8s8s32; int32 output
+   * only): the sums of this call are added to those stored in Ci (modulo
+   * 2^32, so the blocks' sum is the whole K's exactly). */
+  int accumulate;
 } uk_s8_problem;
 
 /* A depthwise f32 convolution over planes [0, planes) of an N*C stack:
@@ -113,6 +117,26 @@ typedef struct uk_conv_ent {
   int64_t off;
   uint32_t m;
 } uk_conv_ent;
+
+/* k of one packed block of an int8 convolution's patches: KB x NB bytes
+ * staged, then as many in the packed layout (64 KiB of stack). */
+#define UK_CONV_S8_KB 256
+
+/* An int8 convolution (mixrt_ukernel_conv2d_s8s8s32). */
+typedef struct uk_conv_s8_problem {
+  int64_t N, C, H, W, F, KH, KW, sh, sw, dh, dw, pt, pl, OH, OW;
+  const int8_t *input, *weight;
+  int32_t zx;        /* the input's zero point (padded taps) */
+  const int32_t *zw; /* NULL, one, or F (zw_per_row) */
+  int zw_per_row;
+  int32_t *output;
+} uk_conv_s8_problem;
+
+/* Rows [0, kbp) of the staged patches `t` (row k: NB bytes, columns
+ * [0, panels * 16)) into pack_b's s8 layout at `out` (panels of kbp * 16
+ * bytes), then the panels' column sums (16 per panel) right after them. */
+typedef void (*uk_conv_s8_interleave_fn)(const int8_t *t, int64_t kbp,
+                                         int panels, int8_t *out);
 
 /* Table entries (taps x runs of a block) kept on the stack (16 KiB). */
 #define UK_CONV_TAB 1024
@@ -393,6 +417,8 @@ UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_amx(const uk_s8_problem *p);
+UK_HIDDEN void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t kbp,
+                                                int panels, int8_t *out);
 #endif
 
 /*===----------------------------------------------------------------------===*\

@@ -282,6 +282,40 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
     int64_t OW, float *output, const float *bias, uint32_t flags);
 
+/** An int8 convolution (NCHW, one group) into exact int32 sums, as GEMMs
+ *  like mixrt_ukernel_conv2d_f32:
+ *
+ *    output[n][f][oh][ow] = sum over (c, kh, kw) of (weight[f][k] - zw[f]) *
+ *      (x - input_zero_point), k = (c*KH + kh)*KW + kw, x =
+ *      input[n][c][ih][iw] (ih, iw as for mixrt_ukernel_conv2d_f32), and
+ *      x = input_zero_point for a padded tap (so it adds 0)
+ *
+ *  exactly, modulo 2^32 like mixrt_ukernel_gemm_s8s8s32 (exact whenever
+ *  the exact sum fits in int32, which mixc proves). `weight` is F x
+ *  C*KH*KW int8, row-major, read in place (no packing); zw is
+ *  `weight_zero_points[0]`, or `weight_zero_points[f]` with
+ *  MIXRT_UKERNEL_A_PER_ROW in `flags` (the weight is the GEMMs' left-hand
+ *  side), or 0 when NULL. The patches of a block of 128 output positions
+ *  and 256 k are packed into a stack buffer (about 70 KiB of stack per
+ *  calling thread) in the layout of mixrt_ukernel_pack_b and multiplied by
+ *  the int8 GEMM path (the CPU's best or mixrt_ukernel_set_isa's, amx
+ *  included), the sums of later k blocks added to the output. With
+ *  mixrt_ukernel_set_parallel, work of at least 2^20 multiply-adds is split
+ *  by whole blocks of 128 positions. `input` is N x C x H x W, `output` N x
+ *  F x OH x OW, both contiguous; the padded input must cover every tap.
+ *  INVALID_ARGUMENT for negative sizes or paddings, KH, KW, strides or
+ *  dilations < 1, an input that does not cover the taps, zero points
+ *  outside [-128, 127], other flags, sizes beyond PTRDIFF_MAX, or NULL
+ *  pointers (allowed when the output is empty; `input` also when H or W is
+ *  0). Added in API version 13. */
+MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, int32_t *output, uint32_t flags);
+
 /** One task of a parallel loop: runs the items [begin, end). */
 typedef void (*mixrt_parallel_task)(void *context, int64_t begin, int64_t end);
 

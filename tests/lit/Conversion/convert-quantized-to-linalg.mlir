@@ -59,7 +59,10 @@ mix.network @q precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
 // and hi = max(max x, 0) (0-initialised reductions), scale = (hi - lo) / 255
 // in f64 rounded once to f32 (at least FLT_MIN), zero point
 // round_half_even(-128 - lo / scale) clamped to [-128, 127]; an all-zero
-// tensor gets scale 1. qconv2d pads with the zero point.
+// tensor gets scale 1. qconv2d (one group: one loop over the unpadded input,
+// marked conv2d_s8 with its window) reads the zero point for a padded tap,
+// sums (x - za) * (w - zw) in i32 and writes NCHW sums the rescale reads in
+// order (identity maps).
 // CHECK-LABEL: func.func @conv
 // CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "reduction", "reduction"]
 // CHECK: arith.minimumf
@@ -73,9 +76,18 @@ mix.network @q precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
 // CHECK: arith.constant 1.000000e+00 : f32
 // CHECK: arith.select
 // CHECK: arith.fptosi %{{.*}} : f32 to i8
-// CHECK: %[[ZP8:.*]] = arith.trunci %{{.*}} : i32 to i8
-// CHECK: linalg.generic
-// CHECK: arith.select %{{.*}}, %{{.*}}, %[[ZP8]] : i8
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x1x3x3xi8>, tensor<i32>, tensor<2xi32>) outs(%{{.*}} : tensor<1x2x4x4xi32>) attrs = {mix.ukernel = "conv2d_s8", mix.ukernel_window = array<i64: 1, 1, 1, 1, 1, 1, 1, 1>}
+// CHECK-NEXT: ^bb0(%[[W:.*]]: i8, %[[ZA:.*]]: i32, %[[ZW:.*]]: i32, %[[ACC:.*]]: i32):
+// CHECK: %[[ZP8:.*]] = arith.trunci %[[ZA]] : i32 to i8
+// CHECK: %[[X:.*]] = tensor.extract %{{.*}} : tensor<1x1x4x4xi8>
+// CHECK: %[[SEL:.*]] = arith.select %{{.*}}, %[[X]], %[[ZP8]] : i8
+// CHECK: %[[XW:.*]] = arith.extsi %[[SEL]] : i8 to i32
+// CHECK: %[[XC:.*]] = arith.subi %[[XW]], %[[ZA]] : i32
+// CHECK: %[[WW:.*]] = arith.extsi %[[W]] : i8 to i32
+// CHECK: %[[WC:.*]] = arith.subi %[[WW]], %[[ZW]] : i32
+// CHECK: %[[P:.*]] = arith.muli %[[XC]], %[[WC]] : i32
+// CHECK: arith.addi %[[ACC]], %[[P]] : i32
+// CHECK: linalg.generic {indexing_maps = [#map, #map1, #map{{[0-9]+}}, #map], {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x2x4x4xi32>, tensor<f32>, tensor<2xf32>) outs(%{{.*}} : tensor<1x2x4x4xf32>) attrs = {mix.ukernel = "checked_rescale"}
 mix.network @conv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %q, %s, %z = mix.quantize %x asymmetric : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>
   %w = mix.weight dense<1> : tensor<2x1x3x3xi8>

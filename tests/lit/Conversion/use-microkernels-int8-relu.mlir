@@ -2,42 +2,36 @@
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=UNCHECKED
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,mix-fuse-elementwise,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=FUSED
 //
-// The checked rescale of an int8 convolution's im2col sums stays a loop. A
-// relu right after it that reads only its output is computed in that loop,
-// which writes the relu's buffer; the loop's copy without checks (run when
-// no value can overflow f32) reads the [N, OH, OW, F] sums in tiles of 16
-// channels and 256 / OW rows. Without checks (mix.ukernel = "rescale") the
-// loop itself is tiled and computes the relu.
+// The checked rescale of an int8 convolution's sums (written in NCHW by
+// mixrt_ukernel_conv2d_s8s8s32, read in order) stays a loop. A relu right
+// after it that reads only its output is computed in that loop, which
+// writes the relu's buffer; so does the loop's copy without checks (run
+// when no value can overflow f32). Without checks (mix.ukernel =
+// "rescale") the loop itself computes the relu.
 
 // UNCHECKED-LABEL: func.func @mixc_net_relu(
 // UNCHECKED-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
-// UNCHECKED:         call @mixrt_ukernel_gemm_s8s8s32(
+// UNCHECKED:         call @mixrt_ukernel_conv2d_s8s8s32(
 // UNCHECKED-NOT:     scf.if
-// UNCHECKED:         scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
-// UNCHECKED:           scf.for
-// UNCHECKED:             %[[TILE:.*]] = memref.subview %[[Y]]
-// UNCHECKED:             linalg.generic {{.*}} outs(%[[TILE]]
-// UNCHECKED:               %[[R:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
-// UNCHECKED-NEXT:          linalg.yield %[[R]] : f32
+// UNCHECKED:         linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], {{.*}}, #[[ID]]], {{.*}} ins(%{{.*}} : memref<1x17x8x8xi32>, {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
+// UNCHECKED:           %[[R:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// UNCHECKED-NEXT:      linalg.yield %[[R]] : f32
 // UNCHECKED-NOT:     linalg.generic
 // UNCHECKED:         return
 
 // CHECK-LABEL: func.func @mixc_net_relu(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
-// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(
 // CHECK:         scf.if
 // CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
 // CHECK:             call @mixrt_check_fail
 // CHECK:             %[[R:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
 // CHECK-NEXT:        linalg.yield %[[R]] : f32
 // CHECK:         } else {
-// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
-// CHECK:             scf.for %[[H:.*]] = %c0{{.*}} to %c8{{.*}} step %c32
-// CHECK:               %[[TILE:.*]] = memref.subview %[[Y]][{{.*}}] [1, %{{.*}}, %{{.*}}, 8]
-// CHECK:               linalg.generic {{.*}} outs(%[[TILE]]
-// CHECK-NOT:             mixrt_check_fail
-// CHECK:                 %[[R2:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
-// CHECK-NEXT:            linalg.yield %[[R2]] : f32
+// CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
+// CHECK-NOT:         mixrt_check_fail
+// CHECK:             %[[R2:.*]] = arith.maximumf %{{.*}}, %cst{{.*}} : f32
+// CHECK-NEXT:        linalg.yield %[[R2]] : f32
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 mix.network @relu precision(f32) (%x: tensor<1x3x8x8xf32>) -> tensor<1x17x8x8xf32> {
@@ -52,12 +46,12 @@ mix.network @relu precision(f32) (%x: tensor<1x3x8x8xf32>) -> tensor<1x17x8x8xf3
 // the relu stays its own loop.
 // CHECK-LABEL: func.func @mixc_net_both(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>, %[[R:.*]]: memref<1x17x8x8xf32>
-// CHECK:         call @mixrt_ukernel_gemm_s8s8s32(
+// CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(
 // CHECK:         scf.if
 // CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
 // CHECK-NOT:         arith.maximumf
 // CHECK:         } else {
-// CHECK:           scf.for
+// CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%[[Y]] : memref<1x17x8x8xf32>) outs(%[[R]] : memref<1x17x8x8xf32>)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      arith.maximumf
@@ -89,19 +83,16 @@ mix.network @dwchain precision(f32) (%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6x
 }
 
 // Unchecked, the rescale fuses with the elementwise layers after it (here a
-// residual add) in mix-fuse-elementwise, and the fused loop, which keeps
-// the "rescale" mark, is tiled.
+// residual add) in mix-fuse-elementwise: one loop reads the NCHW sums and
+// the residual in order and writes the result.
 // FUSED-LABEL: func.func @mixc_net_residual(
 // FUSED-SAME:      %[[X:.*]]: memref<1x17x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
-// FUSED:         call @mixrt_ukernel_gemm_s8s8s32(
-// FUSED:         scf.for %{{.*}} = %c0{{.*}} to %c17 step %c16
-// FUSED:           scf.for
-// FUSED:             %[[IN:.*]] = memref.subview %[[X]]
-// FUSED:             %[[TILE:.*]] = memref.subview %[[Y]]
-// FUSED:             linalg.generic {{.*}} ins({{.*}}, %[[IN]] : {{.*}}) outs(%[[TILE]]
-// FUSED:               arith.truncf
-// FUSED:               %[[S:.*]] = arith.addf
-// FUSED-NEXT:          linalg.yield %[[S]] : f32
+// FUSED:         call @mixrt_ukernel_conv2d_s8s8s32(
+// FUSED-NOT:     scf.for
+// FUSED:         linalg.generic {{.*}} ins({{.*}}, %[[X]] : {{.*}}) outs(%[[Y]]
+// FUSED:           arith.truncf
+// FUSED:           %[[S:.*]] = arith.addf
+// FUSED-NEXT:      linalg.yield %[[S]] : f32
 // FUSED-NOT:     linalg.generic
 // FUSED:         return
 mix.network @residual precision(f32) (%x: tensor<1x17x8x8xf32>) -> tensor<1x17x8x8xf32> {

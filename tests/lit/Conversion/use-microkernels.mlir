@@ -189,14 +189,19 @@ mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x
   mix.return %y : tensor<1x8x56x56xf32>
 }
 
-// qconv2d: the exact int8 GEMM of each band is a call of the int8
-// microkernel (the input zero point one value, the weight zero points per
-// column), the rescale reads the i32 sums transposed. One band: no loop.
+// qconv2d of one group: the loop over the unpadded input is one call of
+// mixrt_ukernel_conv2d_s8s8s32 (N, C, H, W, input, its zero point loaded,
+// F, KH, KW, weight, the weight zero points per filter with
+// MIXRT_UKERNEL_A_PER_ROW = 2, strides, dilations, padding, OH, OW, the i32
+// NCHW sums); the rescale reads the sums in order (identity maps). No
+// patches, no loop.
 // CHECK-LABEL: func.func @mixc_net_qconv(
 // CHECK-NOT:     scf.for
-// CHECK:           memref.collapse_shape {{.*}} into memref<16x9xi8>
-// CHECK:           call @mixrt_ukernel_gemm_s8s8s32(%c16_i64{{.*}}, %c2_i64, %c9_i64,
-// CHECK:         linalg.generic
+// CHECK:         call @mixrt_ukernel_quantize_f32_s8(
+// CHECK:         %[[ZA:.*]] = memref.load %{{.*}}[] : memref<i32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(%c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %[[ZA]], %c2_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %c2_i32)
+// CHECK:         linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #{{.*}}, #{{.*}}, #[[ID]]], {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<1x2x4x4xi32>,
 // CHECK:         return
 mix.network @qconv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %q, %s, %z = mix.quantize %x asymmetric : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>
@@ -205,6 +210,17 @@ mix.network @qconv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf3
   %wz = mix.weight dense<[0, 3]> : tensor<2xi32>
   %y = mix.qconv2d %q, %s, %z, %w, %ws, %wz {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>, tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2x4x4xf32>
   mix.return %y : tensor<1x2x4x4xf32>
+}
+
+// Symmetric weights (zero points all 0) pass none and no flag; stride 2
+// and no padding.
+// CHECK-LABEL: func.func @mixc_net_qconv_symmetric(
+// CHECK:         %[[NONE:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(%c1_i64{{.*}}, %c2_i64{{.*}}, %c5_i64{{.*}}, %c5_i64{{.*}}, %{{.*}}, %{{.*}}, %c3_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %[[NONE]], %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %c0_i32{{(_[0-9]+)?}})
+mix.network @qconv_symmetric precision(f32) (%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {
+  %w = mix.weight dense<0.5> : tensor<3x2x1x1xf32>
+  %y = mix.conv2d %x, %w precision(int8) {strides = array<i64: 2, 2>} : (tensor<1x2x5x5xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x3x3xf32>
+  mix.return %y : tensor<1x3x3x3xf32>
 }
 
 // With enabled=false only the marks go.

@@ -752,7 +752,10 @@ TEST_CASE("compiled f32 attention: projection and per-head product calls "
   }
 }
 
-TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
+// One-group int8 convolutions: one call of mixrt_ukernel_conv2d_s8s8s32 on
+// the unpadded quantized input (padded taps read the input zero point:
+// asymmetric, not 0), its NCHW i32 sums rescaled in order.
+TEST_CASE("compiled int8 conv2d: the int8 convolution kernel call equals the "
           "loops bit for bit",
           "[exec][ukernel][int8]") {
   unsigned seed = 300;
@@ -764,7 +767,7 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
              // Padding reads the input zero point (asymmetric: not 0).
              ConvCase{1, 4, 10, 10, 6, 3, 3, 1, 2, 2, precision, false},
              ConvCase{2, 8, 5, 5, 33, 1, 1, 1, 0, 1, precision, true},
-             // Several bands (patches of 1 byte per element).
+             // Several blocks of 128 positions and of 256 k (K = 576).
              ConvCase{2, 64, 40, 40, 8, 3, 3, 1, 1, 1, precision, true},
          }) {
       DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
@@ -772,21 +775,19 @@ TEST_CASE("compiled int8 conv2d: the im2col int8 microkernel call equals the "
                            << " stride " << c.stride << " pad " << c.pad
                            << " dilation " << c.dilation << " " << precision
                            << (c.bias ? " bias" : "")) {
-        checkConv(c, seed, "mixrt_ukernel_gemm_s8s8s32");
+        checkConv(c, seed, "mixrt_ukernel_conv2d_s8s8s32");
       }
       ++seed;
     }
   }
 }
 
-// The rescale of an int8 convolution's im2col sums computes the relu after
-// it in its own loop (mix-use-microkernels), and the copy of that loop
-// without checks reads the [N, OH, OW, F] sums in tiles of 16 channels and
-// about 256 positions: the same bits as the loops without microkernels --
-// channels that are no multiple of 16 (17, 40), partial tiles of rows (20
-// rows of 12), one tile (F = 8), with checks and without.
-TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
-          "loop equals the loops bit for bit",
+// The rescale of an int8 convolution's sums computes the relu after it in
+// its own loop (mix-use-microkernels), checked (the guarded loop and its
+// copy without checks) and unchecked: the same bits as the loops without
+// microkernels -- 17, 40 and 8 channels, strides 1 and 2, depthwise.
+TEST_CASE("compiled int8 conv2d then relu: the relu in the rescale loop "
+          "equals the loops bit for bit",
           "[exec][ukernel][int8]") {
   unsigned seed = 900;
   for (const char *precision :
@@ -806,7 +807,7 @@ TEST_CASE("compiled int8 conv2d then relu: the relu in the tiled rescale "
         // Checked (the guarded loop's copy) and unchecked (the loop itself).
         for (bool checked : {true, false})
           checkConv(c, seed,
-                    c.groups == 1 ? "mixrt_ukernel_gemm_s8s8s32"
+                    c.groups == 1 ? "mixrt_ukernel_conv2d_s8s8s32"
                                   : "mixrt_ukernel_depthwise_f32",
                     checked);
       }
