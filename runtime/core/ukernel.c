@@ -825,7 +825,7 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
   const int8_t zx = (int8_t)p->zx;
   const int64_t H = p->H, W = p->W;
   for (int64_t kk = 0; kk < kb; ++kk) {
-    int8_t *row = t + kk * (UK_CONV_NB + 16);
+    int8_t *row = t + kk * (p->nb + 16);
     const int8_t *plane = in + c * H * W;
     const int64_t dy = kh * p->dh, dx = kw * p->dw;
     for (int g = 0; g < nsegs; ++g) {
@@ -889,10 +889,9 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
   }
 }
 
-/* The portable interleave (uk_conv_s8_interleave_fn). Staged rows are
- * UK_CONV_NB + 16 bytes apart. */
-static void convInterleaveS8(const int8_t *t, int64_t kbp, int panels,
-                             int8_t *out) {
+/* The portable interleave (uk_conv_s8_interleave_fn). */
+static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t kbp,
+                             int panels, int8_t *out) {
   int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
   for (int q = 0; q < panels; ++q) {
     int8_t *panel = out + q * kbp * UK_NR;
@@ -900,7 +899,7 @@ static void convInterleaveS8(const int8_t *t, int64_t kbp, int panels,
     for (int j = 0; j < UK_NR; ++j)
       cs[j] = 0;
     for (int64_t k = 0; k < kbp; ++k) {
-      const int8_t *src = t + k * (UK_CONV_NB + 16) + q * UK_NR;
+      const int8_t *src = t + k * pitch + q * UK_NR;
       int8_t *d = panel + (k / 4) * (UK_NR * 4) + k % 4;
       for (int j = 0; j < UK_NR; ++j) {
         d[j * 4] = src[j];
@@ -917,24 +916,26 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
                          uk_conv_s8_interleave_fn interleave, int64_t begin,
                          int64_t end) {
   int8_t staged[UK_CONV_S8_KB * (UK_CONV_NB + 16)] __attribute__((aligned(64)));
-  int8_t packed[UK_CONV_S8_KB * UK_CONV_NB + UK_CONV_NB * 4]
+  int8_t packed[UK_CONV_S8_KB * UK_CONV_NB + UK_CONV_S8_NBMAX * 4]
       __attribute__((aligned(64)));
-  int32_t zb[UK_CONV_NB];
-  for (int j = 0; j < UK_CONV_NB; ++j)
+  int32_t zb[UK_CONV_S8_NBMAX];
+  const int NB = p->nb;
+  const int64_t pitch = NB + 16;
+  for (int j = 0; j < NB; ++j)
     zb[j] = p->zx;
   const int64_t positions = p->OH * p->OW, K = p->C * p->KH * p->KW;
-  const int64_t blocks = (positions + UK_CONV_NB - 1) / UK_CONV_NB;
+  int64_t blocks, rest;
+  mixrt_uk_divmod(positions + NB - 1, NB, &blocks, &rest);
   for (int64_t item = begin; item < end; ++item) {
     int64_t image, block, oh, ow;
     mixrt_uk_divmod(item, blocks, &image, &block);
-    const int64_t p0 = block * UK_CONV_NB;
-    const int nb =
-        positions - p0 < UK_CONV_NB ? (int)(positions - p0) : UK_CONV_NB;
+    const int64_t p0 = block * NB;
+    const int nb = positions - p0 < NB ? (int)(positions - p0) : NB;
     const int panels = (nb + UK_NR - 1) / UK_NR;
     mixrt_uk_divmod(p0, p->OW, &oh, &ow);
     const int8_t *in = p->input + image * p->C * p->H * p->W;
     int32_t *out = p->output + image * p->F * positions + p0;
-    uk_conv_s8_seg segs[UK_CONV_NB];
+    uk_conv_s8_seg segs[UK_CONV_S8_NBMAX];
     const int nsegs = convSegmentsS8(p, oh, ow, nb, segs);
     if (K == 0)
       for (int64_t f = 0; f < p->F; ++f)
@@ -945,8 +946,8 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
       const int64_t kbp = (kb + 3) & ~(int64_t)3;
       convStageS8(p, in, segs, nsegs, nb, panels * UK_NR, k0, kb, staged);
       for (int64_t kk = kb; kk < kbp; ++kk)
-        convFillS8(staged + kk * (UK_CONV_NB + 16), 0, panels * UK_NR);
-      interleave(staged, kbp, panels, packed);
+        convFillS8(staged + kk * pitch, 0, panels * UK_NR);
+      interleave(staged, pitch, kbp, panels, packed);
       uk_s8_problem sub = {0};
       sub.M = p->F, sub.N = nb, sub.K = kb;
       sub.A = p->weight + k0, sub.lda = K;
@@ -982,15 +983,27 @@ static void convPartS8(void *context, int64_t begin, int64_t end) {
 
 /* Split by whole blocks (each computed by one part the same way), from
  * 2^20 multiply-adds, as the GEMMs. */
-static void runConvS8(const uk_conv_s8_problem *p) {
+static void runConvS8(uk_conv_s8_problem *p) {
   const uk_s8_fn fn = selectS8();
   uk_conv_s8_interleave_fn interleave = convInterleaveS8;
 #if defined(__x86_64__)
   if (fn != mixrt_uk_s8_portable)
     interleave = mixrt_uk_conv_s8_interleave_avx2;
 #endif
+  /* A small K (a first layer of 3 channels: 27) leaves the GEMM calls
+   * little work per position: blocks of more positions (a multiple of 32,
+   * AMX's column block, at most UK_CONV_S8_NBMAX) in the same bytes. */
+  const int64_t K = p->C * p->KH * p->KW;
+  const int64_t kcap = ((K < UK_CONV_S8_KB ? K : UK_CONV_S8_KB) + 3) & ~3;
+  int64_t fit = UK_CONV_NB, unused;
+  if (kcap > 0)
+    mixrt_uk_divmod(UK_CONV_S8_KB * UK_CONV_NB, kcap, &fit, &unused);
+  fit &= ~(int64_t)31;
+  p->nb = fit < UK_CONV_NB         ? UK_CONV_NB
+          : fit > UK_CONV_S8_NBMAX ? UK_CONV_S8_NBMAX
+                                   : (int)fit;
   int64_t blocks, rest;
-  mixrt_uk_divmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
+  mixrt_uk_divmod(p->OH * p->OW + p->nb - 1, p->nb, &blocks, &rest);
   const int64_t items = p->N * blocks;
 #if UINTPTR_MAX > 0xffffffffu
   const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
@@ -1284,7 +1297,8 @@ mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
                           input_zero_point,
                           weight_zero_points,
                           per_row,
-                          output};
+                          output,
+                          UK_CONV_NB};
   runConvS8(&p);
   return MIXRT_STATUS_OK;
 }

@@ -1247,10 +1247,10 @@ UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
 /* The int8 convolution's interleave (uk_conv_s8_interleave_fn): per panel
  * and quad of k, 4 staged rows of 16 bytes become the 64 bytes of 16
  * columns x 4 k (two rounds of unpacks), and their column sums are added
- * widened to int32. Staged rows are UK_CONV_NB + 16 bytes apart. */
-UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t kbp,
-                                           int panels, int8_t *out) {
-  const int64_t pitch = UK_CONV_NB + 16;
+ * widened to int32. */
+UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
+                                           int64_t kbp, int panels,
+                                           int8_t *out) {
   int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
   for (int q = 0; q < panels; ++q) {
     int8_t *panel = out + q * kbp * UK_NR;

@@ -121,6 +121,8 @@ typedef struct uk_conv_ent {
 /* k of one packed block of an int8 convolution's patches: KB x NB bytes
  * staged, then as many in the packed layout (64 KiB of stack). */
 #define UK_CONV_S8_KB 256
+/* Positions of a block of an int8 convolution whose K is small. */
+#define UK_CONV_S8_NBMAX 512
 
 /* An int8 convolution (mixrt_ukernel_conv2d_s8s8s32). */
 typedef struct uk_conv_s8_problem {
@@ -130,13 +132,17 @@ typedef struct uk_conv_s8_problem {
   const int32_t *zw; /* NULL, one, or F (zw_per_row) */
   int zw_per_row;
   int32_t *output;
+  /* Positions per block: UK_CONV_NB, or up to UK_CONV_S8_NBMAX when K is
+   * small (the blocks' staged and packed bytes stay within the buffers). */
+  int nb;
 } uk_conv_s8_problem;
 
-/* Rows [0, kbp) of the staged patches `t` (row k: NB bytes, columns
- * [0, panels * 16)) into pack_b's s8 layout at `out` (panels of kbp * 16
- * bytes), then the panels' column sums (16 per panel) right after them. */
-typedef void (*uk_conv_s8_interleave_fn)(const int8_t *t, int64_t kbp,
-                                         int panels, int8_t *out);
+/* Rows [0, kbp) of the staged patches `t` (row k at t + k * pitch,
+ * columns [0, panels * 16)) into pack_b's s8 layout at `out` (panels of
+ * kbp * 16 bytes), then the panels' column sums (16 per panel) right after
+ * them. */
+typedef void (*uk_conv_s8_interleave_fn)(const int8_t *t, int64_t pitch,
+                                         int64_t kbp, int panels, int8_t *out);
 
 /* Table entries (taps x runs of a block) kept on the stack (16 KiB). */
 #define UK_CONV_TAB 1024
@@ -417,8 +423,9 @@ UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_amx(const uk_s8_problem *p);
-UK_HIDDEN void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t kbp,
-                                                int panels, int8_t *out);
+UK_HIDDEN void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
+                                                int64_t kbp, int panels,
+                                                int8_t *out);
 #endif
 
 /*===----------------------------------------------------------------------===*\

@@ -6,7 +6,8 @@
 // (w - zw[f]) * (x - zx), x = zx for a padded tap). The shapes cross the
 // kernel's blocks: K = C*KH*KW below, at and above the 256-k block (the
 // sums of later blocks added to the output: 1, 3, 255, 256, 257, 576, 1152),
-// output planes below, at and across the 128-position block and the
+// output planes below, at and across the 128-position block (up to 512
+// positions when K is small: 9, 27, 72) and the
 // 16-column panels, F of 1, 3, 17, 31, 32, 33, 47 and 64 (AMX's 32-row
 // blocks, whose last one moves back over rows it must not add twice), two
 // images; 1x1 stride 1 without padding, strides 2 and 3, dilation 2, 5x3
@@ -168,6 +169,16 @@ TEST_CASE("ukernel.conv2d_s8 equals the exact sums on every path",
                0, WeightZp::perFilter, rng);
   checkShape(ConvShape{1, 128, 20, 7, 7, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
              -128, WeightZp::one, rng);
+  // A small K takes blocks of more positions (K = 27: 512; K = 9: 512;
+  // K = 72: 448): planes across them, stride 2 as a first layer has it.
+  checkShape(ConvShape{1, 3, 17, 40, 40, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+             0, WeightZp::none, rng);
+  checkShape(ConvShape{1, 3, 32, 56, 56, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
+             -3, WeightZp::perFilter, rng);
+  checkShape(ConvShape{2, 1, 5, 30, 31, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1), 9,
+             WeightZp::one, rng);
+  checkShape(ConvShape{1, 8, 33, 30, 31, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
+             0, WeightZp::perFilter, rng);
   // A 56-wide plane: rows cross panels and blocks at every offset.
   checkShape(ConvShape{1, 8, 16, 6, 56, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1), 5,
              WeightZp::perFilter, rng);
