@@ -229,6 +229,57 @@ Operation *adjacentComputation(Operation *op, bool forward) {
   return next;
 }
 
+/// A convolution loop of the lowering over the unpadded input (marked with
+/// mix.ukernel_window): its window [strides 2, dilations 2, padding 4] and
+/// the input buffer, the one memref.load of its body (defined outside the
+/// loop; everything else in the body pure, with `fmas` math.fma ops).
+struct UnpaddedLoop {
+  ArrayRef<int64_t> strides, dilations, padding;
+  Value input;
+};
+
+FailureOr<UnpaddedLoop> matchUnpaddedLoop(linalg::GenericOp op, unsigned inputs,
+                                          int fmas) {
+  auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
+  if (!window || window.size() != 8 || op.getNumDpsInputs() != inputs ||
+      op.getNumDpsInits() != 1)
+    return failure();
+  ArrayRef<int64_t> win = window.asArrayRef();
+  if (llvm::any_of(win.take_front(4), [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(win.drop_front(4), [](int64_t v) { return v < 0; }))
+    return failure();
+  Value in;
+  int loads = 0, seen = 0;
+  op.getRegion().walk([&](Operation *inner) {
+    if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+      ++loads;
+      in = load.getMemRef();
+    } else if (isa<math::FmaOp>(inner)) {
+      ++seen;
+    } else if (!isPure(inner) && !isa<linalg::YieldOp>(inner)) {
+      loads = -1;
+    }
+  });
+  if (loads != 1 || seen != fmas ||
+      op.getRegion().isAncestor(in.getParentRegion()))
+    return failure();
+  return UnpaddedLoop{win.slice(0, 2), win.slice(2, 2), win.slice(4, 4), in};
+}
+
+/// Whether the padded input [N, C, H, W] covers every tap of the window's
+/// outputs (the kernels check it too).
+bool coversTaps(MemRefType in, MemRefType weight, MemRefType out,
+                const UnpaddedLoop &loop) {
+  for (int i = 0; i < 2; ++i) {
+    int64_t o = out.getDimSize(2 + i), k = weight.getDimSize(2 + i);
+    if (o > 0 &&
+        (o - 1) * loop.strides[i] + (k - 1) * loop.dilations[i] >=
+            in.getDimSize(2 + i) + loop.padding[i] + loop.padding[i + 2])
+      return false;
+  }
+  return true;
+}
+
 /// The linalg.fill with 0 writing `buffer` right before `op` (bookkeeping
 /// ops aside), or null.
 linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
@@ -870,31 +921,10 @@ struct MixUseMicrokernelsPass
   /// (contiguous in NCHW and in the weight).
   LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise,
                                    SymbolTable &symbols) {
-    auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
-    if (!window || window.size() != 8 || op.getNumDpsInputs() != 1 ||
-        op.getNumDpsInits() != 1)
+    FailureOr<UnpaddedLoop> loop = matchUnpaddedLoop(op, 1, 1);
+    if (failed(loop))
       return failure();
-    ArrayRef<int64_t> win = window.asArrayRef();
-    if (llvm::any_of(win.take_front(4), [](int64_t v) { return v < 1; }) ||
-        llvm::any_of(win.drop_front(4), [](int64_t v) { return v < 0; }))
-      return failure();
-    // The input: the one buffer the body reads, defined outside the loop;
-    // the body's only other work is the fma.
-    Value in;
-    int loads = 0, fmas = 0;
-    op.getRegion().walk([&](Operation *inner) {
-      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
-        ++loads;
-        in = load.getMemRef();
-      } else if (isa<math::FmaOp>(inner)) {
-        ++fmas;
-      } else if (!isPure(inner) && !isa<linalg::YieldOp>(inner)) {
-        loads = -1;
-      }
-    });
-    if (loads != 1 || fmas != 1 ||
-        op.getRegion().isAncestor(in.getParentRegion()))
-      return failure();
+    Value in = loop->input;
     Type f32 = Float32Type::get(&getContext());
     Value w = op.getDpsInputs()[0], out = op.getDpsInits()[0];
     if (!isPlainBuffer(in, f32, 4) || !isPlainBuffer(w, f32, 4) ||
@@ -912,20 +942,14 @@ struct MixUseMicrokernelsPass
         outType.getDimSize(1) != f ||
         (depthwise && (perGroupIn != 1 || f != c)))
       return failure();
-    ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
-                      pad = win.slice(4, 4);
+    ArrayRef<int64_t> strides = loop->strides, dilations = loop->dilations,
+                      pad = loop->padding;
     lowering::ConvMaps expected =
         lowering::convMaps(strides, dilations, groups, wType, op.getContext());
     SmallVector<AffineMap> want = {expected.weight, expected.output};
-    if (op.getIndexingMapsArray() != want)
+    if (op.getIndexingMapsArray() != want ||
+        !coversTaps(inType, wType, outType, *loop))
       return failure();
-    // The padded input covers every tap (the kernel checks it too).
-    for (int i = 0; i < 2; ++i) {
-      int64_t o = outType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
-      if (o > 0 && (o - 1) * strides[i] + (k - 1) * dilations[i] >=
-                       inType.getDimSize(2 + i) + pad[i] + pad[i + 2])
-        return failure();
-    }
 
     // The kernel writes every output from +0: the fill is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);
@@ -1036,26 +1060,10 @@ struct MixUseMicrokernelsPass
   /// Weight zero points that are all constant 0 are passed as none.
   LogicalResult rewriteIntConvolution(linalg::GenericOp op,
                                       SymbolTable &symbols) {
-    auto window = op->getAttrOfType<DenseI64ArrayAttr>(attr::kUkernelWindow);
-    if (!window || window.size() != 8 || op.getNumDpsInputs() != 3 ||
-        op.getNumDpsInits() != 1)
+    FailureOr<UnpaddedLoop> loop = matchUnpaddedLoop(op, 3, 0);
+    if (failed(loop))
       return failure();
-    ArrayRef<int64_t> win = window.asArrayRef();
-    if (llvm::any_of(win.take_front(4), [](int64_t v) { return v < 1; }) ||
-        llvm::any_of(win.drop_front(4), [](int64_t v) { return v < 0; }))
-      return failure();
-    Value in;
-    int loads = 0;
-    op.getRegion().walk([&](Operation *inner) {
-      if (auto load = dyn_cast<memref::LoadOp>(inner)) {
-        ++loads;
-        in = load.getMemRef();
-      } else if (!isPure(inner) && !isa<linalg::YieldOp>(inner)) {
-        loads = -1;
-      }
-    });
-    if (loads != 1 || op.getRegion().isAncestor(in.getParentRegion()))
-      return failure();
+    Value in = loop->input;
     MLIRContext *ctx = &getContext();
     Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
     Value w = op.getDpsInputs()[0], za = op.getDpsInputs()[1],
@@ -1073,8 +1081,8 @@ struct MixUseMicrokernelsPass
     if (c < 1 || wType.getDimSize(1) != c || outType.getDimSize(0) != n ||
         outType.getDimSize(1) != f || (zws != 1 && zws != f))
       return failure();
-    ArrayRef<int64_t> strides = win.slice(0, 2), dilations = win.slice(2, 2),
-                      pad = win.slice(4, 4);
+    ArrayRef<int64_t> strides = loop->strides, dilations = loop->dilations,
+                      pad = loop->padding;
     lowering::ConvMaps expected =
         lowering::convMaps(strides, dilations, 1, wType, ctx);
     AffineMap zwMap = AffineMap::get(
@@ -1083,14 +1091,9 @@ struct MixUseMicrokernelsPass
         ctx);
     SmallVector<AffineMap> want = {
         expected.weight, AffineMap::get(7, 0, {}, ctx), zwMap, expected.output};
-    if (op.getIndexingMapsArray() != want)
+    if (op.getIndexingMapsArray() != want ||
+        !coversTaps(inType, wType, outType, *loop))
       return failure();
-    for (int i = 0; i < 2; ++i) {
-      int64_t o = outType.getDimSize(2 + i), k = wType.getDimSize(2 + i);
-      if (o > 0 && (o - 1) * strides[i] + (k - 1) * dilations[i] >=
-                       inType.getDimSize(2 + i) + pad[i] + pad[i + 2])
-        return failure();
-    }
     // Weight zero points that are all constant 0 (symmetric weights): none.
     bool zwNone = false;
     if (memref::GlobalOp global = constantGlobalOf(zw, symbols))
