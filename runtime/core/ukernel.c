@@ -706,26 +706,58 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
   }
 }
 
-#if UINTPTR_MAX > 0xffffffffu
-typedef struct uk_conv_job {
-  const uk_conv_problem *p;
-  uk_f32_fn fn;
-  uk_conv_pack_fn pack;
-  int64_t per, items; /* blocks per part, all blocks */
-} uk_conv_job;
+/* Items [begin, end) of a block-split convolution (runBlocks). */
+typedef void (*uk_blocks_fn)(const void *context, int64_t begin, int64_t end);
 
-static void convPart(void *context, int64_t begin, int64_t end) {
-  const uk_conv_job *job = (const uk_conv_job *)context;
+#if UINTPTR_MAX > 0xffffffffu
+typedef struct uk_blocks_job {
+  uk_blocks_fn fn;
+  const void *context;
+  int64_t per, items; /* blocks per part, all blocks */
+} uk_blocks_job;
+
+static void blocksPart(void *context, int64_t begin, int64_t end) {
+  const uk_blocks_job *job = (const uk_blocks_job *)context;
   for (int64_t i = begin; i < end; ++i) {
     const int64_t b = i * job->per;
-    convBlocks(job->p, job->fn, job->pack, b,
-               b + job->per < job->items ? b + job->per : job->items);
+    job->fn(job->context, b,
+            b + job->per < job->items ? b + job->per : job->items);
   }
 }
 #endif
 
-/* Split by whole blocks (each computed by one part the same way), from
- * 2^20 multiply-adds, as the GEMMs. */
+/* fn over blocks [0, items), split by whole blocks (each computed by one
+ * part the same way) from 2^20 multiply-adds (`macs`), as the GEMMs;
+ * 32-bit targets: one thread. */
+static void runBlocks(int64_t items, double macs, uk_blocks_fn fn,
+                      const void *context) {
+#if UINTPTR_MAX > 0xffffffffu
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
+  if (threads >= 2 && pf != NULL && items >= 2 && macs >= 1048576.0) {
+    uk_blocks_job job = {fn, context, (items + threads - 1) / threads, items};
+    const int64_t parts = (items + job.per - 1) / job.per;
+    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, blocksPart,
+       (void *)&job);
+    return;
+  }
+#else
+  (void)macs;
+#endif
+  fn(context, 0, items);
+}
+
+typedef struct uk_conv_call {
+  const uk_conv_problem *p;
+  uk_f32_fn fn;
+  uk_conv_pack_fn pack;
+} uk_conv_call;
+
+static void convCall(const void *context, int64_t begin, int64_t end) {
+  const uk_conv_call *c = (const uk_conv_call *)context;
+  convBlocks(c->p, c->fn, c->pack, begin, end);
+}
+
 static void runConv(const uk_conv_problem *p) {
   const uk_f32_fn fn = selectF32();
   uk_conv_pack_fn pack = convPack;
@@ -737,22 +769,11 @@ static void runConv(const uk_conv_problem *p) {
 #endif
   int64_t blocks, rest;
   mixrt_uk_divmod(p->OH * p->OW + UK_CONV_NB - 1, UK_CONV_NB, &blocks, &rest);
-  const int64_t items = p->N * blocks;
-#if UINTPTR_MAX > 0xffffffffu
-  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
-  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
-  if (threads >= 2 && pf != NULL && items >= 2 &&
-      (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
-              (double)(p->C * p->KH * p->KW) >=
-          1048576.0) {
-    uk_conv_job job = {p, fn, pack, (items + threads - 1) / threads, items};
-    const int64_t parts = (items + job.per - 1) / job.per;
-    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, convPart,
-       (void *)&job);
-    return;
-  }
-#endif
-  convBlocks(p, fn, pack, 0, items);
+  const uk_conv_call call = {p, fn, pack};
+  runBlocks(p->N * blocks,
+            (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
+                (double)(p->C * p->KH * p->KW),
+            convCall, &call);
 }
 
 /*===----------------------------------------------------------------------===*\
@@ -963,26 +984,17 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
   }
 }
 
-#if UINTPTR_MAX > 0xffffffffu
-typedef struct uk_conv_s8_job {
+typedef struct uk_conv_s8_call {
   const uk_conv_s8_problem *p;
   uk_s8_fn fn;
   uk_conv_s8_interleave_fn interleave;
-  int64_t per, items; /* blocks per part, all blocks */
-} uk_conv_s8_job;
+} uk_conv_s8_call;
 
-static void convPartS8(void *context, int64_t begin, int64_t end) {
-  const uk_conv_s8_job *job = (const uk_conv_s8_job *)context;
-  for (int64_t i = begin; i < end; ++i) {
-    const int64_t b = i * job->per;
-    convBlocksS8(job->p, job->fn, job->interleave, b,
-                 b + job->per < job->items ? b + job->per : job->items);
-  }
+static void convCallS8(const void *context, int64_t begin, int64_t end) {
+  const uk_conv_s8_call *c = (const uk_conv_s8_call *)context;
+  convBlocksS8(c->p, c->fn, c->interleave, begin, end);
 }
-#endif
 
-/* Split by whole blocks (each computed by one part the same way), from
- * 2^20 multiply-adds, as the GEMMs. */
 static void runConvS8(uk_conv_s8_problem *p) {
   const uk_s8_fn fn = selectS8();
   uk_conv_s8_interleave_fn interleave = convInterleaveS8;
@@ -1004,23 +1016,10 @@ static void runConvS8(uk_conv_s8_problem *p) {
                                    : (int)fit;
   int64_t blocks, rest;
   mixrt_uk_divmod(p->OH * p->OW + p->nb - 1, p->nb, &blocks, &rest);
-  const int64_t items = p->N * blocks;
-#if UINTPTR_MAX > 0xffffffffu
-  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
-  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
-  if (threads >= 2 && pf != NULL && items >= 2 &&
-      (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
-              (double)(p->C * p->KH * p->KW) >=
-          1048576.0) {
-    uk_conv_s8_job job = {p, fn, interleave, (items + threads - 1) / threads,
-                          items};
-    const int64_t parts = (items + job.per - 1) / job.per;
-    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED), parts, convPartS8,
-       (void *)&job);
-    return;
-  }
-#endif
-  convBlocksS8(p, fn, interleave, 0, items);
+  const uk_conv_s8_call call = {p, fn, interleave};
+  runBlocks(p->N * blocks,
+            (double)p->N * (double)(p->OH * p->OW) * (double)p->F * (double)K,
+            convCallS8, &call);
 }
 
 /*===----------------------------------------------------------------------===*\
