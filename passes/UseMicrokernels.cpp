@@ -229,6 +229,27 @@ Operation *adjacentComputation(Operation *op, bool forward) {
   return next;
 }
 
+/// Whether the i32 zero points `zp` are a constant global whose values all
+/// lie in [-128, 127], the range the int8 kernels accept (they refuse the
+/// call otherwise, and the call's status is not read); `allZero` tells
+/// whether they are all 0.
+bool constantInt8ZeroPoints(Value zp, SymbolTable &symbols, bool &allZero) {
+  memref::GlobalOp global = constantGlobalOf(zp, symbols);
+  std::optional<std::vector<char>> bytes =
+      global ? globalBytes(global) : std::nullopt;
+  if (!bytes || bytes->size() % 4 != 0)
+    return false;
+  allZero = true;
+  for (size_t i = 0; i < bytes->size(); i += 4) {
+    int32_t v;
+    std::memcpy(&v, bytes->data() + i, 4);
+    if (v < -128 || v > 127)
+      return false;
+    allZero = allZero && v == 0;
+  }
+  return true;
+}
+
 /// A convolution loop of the lowering over the unpadded input (marked with
 /// mix.ukernel_window): its window [strides 2, dilations 2, padding 4] and
 /// the input buffer, the one memref.load of its body (defined outside the
@@ -568,23 +589,18 @@ struct MixUseMicrokernelsPass
     if (!zbType || zbType.getElementType() != i32 ||
         !memref::isStaticShapeAndContiguousRowMajor(zbType))
       return failure();
-    bool zbPerColumn = zbType.getRank() == 1 && zbType.getDimSize(0) == n;
-    // Per-column zero points that are all constant 0 (symmetric weights,
-    // the quantizer's usual case) are passed as none: the kernels then skip
-    // the zb * sum_k (A - za) term, one pass over each row of A per block.
-    if (zbPerColumn)
-      if (memref::GlobalOp zbGlobal = constantGlobalOf(zb, symbols))
-        if (std::optional<std::vector<char>> zbBytes = globalBytes(zbGlobal))
-          if (llvm::all_of(*zbBytes, [](char x) { return x == 0; }))
-            zbPerColumn = false;
-    if (!zbPerColumn) {
-      memref::GlobalOp zbGlobal = constantGlobalOf(zb, symbols);
-      std::optional<std::vector<char>> zbBytes =
-          zbGlobal ? globalBytes(zbGlobal) : std::nullopt;
-      if (!zbBytes || (zbBytes->size() != 4 && zbType.getRank() != 1) ||
-          llvm::any_of(*zbBytes, [](char x) { return x != 0; }))
-        return failure();
-    }
+    // The weight zero points: constants in [-128, 127] (else the loops).
+    // Per-column ones that are all 0 (symmetric weights, the quantizer's
+    // usual case) are passed as none: the kernels then skip the zb *
+    // sum_k (A - za) term, one pass over each row of A per block; one zero
+    // point for every column must be 0.
+    bool zbAllZero = false;
+    if (!constantInt8ZeroPoints(zb, symbols, zbAllZero))
+      return failure();
+    bool zbPerColumn =
+        zbType.getRank() == 1 && zbType.getDimSize(0) == n && !zbAllZero;
+    if (!zbPerColumn && !zbAllZero)
+      return failure();
     linalg::FillOp fill = g->fill;
     memref::GlobalOp packedB =
         packedWeight(g->weight, MIXRT_UKERNEL_S8, symbols);
@@ -1094,11 +1110,20 @@ struct MixUseMicrokernelsPass
     if (op.getIndexingMapsArray() != want ||
         !coversTaps(inType, wType, outType, *loop))
       return failure();
-    // Weight zero points that are all constant 0 (symmetric weights): none.
-    bool zwNone = false;
-    if (memref::GlobalOp global = constantGlobalOf(zw, symbols))
-      if (std::optional<std::vector<char>> bytes = globalBytes(global))
-        zwNone = llvm::all_of(*bytes, [](char x) { return x == 0; });
+    // Weight zero points: constants in [-128, 127] (else the loops); all 0
+    // (symmetric weights): none. The input zero point: a constant in
+    // [-128, 127], or computed by a dynamic mix.quantize (within int8).
+    bool zwNone = false, zaZero = false;
+    if (!constantInt8ZeroPoints(zw, symbols, zwNone) ||
+        (constantGlobalOf(za, symbols) &&
+         !constantInt8ZeroPoints(za, symbols, zaZero)))
+      return failure();
+    // The body: the loop's one i32 product (x - za) * (w - zw).
+    int products = 0;
+    op.getRegion().walk(
+        [&](arith::MulIOp mul) { products += mul.getType().isInteger(32); });
+    if (products != 1)
+      return failure();
 
     // The kernel writes every output: the fill before it is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);

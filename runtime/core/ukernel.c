@@ -12,7 +12,7 @@
 
 #include "ukernel_internal.h"
 
-#if defined(__SSE2__)
+#if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
 
@@ -787,6 +787,10 @@ static void runConv(const uk_conv_problem *p) {
  * before) and before `end` otherwise. */
 static inline void convCopyS8(int8_t *d, const int8_t *s, int64_t n,
                               const int8_t *end) {
+  /* Nothing to read: s may then lie before the input (a segment whose taps
+   * are all left padding). */
+  if (n <= 0)
+    return;
   if (n >= 16) {
     int64_t i = 0;
     for (; i + 16 < n; i += 16)
@@ -875,7 +879,7 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
         const int8_t *from = src + iw0;
         const int64_t sw = p->sw;
         int j = 0;
-#if defined(__SSE2__)
+#if defined(__x86_64__)
         /* Stride 2: the even bytes of 32 (masked to 16 bits, packed),
          * where the 32 bytes lie before `end`; the writes may pass len as
          * convCopyS8's do. */

@@ -223,6 +223,22 @@ mix.network @qconv_symmetric precision(f32) (%x: tensor<1x2x5x5xf32>) -> tensor<
   mix.return %y : tensor<1x3x3x3xf32>
 }
 
+// Zero points outside [-128, 127], which the kernel would refuse, keep the
+// loops (hand-written qconv2d; mix-quantize never makes them).
+// CHECK-LABEL: func.func @mixc_net_qconv_wide_zero_points(
+// CHECK-NOT:     call @mixrt_ukernel_conv2d_s8s8s32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]
+// CHECK:         return
+mix.network @qconv_wide_zero_points precision(f32) (%q: tensor<1x1x4x4xi8>) -> tensor<1x2x4x4xf32> {
+  %s = mix.weight dense<0.5> : tensor<f32>
+  %z = mix.weight dense<0> : tensor<i32>
+  %w = mix.weight dense<1> : tensor<2x1x3x3xi8>
+  %ws = mix.weight dense<0.25> : tensor<2xf32>
+  %wz = mix.weight dense<[0, 200]> : tensor<2xi32>
+  %y = mix.qconv2d %q, %s, %z, %w, %ws, %wz {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>, tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<1x2x4x4xf32>
+  mix.return %y : tensor<1x2x4x4xf32>
+}
+
 // With enabled=false only the marks go.
 // OFF-NOT:     call @mixrt_ukernel
 // OFF-NOT:     mix.ukernel

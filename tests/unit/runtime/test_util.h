@@ -140,6 +140,32 @@ inline const char *simdLevelName(SimdLevel level) {
   return level == SimdLevel::kAvx2 ? "avx2" : "portable";
 }
 
+/// The shape of a convolution test (mixrt_ukernel_conv2d_f32 and
+/// mixrt_ukernel_conv2d_s8s8s32): N images, C input and F output channels,
+/// an OH x OW output, a KH x KW window, strides and dilations, padding.
+struct ConvShape {
+  int64_t n, c, f, oh, ow, kh, kw, sh, sw, dh, dw;
+  /// [top, left, bottom, right]
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
+  /// The unpadded input: the padded extent the taps cover minus the
+  /// padding (at least 0).
+  int64_t h() const {
+    const int64_t e = (oh - 1) * sh + (kh - 1) * dh + 1 - pt - pb;
+    return e < 0 ? 0 : e;
+  }
+  int64_t w() const {
+    const int64_t e = (ow - 1) * sw + (kw - 1) * dw + 1 - pl - pr;
+    return e < 0 ? 0 : e;
+  }
+  int64_t k() const { return c * kh * kw; }
+  int64_t outputs() const { return n * f * oh * ow; }
+  ConvShape padded(int64_t t, int64_t l, int64_t b, int64_t r) const {
+    ConvShape s = *this;
+    s.pt = t, s.pl = l, s.pb = b, s.pr = r;
+    return s;
+  }
+};
+
 } // namespace mixrt::test
 
 #endif // MIXRT_TESTS_TEST_UTIL_H

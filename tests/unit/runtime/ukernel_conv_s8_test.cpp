@@ -31,27 +31,6 @@ using namespace mixrt::test;
 
 namespace {
 
-struct ConvShape {
-  int64_t n, c, f, oh, ow, kh, kw, sh, sw, dh, dw;
-  /// [top, left, bottom, right]
-  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
-  int64_t h() const {
-    const int64_t e = (oh - 1) * sh + (kh - 1) * dh + 1 - pt - pb;
-    return e < 0 ? 0 : e;
-  }
-  int64_t w() const {
-    const int64_t e = (ow - 1) * sw + (kw - 1) * dw + 1 - pl - pr;
-    return e < 0 ? 0 : e;
-  }
-  int64_t k() const { return c * kh * kw; }
-  int64_t outputs() const { return n * f * oh * ow; }
-  ConvShape padded(int64_t t, int64_t l, int64_t b, int64_t r) const {
-    ConvShape s = *this;
-    s.pt = t, s.pl = l, s.pb = b, s.pr = r;
-    return s;
-  }
-};
-
 /// The weight's zero points: none, one for every filter, or one per filter.
 enum class WeightZp { none, one, perFilter };
 
@@ -189,6 +168,9 @@ TEST_CASE("ukernel.conv2d_s8 equals the exact sums on every path",
            ConvShape{1, 6, 7, 8, 33, 2, 4, 1, 2, 1, 1}.padded(0, 3, 1, 2),
            // Padding beyond the window: every output is a border one.
            ConvShape{1, 2, 3, 4, 5, 3, 3, 1, 1, 1, 1}.padded(3, 3, 3, 3),
+           // Taps wholly in the left padding of channel 0, row 0 (the
+           // staging once read 16 bytes before the input there; ASan).
+           ConvShape{1, 8, 1, 1, 1, 1, 3, 1, 1, 1, 2}.padded(0, 3, 0, 0),
        })
     for (int32_t zx : {0, 127})
       checkShape(s, zx, zx ? WeightZp::perFilter : WeightZp::none, rng);
@@ -210,9 +192,12 @@ TEST_CASE("ukernel.conv2d_s8 of an empty sum is 0", "[ukernel][conv][s8]") {
   std::mt19937 rng(61);
   checkShape(ConvShape{1, 0, 3, 2, 3, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1), 0,
              WeightZp::none, rng);
-  // Every tap padding: the zero point, which adds 0.
+  // Every tap padding: the zero point, which adds 0; an input of no
+  // columns (W = 0: no input at all, NULL).
   checkShape(ConvShape{1, 2, 3, 2, 2, 3, 3, 1, 1, 1, 1}.padded(3, 1, 3, 1), -7,
              WeightZp::perFilter, rng);
+  checkShape(ConvShape{1, 3, 2, 2, 1, 1, 2, 1, 1, 1, 19}.padded(0, 20, 0, 0), 4,
+             WeightZp::one, rng);
 }
 
 TEST_CASE("ukernel.conv2d_s8 gives the same sums for any number of threads",

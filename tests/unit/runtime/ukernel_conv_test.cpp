@@ -32,29 +32,6 @@ using namespace mixrt::test;
 
 namespace {
 
-struct ConvShape {
-  int64_t n, c, f, oh, ow, kh, kw, sh, sw, dh, dw;
-  /// [top, left, bottom, right]
-  int64_t pt = 0, pl = 0, pb = 0, pr = 0;
-  /// The unpadded input: the padded extent the taps cover minus the
-  /// padding (at least 0).
-  int64_t h() const {
-    const int64_t e = (oh - 1) * sh + (kh - 1) * dh + 1 - pt - pb;
-    return e < 0 ? 0 : e;
-  }
-  int64_t w() const {
-    const int64_t e = (ow - 1) * sw + (kw - 1) * dw + 1 - pl - pr;
-    return e < 0 ? 0 : e;
-  }
-  int64_t k() const { return c * kh * kw; }
-  int64_t outputs() const { return n * f * oh * ow; }
-  ConvShape padded(int64_t t, int64_t l, int64_t b, int64_t r) const {
-    ConvShape s = *this;
-    s.pt = t, s.pl = l, s.pb = b, s.pr = r;
-    return s;
-  }
-};
-
 /// The contract, as plainly as possible; `relu`: arith.maximumf(x, +0)
 /// after the bias (NaN kept, -0 to +0).
 std::vector<float> reference(const ConvShape &s, const std::vector<float> &in,
