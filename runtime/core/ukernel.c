@@ -873,7 +873,10 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
         lo = lo > len ? len : lo;
         hi = hi > len ? len : hi < lo ? lo : hi;
         convFillS8(d, zx, lo);
-        convCopyS8(d + lo, src + iw0 + lo, hi - lo, end);
+        /* Only a non-empty range forms its pointer (src + iw0 may lie
+         * before the input, which may be NULL when W is 0). */
+        if (hi > lo)
+          convCopyS8(d + lo, src + iw0 + lo, hi - lo, end);
         convFillS8(d + hi, zx, len - hi);
       } else if (iw0 >= 0 && iw0 + (len - 1) * p->sw < W) {
         const int8_t *from = src + iw0;
