@@ -918,15 +918,16 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
 }
 
 /* The portable interleave (uk_conv_s8_interleave_fn). */
-static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t kbp,
-                             int panels, int8_t *out) {
-  int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
+static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t rows,
+                             int panels, int64_t panel_bytes, int8_t *out,
+                             int32_t *sums, int add) {
   for (int q = 0; q < panels; ++q) {
-    int8_t *panel = out + q * kbp * UK_NR;
+    int8_t *panel = out + q * panel_bytes;
     int32_t *cs = sums + q * UK_NR;
-    for (int j = 0; j < UK_NR; ++j)
-      cs[j] = 0;
-    for (int64_t k = 0; k < kbp; ++k) {
+    if (!add)
+      for (int j = 0; j < UK_NR; ++j)
+        cs[j] = 0;
+    for (int64_t k = 0; k < rows; ++k) {
       const int8_t *src = t + k * pitch + q * UK_NR;
       int8_t *d = panel + (k / 4) * (UK_NR * 4) + k % 4;
       for (int j = 0; j < UK_NR; ++j) {
@@ -943,7 +944,8 @@ static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t kbp,
 static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
                          uk_conv_s8_interleave_fn interleave, int64_t begin,
                          int64_t end) {
-  int8_t staged[UK_CONV_S8_KB * (UK_CONV_NB + 16)] __attribute__((aligned(64)));
+  int8_t staged[UK_CONV_S8_ROWS * (UK_CONV_S8_NBMAX + 16)]
+      __attribute__((aligned(64)));
   int8_t packed[UK_CONV_S8_KB * UK_CONV_NB + UK_CONV_S8_NBMAX * 4]
       __attribute__((aligned(64)));
   int32_t zb[UK_CONV_S8_NBMAX];
@@ -952,6 +954,14 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
   for (int j = 0; j < NB; ++j)
     zb[j] = p->zx;
   const int64_t positions = p->OH * p->OW, K = p->C * p->KH * p->KW;
+  /* A 1x1 window of stride 1 without padding: the patch row of k = c is
+   * plane c of the image itself (position i reads element i), so the
+   * interleave reads the planes in place -- for k blocks of whole quads and
+   * blocks of whole panels, as it reads kbp rows of panels * UK_NR bytes;
+   * the others are staged. */
+  const int inPlace = p->KH == 1 && p->KW == 1 && p->sh == 1 && p->sw == 1 &&
+                      p->pt == 0 && p->pl == 0 && p->OH == p->H &&
+                      p->OW == p->W;
   int64_t blocks, rest;
   mixrt_uk_divmod(positions + NB - 1, NB, &blocks, &rest);
   for (int64_t item = begin; item < end; ++item) {
@@ -972,16 +982,31 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
     for (int64_t k0 = 0; k0 < K; k0 += UK_CONV_S8_KB) {
       const int64_t kb = K - k0 < UK_CONV_S8_KB ? K - k0 : UK_CONV_S8_KB;
       const int64_t kbp = (kb + 3) & ~(int64_t)3;
-      convStageS8(p, in, segs, nsegs, nb, panels * UK_NR, k0, kb, staged);
-      for (int64_t kk = kb; kk < kbp; ++kk)
-        convFillS8(staged + kk * pitch, 0, panels * UK_NR);
-      interleave(staged, pitch, kbp, panels, packed);
+      int32_t *const colsums =
+          (int32_t *)(void *)(packed + panels * kbp * UK_NR);
+      if (inPlace && kb == kbp && nb == panels * UK_NR) {
+        interleave(in + k0 * positions + p0, positions, kbp, panels,
+                   kbp * UK_NR, packed, colsums, 0);
+      } else {
+        /* UK_CONV_S8_ROWS rows at a time (k0 + kc < kb, as kc <= kbp - 4
+         * < kb), those past kb 0. */
+        for (int64_t kc = 0; kc < kbp; kc += UK_CONV_S8_ROWS) {
+          const int64_t rows =
+              kbp - kc < UK_CONV_S8_ROWS ? kbp - kc : UK_CONV_S8_ROWS;
+          const int64_t real = kb - kc < rows ? kb - kc : rows;
+          convStageS8(p, in, segs, nsegs, nb, panels * UK_NR, k0 + kc, real,
+                      staged);
+          for (int64_t kk = real; kk < rows; ++kk)
+            convFillS8(staged + kk * pitch, 0, panels * UK_NR);
+          interleave(staged, pitch, rows, panels, kbp * UK_NR,
+                     packed + kc * UK_NR, colsums, kc > 0);
+        }
+      }
       uk_s8_problem sub = {0};
       sub.M = p->F, sub.N = nb, sub.K = kb;
       sub.A = p->weight + k0, sub.lda = K;
       sub.panels = packed, sub.panel_bytes = kbp * UK_NR;
-      sub.colsums =
-          (const int32_t *)(const void *)(packed + panels * kbp * UK_NR);
+      sub.colsums = colsums;
       sub.a_zero_points = p->zw, sub.a_per_row = p->zw_per_row;
       sub.b_zero_points = p->zx ? zb : NULL;
       sub.Ci = out, sub.ldc = positions;

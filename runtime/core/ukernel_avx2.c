@@ -1245,17 +1245,22 @@ UK_T void mixrt_uk_dw_avx2(const uk_dw_problem *p) {
 }
 
 /* The int8 convolution's interleave (uk_conv_s8_interleave_fn): per panel
- * and quad of k, 4 staged rows of 16 bytes become the 64 bytes of 16
- * columns x 4 k (two rounds of unpacks), and their column sums are added
- * widened to int32. */
+ * and quad of k, 4 rows of 16 bytes become the 64 bytes of 16 columns x 4
+ * k (two rounds of unpacks), and their column sums are added widened to
+ * int32. */
 UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
-                                           int64_t kbp, int panels,
-                                           int8_t *out) {
-  int32_t *sums = (int32_t *)(void *)(out + panels * kbp * UK_NR);
+                                           int64_t rows, int panels,
+                                           int64_t panel_bytes, int8_t *out,
+                                           int32_t *sums, int add) {
   for (int q = 0; q < panels; ++q) {
-    int8_t *panel = out + q * kbp * UK_NR;
+    int8_t *panel = out + q * panel_bytes;
+    __m256i *cs = (__m256i *)(void *)(sums + q * UK_NR);
     __m256i lo = _mm256_setzero_si256(), hi = lo;
-    for (int64_t k = 0; k < kbp; k += 4) {
+    if (add) {
+      lo = _mm256_loadu_si256(cs);
+      hi = _mm256_loadu_si256(cs + 1);
+    }
+    for (int64_t k = 0; k < rows; k += 4) {
       const int8_t *src = t + k * pitch + q * UK_NR;
       const __m128i r0 = _mm_loadu_si128((const __m128i *)(const void *)src);
       const __m128i r1 =
@@ -1282,8 +1287,8 @@ UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
       hi = _mm256_add_epi32(
           hi, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(s, 1)));
     }
-    _mm256_storeu_si256((__m256i *)(void *)(sums + q * UK_NR), lo);
-    _mm256_storeu_si256((__m256i *)(void *)(sums + q * UK_NR + 8), hi);
+    _mm256_storeu_si256(cs, lo);
+    _mm256_storeu_si256(cs + 1, hi);
   }
 }
 

@@ -118,9 +118,12 @@ typedef struct uk_conv_ent {
   uint32_t m;
 } uk_conv_ent;
 
-/* k of one packed block of an int8 convolution's patches: KB x NB bytes
- * staged, then as many in the packed layout (64 KiB of stack). */
+/* k of one packed block of an int8 convolution's patches (KB x NB bytes in
+ * the packed layout, 32 KiB of stack), staged UK_CONV_S8_ROWS rows at a
+ * time (a multiple of 4: the interleave's quads), so that the staged rows
+ * are read back from L1. */
 #define UK_CONV_S8_KB 256
+#define UK_CONV_S8_ROWS 16
 /* Positions of a block of an int8 convolution whose K is small. */
 #define UK_CONV_S8_NBMAX 512
 
@@ -137,12 +140,15 @@ typedef struct uk_conv_s8_problem {
   int nb;
 } uk_conv_s8_problem;
 
-/* Rows [0, kbp) of the staged patches `t` (row k at t + k * pitch,
- * columns [0, panels * 16)) into pack_b's s8 layout at `out` (panels of
- * kbp * 16 bytes), then the panels' column sums (16 per panel) right after
- * them. */
+/* Rows [0, rows) of the patches `t` (row k at t + k * pitch, columns [0,
+ * panels * 16); rows a multiple of 4) into pack_b's s8 layout: panel q's
+ * rows at out + q * panel_bytes (16 bytes per row, in quads of 16 columns
+ * x 4 rows); their column sums (16 per panel, at sums + q * 16) are stored,
+ * or added to those there when `add`. */
 typedef void (*uk_conv_s8_interleave_fn)(const int8_t *t, int64_t pitch,
-                                         int64_t kbp, int panels, int8_t *out);
+                                         int64_t rows, int panels,
+                                         int64_t panel_bytes, int8_t *out,
+                                         int32_t *sums, int add);
 
 /* Table entries (taps x runs of a block) kept on the stack (16 KiB). */
 #define UK_CONV_TAB 1024
@@ -424,8 +430,10 @@ UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512vnni(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_s8_amx(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
-                                                int64_t kbp, int panels,
-                                                int8_t *out);
+                                                int64_t rows, int panels,
+                                                int64_t panel_bytes,
+                                                int8_t *out, int32_t *sums,
+                                                int add);
 #endif
 
 /*===----------------------------------------------------------------------===*\

@@ -297,9 +297,10 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
  *  MIXRT_UKERNEL_A_PER_ROW in `flags` (the weight is the GEMMs' left-hand
  *  side), or 0 when NULL. The patches of a block of 128 output positions
  *  (up to 512 when K is small) and 256 k are packed into stack buffers
- *  (about 70 KiB; with the GEMM path's own, up to about 100 KiB of stack
+ *  (about 60 KiB; with the GEMM path's own, up to about 90 KiB of stack
  *  per calling thread, on avx512vnni) in the layout of
- *  mixrt_ukernel_pack_b and multiplied by
+ *  mixrt_ukernel_pack_b -- staged 16 k at a time, or read in place for a
+ *  1x1 window of stride 1 without padding -- and multiplied by
  *  the int8 GEMM path (the CPU's best or mixrt_ukernel_set_isa's, amx
  *  included), the sums of later k blocks added to the output. With
  *  mixrt_ukernel_set_parallel, work of at least 2^20 multiply-adds is split

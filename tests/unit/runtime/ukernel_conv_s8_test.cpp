@@ -142,6 +142,17 @@ TEST_CASE("ukernel.conv2d_s8 equals the exact sums on every path",
       checkShape(ConvShape{c == 1 || c == 257 ? 2 : 1, c, 17, side, side, 1, 1,
                            1, 1, 1, 1},
                  0, WeightZp::none, rng);
+  // The same planes read in place by the interleave (blocks of whole
+  // panels, k blocks of whole quads) next to staged ones: 20x20 = 3 blocks
+  // of 128 and one of 16 positions, 2x9 = 18 (staged: not whole panels); K
+  // = 8, 260 = 256 + 4, 258 = 256 + 2 (the last k block staged); zero
+  // points; a dilation (nothing to a 1x1 window); two images.
+  for (int64_t c : {8, 258, 260})
+    for (int64_t d : {1, 3})
+      for (ConvShape s : {ConvShape{2, c, 33, 20, 20, 1, 1, 1, 1, d, d},
+                          ConvShape{2, c, 5, 2, 9, 1, 1, 1, 1, d, d}})
+        checkShape(s, c == 8 ? -128 : 7,
+                   c == 258 ? WeightZp::one : WeightZp::perFilter, rng);
   // 3x3 (K = 576 and 1152), F around AMX's 32-row blocks.
   for (int64_t f : {1, 3, 17, 31, 32, 33, 47, 64})
     checkShape(ConvShape{1, 64, f, 9, 9, 3, 3, 1, 1, 1, 1}.padded(1, 1, 1, 1),
