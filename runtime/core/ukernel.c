@@ -814,6 +814,31 @@ static inline void convFillS8(int8_t *d, int8_t v, int64_t n) {
     __builtin_memcpy(d + i, chunk, 16);
 }
 
+/* Copies bytes 0, sw, .., (n - 1) * sw of s to d[0 .. n) (n > 0). Stride
+ * 2 on x86-64: the even bytes of 32 (masked to 16 bits, packed) where the
+ * 32 bytes lie before `end`; the writes may pass n as convCopyS8's do. */
+static inline void convCopyStridedS8(int8_t *d, const int8_t *s, int n,
+                                     int64_t sw, const int8_t *end) {
+  int j = 0;
+#if defined(__x86_64__)
+  if (sw == 2)
+    for (; j < n && end - (s + 2 * j) >= 32; j += 16) {
+      const __m128i lo8 = _mm_set1_epi16(0x00ff);
+      const __m128i a =
+          _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * j));
+      const __m128i b =
+          _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * j + 16));
+      _mm_storeu_si128(
+          (__m128i *)(void *)(d + j),
+          _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8)));
+    }
+#else
+  (void)end;
+#endif
+  for (; j < n; ++j)
+    d[j] = s[j * sw];
+}
+
 /* The positions of a block that lie in one output row: from column i of
  * the block, len of them; their first tap reads input row oh * sh - pt
  * (+ kh * dh) and column ow * sw - pl (+ kw * dw). */
@@ -878,32 +903,19 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
         if (hi > lo)
           convCopyS8(d + lo, src + iw0 + lo, hi - lo, end);
         convFillS8(d + hi, zx, len - hi);
-      } else if (iw0 >= 0 && iw0 + (len - 1) * p->sw < W) {
-        const int8_t *from = src + iw0;
-        const int64_t sw = p->sw;
-        int j = 0;
-#if defined(__x86_64__)
-        /* Stride 2: the even bytes of 32 (masked to 16 bits, packed),
-         * where the 32 bytes lie before `end`; the writes may pass len as
-         * convCopyS8's do. */
-        if (sw == 2)
-          for (; j < len && end - (from + 2 * j) >= 32; j += 16) {
-            const __m128i lo8 = _mm_set1_epi16(0x00ff);
-            const __m128i a =
-                _mm_loadu_si128((const __m128i *)(const void *)(from + 2 * j));
-            const __m128i b = _mm_loadu_si128(
-                (const __m128i *)(const void *)(from + 2 * j + 16));
-            _mm_storeu_si128(
-                (__m128i *)(void *)(d + j),
-                _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8)));
-          }
-#endif
-        for (; j < len; ++j)
-          d[j] = from[j * sw];
       } else {
-        int64_t iw = iw0;
-        for (int j = 0; j < len; ++j, iw += p->sw)
-          d[j] = iw >= 0 && iw < W ? src[iw] : zx;
+        /* Positions [lo, hi) read inside the row (column iw0 + j * sw):
+         * a few at each border. */
+        const int64_t sw = p->sw;
+        int lo = 0, hi = len;
+        while (lo < len && iw0 + lo * sw < 0)
+          ++lo;
+        while (hi > lo && iw0 + (hi - 1) * sw >= W)
+          --hi;
+        convFillS8(d, zx, lo);
+        if (hi > lo)
+          convCopyStridedS8(d + lo, src + iw0 + lo * sw, hi - lo, sw, end);
+        convFillS8(d + hi, zx, len - hi);
       }
     }
     convFillS8(row + nb, 0, cols - nb);
