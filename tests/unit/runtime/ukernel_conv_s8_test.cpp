@@ -177,6 +177,9 @@ TEST_CASE("ukernel.conv2d_s8 equals the exact sums on every path",
            ConvShape{1, 3, 5, 5, 17, 5, 3, 2, 1, 1, 2}.padded(2, 1, 0, 1),
            ConvShape{2, 4, 6, 7, 9, 3, 3, 3, 3, 2, 2}.padded(1, 2, 3, 0),
            ConvShape{1, 6, 7, 8, 33, 2, 4, 1, 2, 1, 1}.padded(0, 3, 1, 2),
+           // Rows of 3 columns under 2 of padding each side: segments that
+           // start in the left padding and end in the right one.
+           ConvShape{1, 4, 5, 3, 5, 3, 3, 1, 1, 1, 1}.padded(1, 2, 1, 2),
            // Padding beyond the window: every output is a border one.
            ConvShape{1, 2, 3, 4, 5, 3, 3, 1, 1, 1, 1}.padded(3, 3, 3, 3),
            // Taps wholly in the left padding of channel 0, row 0 (the
