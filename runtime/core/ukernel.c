@@ -901,7 +901,7 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
         /* Only a non-empty range forms its pointer (src + iw0 may lie
          * before the input, which may be NULL when W is 0). */
         if (hi > lo)
-          convCopyS8(d + lo, src + iw0 + lo, hi - lo, end);
+          convCopyS8(d + lo, src + (iw0 + lo), hi - lo, end);
         convFillS8(d + hi, zx, len - hi);
       } else {
         /* Positions [lo, hi) read inside the row (column iw0 + j * sw):
@@ -914,7 +914,7 @@ static void convStageS8(const uk_conv_s8_problem *p, const int8_t *in,
           --hi;
         convFillS8(d, zx, lo);
         if (hi > lo)
-          convCopyStridedS8(d + lo, src + iw0 + lo * sw, hi - lo, sw, end);
+          convCopyStridedS8(d + lo, src + (iw0 + lo * sw), hi - lo, sw, end);
         convFillS8(d + hi, zx, len - hi);
       }
     }
@@ -1000,7 +1000,7 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
         interleave(in + k0 * positions + p0, positions, kbp, panels,
                    kbp * UK_NR, packed, colsums, 0);
       } else {
-        /* UK_CONV_S8_ROWS rows at a time (k0 + kc < kb, as kc <= kbp - 4
+        /* UK_CONV_S8_ROWS rows at a time (kc < kb, as kc <= kbp - 4
          * < kb), those past kb 0. */
         for (int64_t kc = 0; kc < kbp; kc += UK_CONV_S8_ROWS) {
           const int64_t rows =

@@ -119,11 +119,13 @@ typedef struct uk_conv_ent {
 } uk_conv_ent;
 
 /* k of one packed block of an int8 convolution's patches (KB x NB bytes in
- * the packed layout, 32 KiB of stack), staged UK_CONV_S8_ROWS rows at a
- * time (a multiple of 4: the interleave's quads), so that the staged rows
- * are read back from L1. */
+ * the packed layout and their column sums, 34 KiB of stack), staged
+ * UK_CONV_S8_ROWS rows at a time (a multiple of 4: the interleave's quads),
+ * so that the staged rows are read back from L1. */
 #define UK_CONV_S8_KB 256
 #define UK_CONV_S8_ROWS 16
+_Static_assert(UK_CONV_S8_ROWS % 4 == 0 && UK_CONV_S8_KB % UK_CONV_S8_ROWS == 0,
+               "the staged rows are whole quads of the k block");
 /* Positions of a block of an int8 convolution whose K is small. */
 #define UK_CONV_S8_NBMAX 512
 
