@@ -950,6 +950,55 @@ static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t rows,
   }
 }
 
+static int64_t quantizePart(const float *x, int64_t n, const uk_quant *q,
+                            int8_t *out, mixrt_ukernel_isa isa);
+
+/* The portable rescale row (uk_rescale_fn). */
+static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
+                                  float bias, int has_bias, int relu,
+                                  float *y) {
+  int64_t first = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    float v = (float)(s * (double)acc[j]);
+    if (has_bias)
+      v = v + bias;
+    if (first < 0 && !(v - v == 0.0f)) /* +-Inf - +-Inf: NaN */
+      first = j;
+    y[j] = relu ? uk_relu(v) : v;
+  }
+  return first;
+}
+
+/* The epilogue of mixrt_ukernel_conv2d_s8_rescale on the nb sums of each
+ * filter of a block (positions p0 .. p0 + nb - 1 of image `image`). */
+static void convEpilogueS8(const uk_conv_s8_problem *p, int64_t image,
+                           int64_t p0, int nb) {
+  uk_conv_s8_epilogue *e = p->epilogue;
+  const int64_t positions = p->OH * p->OW;
+  float row[UK_CONV_S8_NBMAX] __attribute__((aligned(64)));
+  int64_t first = -1;
+  for (int64_t f = 0; f < p->F; ++f) {
+    const int64_t at = (image * p->F + f) * positions + p0;
+    const double s = e->xscale * (double)e->wscales[f];
+    const float b = e->bias ? e->bias[f] : 0.0f;
+    float *y = e->outf ? e->outf + at : row;
+    const int64_t bad =
+        e->rescale(p->output + at, nb, s, b, e->bias != NULL, e->relu, y);
+    if (bad >= 0 && first < 0)
+      first = at + bad;
+    if (e->outq)
+      (void)quantizePart(row, nb, &e->q, e->outq + at, e->isa);
+  }
+  if (first < 0)
+    return;
+  /* The smallest index over the blocks (and threads). */
+  int64_t seen = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
+  while ((seen < 0 || first < seen) &&
+         !__atomic_compare_exchange_n(&e->first, &seen, first, 0,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
 /* Blocks [begin, end) of the N x ceil(OH*OW / UK_CONV_NB) blocks: per k
  * block, stage and pack the patches, then the GEMM path with the weight as
  * A (the block's sums added to the previous k blocks' in the output). */
@@ -1025,6 +1074,8 @@ static void convBlocksS8(const uk_conv_s8_problem *p, uk_s8_fn fn,
       sub.accumulate = k0 > 0;
       fn(&sub);
     }
+    if (p->epilogue)
+      convEpilogueS8(p, image, p0, nb);
   }
 }
 
@@ -1294,15 +1345,19 @@ mixrt_status_code mixrt_ukernel_conv2d_f32(
   return MIXRT_STATUS_OK;
 }
 
-mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
-    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
-    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
-    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
-    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
-    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
-    int64_t OW, int32_t *output, uint32_t flags) {
-  if (N < 0 || C < 0 || F < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_A_PER_ROW) ||
-      input_zero_point < -128 || input_zero_point > 127 ||
+/* The checks and the problem of the int8 convolutions: INVALID_ARGUMENT,
+ * or OK with *empty set when there is nothing to compute. */
+static mixrt_status_code
+convS8Problem(int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+              int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+              const int8_t *weight, const int32_t *weight_zero_points,
+              int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+              int64_t dilation_w, int64_t pad_top, int64_t pad_left,
+              int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
+              int32_t *output, int per_row, uk_conv_s8_problem *p, int *empty) {
+  *empty = 0;
+  if (N < 0 || C < 0 || F < 0 || input_zero_point < -128 ||
+      input_zero_point > 127 ||
       !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
                    pad_top, pad_left, pad_bottom, pad_right, OH, OW))
     return MIXRT_STATUS_INVALID_ARGUMENT;
@@ -1312,38 +1367,125 @@ mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
       !mulFits(e, inPlane, &e) || !mulFits(N, F, &e) ||
       !mulFits(e, outPlane, &e) || !mulFits(e, 4, &e) || !mulFits(F, k, &e))
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  const int per_row = (flags & MIXRT_UKERNEL_A_PER_ROW) != 0;
   if (!zeroPointsValid(weight_zero_points, per_row ? F : 1))
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  if (N == 0 || F == 0 || outPlane == 0)
+  if (N == 0 || F == 0 || outPlane == 0) {
+    *empty = 1;
     return MIXRT_STATUS_OK;
+  }
   if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
       output == NULL)
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  uk_conv_s8_problem p = {N,
-                          C,
-                          H,
-                          W,
-                          F,
-                          KH,
-                          KW,
-                          stride_h,
-                          stride_w,
-                          dilation_h,
-                          dilation_w,
-                          pad_top,
-                          pad_left,
-                          OH,
-                          OW,
-                          input,
-                          weight,
-                          input_zero_point,
-                          weight_zero_points,
-                          per_row,
-                          output,
-                          UK_CONV_NB};
+  const uk_conv_s8_problem q = {N,
+                                C,
+                                H,
+                                W,
+                                F,
+                                KH,
+                                KW,
+                                stride_h,
+                                stride_w,
+                                dilation_h,
+                                dilation_w,
+                                pad_top,
+                                pad_left,
+                                OH,
+                                OW,
+                                input,
+                                weight,
+                                input_zero_point,
+                                weight_zero_points,
+                                per_row,
+                                output,
+                                UK_CONV_NB,
+                                NULL};
+  *p = q;
+  return MIXRT_STATUS_OK;
+}
+
+mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, int32_t *output, uint32_t flags) {
+  if (flags & ~(uint32_t)MIXRT_UKERNEL_A_PER_ROW)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  uk_conv_s8_problem p;
+  int empty;
+  const mixrt_status_code status = convS8Problem(
+      N, C, H, W, input, input_zero_point, F, KH, KW, weight,
+      weight_zero_points, stride_h, stride_w, dilation_h, dilation_w, pad_top,
+      pad_left, pad_bottom, pad_right, OH, OW, output,
+      (flags & MIXRT_UKERNEL_A_PER_ROW) != 0, &p, &empty);
+  if (status != MIXRT_STATUS_OK || empty)
+    return status;
   runConvS8(&p);
   return MIXRT_STATUS_OK;
+}
+
+/* Whether v is finite (and positive when `positive`). */
+static int finiteScale(float v, int positive) {
+  return v - v == 0.0f && (!positive || v > 0.0f);
+}
+
+int64_t mixrt_ukernel_conv2d_s8_rescale(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, int32_t *sums, float input_scale, const float *weight_scales,
+    const float *bias, float output_scale, int32_t output_zero_point,
+    int32_t output_qmin, void *output, uint32_t flags) {
+  const uint32_t known =
+      MIXRT_UKERNEL_A_PER_ROW | MIXRT_UKERNEL_RELU | MIXRT_UKERNEL_OUT_S8;
+  const int outS8 = (flags & MIXRT_UKERNEL_OUT_S8) != 0;
+  if ((flags & ~known) || !finiteScale(input_scale, 1) ||
+      (outS8 && (!(output_scale > 0.0f) || output_zero_point < -128 ||
+                 output_zero_point > 127 ||
+                 (output_qmin != -128 && output_qmin != -127))))
+    return -2;
+  uk_conv_s8_problem p;
+  int empty;
+  if (convS8Problem(N, C, H, W, input, input_zero_point, F, KH, KW, weight,
+                    weight_zero_points, stride_h, stride_w, dilation_h,
+                    dilation_w, pad_top, pad_left, pad_bottom, pad_right, OH,
+                    OW, sums, (flags & MIXRT_UKERNEL_A_PER_ROW) != 0, &p,
+                    &empty) != MIXRT_STATUS_OK)
+    return -2;
+  if (empty)
+    return -1;
+  if (output == NULL || weight_scales == NULL)
+    return -2;
+  for (int64_t f = 0; f < F; ++f)
+    if (!finiteScale(weight_scales[f], 1) ||
+        (bias != NULL && !finiteScale(bias[f], 0)))
+      return -2;
+  const mixrt_ukernel_isa isa = mixrt_ukernel_get_isa();
+  uk_conv_s8_epilogue e;
+  e.xscale = (double)input_scale;
+  e.wscales = weight_scales;
+  e.bias = bias;
+  e.relu = (flags & MIXRT_UKERNEL_RELU) != 0;
+  e.rescale = rescaleRowPortable;
+#if defined(__x86_64__)
+  if (isa >= MIXRT_UKERNEL_ISA_AVX512)
+    e.rescale = mixrt_uk_rescale_s32_avx512;
+  else if (isa >= MIXRT_UKERNEL_ISA_AVX2)
+    e.rescale = mixrt_uk_rescale_s32_avx2;
+#endif
+  e.isa = isa;
+  e.q.scale = output_scale;
+  e.q.zero_point = output_zero_point;
+  e.q.qmin = output_qmin;
+  e.outf = outS8 ? NULL : (float *)output;
+  e.outq = outS8 ? (int8_t *)output : NULL;
+  e.first = -1;
+  p.epilogue = &e;
+  runConvS8(&p);
+  return e.first;
 }
 
 static inline uint32_t ukBits(float f) {

@@ -171,6 +171,47 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
   return first;
 }
 
+/* mixrt_ukernel_conv2d_s8_rescale's row (uk_rescale_fn): 8 sums per step,
+ * two f64 products of 4 (exact conversions, one rounding each to f32),
+ * the f32 bias add, an Inf test on |v| (the bits of +Inf), then relu by
+ * vmaxps(v, +0) (+0 for -0 and negative v; v is never NaN). The tail as
+ * the portable row. */
+UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
+                                       float bias, int has_bias, int relu,
+                                       float *y) {
+  const __m256d sv = _mm256_set1_pd(s);
+  const __m256 bv = _mm256_set1_ps(bias), zero = _mm256_setzero_ps();
+  const __m256i absMask = _mm256_set1_epi32(0x7fffffff),
+                inf = _mm256_set1_epi32(0x7f800000);
+  int64_t first = -1, j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256i a =
+        _mm256_loadu_si256((const __m256i *)(const void *)(acc + j));
+    const __m128 lo = _mm256_cvtpd_ps(
+        _mm256_mul_pd(sv, _mm256_cvtepi32_pd(_mm256_castsi256_si128(a))));
+    const __m128 hi = _mm256_cvtpd_ps(
+        _mm256_mul_pd(sv, _mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1))));
+    __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+    if (has_bias)
+      v = _mm256_add_ps(v, bv);
+    const __m256i bad = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_castps_si256(v), absMask), inf);
+    if (first < 0 && !_mm256_testz_si256(bad, bad))
+      first = j + __builtin_ctz(
+                      (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(bad)));
+    _mm256_storeu_ps(y + j, relu ? _mm256_max_ps(v, zero) : v);
+  }
+  for (; j < n; ++j) {
+    float v = (float)(s * (double)acc[j]);
+    if (has_bias)
+      v = v + bias;
+    if (first < 0 && !(v - v == 0.0f))
+      first = j;
+    y[j] = relu ? uk_relu(v) : v;
+  }
+  return first;
+}
+
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {
   return valid >= 8 ? _mm256_loadu_ps(p)
                     : _mm256_maskload_ps(p, laneMask(valid));

@@ -1125,6 +1125,37 @@ UK_INLINE UK_T int64_t quantizeLoop(const float *x, int64_t n,
   return first;
 }
 
+/* mixrt_ukernel_conv2d_s8_rescale's row (uk_rescale_fn): 16 sums per step,
+ * two f64 products of 8, as the AVX2 row; the tail masked (lanes past n
+ * read and write nothing). */
+UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
+                                         double s, float bias, int has_bias,
+                                         int relu, float *y) {
+  const __m512d sv = _mm512_set1_pd(s);
+  const __m512 bv = _mm512_set1_ps(bias), zero = _mm512_setzero_ps();
+  const __m512i absMask = _mm512_set1_epi32(0x7fffffff),
+                inf = _mm512_set1_epi32(0x7f800000);
+  int64_t first = -1;
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 m =
+        n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1u);
+    const __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
+    const __m256 lo = _mm512_cvtpd_ps(
+        _mm512_mul_pd(sv, _mm512_cvtepi32_pd(_mm512_castsi512_si256(a))));
+    const __m256 hi = _mm512_cvtpd_ps(
+        _mm512_mul_pd(sv, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1))));
+    __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+    if (has_bias)
+      v = _mm512_add_ps(v, bv);
+    const __mmask16 bad = _mm512_mask_cmpeq_epi32_mask(
+        m, _mm512_and_si512(_mm512_castps_si512(v), absMask), inf);
+    if (first < 0 && bad)
+      first = j + __builtin_ctz((unsigned)bad);
+    _mm512_mask_storeu_ps(y + j, m, relu ? _mm512_max_ps(v, zero) : v);
+  }
+  return first;
+}
+
 UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
                                              const uk_quant *qp, int8_t *out) {
   const int mode = mixrt_uk_quant_mode(qp->scale);

@@ -140,6 +140,9 @@ typedef struct uk_conv_s8_problem {
   /* Positions per block: UK_CONV_NB, or up to UK_CONV_S8_NBMAX when K is
    * small (the blocks' staged and packed bytes stay within the buffers). */
   int nb;
+  /* The epilogue of mixrt_ukernel_conv2d_s8_rescale, run on each block's
+   * sums (NULL: none, the sums are the output). */
+  struct uk_conv_s8_epilogue *epilogue;
 } uk_conv_s8_problem;
 
 /* Rows [0, rows) of the patches `t` (row k at t + k * pitch, columns [0,
@@ -351,6 +354,30 @@ typedef struct uk_quant {
   int32_t zero_point, qmin;
 } uk_quant;
 
+/* One row of the rescale of mixrt_ukernel_conv2d_s8_rescale: y[j] =
+ * (float)(s * (double)acc[j]) (+ bias, one f32 add, when has_bias), relu'd
+ * (x > 0 ? x : +0) when `relu`; returns the first j whose value before the
+ * relu is not finite, or -1. y may be (float *)acc: each element is read
+ * before it is written. */
+typedef int64_t (*uk_rescale_fn)(const int32_t *acc, int64_t n, double s,
+                                 float bias, int has_bias, int relu, float *y);
+
+/* The whole epilogue: the rescale of every filter f (s = (double)xscale *
+ * (double)wscales[f]), the output f32 (outf) or quantized (outq, q), and
+ * the first non-finite index found (the smallest over every block, updated
+ * atomically; -1 while none). */
+typedef struct uk_conv_s8_epilogue {
+  double xscale;
+  const float *wscales, *bias;
+  int relu;
+  uk_rescale_fn rescale;
+  mixrt_ukernel_isa isa; /* the quantize's path */
+  uk_quant q;
+  float *outf;
+  int8_t *outq;
+  int64_t first;
+} uk_conv_s8_epilogue;
+
 /* roundeven(v) in f32 without libm (C99 arithmetic only, round to nearest
  * even as the FPU's default mode): for |v| < 2^23, (|v| + 2^23) - 2^23
  * rounds |v| to an integer, ties to even, exactly (the sum lies in [2^23,
@@ -412,6 +439,12 @@ UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
 UK_HIDDEN int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,
                                                   const uk_quant *q,
                                                   int8_t *out);
+UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n,
+                                            double s, float bias, int has_bias,
+                                            int relu, float *y);
+UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
+                                              double s, float bias,
+                                              int has_bias, int relu, float *y);
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx2(const uk_s8_problem *p);
 UK_HIDDEN void mixrt_uk_f32_avx512(const uk_f32_problem *p);

@@ -90,6 +90,9 @@ enum {
   /** int8: a_scales and a_zero_points hold one value per row of A (M
    *  values), not one. */
   MIXRT_UKERNEL_A_PER_ROW = 1u << 1,
+  /** mixrt_ukernel_conv2d_s8_rescale: quantize the rescaled values to int8
+   *  (the output is int8, not f32). Added in API version 14. */
+  MIXRT_UKERNEL_OUT_S8 = 1u << 2,
 };
 
 /** Bytes of the packed B of a K x N matrix of `type` (header included), or
@@ -318,6 +321,55 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
     int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
     int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
     int64_t OW, int32_t *output, uint32_t flags);
+
+/** mixrt_ukernel_conv2d_s8s8s32 with the int8 rescale (and optionally the
+ *  next layer's quantize) run on each block of sums while it is in cache,
+ *  instead of two more passes over memory. The exact sums are written to
+ *  `sums` (N x F x OH x OW int32, as mixrt_ukernel_conv2d_s8s8s32 writes
+ *  its output); then every output, in the order of mixc's lowering of
+ *  mix.qconv2d (+ mix.relu, + a static mix.quantize):
+ *
+ *    y = (float)(((double)input_scale * (double)weight_scales[f]) *
+ *                (double)sum)            (f64 products, one rounding)
+ *    y = y + bias[f]                     (one f32 add, when bias is not NULL)
+ *    y = y > 0 ? y : +0.0                (with MIXRT_UKERNEL_RELU)
+ *    f32 output: output[n][f][oh][ow] = y
+ *    MIXRT_UKERNEL_OUT_S8: output[...] = y quantized exactly as
+ *        mixrt_ukernel_quantize_f32_s8(y, output_scale, output_zero_point,
+ *        output_qmin) does it (int8)
+ *
+ *  The scales must be finite and positive (input_scale, the F weight
+ *  scales; output_scale positive, not NaN, with MIXRT_UKERNEL_OUT_S8), the
+ *  bias finite, so y is never NaN; the value before the relu may still
+ *  overflow to +-Inf, which the call reports. `output` (N x F x OH x OW f32,
+ *  or int8 with MIXRT_UKERNEL_OUT_S8) may be the same bytes as `sums` for
+ *  an f32 output (each block's sums are then overwritten by its results);
+ *  otherwise it must not overlap `sums`, and neither may overlap the input,
+ *  the weight or the other arguments. Flags: MIXRT_UKERNEL_A_PER_ROW (the
+ *  weight zero points, as for mixrt_ukernel_conv2d_s8s8s32),
+ *  MIXRT_UKERNEL_RELU, MIXRT_UKERNEL_OUT_S8. Blocks, threads and stack as
+ *  mixrt_ukernel_conv2d_s8s8s32 (plus 2 KiB of stack for a row of y);
+ *  results identical for any thread count and on every path (the vector
+ *  paths convert 4 or 8 sums per f64 vector and quantize with the vector
+ *  code of mixrt_ukernel_quantize_f32_s8).
+ *  Returns -1 when every output is written and every y finite; the index
+ *  (n, f, oh, ow row-major) of the first y that is not finite before the
+ *  relu (every output still written, an infinite y relu'd and quantized as
+ *  above: +Inf to 127, -Inf to output_qmin or, with the relu, +0 and the
+ *  zero point); -2, nothing written, for the arguments
+ *  mixrt_ukernel_conv2d_s8s8s32 refuses, other flags, a scale, bias,
+ *  zero point or qmin outside the above, or a NULL `sums`, `output` or
+ *  `weight_scales` (allowed when the output is empty). Added in API
+ *  version 14. */
+MIXRT_API int64_t mixrt_ukernel_conv2d_s8_rescale(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
+    const int8_t *weight, const int32_t *weight_zero_points, int64_t stride_h,
+    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+    int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
+    int64_t OW, int32_t *sums, float input_scale, const float *weight_scales,
+    const float *bias, float output_scale, int32_t output_zero_point,
+    int32_t output_qmin, void *output, uint32_t flags);
 
 /** One task of a parallel loop: runs the items [begin, end). */
 typedef void (*mixrt_parallel_task)(void *context, int64_t begin, int64_t end);
