@@ -435,6 +435,12 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
       same size and element width and no other operand reads that input
       (transposed, say, as a fused `z + transpose(z)` does) or another view
       of it (in place, as TFLite Micro and TVM's planners do);
+    - keeps what an int8 convolution (the loop marked `"conv2d_s8"`) reads
+      live through the rescale loop, relu and quantize right after it,
+      which `mix-use-microkernels` may run inside the convolution's call
+      (`mixrt_ukernel_conv2d_s8_rescale`): their outputs are then never
+      placed in its input's bytes (a little more workspace: the small CNN
+      of `bench_conv` 1,003,520 -> 1,103,872 bytes);
     - places the buffers in one workspace, largest first, each at the lowest
       64-byte-aligned offset that overlaps no buffer live at the same time;
     - adds the workspace as a last argument `memref<Nxi8>` and replaces each
@@ -582,7 +588,21 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     [F], i32 output) becomes one call of `mixrt_ukernel_conv2d_s8s8s32`
     (the input zero point loaded and passed by value; weight zero points
     that are all constant 0 passed as none), which packs the patches block
-    by block and writes the exact i32 sums in NCHW for the rescale. The
+    by block and writes the exact i32 sums in NCHW for the rescale. When
+    the rescale loop of `qconv2d` follows (per-filter weight scales and
+    bias constants, positive and finite), with or without a relu after it
+    or fused in it, and then optionally a per-tensor quantize with
+    constant scale and zero point whose f32 input nothing else reads, the
+    call is `mixrt_ukernel_conv2d_s8_rescale` instead: it runs that
+    epilogue on each block of sums while in cache and writes the f32
+    result, or the quantized int8 one (`MIXRT_UKERNEL_OUT_S8`), the next
+    convolution's input; the loop, its epilogue loops and their calls stay
+    behind it in an `scf.if`, run when the call returns another value than
+    -1 (checks on: a rescaled value that is not finite, which they report
+    as before) or -2 (checks off: refused). The call writes that output
+    while it reads the input: they must not overlap (mix-plan-memory keeps
+    the input live through the epilogue), nor the sums unless the output
+    is f32 in their bytes. The
     product of two f32 activations (`matmul`, marked `"matmul_f32"`: A
     [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
     becomes one such call per batch, as a 1x1 convolution of the 1 x N
@@ -625,6 +645,8 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
     Statistic<"numConvS8", "int8-conv2d", "One-group int8 convolutions calling mixrt_ukernel_conv2d_s8s8s32">,
     Statistic<"numFusedConvEpilogue", "fused-conv-epilogues", "Bias and relu epilogues fused into mixrt_ukernel_conv2d_f32">,
+    Statistic<"numFusedConvS8Rescale", "fused-int8-conv2d-rescales", "int8 rescales (with their bias and relu) fused into mixrt_ukernel_conv2d_s8_rescale">,
+    Statistic<"numFusedConvS8Quantize", "fused-int8-conv2d-quantizes", "Static quantizes fused into mixrt_ukernel_conv2d_s8_rescale after the rescale">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
   ];
 }

@@ -124,6 +124,38 @@ bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
          });
 }
 
+/// The step of the last loop of the epilogue mix-use-microkernels may fuse
+/// into the int8 convolution `conv`: the rescale loop right after it
+/// (marked "rescale" or "checked_rescale"), then a loop (a relu), then a
+/// quantize (marked "quantize_f32" or "checked_quantize"); allocations,
+/// constants and globals in between aside. `conv`'s own step without one.
+unsigned epilogueEnd(linalg::GenericOp conv,
+                     const DenseMap<Operation *, unsigned> &steps) {
+  auto next = [](Operation *op) {
+    op = op->getNextNode();
+    while (op &&
+           isa<memref::AllocOp, arith::ConstantOp, memref::GetGlobalOp>(op))
+      op = op->getNextNode();
+    return dyn_cast_or_null<linalg::GenericOp>(op);
+  };
+  auto marked = [](linalg::GenericOp op, StringRef a, StringRef b) {
+    auto kind = op ? op->getAttrOfType<StringAttr>(attr::kUkernel) : nullptr;
+    return kind && (kind.getValue() == a || kind.getValue() == b);
+  };
+  linalg::GenericOp rescale = next(conv);
+  if (!marked(rescale, "rescale", "checked_rescale"))
+    return steps.lookup(conv);
+  unsigned end = steps.lookup(rescale);
+  linalg::GenericOp op = next(rescale);
+  if (op && !op->hasAttr(attr::kUkernel)) {
+    end = steps.lookup(op);
+    op = next(op);
+  }
+  if (marked(op, "quantize_f32", "checked_quantize"))
+    end = steps.lookup(op);
+  return end;
+}
+
 struct MixPlanMemoryPass
     : public mix::impl::MixPlanMemoryPassBase<MixPlanMemoryPass> {
   using Base::Base;
@@ -165,6 +197,28 @@ struct MixPlanMemoryPass
       int64_t eb = elementBytes(type.getElementType());
       bufferOf[alloc.getResult()] = buffers.size();
       buffers.push_back({alloc, type.getNumElements() * eb, eb, first, last});
+    }
+
+    // What an int8 convolution reads stays live through the rescale, relu
+    // and static quantize right after it: mix-use-microkernels may run them
+    // in the convolution's call (mixrt_ukernel_conv2d_s8_rescale), which
+    // writes their output while it still reads the input.
+    for (auto generic : body.getOps<linalg::GenericOp>()) {
+      auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (!kind || kind.getValue() != "conv2d_s8")
+        continue;
+      unsigned end = epilogueEnd(generic, steps);
+      SmallVector<Value> reads(generic.getDpsInputs());
+      generic.getRegion().walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (!generic->isAncestor(v.getParentRegion()->getParentOp()))
+            reads.push_back(v);
+      });
+      for (Value v : reads) {
+        auto b = bufferOf.find(viewRoot(v));
+        if (b != bufferOf.end())
+          buffers[b->second].last = std::max(buffers[b->second].last, end);
+      }
     }
 
     // In place: an elementwise generic writing a fresh buffer whose input

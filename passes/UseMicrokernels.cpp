@@ -69,6 +69,7 @@ constexpr StringLiteral kQuantizeF32 = "mixrt_ukernel_quantize_f32_s8";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
 constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
+constexpr StringLiteral kConvS8Rescale = "mixrt_ukernel_conv2d_s8_rescale";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -794,25 +795,9 @@ struct MixUseMicrokernelsPass
     if (r.checked && perRow)
       return std::nullopt;
     // Constant weight scales (positive, finite) and bias (finite).
-    auto constants = [&](Value v, bool positive, double *maxAbs) -> bool {
-      memref::GlobalOp global = constantGlobalOf(v, symbols);
-      std::optional<std::vector<char>> bytes =
-          global ? globalBytes(global) : std::nullopt;
-      if (!bytes || !isPlainBuffer(v, f32, 1) ||
-          bytes->size() != static_cast<size_t>(n) * 4)
-        return false;
-      for (size_t i = 0; i < bytes->size(); i += 4) {
-        float x;
-        std::memcpy(&x, bytes->data() + i, 4);
-        if (!(std::fabs(x) <= 3.4028235e38f) || (positive && !(x > 0.0f)))
-          return false;
-        if (maxAbs)
-          *maxAbs = std::max(*maxAbs, static_cast<double>(std::fabs(x)));
-      }
-      return true;
-    };
-    if (!constants(r.sb, /*positive=*/true, &r.maxSb) ||
-        (r.bias && !constants(r.bias, /*positive=*/false, nullptr)))
+    if (!constantF32s(r.sb, n, /*positive=*/true, &r.maxSb, symbols) ||
+        (r.bias &&
+         !constantF32s(r.bias, n, /*positive=*/false, nullptr, symbols)))
       return std::nullopt;
     // The call reads A, the zero points and sa while it writes the output.
     if (!provablyDisjoint(a, r.out) || !provablyDisjoint(r.sa, r.out) ||
@@ -854,8 +839,10 @@ struct MixUseMicrokernelsPass
   /// Whether `body` yields (f32)((f64)sa * (f64)sb * (f64)acc) [+ bias] with
   /// block arguments (acc, sa, sb[, bias], out), no fast-math flags; other
   /// ops may only be pure or the checks (scf.if calling mixrt_check_fail),
-  /// which set `checked`.
-  static bool matchRescaleBody(Block *body, bool hasBias, bool &checked) {
+  /// which set `checked`. With `relu`, also its relu (mix.relu fused into
+  /// the loop by mix-fuse-elementwise), which sets *relu.
+  static bool matchRescaleBody(Block *body, bool hasBias, bool &checked,
+                               bool *relu = nullptr) {
     if (!onlyPureOpsAndChecks(body, checked))
       return false;
     auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
@@ -863,6 +850,13 @@ struct MixUseMicrokernelsPass
       return op && op.getFastmath() == arith::FastMathFlags::none;
     };
     Value y = body->getTerminator()->getOperand(0);
+    if (relu) {
+      Operation *def = y.getDefiningOp();
+      *relu = def && def->getNumOperands() == 2 &&
+              isReluOf(def, def->getOperand(0));
+      if (*relu)
+        y = def->getOperand(0);
+    }
     if (hasBias) {
       auto add = y.getDefiningOp<arith::AddFOp>();
       if (!plain(add) || !y.getType().isF32())
@@ -1127,37 +1121,267 @@ struct MixUseMicrokernelsPass
 
     // The kernel writes every output: the fill before it is dead.
     linalg::FillOp fill = zeroFillBefore(op, out);
-    OpBuilder b(op);
-    Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(ctx);
-    Type i64 = b.getI64Type();
+    Type i64 = IntegerType::get(ctx, 64);
+    // The arguments both kernels take first: the image, the window, the
+    // weight, up to the output's extents.
     SmallVector<Type> types = {i64, i64, i64, i64, ptr, i32,
                                i64, i64, i64, ptr, ptr};
     types.append(10, i64);
+    auto convArgs = [&](OpBuilder &b, Location loc) {
+      SmallVector<Value> args;
+      for (int64_t v : {n, c, inType.getDimSize(2), inType.getDimSize(3)})
+        args.push_back(i64Const(b, loc, v));
+      args.push_back(pointerTo(b, loc, in));
+      args.push_back(memref::LoadOp::create(b, loc, za, ValueRange{}));
+      for (int64_t v : {f, wType.getDimSize(2), wType.getDimSize(3)})
+        args.push_back(i64Const(b, loc, v));
+      args.push_back(pointerTo(b, loc, w));
+      args.push_back(zwNone ? nullPointer(b, loc) : pointerTo(b, loc, zw));
+      for (int64_t v :
+           {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
+            pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
+        args.push_back(i64Const(b, loc, v));
+      return args;
+    };
+    const uint32_t zwFlags =
+        !zwNone && zws > 1 ? static_cast<uint32_t>(MIXRT_UKERNEL_A_PER_ROW)
+                           : 0u;
+    // The rescale right after (+ relu, + a static quantize): one call that
+    // runs them on each block of sums while in cache, this loop and those
+    // epilogues kept behind it as its fallback (rewritten there as usual).
+    if (std::optional<ConvS8Epilogue> epilogue =
+            matchConvS8Epilogue(op, fill, in, out, symbols)) {
+      Operation *last = epilogue->quantize ? epilogue->quantize
+                        : epilogue->relu   ? epilogue->relu
+                                           : epilogue->rescale;
+      OpBuilder after(last->getBlock(), std::next(last->getIterator()));
+      Location loc = op.getLoc();
+      Type f32 = after.getF32Type();
+      SmallVector<Type> fusedTypes = types;
+      fusedTypes.append({ptr, f32, ptr, ptr, f32, i32, i32, ptr, i32});
+      declare(getOperation(), kConvS8Rescale,
+              after.getFunctionType(fusedTypes, {i64}));
+      SmallVector<Value> args = convArgs(after, loc);
+      args.push_back(pointerTo(after, loc, out));
+      args.push_back(
+          memref::LoadOp::create(after, loc, epilogue->sa, ValueRange{}));
+      args.push_back(pointerTo(after, loc, epilogue->sb));
+      args.push_back(epilogue->bias ? pointerTo(after, loc, epilogue->bias)
+                                    : nullPointer(after, loc));
+      if (epilogue->quantize) {
+        args.push_back(
+            memref::LoadOp::create(after, loc, epilogue->scale, ValueRange{}));
+        args.push_back(
+            memref::LoadOp::create(after, loc, epilogue->zp, ValueRange{}));
+      } else {
+        args.push_back(
+            arith::ConstantOp::create(after, loc, after.getF32FloatAttr(0.0f)));
+        args.push_back(arith::ConstantIntOp::create(after, loc, i32, 0));
+      }
+      args.push_back(
+          arith::ConstantIntOp::create(after, loc, i32, epilogue->qmin));
+      args.push_back(pointerTo(after, loc, epilogue->dst));
+      bool relu = epilogue->relu || epilogue->reluInLoop;
+      uint32_t flags = zwFlags | (relu ? MIXRT_UKERNEL_RELU : 0u) |
+                       (epilogue->quantize ? MIXRT_UKERNEL_OUT_S8 : 0u);
+      args.push_back(arith::ConstantIntOp::create(after, loc, i32, flags));
+      Value first =
+          func::CallOp::create(after, loc, kConvS8Rescale, TypeRange{i64}, args)
+              .getResult(0);
+      // -1: every output written, every value finite; -2: refused (a
+      // dynamic input scale that is not finite and positive), nothing
+      // written; an index: written, a value there not finite. Checked
+      // loops report it: they run again from the sums, as before.
+      Value fallback =
+          epilogue->checked
+              ? arith::CmpIOp::create(after, loc, arith::CmpIPredicate::ne,
+                                      first, i64Const(after, loc, -1))
+              : arith::CmpIOp::create(after, loc, arith::CmpIPredicate::eq,
+                                      first, i64Const(after, loc, -2));
+      auto ifOp = scf::IfOp::create(after, loc, fallback,
+                                    /*withElseRegion=*/false);
+      Operation *end = ifOp.thenBlock()->getTerminator();
+      for (Operation *moved :
+           {fill ? fill.getOperation() : nullptr, op.getOperation(),
+            epilogue->rescale.getOperation(),
+            epilogue->relu ? epilogue->relu.getOperation() : nullptr,
+            epilogue->quantize ? epilogue->quantize.getOperation() : nullptr})
+        if (moved)
+          moved->moveBefore(end);
+      ++numFusedConvS8Rescale;
+      if (epilogue->quantize)
+        ++numFusedConvS8Quantize;
+    }
+    OpBuilder b(op);
+    Location loc = op.getLoc();
     types.append({ptr, i32});
     declare(getOperation(), kConvS8, b.getFunctionType(types, {i32}));
-    SmallVector<Value> args;
-    for (int64_t v : {n, c, inType.getDimSize(2), inType.getDimSize(3)})
-      args.push_back(i64Const(b, loc, v));
-    args.push_back(pointerTo(b, loc, in));
-    args.push_back(memref::LoadOp::create(b, loc, za, ValueRange{}));
-    for (int64_t v : {f, wType.getDimSize(2), wType.getDimSize(3)})
-      args.push_back(i64Const(b, loc, v));
-    args.push_back(pointerTo(b, loc, w));
-    args.push_back(zwNone ? nullPointer(b, loc) : pointerTo(b, loc, zw));
-    for (int64_t v :
-         {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
-          pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
-      args.push_back(i64Const(b, loc, v));
+    SmallVector<Value> args = convArgs(b, loc);
     args.push_back(pointerTo(b, loc, out));
-    args.push_back(arith::ConstantIntOp::create(
-        b, loc, i32, !zwNone && zws > 1 ? MIXRT_UKERNEL_A_PER_ROW : 0));
+    args.push_back(arith::ConstantIntOp::create(b, loc, i32, zwFlags));
     func::CallOp::create(b, loc, kConvS8, TypeRange{i32}, args);
     if (fill)
       fill.erase();
     op.erase();
     ++numConvS8;
     return success();
+  }
+
+  /// What mixrt_ukernel_conv2d_s8_rescale runs after an int8 convolution's
+  /// sums: the rescale loop, the relu after it, the static quantize after
+  /// those, and the buffer the call then writes.
+  struct ConvS8Epilogue {
+    linalg::GenericOp rescale, relu, quantize;
+    Value sa, sb, bias; ///< the rescale's input scale, weight scales, bias
+    Value scale, zp;    ///< the quantize's (rank 0)
+    Value dst;          ///< the f32 result, or the quantize's int8 one
+    int32_t qmin = 0;
+    bool checked = false;    ///< a loop reports what the call may find
+    bool reluInLoop = false; ///< the rescale loop computes the relu
+  };
+
+  /// The epilogue of the int8 convolution `conv` (sums `out`, zero-filled
+  /// by `fill` or null) that mixrt_ukernel_conv2d_s8_rescale computes bit
+  /// for bit: right after the loop (bookkeeping ops aside) the rescale
+  /// loop of qconv2d ("rescale" or "checked_rescale": (f32)((f64)sa *
+  /// (f64)sb[f] * (f64)acc) [+ bias[f]] [then relu, fused into the loop by
+  /// mix-fuse-elementwise when unchecked], identity maps but sa per tensor
+  /// and sb, bias per filter, weight scales positive and finite, the bias
+  /// finite, both constants) reading the sums (read by nothing else); then
+  /// optionally mix.relu (reluAfter); then optionally a per-tensor quantize
+  /// with constant scale (positive) and zero point (in [-128, 127]) of that
+  /// f32 result, which nothing else reads (a workspace buffer). The call writes
+  /// its output while it reads the input, so the output must not overlap it,
+  /// nor the sums unless it is an f32 output in their bytes.
+  std::optional<ConvS8Epilogue> matchConvS8Epilogue(linalg::GenericOp conv,
+                                                    linalg::FillOp fill,
+                                                    Value in, Value out,
+                                                    SymbolTable &symbols) {
+    auto op =
+        dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(conv, true));
+    if (!op)
+      return std::nullopt;
+    auto kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+    if (!kind ||
+        (kind.getValue() != "rescale" &&
+         kind.getValue() != "checked_rescale") ||
+        op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 3 ||
+        op.getNumDpsInputs() > 4 || op.getDpsInputs()[0] != out)
+      return std::nullopt;
+    ConvS8Epilogue e;
+    e.rescale = op;
+    e.sa = op.getDpsInputs()[1];
+    e.sb = op.getDpsInputs()[2];
+    if (op.getNumDpsInputs() == 4)
+      e.bias = op.getDpsInputs()[3];
+    Value y = op.getDpsInits()[0];
+    MLIRContext *ctx = &getContext();
+    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8);
+    auto outType = cast<MemRefType>(out.getType());
+    int64_t filters = outType.getDimSize(1);
+    if (!isPlainBuffer(y, f32, 4) ||
+        cast<MemRefType>(y.getType()).getShape() != outType.getShape() ||
+        !isPlainBuffer(e.sa, f32, 0))
+      return std::nullopt;
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    AffineMap filter = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    SmallVector<AffineMap> want = {id, AffineMap::get(4, 0, {}, ctx), filter};
+    if (e.bias)
+      want.push_back(filter);
+    want.push_back(id);
+    if (op.getIndexingMapsArray() != want ||
+        !matchRescaleBody(op.getBody(), e.bias != nullptr, e.checked,
+                          &e.reluInLoop) ||
+        !constantF32s(e.sb, filters, /*positive=*/true, nullptr, symbols) ||
+        (e.bias &&
+         !constantF32s(e.bias, filters, /*positive=*/false, nullptr, symbols)))
+      return std::nullopt;
+    if (!llvm::all_of(out.getUsers(), [&](Operation *user) {
+          return user == op || user == conv || user == fill;
+        }))
+      return std::nullopt;
+    if (!e.reluInLoop)
+      e.relu = reluAfter(op, y, op.getDpsInputs(), symbols);
+    Value result = e.relu ? e.relu.getDpsInits()[0] : y;
+    e.dst = result;
+    Operation *writer = e.relu ? e.relu.getOperation() : op.getOperation();
+    if (auto q = dyn_cast_or_null<linalg::GenericOp>(
+            adjacentComputation(writer, true))) {
+      auto qkind = q->getAttrOfType<StringAttr>(attr::kUkernel);
+      std::optional<int32_t> qmin;
+      // (A caller's buffer must be written: only the workspace's may be
+      // skipped.)
+      bool onlyReader = isWorkspace(placementOf(result).root) &&
+                        llvm::all_of(result.getUsers(), [&](Operation *user) {
+                          return user == writer || user == q;
+                        });
+      if (qkind &&
+          (qkind.getValue() == "quantize_f32" ||
+           qkind.getValue() == "checked_quantize") &&
+          onlyReader && q.getNumDpsInputs() == 3 && q.getNumDpsInits() == 1 &&
+          q.getDpsInputs()[0] == result &&
+          isPlainBuffer(q.getDpsInits()[0], i8, 4) &&
+          cast<MemRefType>(q.getDpsInits()[0].getType()).getShape() ==
+              outType.getShape() &&
+          q.getIndexingMapsArray() ==
+              SmallVector<AffineMap>{id, AffineMap::get(4, 0, {}, ctx),
+                                     AffineMap::get(4, 0, {}, ctx), id} &&
+          (qmin = matchQuantizeBody(q.getBody())) &&
+          staticQuantization(q.getDpsInputs()[1], q.getDpsInputs()[2],
+                             symbols)) {
+        e.quantize = q;
+        e.scale = q.getDpsInputs()[1];
+        e.zp = q.getDpsInputs()[2];
+        e.qmin = *qmin;
+        e.dst = q.getDpsInits()[0];
+        e.checked |= qkind.getValue() == "checked_quantize";
+      }
+    }
+    if (!provablyDisjoint(in, e.dst) ||
+        !((!e.quantize && sameBytes(out, e.dst)) ||
+          provablyDisjoint(out, e.dst)))
+      return std::nullopt;
+    return e;
+  }
+
+  /// Whether `v` is a constant global of `n` f32 values, each finite (and
+  /// positive when `positive`); their largest magnitude into *maxAbs.
+  bool constantF32s(Value v, int64_t n, bool positive, double *maxAbs,
+                    SymbolTable &symbols) {
+    memref::GlobalOp global = constantGlobalOf(v, symbols);
+    std::optional<std::vector<char>> bytes =
+        global ? globalBytes(global) : std::nullopt;
+    if (!bytes || !isPlainBuffer(v, Float32Type::get(&getContext()), 1) ||
+        bytes->size() != static_cast<size_t>(n) * 4)
+      return false;
+    for (size_t i = 0; i < bytes->size(); i += 4) {
+      float x;
+      std::memcpy(&x, bytes->data() + i, 4);
+      if (!(std::fabs(x) <= 3.4028235e38f) || (positive && !(x > 0.0f)))
+        return false;
+      if (maxAbs)
+        *maxAbs = std::max(*maxAbs, static_cast<double>(std::fabs(x)));
+    }
+    return true;
+  }
+
+  /// Whether a quantize's rank-0 scale and zero point are constants the
+  /// int8 kernels accept: a positive scale (not NaN), a zero point in
+  /// [-128, 127].
+  bool staticQuantization(Value scale, Value zp, SymbolTable &symbols) {
+    memref::GlobalOp global = constantGlobalOf(scale, symbols);
+    std::optional<std::vector<char>> bytes =
+        global ? globalBytes(global) : std::nullopt;
+    bool zpIgnored = false;
+    if (!bytes || bytes->size() != 4 ||
+        !isPlainBuffer(scale, Float32Type::get(&getContext()), 0) ||
+        !isPlainBuffer(zp, IntegerType::get(&getContext(), 32), 0) ||
+        !constantInt8ZeroPoints(zp, symbols, zpIgnored))
+      return false;
+    float x;
+    std::memcpy(&x, bytes->data(), 4);
+    return x > 0.0f;
   }
 
   /// The epilogue mixrt_ukernel_conv2d_f32 can run: the generic right after

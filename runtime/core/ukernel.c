@@ -991,12 +991,18 @@ static void convEpilogueS8(const uk_conv_s8_problem *p, int64_t image,
   }
   if (first < 0)
     return;
-  /* The smallest index over the blocks (and threads). */
+  /* The smallest index over the blocks (and threads: 64-bit targets only,
+   * as runBlocks). */
+#if UINTPTR_MAX > 0xffffffffu
   int64_t seen = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
   while ((seen < 0 || first < seen) &&
          !__atomic_compare_exchange_n(&e->first, &seen, first, 0,
                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
+#else
+  if (e->first < 0 || first < e->first)
+    e->first = first;
+#endif
 }
 
 /* Blocks [begin, end) of the N x ceil(OH*OW / UK_CONV_NB) blocks: per k

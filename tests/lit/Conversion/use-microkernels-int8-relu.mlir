@@ -2,7 +2,10 @@
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=UNCHECKED
 // RUN: mix-opt %s --mix-lower-to-llvm="stop-after=linalg checked=false" | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,mix-fuse-elementwise,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=FUSED
 //
-// The checked rescale of an int8 convolution's sums (written in NCHW by
+// An int8 convolution, its rescale and the relu after it are one call of
+// mixrt_ukernel_conv2d_s8_rescale (use-microkernels-int8-conv-chain.mlir);
+// behind it, run when it returns a rescaled value that is not finite, the
+// checked rescale of the sums (written in NCHW by
 // mixrt_ukernel_conv2d_s8s8s32, read in order) stays a loop. A relu right
 // after it that reads only its output is computed in that loop, which
 // writes the relu's buffer; so does the loop's copy without checks (run
@@ -21,6 +24,7 @@
 
 // CHECK-LABEL: func.func @mixc_net_relu(
 // CHECK-SAME:      %[[X:.*]]: memref<1x3x8x8xf32>, %[[Y:.*]]: memref<1x17x8x8xf32>
+// CHECK:         call @mixrt_ukernel_conv2d_s8_rescale({{.*}}, %c1_i32) : ({{.*}}) -> i64
 // CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(
 // CHECK:         scf.if
 // CHECK:           linalg.generic {{.*}} outs(%[[Y]] : memref<1x17x8x8xf32>)

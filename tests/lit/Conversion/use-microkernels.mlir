@@ -189,19 +189,28 @@ mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x
   mix.return %y : tensor<1x8x56x56xf32>
 }
 
-// qconv2d of one group: the loop over the unpadded input is one call of
-// mixrt_ukernel_conv2d_s8s8s32 (N, C, H, W, input, its zero point loaded,
-// F, KH, KW, weight, the weight zero points per filter with
-// MIXRT_UKERNEL_A_PER_ROW = 2, strides, dilations, padding, OH, OW, the i32
-// NCHW sums); the rescale reads the sums in order (identity maps). No
-// patches, no loop.
+// qconv2d of one group: the loop over the unpadded input and the rescale
+// after it are one call of mixrt_ukernel_conv2d_s8_rescale (N, C, H, W,
+// input, its zero point loaded, F, KH, KW, weight, the weight zero points
+// per filter with MIXRT_UKERNEL_A_PER_ROW = 2, strides, dilations,
+// padding, OH, OW, the i32 NCHW sums, the input scale loaded, the weight
+// scales, no bias, no output quantization (scale 0, zero point 0, qmin 0),
+// the f32 output); when it returns other than -1 (a rescaled value that
+// is not finite: checks on), the loops behind it run as before: the call
+// of mixrt_ukernel_conv2d_s8s8s32 into the sums, then the rescale reading
+// them in order (identity maps). No patches, no loop.
 // CHECK-LABEL: func.func @mixc_net_qconv(
 // CHECK-NOT:     scf.for
 // CHECK:         call @mixrt_ukernel_quantize_f32_s8(
 // CHECK:         %[[ZA:.*]] = memref.load %{{.*}}[] : memref<i32>
 // CHECK-NOT:     linalg.generic
-// CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(%c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %[[ZA]], %c2_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %c2_i32)
-// CHECK:         linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #{{.*}}, #{{.*}}, #[[ID]]], {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<1x2x4x4xi32>,
+// CHECK:         %[[SA:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:         %[[NOBIAS:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[FIRST:.*]] = call @mixrt_ukernel_conv2d_s8_rescale(%c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %[[ZA]], %c2_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %[[SA]], %{{.*}}, %[[NOBIAS]], %cst{{.*}}, %c0_i32{{.*}}, %c0_i32{{.*}}, %{{.*}}, %c2_i32) : ({{.*}}) -> i64
+// CHECK:         %[[FAILED:.*]] = arith.cmpi ne, %[[FIRST]], %c-1_i64
+// CHECK:         scf.if %[[FAILED]] {
+// CHECK:           func.call @mixrt_ukernel_conv2d_s8s8s32(%c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %{{.*}}, %c2_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c4_i64{{.*}}, %c4_i64{{.*}}, %{{.*}}, %c2_i32{{.*}})
+// CHECK:           linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #{{.*}}, #{{.*}}, #[[ID]]], {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<1x2x4x4xi32>,
 // CHECK:         return
 mix.network @qconv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %q, %s, %z = mix.quantize %x asymmetric : tensor<1x1x4x4xf32> -> tensor<1x1x4x4xi8>, tensor<f32>, tensor<i32>
@@ -215,6 +224,8 @@ mix.network @qconv precision(f32) (%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf3
 // Symmetric weights (zero points all 0) pass none and no flag; stride 2
 // and no padding.
 // CHECK-LABEL: func.func @mixc_net_qconv_symmetric(
+// CHECK:         call @mixrt_ukernel_conv2d_s8_rescale(
+// CHECK:         scf.if
 // CHECK:         %[[NONE:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK:         call @mixrt_ukernel_conv2d_s8s8s32(%c1_i64{{.*}}, %c2_i64{{.*}}, %c5_i64{{.*}}, %c5_i64{{.*}}, %{{.*}}, %{{.*}}, %c3_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %[[NONE]], %c2_i64{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c3_i64{{.*}}, %c3_i64{{.*}}, %{{.*}}, %c0_i32{{(_[0-9]+)?}})
 mix.network @qconv_symmetric precision(f32) (%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {

@@ -29,6 +29,8 @@
 
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <string>
@@ -192,7 +194,8 @@ void compareBuilds(
     const std::vector<int64_t> &outShape,
     llvm::function_ref<void(MixPipelineOptions &)> configure,
     llvm::function_ref<void(ModuleOp kernels, ModuleOp loops)> notVacuous,
-    const std::vector<float> &x, bool checked = true) {
+    const std::vector<float> &x, bool checked = true,
+    llvm::function_ref<void(MixPipelineOptions &)> both = nullptr) {
   Jit jit;
   INFO(text);
   OwningOpRef<ModuleOp> withKernels =
@@ -204,6 +207,10 @@ void compareBuilds(
   MixPipelineOptions kernels, loops;
   kernels.checkedCasts = checked;
   loops.checkedCasts = checked;
+  if (both) {
+    both(kernels);
+    both(loops);
+  }
   configure(loops);
   auto kernelEngine = compile(*withKernels, kernels);
   auto loopEngine = compile(*withLoops, loops);
@@ -810,6 +817,130 @@ TEST_CASE("compiled int8 conv2d then relu: the relu in the rescale loop "
                     c.groups == 1 ? "mixrt_ukernel_conv2d_s8s8s32"
                                   : "mixrt_ukernel_depthwise_f32",
                     checked);
+      }
+      ++seed;
+    }
+  }
+}
+
+// A chain of two int8 convolutions with calibrated (static) activation
+// scales: the first one's rescale, bias and relu and the second one's
+// quantize run in one call of mixrt_ukernel_conv2d_s8_rescale (int8 out),
+// the second one's rescale (and relu) in another (f32 out, the caller's
+// buffer); the loops and the separate calls stay behind each as its
+// fallback. The same bits as the loops without microkernels, checked and
+// unchecked, symmetric and asymmetric, on every path. With activations so
+// large that rescaled sums overflow f32 (checked), the
+// call returns the first such index, the checked loops behind it run again
+// and report what the loops report.
+TEST_CASE("compiled int8 conv2d chains: the rescale, relu and next quantize "
+          "in the convolution's call equal the loops bit for bit",
+          "[exec][ukernel][int8]") {
+  struct ChainCase {
+    int64_t c, h, f0, f1, stride;
+    bool bias, relu1, overflow;
+  };
+  unsigned seed = 1400;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)"}) {
+    for (ChainCase k : {
+             ChainCase{3, 12, 8, 17, 1, true, true, false},
+             ChainCase{5, 19, 33, 6, 2, false, false, false},
+             // Blocks of 128 positions, two k blocks in the second layer.
+             ChainCase{4, 24, 40, 9, 1, true, false, false},
+             ChainCase{3, 12, 8, 5, 1, false, true, true},
+         }) {
+      const int64_t oh0 = (k.h + 2 - 3) / k.stride + 1;
+      const int64_t oh1 = oh0; // stride 1, padding 1
+      DYNAMIC_SECTION(
+          "C " << k.c << " " << k.h << "x" << k.h << " F " << k.f0 << ", "
+               << k.f1 << " stride " << k.stride << (k.bias ? " bias" : "")
+               << (k.relu1 ? " relu" : "") << (k.overflow ? " overflow" : "")
+               << " " << precision) {
+        std::mt19937 rng(seed);
+        std::string in = llvm::formatv("1x{0}x{1}x{1}", k.c, k.h);
+        std::string mid = llvm::formatv("1x{0}x{1}x{1}", k.f0, oh0);
+        std::string out = llvm::formatv("1x{0}x{1}x{1}", k.f1, oh1);
+        std::string w0 = llvm::formatv("{0}x{1}x3x3", k.f0, k.c);
+        std::string w1 = llvm::formatv("{0}x{1}x3x3", k.f1, k.f0);
+        std::string text = llvm::formatv(
+            "mix.network @d precision(f32) (%x: tensor<{0}xf32>) -> "
+            "tensor<{1}xf32> {\n"
+            "  %w0 = mix.weight dense<{2}> : tensor<{3}xf32>\n"
+            "  %w1 = mix.weight dense<{4}> : tensor<{5}xf32>\n",
+            in, out, convWeightText(rng, k.f0, k.c, 3, 3), w0,
+            convWeightText(rng, k.f1, k.f0, 3, 3), w1);
+        std::string b0, b1;
+        if (k.bias) {
+          text += llvm::formatv(
+              "  %b0 = mix.weight dense<{0}> : tensor<{1}xf32>\n"
+              "  %b1 = mix.weight dense<{2}> : tensor<{3}xf32>\n",
+              vectorText(rng, k.f0), k.f0, vectorText(rng, k.f1), k.f1);
+          b0 = llvm::formatv(", tensor<{0}xf32>", k.f0);
+          b1 = llvm::formatv(", tensor<{0}xf32>", k.f1);
+        }
+        text += llvm::formatv(
+            "  %c0 = mix.conv2d %x, %w0{0} {1} {{strides = array<i64: {2}, "
+            "{2}>, padding = array<i64: 1, 1, 1, 1>} : (tensor<{3}xf32>, "
+            "tensor<{4}xf32>{5}) -> tensor<{6}xf32>\n"
+            "  %r0 = mix.relu %c0 : (tensor<{6}xf32>) -> tensor<{6}xf32>\n"
+            "  %c1 = mix.conv2d %r0, %w1{7} {1} {{padding = array<i64: 1, 1, "
+            "1, 1>} : (tensor<{6}xf32>, tensor<{8}xf32>{9}) -> "
+            "tensor<{10}xf32>\n",
+            k.bias ? ", %b0" : "", precision, k.stride, in, w0, b0, mid,
+            k.bias ? ", %b1" : "", w1, b1, out);
+        if (k.relu1)
+          text += llvm::formatv("  %r1 = mix.relu %c1 : (tensor<{0}xf32>) -> "
+                                "tensor<{0}xf32>\n  mix.return %r1 : "
+                                "tensor<{0}xf32>\n}\n",
+                                out);
+        else
+          text += "  mix.return %c1 : tensor<" + out + "xf32>\n}\n";
+        // Normal inputs (times 3e37 for the overflow: finite, so only the
+        // rescale can overflow), the calibrated ranges narrower than the
+        // values (some saturate).
+        const float big = k.overflow ? 3e37f : 1.0f;
+        GemmCase inputs{1, 0, 1, 1, "", false, false, false};
+        std::vector<float> x = inputData(inputs, k.c * k.h * k.h, rng);
+        for (float &v : x)
+          v *= big;
+        REQUIRE(llvm::all_of(x, [](float v) { return std::isfinite(v); }));
+        std::filesystem::path calibration =
+            std::filesystem::temp_directory_path() /
+            ("mixc_chain_" + std::to_string(seed) + ".calib");
+        {
+          std::ofstream file(calibration);
+          file << "{\"format\": \"mixc-calibration\", \"version\": 1, "
+                  "\"method\": \"minmax\", \"samples\": 1, \"ranges\": {"
+               << "\"d/conv2d#0/input\": {\"min\": " << -1.8 * big
+               << ", \"max\": " << 1.6 * big << ", \"count\": 1}, "
+               << "\"d/conv2d#1/input\": {\"min\": 0.0, \"max\": "
+               << (k.overflow ? 3e38 : 2.0) << ", \"count\": 1}}}\n";
+        }
+        for (bool checked : {true, false}) {
+          if (k.overflow && !checked)
+            continue;
+          INFO((checked ? "checked" : "unchecked"));
+          compareBuilds(
+              text, {1, k.c, k.h, k.h}, {1, k.f1, oh1, oh1},
+              [](MixPipelineOptions &o) { o.microkernels = false; },
+              [&](ModuleOp kernels, ModuleOp loops) {
+                CHECK(countCalls(kernels, "mixrt_ukernel_conv2d_s8_rescale") ==
+                      2);
+                CHECK(countCalls(kernels, "mixrt_ukernel_conv2d_s8s8s32") == 2);
+                CHECK(countCalls(loops, "mixrt_ukernel_conv2d_s8_rescale") ==
+                      0);
+              },
+              x, checked,
+              [&](MixPipelineOptions &o) {
+                o.calibrationPath = calibration.string();
+                o.verifyPolicy = false;
+              });
+          // The status of the last run (the kernels' on the last path,
+          // the loops' status checked equal): the overflow is reported.
+          CHECK((mixrt_check_status() != MIXRT_STATUS_OK) == k.overflow);
+        }
+        std::filesystem::remove(calibration);
       }
       ++seed;
     }
