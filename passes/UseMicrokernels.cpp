@@ -1183,8 +1183,11 @@ struct MixUseMicrokernelsPass
           arith::ConstantIntOp::create(after, loc, i32, epilogue->qmin));
       args.push_back(pointerTo(after, loc, epilogue->dst));
       bool relu = epilogue->relu || epilogue->reluInLoop;
-      uint32_t flags = zwFlags | (relu ? MIXRT_UKERNEL_RELU : 0u) |
-                       (epilogue->quantize ? MIXRT_UKERNEL_OUT_S8 : 0u);
+      uint32_t flags = zwFlags;
+      if (relu)
+        flags |= MIXRT_UKERNEL_RELU;
+      if (epilogue->quantize)
+        flags |= MIXRT_UKERNEL_OUT_S8;
       args.push_back(arith::ConstantIntOp::create(after, loc, i32, flags));
       Value first =
           func::CallOp::create(after, loc, kConvS8Rescale, TypeRange{i64}, args)

@@ -172,7 +172,8 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
 }
 
 /* mixrt_ukernel_conv2d_s8_rescale's row (uk_rescale_fn): 8 sums per step,
- * two f64 products of 4 (exact conversions, one rounding each to f32),
+ * two f64 products of 4 (exact conversions; each product rounded to f64,
+ * then to f32, as the scalar expression),
  * the f32 bias add, an Inf test on |v| (the bits of +Inf), then relu by
  * vmaxps(v, +0) (+0 for -0 and negative v; v is never NaN). The tail as
  * the portable row. */

@@ -330,7 +330,8 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
  *  mix.qconv2d (+ mix.relu, + a static mix.quantize):
  *
  *    y = (float)(((double)input_scale * (double)weight_scales[f]) *
- *                (double)sum)            (f64 products, one rounding)
+ *                (double)sum)            (the scales' product exact in f64,
+ *                                         then rounded to f64 and to f32)
  *    y = y + bias[f]                     (one f32 add, when bias is not NULL)
  *    y = y > 0 ? y : +0.0                (with MIXRT_UKERNEL_RELU)
  *    f32 output: output[n][f][oh][ow] = y
@@ -352,15 +353,20 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
  *  results identical for any thread count and on every path (the vector
  *  paths convert 4 or 8 sums per f64 vector and quantize with the vector
  *  code of mixrt_ukernel_quantize_f32_s8).
+ *  Without MIXRT_UKERNEL_OUT_S8, output_scale, output_zero_point and
+ *  output_qmin are ignored.
  *  Returns -1 when every output is written and every y finite; the index
  *  (n, f, oh, ow row-major) of the first y that is not finite before the
  *  relu (every output still written, an infinite y relu'd and quantized as
- *  above: +Inf to 127, -Inf to output_qmin or, with the relu, +0 and the
- *  zero point); -2, nothing written, for the arguments
- *  mixrt_ukernel_conv2d_s8s8s32 refuses, other flags, a scale, bias,
- *  zero point or qmin outside the above, or a NULL `sums`, `output` or
- *  `weight_scales` (allowed when the output is empty). Added in API
- *  version 14. */
+ *  above: +Inf to 127 and -Inf to output_qmin -- the zero point when
+ *  output_scale is +Inf -- or, with the relu, -Inf to +0 and the zero
+ *  point); -2, nothing written, for the arguments
+ *  mixrt_ukernel_conv2d_s8s8s32 refuses, other flags, an input scale or
+ *  output quantization outside the above, a weight scale or bias outside
+ *  the above, or a NULL `sums`, `output` or `weight_scales`. An empty
+ *  output (N, F, OH or OW 0) returns -1 after the checks of the scalar
+ *  arguments: the weight scales and the bias are then not read, and the
+ *  pointers may be NULL. Added in API version 14. */
 MIXRT_API int64_t mixrt_ukernel_conv2d_s8_rescale(
     int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
     int32_t input_zero_point, int64_t F, int64_t KH, int64_t KW,
