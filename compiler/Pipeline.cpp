@@ -90,9 +90,12 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // allocated is freed by the deallocation pipeline); the public C
   // interfaces get their names last.
   // Freestanding code has no heap: no entry that allocates the workspace.
-  std::string planMemory = options.allocatingEntry
-                               ? "mix-plan-memory,"
-                               : "mix-plan-memory{allocating-entry=false},";
+  // Without microkernels nothing fuses an int8 convolution's epilogue:
+  // its input need not outlive the convolution.
+  std::string planMemory =
+      std::string("mix-plan-memory{allocating-entry=") +
+      (options.allocatingEntry ? "true" : "false") +
+      " int8-epilogues=" + (options.microkernels ? "true" : "false") + "},";
   // mix-use-microkernels runs on the planned buffers (it must know where
   // they live to fuse a bias) and before the layers are outlined (it must
   // see the weight globals). cse then merges the plan's views of one buffer

@@ -438,9 +438,11 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
     - keeps what an int8 convolution (the loop marked `"conv2d_s8"`) reads
       live through the rescale loop, relu and quantize right after it,
       which `mix-use-microkernels` may run inside the convolution's call
-      (`mixrt_ukernel_conv2d_s8_rescale`): their outputs are then never
-      placed in its input's bytes (a little more workspace: the small CNN
-      of `bench_conv` 1,003,520 -> 1,103,872 bytes);
+      (`mixrt_ukernel_conv2d_s8_rescale`), and the rescale's scales: their
+      outputs are then never placed in those bytes (a little more
+      workspace: the small CNN of `bench_conv` 1,003,520 -> 1,103,872
+      bytes; `int8-epilogues=false`, which mixc passes without
+      microkernels, does not);
     - places the buffers in one workspace, largest first, each at the lowest
       64-byte-aligned offset that overlaps no buffer live at the same time;
     - adds the workspace as a last argument `memref<Nxi8>` and replaces each
@@ -472,6 +474,9 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   let options = [
     Option<"allocatingEntry", "allocating-entry", "bool", /*default=*/"true",
            "Add @mixc_alloc_NAME, which allocates the workspace with malloc">,
+    Option<"int8Epilogues", "int8-epilogues", "bool", /*default=*/"true",
+           "Keep what an int8 convolution reads live through its epilogue "
+           "(for mix-use-microkernels' fused call)">,
   ];
   let statistics = [
     Statistic<"numPlanned", "buffers", "Number of buffers placed in a workspace">,
@@ -589,8 +594,9 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     (the input zero point loaded and passed by value; weight zero points
     that are all constant 0 passed as none), which packs the patches block
     by block and writes the exact i32 sums in NCHW for the rescale. When
-    the rescale loop of `qconv2d` follows (per-filter weight scales and
-    bias constants, positive and finite), with or without a relu after it
+    the rescale loop of `qconv2d` follows (per-filter weight scales
+    constant, positive and finite; the bias constant and finite), with or
+    without a relu after it
     or fused in it, and then optionally a per-tensor quantize with
     constant scale and zero point whose f32 input nothing else reads, the
     call is `mixrt_ukernel_conv2d_s8_rescale` instead: it runs that
@@ -602,7 +608,10 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     as before) or -2 (checks off: refused). The call writes that output
     while it reads the input: they must not overlap (mix-plan-memory keeps
     the input live through the epilogue), nor the sums unless the output
-    is f32 in their bytes. The
+    is f32 in their bytes, nor what the loops behind it read again (the
+    weight, the zero points, the input scale) unless constant. The
+    relu's and the quantize's time then count as the convolution's in a
+    `mix-profile-layers` profile. The
     product of two f32 activations (`matmul`, marked `"matmul_f32"`: A
     [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
     becomes one such call per batch, as a 1x1 convolution of the 1 x N

@@ -129,27 +129,39 @@ bool canWriteInPlace(linalg::GenericOp generic, OpOperand *in, OpOperand *out) {
 /// (marked "rescale" or "checked_rescale"), then a loop (a relu), then a
 /// quantize (marked "quantize_f32" or "checked_quantize"); allocations,
 /// constants and globals in between aside. `conv`'s own step without one.
+/// The loop after `op`, allocations, constants and globals aside.
+linalg::GenericOp nextLoop(Operation *op) {
+  op = op->getNextNode();
+  while (op && isa<memref::AllocOp, arith::ConstantOp, memref::GetGlobalOp>(op))
+    op = op->getNextNode();
+  return dyn_cast_or_null<linalg::GenericOp>(op);
+}
+
+/// The rescale loop right after the int8 convolution `conv`, or null.
+linalg::GenericOp epilogueRescale(linalg::GenericOp conv) {
+  linalg::GenericOp rescale = nextLoop(conv);
+  auto kind =
+      rescale ? rescale->getAttrOfType<StringAttr>(attr::kUkernel) : nullptr;
+  return kind && (kind.getValue() == "rescale" ||
+                  kind.getValue() == "checked_rescale")
+             ? rescale
+             : linalg::GenericOp();
+}
+
 unsigned epilogueEnd(linalg::GenericOp conv,
                      const DenseMap<Operation *, unsigned> &steps) {
-  auto next = [](Operation *op) {
-    op = op->getNextNode();
-    while (op &&
-           isa<memref::AllocOp, arith::ConstantOp, memref::GetGlobalOp>(op))
-      op = op->getNextNode();
-    return dyn_cast_or_null<linalg::GenericOp>(op);
-  };
   auto marked = [](linalg::GenericOp op, StringRef a, StringRef b) {
     auto kind = op ? op->getAttrOfType<StringAttr>(attr::kUkernel) : nullptr;
     return kind && (kind.getValue() == a || kind.getValue() == b);
   };
-  linalg::GenericOp rescale = next(conv);
-  if (!marked(rescale, "rescale", "checked_rescale"))
+  linalg::GenericOp rescale = epilogueRescale(conv);
+  if (!rescale)
     return steps.lookup(conv);
   unsigned end = steps.lookup(rescale);
-  linalg::GenericOp op = next(rescale);
+  linalg::GenericOp op = nextLoop(rescale);
   if (op && !op->hasAttr(attr::kUkernel)) {
     end = steps.lookup(op);
-    op = next(op);
+    op = nextLoop(op);
   }
   if (marked(op, "quantize_f32", "checked_quantize"))
     end = steps.lookup(op);
@@ -205,10 +217,16 @@ struct MixPlanMemoryPass
     // writes their output while it still reads the input.
     for (auto generic : body.getOps<linalg::GenericOp>()) {
       auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
-      if (!kind || kind.getValue() != "conv2d_s8")
+      if (!int8Epilogues || !kind || kind.getValue() != "conv2d_s8")
         continue;
       unsigned end = epilogueEnd(generic, steps);
       SmallVector<Value> reads(generic.getDpsInputs());
+      // The rescale's scales too (not its sums, which it may overwrite in
+      // place): the loops behind the call read them again.
+      if (auto rescale = epilogueRescale(generic))
+        for (OpOperand *operand : rescale.getDpsInputOperands())
+          if (operand->getOperandNumber() != 0)
+            reads.push_back(operand->get());
       generic.getRegion().walk([&](Operation *inner) {
         for (Value v : inner->getOperands())
           if (!generic->isAncestor(v.getParentRegion()->getParentOp()))

@@ -1150,8 +1150,8 @@ struct MixUseMicrokernelsPass
     // The rescale right after (+ relu, + a static quantize): one call that
     // runs them on each block of sums while in cache, this loop and those
     // epilogues kept behind it as its fallback (rewritten there as usual).
-    if (std::optional<ConvS8Epilogue> epilogue =
-            matchConvS8Epilogue(op, fill, in, out, symbols)) {
+    if (std::optional<ConvS8Epilogue> epilogue = matchConvS8Epilogue(
+            op, fill, in, out, op.getDpsInputs(), symbols)) {
       Operation *last = epilogue->quantize ? epilogue->quantize
                         : epilogue->relu   ? epilogue->relu
                                            : epilogue->rescale;
@@ -1256,11 +1256,12 @@ struct MixUseMicrokernelsPass
   /// with constant scale (positive) and zero point (in [-128, 127]) of that
   /// f32 result, which nothing else reads (a workspace buffer). The call writes
   /// its output while it reads the input, so the output must not overlap it,
-  /// nor the sums unless it is an f32 output in their bytes.
-  std::optional<ConvS8Epilogue> matchConvS8Epilogue(linalg::GenericOp conv,
-                                                    linalg::FillOp fill,
-                                                    Value in, Value out,
-                                                    SymbolTable &symbols) {
+  /// nor the sums unless it is an f32 output in their bytes; nor what the
+  /// loops behind it read again (`reads`, the conv loop's operands, and the
+  /// input scale) unless a constant.
+  std::optional<ConvS8Epilogue>
+  matchConvS8Epilogue(linalg::GenericOp conv, linalg::FillOp fill, Value in,
+                      Value out, ValueRange reads, SymbolTable &symbols) {
     auto op =
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(conv, true));
     if (!op)
@@ -1344,6 +1345,15 @@ struct MixUseMicrokernelsPass
     if (!provablyDisjoint(in, e.dst) ||
         !((!e.quantize && sameBytes(out, e.dst)) ||
           provablyDisjoint(out, e.dst)))
+      return std::nullopt;
+    // What the loops behind the call read again when they run (the weight,
+    // the zero points, the input scale: run-time values of a dynamic
+    // quantize) must still hold it after the call wrote its output.
+    SmallVector<Value> rereads(reads.begin(), reads.end());
+    rereads.push_back(e.sa);
+    if (!llvm::all_of(rereads, [&](Value v) {
+          return constantGlobalOf(v, symbols) || provablyDisjoint(v, e.dst);
+        }))
       return std::nullopt;
     return e;
   }

@@ -953,7 +953,8 @@ static void convInterleaveS8(const int8_t *t, int64_t pitch, int64_t rows,
 static int64_t quantizePart(const float *x, int64_t n, const uk_quant *q,
                             int8_t *out, mixrt_ukernel_isa isa);
 
-/* The portable rescale row (uk_rescale_fn). */
+/* The portable rescale row (uk_rescale_fn). In place (y == (float *)acc)
+ * each element is read before it is written, at the same index. */
 static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
                                   float bias, int has_bias, int relu,
                                   float *y) {
@@ -970,9 +971,11 @@ static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
 }
 
 /* The epilogue of mixrt_ukernel_conv2d_s8_rescale on the nb sums of each
- * filter of a block (positions p0 .. p0 + nb - 1 of image `image`). */
-static void convEpilogueS8(const uk_conv_s8_problem *p, int64_t image,
-                           int64_t p0, int nb) {
+ * filter of a block (positions p0 .. p0 + nb - 1 of image `image`). Not
+ * inlined: its row buffer (2 KiB of stack) is only on this call's path,
+ * not on mixrt_ukernel_conv2d_s8s8s32's. */
+static __attribute__((noinline)) void
+convEpilogueS8(const uk_conv_s8_problem *p, int64_t image, int64_t p0, int nb) {
   uk_conv_s8_epilogue *e = p->epilogue;
   const int64_t positions = p->OH * p->OW;
   float row[UK_CONV_S8_NBMAX] __attribute__((aligned(64)));
@@ -1463,7 +1466,12 @@ int64_t mixrt_ukernel_conv2d_s8_rescale(
     return -2;
   if (empty)
     return -1;
-  if (output == NULL || weight_scales == NULL)
+  /* An int8 output in the sums' bytes would overwrite sums of blocks not
+   * read yet. */
+  const uintptr_t out0 = (uintptr_t)output, sums0 = (uintptr_t)sums;
+  const uintptr_t outputs = (uintptr_t)(p.N * p.F * p.OH * p.OW);
+  if (output == NULL || weight_scales == NULL ||
+      (outS8 && out0 < sums0 + 4 * outputs && sums0 < out0 + outputs))
     return -2;
   for (int64_t f = 0; f < F; ++f)
     if (!finiteScale(weight_scales[f], 1) ||

@@ -363,7 +363,8 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_s8s8s32(
  *  point); -2, nothing written, for the arguments
  *  mixrt_ukernel_conv2d_s8s8s32 refuses, other flags, an input scale or
  *  output quantization outside the above, a weight scale or bias outside
- *  the above, or a NULL `sums`, `output` or `weight_scales`. An empty
+ *  the above, an int8 output overlapping `sums`, or a NULL `sums`,
+ *  `output` or `weight_scales`. An empty
  *  output (N, F, OH or OW 0) returns -1 after the checks of the scalar
  *  arguments: the weight scales and the bias are then not read, and the
  *  pointers may be NULL. Added in API version 14. */

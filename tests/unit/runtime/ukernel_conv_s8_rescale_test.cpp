@@ -687,6 +687,35 @@ TEST_CASE("ukernel.conv2d_s8_rescale refuses bad arguments, writing nothing",
     CHECK_FALSE(call(a, &ret));
     CHECK(ret == -1);
   }
+  // An int8 output in the bytes of the sums (its writes would overwrite sums
+  // of blocks not read yet): refused, nothing written; an f32 output in
+  // exactly their bytes is allowed.
+  {
+    Args a = base();
+    a.flags = outS8;
+    for (std::ptrdiff_t shift : {0, 4, 140, -20}) {
+      INFO("int8 output at the sums + " << shift << " bytes");
+      std::vector<int32_t> buffer(64 + kGuards, kGuard);
+      int32_t *sums = buffer.data() + 8;
+      int8_t *out = reinterpret_cast<int8_t *>(sums) + shift;
+      CHECK(mixrt_ukernel_conv2d_s8_rescale(
+                a.n, a.c, a.h, a.wd, a.x, a.zx, a.f, a.kh, a.kh, a.wt, a.zw,
+                a.sh, a.sh, a.dh, a.dh, a.pad, a.pad, a.pad, a.pad, a.oh, a.ow,
+                sums, a.xscale, a.wscales.data(), a.bias.data(), a.oscale, a.zp,
+                a.qmin, out, a.flags) == -2);
+      CHECK(std::count(buffer.begin(), buffer.end(), kGuard) ==
+            static_cast<std::ptrdiff_t>(buffer.size()));
+    }
+    // Adjacent, not overlapping: accepted.
+    std::vector<int32_t> buffer(36 + 9 + kGuards, kGuard);
+    CHECK(mixrt_ukernel_conv2d_s8_rescale(
+              a.n, a.c, a.h, a.wd, a.x, a.zx, a.f, a.kh, a.kh, a.wt, a.zw, a.sh,
+              a.sh, a.dh, a.dh, a.pad, a.pad, a.pad, a.pad, a.oh, a.ow,
+              buffer.data(), a.xscale, a.wscales.data(), a.bias.data(),
+              a.oscale, a.zp, a.qmin,
+              reinterpret_cast<int8_t *>(buffer.data() + 36), a.flags) == -1);
+    CHECK(buffer[0] == 36);
+  }
   // An empty output: -1, nothing read or written, NULL pointers allowed.
   for (uint32_t flags : {0u, outS8}) {
     for (int64_t which : {0, 1}) {
