@@ -18,10 +18,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace mixrt::test;
@@ -902,6 +904,70 @@ TEST_CASE("ukernel.threads give bit-identical results", "[ukernel]") {
   CHECK(std::string(mixrt_last_error_message()) ==
         "set_num_threads: n (0) is outside [1, 256]");
   CHECK(mixrt_set_num_threads(257) == MIXRT_STATUS_INVALID_ARGUMENT);
+}
+
+TEST_CASE("ukernel.thread pool runs loops back to back, spinning or blocking, "
+          "for concurrent callers",
+          "[ukernel]") {
+  // The pool's workers spin for MIXRT_SPIN_US microseconds between loops,
+  // then block: both ways (0 blocks after every loop; 20000 keeps them
+  // spinning through this whole test) must run every part of every loop
+  // exactly once. 64 x 64 x 256 is exactly 2^20 multiply-adds (split in
+  // parts by rows); two application threads call at once, so one of them
+  // also takes the pool's busy path (runs its loop alone).
+  const int64_t m = 64, n = 64, k = 256;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> a(static_cast<size_t>(m * k)),
+      b(static_cast<size_t>(k * n));
+  for (float &v : a)
+    v = normal(rng);
+  for (float &v : b)
+    v = normal(rng);
+  std::vector<unsigned char> packed(
+      static_cast<size_t>(mixrt_ukernel_packed_size(MIXRT_UKERNEL_F32, k, n)));
+  REQUIRE(mixrt_ukernel_pack_b(MIXRT_UKERNEL_F32, k, n, b.data(), n,
+                               packed.data()) == MIXRT_STATUS_OK);
+  auto gemm = [&](float *c) {
+    return mixrt_ukernel_gemm_f32(m, n, k, a.data(), k, packed.data(), c, n,
+                                  nullptr, 0);
+  };
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  std::vector<float> want(static_cast<size_t>(m * n));
+  REQUIRE(gemm(want.data()) == MIXRT_STATUS_OK);
+
+  const char *saved = std::getenv("MIXRT_SPIN_US");
+  const std::string savedValue = saved ? saved : "";
+  for (const char *spin : {"0", "20000", "not a number"}) {
+    for (int32_t threads : {2, 3}) {
+      INFO("MIXRT_SPIN_US=" << spin << ", " << threads << " threads");
+      REQUIRE(setenv("MIXRT_SPIN_US", spin, 1) == 0);
+      REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+      // Each caller counts the loops whose output differs from `want`.
+      auto caller = [&](int loops, int *wrong) {
+        std::vector<float> c(want.size());
+        for (int i = 0; i < loops; ++i) {
+          std::fill(c.begin(), c.end(), -1.0f);
+          if (gemm(c.data()) != MIXRT_STATUS_OK ||
+              std::memcmp(c.data(), want.data(), c.size() * sizeof(float)))
+            ++*wrong;
+        }
+      };
+      int wrongAlone = 0, wrongA = 0, wrongB = 0;
+      caller(100, &wrongAlone);
+      std::thread other(caller, 100, &wrongB);
+      caller(100, &wrongA);
+      other.join();
+      CHECK(wrongAlone == 0);
+      CHECK(wrongA == 0);
+      CHECK(wrongB == 0);
+    }
+  }
+  if (saved)
+    setenv("MIXRT_SPIN_US", savedValue.c_str(), 1);
+  else
+    unsetenv("MIXRT_SPIN_US");
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
 }
 
 namespace {
