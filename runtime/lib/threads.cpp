@@ -36,11 +36,12 @@ namespace {
 /// on the 2-vCPU machines (a 2^20 multiply-add GEMM called with a gap after
 /// each call: 55 us per call on one thread, 83 on two blocking, 50 on two
 /// spinning), more than many of the layers the loops split save (an int8
-/// MobileNet-V2 stack ran 1.4x slower on 2 threads than on one). A network calls one loop after another, with its single-threaded
-/// code between; spinning across those gaps keeps the workers awake for the
-/// whole call. MIXRT_SPIN_US (0 to 100000) overrides the default; with more
-/// threads than CPUs the default is 0 (a spinning worker would take the CPU
-/// of the thread it waits for).
+/// MobileNet-V2 stack ran 1.4x slower on 2 threads than on one). A network
+/// calls one loop after another, with its single-threaded code between;
+/// spinning across those gaps keeps the workers awake for the whole call.
+/// MIXRT_SPIN_US (0 to 100000) overrides the default; with more threads than
+/// CPUs the default is 0 (a spinning worker would take the CPU of the thread it
+/// waits for).
 constexpr int64_t kDefaultSpinMicros = 1000;
 
 int64_t spinMicros(int threads) {
