@@ -57,6 +57,10 @@ MIXRT_API int32_t mixrt_api_version(void);
  *  workers. Results are bit-identical for every n. Two GEMMs running at
  *  once from different threads do not share the pool: the second runs on
  *  its caller's thread alone. Process-wide: call it while no GEMM runs.
+ *  Between parallel loops the workers spin (1 ms by default; the
+ *  environment variable MIXRT_SPIN_US, 0 to 100000, read here, sets it;
+ *  0 by default when n exceeds the CPUs the process may use) before they
+ *  block, so a network's consecutive loops do not pay a wake-up each.
  *  INVALID_ARGUMENT unless 1 <= n <= 256; RESOURCE_EXHAUSTED if a worker
  *  cannot be started (the previous setting is kept). */
 MIXRT_API mixrt_status_code mixrt_set_num_threads(int32_t n);
