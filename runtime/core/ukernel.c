@@ -1502,6 +1502,225 @@ int64_t mixrt_ukernel_conv2d_s8_rescale(
   return e.first;
 }
 
+/*===----------------------------------------------------------------------===*\
+|* int8 depthwise with the rescale (mixrt_ukernel_depthwise_s8_rescale)       *|
+\*===----------------------------------------------------------------------===*/
+
+/* Floats of converted input per chunk: 32 KiB of stack. */
+#define UK_DW_S8_BUF 8192
+
+static int64_t rescaleRowF32Portable(const float *acc, int64_t n, double s,
+                                     float bias, int has_bias, int relu,
+                                     float *y) {
+  int64_t first = -1;
+  for (int64_t j = 0; j < n; ++j) {
+    float v = (float)(s * (double)acc[j]);
+    if (has_bias)
+      v = v + bias;
+    if (first < 0 && !(v - v == 0.0f)) /* +-Inf - +-Inf: NaN */
+      first = j;
+    y[j] = relu ? uk_relu(v) : v;
+  }
+  return first;
+}
+
+typedef struct uk_dw_s8 {
+  uk_dw_problem p; /* the whole problem, input NULL: each chunk's */
+  const int8_t *input;
+  int32_t zp;
+  double xscale;
+  const float *wscales, *bias;
+  int relu;
+  uk_dw_fn fn;
+  uk_rescale_f32_fn rescale;
+  int64_t first; /* the smallest non-finite index, -1 while none */
+} uk_dw_s8;
+
+/* (float)(x - zp) of n int8 values. */
+static void dwS8Convert(const int8_t *x, int64_t n, int32_t zp, float *out) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = (float)((int32_t)x[i] - zp);
+}
+
+/* The rescale of the n outputs at `at` (plane `q`, channel q mod C) in
+ * place; their first non-finite index into *first. */
+static void dwS8Rescale(const uk_dw_s8 *e, int64_t q, int64_t at, int64_t n,
+                        int64_t *first) {
+  int64_t unused, c;
+  mixrt_uk_divmod(q, e->p.C, &unused, &c);
+  float *y = e->p.output + at;
+  const int64_t bad =
+      e->rescale(y, n, e->xscale * (double)e->wscales[c],
+                 e->bias ? e->bias[c] : 0.0f, e->bias != NULL, e->relu, y);
+  if (bad >= 0 && *first < 0)
+    *first = at + bad;
+}
+
+/* Planes [b0, b1) (plane q: image q / C, channel q mod C): per chunk of
+ * whole planes whose input fits the buffer (else per band of output rows
+ * of one plane), convert the input, run the f32 path on the buffer, then
+ * rescale the chunk's outputs while they are in cache. Every output is the
+ * same fma chain wherever the chunk starts (padded taps +0 either way).
+ * Not inlined: its buffer is only on this path's stack. */
+static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
+                                                 int64_t b1) {
+  float buf[UK_DW_S8_BUF] __attribute__((aligned(64)));
+  const uk_dw_problem *p = &e->p;
+  const int64_t inPlane = p->H * p->W, outPlane = p->OH * p->OW;
+  int64_t first = -1, unused, c0;
+  if (inPlane <= UK_DW_S8_BUF) {
+    int64_t per = b1 - b0;
+    if (inPlane > 0)
+      mixrt_uk_divmod(UK_DW_S8_BUF, inPlane, &per, &unused);
+    for (int64_t b = b0; b < b1; b += per) {
+      const int64_t count = b1 - b < per ? b1 - b : per;
+      dwS8Convert(e->input + b * inPlane, count * inPlane, e->zp, buf);
+      uk_dw_problem sub = *p;
+      mixrt_uk_divmod(b, p->C, &unused, &c0);
+      sub.planes = count;
+      sub.c0 = c0;
+      sub.input = buf;
+      sub.output = p->output + b * outPlane;
+      e->fn(&sub);
+      for (int64_t q = b; q < b + count; ++q)
+        dwS8Rescale(e, q, q * outPlane, outPlane, &first);
+    }
+  } else {
+    /* Bands of `rows` output rows: their input rows (at most the buffer's)
+     * converted, the rows above and below the image padding as before. */
+    const int64_t span = (p->KH - 1) * p->dh + 1;
+    int64_t fit, rows;
+    mixrt_uk_divmod(UK_DW_S8_BUF, p->W, &fit, &unused);
+    mixrt_uk_divmod(fit - span, p->sh, &rows, &unused);
+    rows += 1; /* >= 1: W * span <= UK_DW_S8_BUF was checked */
+    for (int64_t q = b0; q < b1; ++q) {
+      mixrt_uk_divmod(q, p->C, &unused, &c0);
+      for (int64_t o0 = 0; o0 < p->OH; o0 += rows) {
+        const int64_t o1 = o0 + rows < p->OH ? o0 + rows : p->OH;
+        const int64_t r0 = o0 * p->sh - p->pt,
+                      r1 = (o1 - 1) * p->sh - p->pt + span;
+        const int64_t a = r0 > 0 ? r0 : 0, z = r1 < p->H ? r1 : p->H;
+        const int64_t have = z > a ? z - a : 0;
+        dwS8Convert(e->input + q * inPlane + a * p->W, have * p->W, e->zp, buf);
+        uk_dw_problem sub = *p;
+        sub.planes = 1;
+        sub.c0 = c0;
+        sub.H = have;
+        sub.pt = a - r0;
+        sub.OH = o1 - o0;
+        sub.input = buf;
+        sub.output = p->output + q * outPlane + o0 * p->OW;
+        e->fn(&sub);
+        dwS8Rescale(e, q, q * outPlane + o0 * p->OW, (o1 - o0) * p->OW, &first);
+      }
+    }
+  }
+  if (first < 0)
+    return;
+#if UINTPTR_MAX > 0xffffffffu
+  int64_t seen = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
+  while ((seen < 0 || first < seen) &&
+         !__atomic_compare_exchange_n(&e->first, &seen, first, 0,
+                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#else
+  if (e->first < 0 || first < e->first)
+    e->first = first;
+#endif
+}
+
+#if UINTPTR_MAX > 0xffffffffu
+typedef struct uk_dw_s8_job {
+  uk_dw_s8 *e;
+  int64_t per; /* planes per part */
+} uk_dw_s8_job;
+
+static void dwS8Part(void *context, int64_t begin, int64_t end) {
+  const uk_dw_s8_job *job = (const uk_dw_s8_job *)context;
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t b = i * job->per;
+    const int64_t planes = job->e->p.planes;
+    dwS8Planes(job->e, b, b + job->per < planes ? b + job->per : planes);
+  }
+}
+#endif
+
+int64_t mixrt_ukernel_depthwise_s8_rescale(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t KH, int64_t KW, const float *weight,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t OH, int64_t OW, float input_scale, const float *weight_scales,
+    const float *bias, float *output, uint32_t flags) {
+  if (N < 0 || C < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_RELU) ||
+      input_zero_point < -128 || input_zero_point > 127 ||
+      !finiteScale(input_scale, 1) ||
+      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
+                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
+    return -2;
+  int64_t planes, inPlane, outPlane, taps, e;
+  if (!mulFits(N, C, &planes) || !mulFits(H, W, &inPlane) ||
+      !mulFits(OH, OW, &outPlane) || !mulFits(KH, KW, &taps) ||
+      !mulFits(planes, inPlane, &e) || !mulFits(planes, outPlane, &e) ||
+      !mulFits(e, 4, &e) || !mulFits(C, taps, &e) || !mulFits(e, 4, &e))
+    return -2;
+  /* A plane the buffer does not hold is cut in bands of output rows: one
+   * row's window must fit (W x ((KH - 1) x dilation_h + 1) floats). */
+  int64_t spanRows, spanFloats;
+  if (inPlane > UK_DW_S8_BUF &&
+      (!mulFits(KH - 1, dilation_h, &spanRows) ||
+       !mulFits(W, spanRows + 1, &spanFloats) || spanFloats > UK_DW_S8_BUF))
+    return -2;
+  if (planes == 0 || outPlane == 0)
+    return -1;
+  if ((inPlane != 0 && input == NULL) || weight == NULL || output == NULL ||
+      weight_scales == NULL)
+    return -2;
+  /* |w| <= 2^16 keeps every sum finite (|x - zp| <= 255), so y is never
+   * NaN; the scales and the bias as mixrt_ukernel_conv2d_s8_rescale's. */
+  for (int64_t i = 0, n = C * taps; i < n; ++i)
+    if (!(weight[i] >= -65536.0f && weight[i] <= 65536.0f))
+      return -2;
+  for (int64_t c = 0; c < C; ++c)
+    if (!finiteScale(weight_scales[c], 1) ||
+        (bias != NULL && !finiteScale(bias[c], 0)))
+      return -2;
+  uk_dw_s8 d;
+  const uk_dw_problem p = {planes,     C,      0,        H,        W,
+                           KH,         KW,     stride_h, stride_w, dilation_h,
+                           dilation_w, OH,     OW,       pad_top,  pad_left,
+                           NULL,       weight, NULL,     output,   0};
+  d.p = p;
+  d.input = input;
+  d.zp = input_zero_point;
+  d.xscale = (double)input_scale;
+  d.wscales = weight_scales;
+  d.bias = bias;
+  d.relu = (flags & MIXRT_UKERNEL_RELU) != 0;
+  d.fn = selectDw();
+  d.rescale = rescaleRowF32Portable;
+#if defined(__x86_64__)
+  if (d.fn == mixrt_uk_dw_avx512)
+    d.rescale = mixrt_uk_rescale_f32_avx512;
+  else if (d.fn == mixrt_uk_dw_avx2)
+    d.rescale = mixrt_uk_rescale_f32_avx2;
+#endif
+  d.first = -1;
+#if UINTPTR_MAX > 0xffffffffu
+  const int32_t threads = __atomic_load_n(&parallelThreads, __ATOMIC_ACQUIRE);
+  const mixrt_parallel_for pf = __atomic_load_n(&parallelFor, __ATOMIC_RELAXED);
+  if (threads >= 2 && pf != NULL && planes >= 2 &&
+      (double)planes * (double)outPlane * (double)taps >= 1048576.0) {
+    uk_dw_s8_job job = {&d, (planes + threads - 1) / threads};
+    pf(__atomic_load_n(&parallelPool, __ATOMIC_RELAXED),
+       (planes + job.per - 1) / job.per, dwS8Part, (void *)&job);
+    return d.first;
+  }
+#endif
+  dwS8Planes(&d, 0, planes);
+  return d.first;
+}
+
 static inline uint32_t ukBits(float f) {
   uint32_t u;
   __builtin_memcpy(&u, &f, sizeof u);

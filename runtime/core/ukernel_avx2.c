@@ -177,21 +177,30 @@ UK_T int64_t mixrt_uk_quantize_f32_s8_avx2(const float *x, int64_t n,
  * the f32 bias add, an Inf test on |v| (the bits of +Inf), then relu by
  * vmaxps(v, +0) (+0 for -0 and negative v; v is never NaN). The tail as
  * the portable row. */
-UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
-                                       float bias, int has_bias, int relu,
-                                       float *y) {
+/* The row of 8 sums per step from int32 (accI) or f32 (accF) sums: one
+ * of them is NULL, a constant in each caller below. */
+UK_INLINE UK_T int64_t rescaleRow(const int32_t *accI, const float *accF,
+                                  int64_t n, double s, float bias, int has_bias,
+                                  int relu, float *y) {
   const __m256d sv = _mm256_set1_pd(s);
   const __m256 bv = _mm256_set1_ps(bias), zero = _mm256_setzero_ps();
   const __m256i absMask = _mm256_set1_epi32(0x7fffffff),
                 inf = _mm256_set1_epi32(0x7f800000);
   int64_t first = -1, j = 0;
   for (; j + 8 <= n; j += 8) {
-    const __m256i a =
-        _mm256_loadu_si256((const __m256i *)(const void *)(acc + j));
-    const __m128 lo = _mm256_cvtpd_ps(
-        _mm256_mul_pd(sv, _mm256_cvtepi32_pd(_mm256_castsi256_si128(a))));
-    const __m128 hi = _mm256_cvtpd_ps(
-        _mm256_mul_pd(sv, _mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1))));
+    __m256d dlo, dhi;
+    if (accF) {
+      const __m256 a = _mm256_loadu_ps(accF + j);
+      dlo = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+      dhi = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+    } else {
+      const __m256i a =
+          _mm256_loadu_si256((const __m256i *)(const void *)(accI + j));
+      dlo = _mm256_cvtepi32_pd(_mm256_castsi256_si128(a));
+      dhi = _mm256_cvtepi32_pd(_mm256_extracti128_si256(a, 1));
+    }
+    const __m128 lo = _mm256_cvtpd_ps(_mm256_mul_pd(sv, dlo));
+    const __m128 hi = _mm256_cvtpd_ps(_mm256_mul_pd(sv, dhi));
     __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
     if (has_bias)
       v = _mm256_add_ps(v, bv);
@@ -203,7 +212,7 @@ UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
     _mm256_storeu_ps(y + j, relu ? _mm256_max_ps(v, zero) : v);
   }
   for (; j < n; ++j) {
-    float v = (float)(s * (double)acc[j]);
+    float v = (float)(s * (accF ? (double)accF[j] : (double)accI[j]));
     if (has_bias)
       v = v + bias;
     if (first < 0 && !(v - v == 0.0f))
@@ -211,6 +220,20 @@ UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
     y[j] = relu ? uk_relu(v) : v;
   }
   return first;
+}
+
+UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
+                                       float bias, int has_bias, int relu,
+                                       float *y) {
+  return rescaleRow(acc, NULL, n, s, bias, has_bias, relu, y);
+}
+
+/* mixrt_ukernel_depthwise_s8_rescale's row (uk_rescale_f32_fn): the same
+ * on f32 sums (exact conversions to f64 as well). */
+UK_T int64_t mixrt_uk_rescale_f32_avx2(const float *acc, int64_t n, double s,
+                                       float bias, int has_bias, int relu,
+                                       float *y) {
+  return rescaleRow(NULL, acc, n, s, bias, has_bias, relu, y);
 }
 
 UK_INLINE __m256 loadPs(const float *p, int64_t valid) {

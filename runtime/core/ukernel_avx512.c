@@ -1125,12 +1125,11 @@ UK_INLINE UK_T int64_t quantizeLoop(const float *x, int64_t n,
   return first;
 }
 
-/* mixrt_ukernel_conv2d_s8_rescale's row (uk_rescale_fn): 16 sums per step,
- * two f64 products of 8, as the AVX2 row; the tail masked (lanes past n
- * read and write nothing). */
-UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
-                                         double s, float bias, int has_bias,
-                                         int relu, float *y) {
+/* The row from int32 (accI) or f32 (accF) sums: one of them is NULL, a
+ * constant in each caller below. */
+UK_INLINE UK_T int64_t rescaleRow(const int32_t *accI, const float *accF,
+                                  int64_t n, double s, float bias, int has_bias,
+                                  int relu, float *y) {
   const __m512d sv = _mm512_set1_pd(s);
   const __m512 bv = _mm512_set1_ps(bias), zero = _mm512_setzero_ps();
   const __m512i absMask = _mm512_set1_epi32(0x7fffffff),
@@ -1139,11 +1138,18 @@ UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
   for (int64_t j = 0; j < n; j += 16) {
     const __mmask16 m =
         n - j >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - j)) - 1u);
-    const __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
-    const __m256 lo = _mm512_cvtpd_ps(
-        _mm512_mul_pd(sv, _mm512_cvtepi32_pd(_mm512_castsi512_si256(a))));
-    const __m256 hi = _mm512_cvtpd_ps(
-        _mm512_mul_pd(sv, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1))));
+    __m512d dlo, dhi;
+    if (accF) {
+      const __m512 a = _mm512_maskz_loadu_ps(m, accF + j);
+      dlo = _mm512_cvtps_pd(_mm512_castps512_ps256(a));
+      dhi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(a, 1));
+    } else {
+      const __m512i a = _mm512_maskz_loadu_epi32(m, accI + j);
+      dlo = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
+      dhi = _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(a, 1));
+    }
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(sv, dlo));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(sv, dhi));
     __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
     if (has_bias)
       v = _mm512_add_ps(v, bv);
@@ -1154,6 +1160,22 @@ UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
     _mm512_mask_storeu_ps(y + j, m, relu ? _mm512_max_ps(v, zero) : v);
   }
   return first;
+}
+
+/* mixrt_ukernel_conv2d_s8_rescale's row (uk_rescale_fn): 16 sums per step,
+ * two f64 products of 8, as the AVX2 row; the tail masked (lanes past n
+ * read and write nothing). */
+UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
+                                         double s, float bias, int has_bias,
+                                         int relu, float *y) {
+  return rescaleRow(acc, NULL, n, s, bias, has_bias, relu, y);
+}
+
+/* mixrt_ukernel_depthwise_s8_rescale's row (uk_rescale_f32_fn). */
+UK_T int64_t mixrt_uk_rescale_f32_avx512(const float *acc, int64_t n, double s,
+                                         float bias, int has_bias, int relu,
+                                         float *y) {
+  return rescaleRow(NULL, acc, n, s, bias, has_bias, relu, y);
 }
 
 UK_T int64_t mixrt_uk_quantize_f32_s8_avx512(const float *x, int64_t n,

@@ -361,6 +361,11 @@ typedef struct uk_quant {
  * before it is written. */
 typedef int64_t (*uk_rescale_fn)(const int32_t *acc, int64_t n, double s,
                                  float bias, int has_bias, int relu, float *y);
+/* The same on f32 sums (mixrt_ukernel_depthwise_s8_rescale): y[j] =
+ * (float)(s * (double)acc[j]) ... */
+typedef int64_t (*uk_rescale_f32_fn)(const float *acc, int64_t n, double s,
+                                     float bias, int has_bias, int relu,
+                                     float *y);
 
 /* The whole epilogue: the rescale of every filter f (s = (double)xscale *
  * (double)wscales[f]), the output f32 (outf) or quantized (outq, q), and
@@ -443,6 +448,12 @@ UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n,
                                             double s, float bias, int has_bias,
                                             int relu, float *y);
 UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
+                                              double s, float bias,
+                                              int has_bias, int relu, float *y);
+UK_HIDDEN int64_t mixrt_uk_rescale_f32_avx2(const float *acc, int64_t n,
+                                            double s, float bias, int has_bias,
+                                            int relu, float *y);
+UK_HIDDEN int64_t mixrt_uk_rescale_f32_avx512(const float *acc, int64_t n,
                                               double s, float bias,
                                               int has_bias, int relu, float *y);
 UK_HIDDEN void mixrt_uk_f32_avx2(const uk_f32_problem *p);

@@ -243,6 +243,43 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
     int64_t pad_bottom, int64_t pad_right, int64_t OH, int64_t OW,
     float *output, const float *bias, uint32_t flags);
 
+/** The depthwise convolution of an int8 input with its rescale, as mixc
+ *  lowers an int8 depthwise mix.qconv2d (+ mix.relu): the sums are the
+ *  output of mixrt_ukernel_depthwise_f32 (no bias, no relu) on the input
+ *  (float)(x - input_zero_point), padded taps +0, with `weight` (C x KH x
+ *  KW floats; mixc passes the int8 weights minus their zero point); then
+ *  every output, in the order of mixc's lowering:
+ *
+ *    y = (float)(((double)input_scale * (double)weight_scales[c]) *
+ *                (double)sum)
+ *    y = y + bias[c]                     (one f32 add, when bias is not NULL)
+ *    y = y > 0 ? y : +0.0                (with MIXRT_UKERNEL_RELU)
+ *    output[n][c][oh][ow] = y
+ *
+ *  computed per chunk of planes (or band of output rows of a large plane)
+ *  while in cache: the input converted into 32 KiB of stack, the sums
+ *  written to `output` and rescaled there. The scales must be finite and
+ *  positive, the bias finite, the weights within [-65536, 65536] (so every
+ *  sum is finite and y never NaN), the zero point within [-128, 127].
+ *  `output` must not overlap the input, the weight or the other arguments.
+ *  Threads as mixrt_ukernel_depthwise_f32 (whole planes per part); results
+ *  identical for any thread count and on every path.
+ *  Returns -1 when every output is written and every y finite; the index
+ *  (n, c, oh, ow row-major) of the first y that is not finite before the
+ *  relu (every output still written); -2, nothing written, for the
+ *  arguments mixrt_ukernel_depthwise_f32 refuses, other flags, arguments
+ *  outside the above, NULL `weight_scales`, or a plane of more than 8192
+ *  elements whose rows of one window do not fit 8192 floats (W x
+ *  ((KH - 1) x dilation_h + 1) > 8192). An empty output returns -1 after
+ *  the checks of the sizes and scalars. Added in API version 15. */
+MIXRT_API int64_t mixrt_ukernel_depthwise_s8_rescale(
+    int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
+    int32_t input_zero_point, int64_t KH, int64_t KW, const float *weight,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t OH, int64_t OW, float input_scale, const float *weight_scales,
+    const float *bias, float *output, uint32_t flags);
+
 /** A convolution (NCHW, one group) as GEMMs: output[n] (F x OH*OW) =
  *  weight (F x C*KH*KW, row-major) x the patches of input[n], packed on the
  *  fly. Each output is computed as the loops over a zero-padded copy do it:
