@@ -293,6 +293,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_conv2d_s8s8s32)},
       {"mixrt_ukernel_conv2d_s8_rescale",
        reinterpret_cast<void *>(&mixrt_ukernel_conv2d_s8_rescale)},
+      {"mixrt_ukernel_depthwise_s8_rescale",
+       reinterpret_cast<void *>(&mixrt_ukernel_depthwise_s8_rescale)},
       // Called only by code compiled with profile-layers.
       {"mixc_profile_begin", reinterpret_cast<void *>(&mixc_profile_begin)},
       {"mixc_profile_end", reinterpret_cast<void *>(&mixc_profile_end)},

@@ -442,7 +442,12 @@ def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
       outputs are then never placed in those bytes (a little more
       workspace: the small CNN of `bench_conv` 1,003,520 -> 1,103,872
       bytes; `int8-epilogues=false`, which mixc passes without
-      microkernels, does not);
+      microkernels, does not); likewise the int8 input and zero point of an
+      int8 depthwise convolution (the loop converting them right before
+      the `"depthwise_f32"` loop), which
+      `mixrt_ukernel_depthwise_s8_rescale` reads while it writes the
+      rescale's or relu's output (the MobileNet-V2 stack in int8:
+      3,612,736 -> 4,064,384 bytes);
     - places the buffers in one workspace, largest first, each at the lowest
       64-byte-aligned offset that overlaps no buffer live at the same time;
     - adds the workspace as a last argument `memref<Nxi8>` and replaces each
@@ -618,6 +623,21 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     plane of B's K channels with A as the weight: the loop's chain (from
     +0, one fma per k ascending), nothing packed at compile time.
 
+    An int8 depthwise convolution -- the loop converting its int8 input to
+    f32 (`(f32)(x - zp)`) right before a `"depthwise_f32"` loop that alone
+    reads it, then the rescale (f32 sums; constant positive scales, a
+    constant finite bias) and a relu after it or in it -- becomes one call
+    of `mixrt_ukernel_depthwise_s8_rescale` on the int8 input, which runs
+    the conversion, the f32 depthwise kernel, the rescale, bias and relu
+    per chunk of planes while in cache and writes the last output; the
+    loops stay behind it in an `scf.if` as for the convolutions (the
+    depthwise loop there calls `mixrt_ukernel_depthwise_f32`), run when it
+    returns another value than -1 (checked) or -2 (unchecked). Its output
+    must not overlap the int8 input nor what the loops read again (the
+    zero point, the input scale) unless constant; planes the kernel always
+    refuses (more than 8192 elements whose window rows do not fit 8192
+    floats) keep the loops.
+
     The microkernels compute what the loops did, bit for bit (each output
     from +0 in ascending k with one FMA per step; exact int32 sums; see
     mixrt/ukernel.h). Everything else keeps its loops. With
@@ -656,6 +676,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFusedConvEpilogue", "fused-conv-epilogues", "Bias and relu epilogues fused into mixrt_ukernel_conv2d_f32">,
     Statistic<"numFusedConvS8Rescale", "fused-int8-conv2d-rescales", "int8 rescales (with their bias and relu) fused into mixrt_ukernel_conv2d_s8_rescale">,
     Statistic<"numFusedConvS8Quantize", "fused-int8-conv2d-quantizes", "Static quantizes fused into mixrt_ukernel_conv2d_s8_rescale after the rescale">,
+    Statistic<"numFusedDepthwiseS8", "fused-int8-depthwise", "int8 depthwise convolutions (their input's conversion, rescale, bias and relu) run by mixrt_ukernel_depthwise_s8_rescale">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
   ];
 }

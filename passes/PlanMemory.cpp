@@ -137,6 +137,34 @@ linalg::GenericOp nextLoop(Operation *op) {
   return dyn_cast_or_null<linalg::GenericOp>(op);
 }
 
+/// The loop before `op`, allocations, constants, globals and fills aside.
+linalg::GenericOp previousLoop(Operation *op) {
+  op = op->getPrevNode();
+  while (op && isa<memref::AllocOp, arith::ConstantOp, memref::GetGlobalOp,
+                   linalg::FillOp>(op))
+    op = op->getPrevNode();
+  return dyn_cast_or_null<linalg::GenericOp>(op);
+}
+
+/// The unmarked loop right before the depthwise loop `dw` that converts an
+/// int8 tensor into the buffer `dw` reads (the int8 depthwise convolution's
+/// `(f32)(x - zp)`), or null.
+linalg::GenericOp int8DepthwiseConversion(linalg::GenericOp dw) {
+  linalg::GenericOp convert = previousLoop(dw);
+  if (!convert || convert->hasAttr(attr::kUkernel) ||
+      convert.getNumDpsInputs() != 2 || convert.getNumDpsInits() != 1)
+    return {};
+  auto q = dyn_cast<MemRefType>(convert.getDpsInputs()[0].getType());
+  if (!q || !q.getElementType().isInteger(8))
+    return {};
+  Value written = viewRoot(convert.getDpsInits()[0]);
+  bool reads = false;
+  dw.getRegion().walk([&](memref::LoadOp load) {
+    reads |= viewRoot(load.getMemRef()) == written;
+  });
+  return reads ? convert : linalg::GenericOp();
+}
+
 /// The rescale loop right after the int8 convolution `conv`, or null.
 linalg::GenericOp epilogueRescale(linalg::GenericOp conv) {
   linalg::GenericOp rescale = nextLoop(conv);
@@ -214,24 +242,38 @@ struct MixPlanMemoryPass
     // What an int8 convolution reads stays live through the rescale, relu
     // and static quantize right after it: mix-use-microkernels may run them
     // in the convolution's call (mixrt_ukernel_conv2d_s8_rescale), which
-    // writes their output while it still reads the input.
+    // writes their output while it still reads the input. So does an int8
+    // depthwise convolution's int8 input (and zero point), which
+    // mixrt_ukernel_depthwise_s8_rescale reads in place of the loops' f32
+    // copy while it writes the rescale's (or relu's) output.
     for (auto generic : body.getOps<linalg::GenericOp>()) {
       auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
-      if (!int8Epilogues || !kind || kind.getValue() != "conv2d_s8")
+      if (!int8Epilogues || !kind ||
+          (kind.getValue() != "conv2d_s8" &&
+           kind.getValue() != "depthwise_f32"))
         continue;
-      unsigned end = epilogueEnd(generic, steps);
       SmallVector<Value> reads(generic.getDpsInputs());
+      if (kind.getValue() == "depthwise_f32") {
+        linalg::GenericOp convert = int8DepthwiseConversion(generic);
+        if (!convert || !epilogueRescale(generic))
+          continue;
+        llvm::append_range(reads, convert.getDpsInputs());
+      }
+      unsigned end = epilogueEnd(generic, steps);
       // The rescale's scales too (not its sums, which it may overwrite in
       // place): the loops behind the call read them again.
       if (auto rescale = epilogueRescale(generic))
         for (OpOperand *operand : rescale.getDpsInputOperands())
           if (operand->getOperandNumber() != 0)
             reads.push_back(operand->get());
-      generic.getRegion().walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          if (!generic->isAncestor(v.getParentRegion()->getParentOp()))
-            reads.push_back(v);
-      });
+      // (The depthwise call does not read the loops' f32 copy its body
+      // loads: the loops behind the call convert it again.)
+      if (kind.getValue() == "conv2d_s8")
+        generic.getRegion().walk([&](Operation *inner) {
+          for (Value v : inner->getOperands())
+            if (!generic->isAncestor(v.getParentRegion()->getParentOp()))
+              reads.push_back(v);
+        });
       for (Value v : reads) {
         auto b = bufferOf.find(viewRoot(v));
         if (b != bufferOf.end())

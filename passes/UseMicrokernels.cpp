@@ -67,6 +67,8 @@ constexpr StringLiteral kGemmS8F32 = "mixrt_ukernel_gemm_s8s8f32";
 constexpr StringLiteral kRangeF32 = "mixrt_ukernel_range_f32";
 constexpr StringLiteral kQuantizeF32 = "mixrt_ukernel_quantize_f32_s8";
 constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
+constexpr StringLiteral kDepthwiseS8Rescale =
+    "mixrt_ukernel_depthwise_s8_rescale";
 constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
 constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
 constexpr StringLiteral kConvS8Rescale = "mixrt_ukernel_conv2d_s8_rescale";
@@ -356,7 +358,8 @@ struct MixUseMicrokernelsPass
         (void)guardRescale(fuseRelu(op, symbols), symbols);
       else if (kind == "rescale")
         (void)fuseRelu(op, symbols);
-      else if (kind == "depthwise_f32")
+      else if (kind == "depthwise_f32" &&
+               failed(rewriteIntDepthwise(op, symbols)))
         (void)rewriteConvolution(op, /*depthwise=*/true, symbols);
       else if (kind == "conv2d_f32")
         (void)rewriteConvolution(op, /*depthwise=*/false, symbols);
@@ -837,12 +840,13 @@ struct MixUseMicrokernelsPass
   }
 
   /// Whether `body` yields (f32)((f64)sa * (f64)sb * (f64)acc) [+ bias] with
+  /// acc an i32 sum (or, with `floatAcc`, an f32 one),
   /// block arguments (acc, sa, sb[, bias], out), no fast-math flags; other
   /// ops may only be pure or the checks (scf.if calling mixrt_check_fail),
   /// which set `checked`. With `relu`, also its relu (mix.relu fused into
   /// the loop by mix-fuse-elementwise), which sets *relu.
   static bool matchRescaleBody(Block *body, bool hasBias, bool &checked,
-                               bool *relu = nullptr) {
+                               bool *relu = nullptr, bool floatAcc = false) {
     if (!onlyPureOpsAndChecks(body, checked))
       return false;
     auto arg = [&](Value v, unsigned i) { return v == body->getArgument(i); };
@@ -878,7 +882,13 @@ struct MixUseMicrokernelsPass
     if (!plain(wide))
       return false;
     // One factor is the accumulator, the other the product of the scales.
+    // (An int32 sum converted, or with `floatAcc` an f32 one extended.)
     auto isAcc = [&](Value v) {
+      if (floatAcc) {
+        auto ext = v.getDefiningOp<arith::ExtFOp>();
+        return ext && arg(ext.getIn(), 0) && ext.getIn().getType().isF32() &&
+               ext.getType().isF64();
+      }
       auto conv = v.getDefiningOp<arith::SIToFPOp>();
       return conv && arg(conv.getIn(), 0) && conv.getType().isF64();
     };
@@ -1231,6 +1241,145 @@ struct MixUseMicrokernelsPass
     return success();
   }
 
+  /// An int8 depthwise convolution as mixc lowers it: the loop converting
+  /// the int8 input to f32 (`(f32)(x - zp)`: extsi, subi, sitofp; identity
+  /// maps, the zero point rank 0) right before the depthwise_f32 loop that
+  /// alone reads it (its fill aside), then its rescale (+ bias, + relu;
+  /// matchConvS8Epilogue on f32 sums). One call of
+  /// mixrt_ukernel_depthwise_s8_rescale runs all of it on each chunk of
+  /// planes while in cache; the loops move into an scf.if behind the call,
+  /// run when it returns != -1 (checked: they report as before) or == -2
+  /// (unchecked: refused), where the depthwise loop then calls
+  /// mixrt_ukernel_depthwise_f32 as usual. Shapes the kernel always refuses
+  /// (a plane of more than 8192 elements whose window rows do not fit 8192
+  /// floats) keep the loops.
+  LogicalResult rewriteIntDepthwise(linalg::GenericOp op,
+                                    SymbolTable &symbols) {
+    FailureOr<UnpaddedLoop> loop = matchUnpaddedLoop(op, 1, 1);
+    if (failed(loop))
+      return failure();
+    MLIRContext *ctx = &getContext();
+    Type f32 = Float32Type::get(ctx), i8 = IntegerType::get(ctx, 8),
+         i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+    Value in = loop->input, w = op.getDpsInputs()[0], out = op.getDpsInits()[0];
+    if (!isPlainBuffer(in, f32, 4) || !isPlainBuffer(w, f32, 4) ||
+        !isPlainBuffer(out, f32, 4))
+      return failure();
+    auto inType = cast<MemRefType>(in.getType());
+    auto wType = cast<MemRefType>(w.getType());
+    auto outType = cast<MemRefType>(out.getType());
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1),
+            h = inType.getDimSize(2), wd = inType.getDimSize(3),
+            kh = wType.getDimSize(2), kw = wType.getDimSize(3),
+            oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    ArrayRef<int64_t> strides = loop->strides, dilations = loop->dilations,
+                      pad = loop->padding;
+    if (c < 1 || wType.getDimSize(0) != c || wType.getDimSize(1) != 1 ||
+        outType.getDimSize(0) != n || outType.getDimSize(1) != c ||
+        op.getIndexingMapsArray() !=
+            SmallVector<AffineMap>{
+                lowering::convMaps(strides, dilations, c, wType, ctx).weight,
+                lowering::convMaps(strides, dilations, c, wType, ctx).output} ||
+        !coversTaps(inType, wType, outType, *loop))
+      return failure();
+    if (h * wd > 8192 && wd * ((kh - 1) * dilations[0] + 1) > 8192)
+      return failure();
+    linalg::FillOp fill = zeroFillBefore(op, out);
+    auto convert = dyn_cast_or_null<linalg::GenericOp>(
+        adjacentComputation(fill ? fill.getOperation() : op.getOperation(),
+                            /*forward=*/false));
+    if (!convert || convert->hasAttr(attr::kUkernel) ||
+        convert.getNumDpsInputs() != 2 || convert.getNumDpsInits() != 1 ||
+        convert.getDpsInits()[0] != in || !convert.hasPureBufferSemantics())
+      return failure();
+    Value q = convert.getDpsInputs()[0], zp = convert.getDpsInputs()[1];
+    AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+    if (!isPlainBuffer(q, i8, 4) ||
+        cast<MemRefType>(q.getType()).getShape() != inType.getShape() ||
+        !isPlainBuffer(zp, i32, 0) ||
+        convert.getNumParallelLoops() != convert.getNumLoops() ||
+        convert.getIndexingMapsArray() !=
+            SmallVector<AffineMap>{id, AffineMap::get(4, 0, {}, ctx), id})
+      return failure();
+    // Its body: (f32)((i32)x - zp), nothing else.
+    Block &body = convert.getRegion().front();
+    auto ext = dyn_cast<arith::ExtSIOp>(&body.front());
+    auto sub = ext ? dyn_cast_or_null<arith::SubIOp>(ext->getNextNode())
+                   : arith::SubIOp();
+    auto toFloat = sub ? dyn_cast_or_null<arith::SIToFPOp>(sub->getNextNode())
+                       : arith::SIToFPOp();
+    if (!toFloat || toFloat->getNextNode() != body.getTerminator() ||
+        ext.getIn() != body.getArgument(0) || !ext.getType().isInteger(32) ||
+        sub.getLhs() != ext.getResult() ||
+        sub.getRhs() != body.getArgument(1) ||
+        toFloat.getIn() != sub.getResult() || !toFloat.getType().isF32() ||
+        body.getTerminator()->getOperand(0) != toFloat.getResult())
+      return failure();
+    // The converted input is read by the depthwise loop only.
+    if (!llvm::all_of(in.getUsers(), [&](Operation *user) {
+          return user == convert || op->isAncestor(user);
+        }))
+      return failure();
+    std::optional<ConvS8Epilogue> epilogue = matchConvS8Epilogue(
+        op, fill, q, out, ValueRange{w, zp, q}, symbols, /*depthwise=*/true);
+    if (!epilogue)
+      return failure();
+
+    Operation *last = epilogue->relu ? epilogue->relu.getOperation()
+                                     : epilogue->rescale.getOperation();
+    OpBuilder after(last->getBlock(), std::next(last->getIterator()));
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    SmallVector<Type> types = {i64, i64, i64, i64, ptr, i32, i64, i64, ptr};
+    types.append(10, i64);
+    types.append({f32, ptr, ptr, ptr, i32});
+    declare(getOperation(), kDepthwiseS8Rescale,
+            after.getFunctionType(types, {i64}));
+    SmallVector<Value> args;
+    for (int64_t v : {n, c, h, wd})
+      args.push_back(i64Const(after, loc, v));
+    args.push_back(pointerTo(after, loc, q));
+    args.push_back(memref::LoadOp::create(after, loc, zp, ValueRange{}));
+    for (int64_t v : {kh, kw})
+      args.push_back(i64Const(after, loc, v));
+    args.push_back(pointerTo(after, loc, w));
+    for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
+                      pad[0], pad[1], pad[2], pad[3], oh, ow})
+      args.push_back(i64Const(after, loc, v));
+    args.push_back(
+        memref::LoadOp::create(after, loc, epilogue->sa, ValueRange{}));
+    args.push_back(pointerTo(after, loc, epilogue->sb));
+    args.push_back(epilogue->bias ? pointerTo(after, loc, epilogue->bias)
+                                  : nullPointer(after, loc));
+    args.push_back(pointerTo(after, loc, epilogue->dst));
+    bool relu = epilogue->relu || epilogue->reluInLoop;
+    args.push_back(arith::ConstantIntOp::create(after, loc, i32,
+                                                relu ? MIXRT_UKERNEL_RELU : 0));
+    Value first = func::CallOp::create(after, loc, kDepthwiseS8Rescale,
+                                       TypeRange{i64}, args)
+                      .getResult(0);
+    // As for mixrt_ukernel_conv2d_s8_rescale: -1 all written and finite,
+    // -2 refused (nothing written), else the first index not finite.
+    Value fallback =
+        epilogue->checked
+            ? arith::CmpIOp::create(after, loc, arith::CmpIPredicate::ne, first,
+                                    i64Const(after, loc, -1))
+            : arith::CmpIOp::create(after, loc, arith::CmpIPredicate::eq, first,
+                                    i64Const(after, loc, -2));
+    auto ifOp = scf::IfOp::create(after, loc, fallback,
+                                  /*withElseRegion=*/false);
+    Operation *end = ifOp.thenBlock()->getTerminator();
+    for (Operation *moved :
+         {convert.getOperation(), fill ? fill.getOperation() : nullptr,
+          op.getOperation(), epilogue->rescale.getOperation(),
+          epilogue->relu ? epilogue->relu.getOperation() : nullptr})
+      if (moved)
+        moved->moveBefore(end);
+    ++numFusedDepthwiseS8;
+    (void)rewriteConvolution(op, /*depthwise=*/true, symbols);
+    return success();
+  }
+
   /// What mixrt_ukernel_conv2d_s8_rescale runs after an int8 convolution's
   /// sums: the rescale loop, the relu after it, the static quantize after
   /// those, and the buffer the call then writes.
@@ -1258,10 +1407,13 @@ struct MixUseMicrokernelsPass
   /// its output while it reads the input, so the output must not overlap it,
   /// nor the sums unless it is an f32 output in their bytes; nor what the
   /// loops behind it read again (`reads`, the conv loop's operands, and the
-  /// input scale) unless a constant.
+  /// input scale) unless a constant. With `depthwise`, the epilogue of an
+  /// int8 depthwise convolution (f32 sums; mixrt_ukernel_depthwise_s8_rescale
+  /// fuses no quantize, and its output may overlap the loops' sums).
   std::optional<ConvS8Epilogue>
   matchConvS8Epilogue(linalg::GenericOp conv, linalg::FillOp fill, Value in,
-                      Value out, ValueRange reads, SymbolTable &symbols) {
+                      Value out, ValueRange reads, SymbolTable &symbols,
+                      bool depthwise = false) {
     auto op =
         dyn_cast_or_null<linalg::GenericOp>(adjacentComputation(conv, true));
     if (!op)
@@ -1296,7 +1448,7 @@ struct MixUseMicrokernelsPass
     want.push_back(id);
     if (op.getIndexingMapsArray() != want ||
         !matchRescaleBody(op.getBody(), e.bias != nullptr, e.checked,
-                          &e.reluInLoop) ||
+                          &e.reluInLoop, /*floatAcc=*/depthwise) ||
         !constantF32s(e.sb, filters, /*positive=*/true, nullptr, symbols) ||
         (e.bias &&
          !constantF32s(e.bias, filters, /*positive=*/false, nullptr, symbols)))
@@ -1310,8 +1462,9 @@ struct MixUseMicrokernelsPass
     Value result = e.relu ? e.relu.getDpsInits()[0] : y;
     e.dst = result;
     Operation *writer = e.relu ? e.relu.getOperation() : op.getOperation();
-    if (auto q = dyn_cast_or_null<linalg::GenericOp>(
-            adjacentComputation(writer, true))) {
+    if (auto q = depthwise ? linalg::GenericOp()
+                           : dyn_cast_or_null<linalg::GenericOp>(
+                                 adjacentComputation(writer, true))) {
       auto qkind = q->getAttrOfType<StringAttr>(attr::kUkernel);
       std::optional<int32_t> qmin;
       // (A caller's buffer must be written: only the workspace's may be
@@ -1342,8 +1495,10 @@ struct MixUseMicrokernelsPass
         e.checked |= qkind.getValue() == "checked_quantize";
       }
     }
+    // (The depthwise call does not use the loops' sums: the loops behind it
+    // compute them again from the int8 input when they run.)
     if (!provablyDisjoint(in, e.dst) ||
-        !((!e.quantize && sameBytes(out, e.dst)) ||
+        !(depthwise || (!e.quantize && sameBytes(out, e.dst)) ||
           provablyDisjoint(out, e.dst)))
       return std::nullopt;
     // What the loops behind the call read again when they run (the weight,

@@ -1574,7 +1574,8 @@ static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
       mixrt_uk_divmod(UK_DW_S8_BUF, inPlane, &per, &unused);
     for (int64_t b = b0; b < b1; b += per) {
       const int64_t count = b1 - b < per ? b1 - b : per;
-      dwS8Convert(e->input + b * inPlane, count * inPlane, e->zp, buf);
+      if (inPlane > 0) /* (else the input may be NULL) */
+        dwS8Convert(e->input + b * inPlane, count * inPlane, e->zp, buf);
       uk_dw_problem sub = *p;
       mixrt_uk_divmod(b, p->C, &unused, &c0);
       sub.planes = count;
@@ -1601,7 +1602,9 @@ static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
                       r1 = (o1 - 1) * p->sh - p->pt + span;
         const int64_t a = r0 > 0 ? r0 : 0, z = r1 < p->H ? r1 : p->H;
         const int64_t have = z > a ? z - a : 0;
-        dwS8Convert(e->input + q * inPlane + a * p->W, have * p->W, e->zp, buf);
+        if (have > 0)
+          dwS8Convert(e->input + q * inPlane + a * p->W, have * p->W, e->zp,
+                      buf);
         uk_dw_problem sub = *p;
         sub.planes = 1;
         sub.c0 = c0;

@@ -1062,6 +1062,142 @@ TEST_CASE("compiled int8 grouped and depthwise conv2d: the f32 convolution "
   }
 }
 
+// int8 depthwise convolutions: the input's conversion (x - zp), the sums,
+// the rescale, the bias and the relu in one call of
+// mixrt_ukernel_depthwise_s8_rescale (the loops, with their
+// mixrt_ukernel_depthwise_f32 call, behind it): the same bits as the loops
+// on every path, checked and unchecked, symmetric and asymmetric; 3x3 of
+// stride 1 and 2, dilation 2, 5x5 on 7x7 planes, two images, 100x100
+// planes (more than the kernel's 8192-float chunk: bands of rows).
+TEST_CASE("compiled int8 depthwise conv2d: the conversion, rescale, bias and "
+          "relu in one call equal the loops bit for bit",
+          "[exec][ukernel][int8]") {
+  unsigned seed = 1600;
+  for (const char *precision :
+       {"precision(int8)", "precision(int8<asymmetric>)"}) {
+    for (ConvCase c : {
+             ConvCase{1, 8, 9, 9, 8, 3, 3, 1, 1, 1, precision, true, 8, true},
+             ConvCase{2, 16, 12, 12, 16, 3, 3, 2, 1, 1, precision, false, 16,
+                      true},
+             ConvCase{1, 8, 11, 11, 8, 3, 3, 1, 2, 2, precision, true, 8},
+             ConvCase{1, 32, 7, 7, 32, 5, 5, 1, 2, 1, precision, true, 32,
+                      true},
+             ConvCase{1, 3, 100, 100, 3, 3, 3, 1, 1, 1, precision, false, 3,
+                      true},
+         }) {
+      DYNAMIC_SECTION("N " << c.n << " C " << c.c << " " << c.h << "x" << c.w
+                           << " " << c.kh << "x" << c.kw << " stride "
+                           << c.stride << " dilation " << c.dilation << " "
+                           << precision << (c.bias ? " bias" : "")
+                           << (c.relu ? " relu" : "")) {
+        for (bool checked : {true, false}) {
+          INFO((checked ? "checked" : "unchecked"));
+          checkConv(c, seed, "mixrt_ukernel_depthwise_s8_rescale", checked);
+        }
+      }
+      ++seed;
+    }
+  }
+}
+
+// The int8 depthwise call writing a workspace buffer (a relu that an add
+// reads) while it reads the int8 input a dynamic quantize wrote into the
+// workspace: mix-plan-memory keeps that input live through the relu (else
+// the relu's output takes its bytes and the call would not be made). Bit
+// for bit the loops' on every path, batch 2.
+TEST_CASE("compiled int8 depthwise conv2d into the workspace: the call reads "
+          "its int8 input while it writes the relu's buffer",
+          "[exec][ukernel][int8]") {
+  const std::string text =
+      "mix.network @d precision(f32) (%x: tensor<2x4x9x9xf32>) -> "
+      "tensor<2x4x9x9xf32> {\n"
+      "  %q, %s, %z = mix.quantize %x asymmetric checked : "
+      "tensor<2x4x9x9xf32> -> tensor<2x4x9x9xi8>, tensor<f32>, tensor<i32>\n"
+      "  %w = mix.weight dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]]], [[[2, "
+      "2, 2], [2, 2, 2], [2, 2, 2]]], [[[0, 0, 1], [0, 1, 0], [1, 0, 0]]], "
+      "[[[4, 3, 2], [1, 0, -1], [-2, -3, -4]]]]> : tensor<4x1x3x3xi8>\n"
+      "  %ws = mix.weight dense<[0.25, 0.5, 0.125, 0.0625]> : tensor<4xf32>\n"
+      "  %wz = mix.weight dense<0> : tensor<4xi32>\n"
+      "  %b = mix.weight dense<[0.5, -0.25, 1.0, 0.0]> : tensor<4xf32>\n"
+      "  %y = mix.qconv2d %q, %s, %z, %w, %ws, %wz, %b {groups = 4 : i64, "
+      "padding = array<i64: 1, 1, 1, 1>} : (tensor<2x4x9x9xi8>, tensor<f32>, "
+      "tensor<i32>, tensor<4x1x3x3xi8>, tensor<4xf32>, tensor<4xi32>, "
+      "tensor<4xf32>) -> tensor<2x4x9x9xf32>\n"
+      "  %r = mix.relu %y : (tensor<2x4x9x9xf32>) -> tensor<2x4x9x9xf32>\n"
+      "  %o = mix.add %r, %x : (tensor<2x4x9x9xf32>, tensor<2x4x9x9xf32>) -> "
+      "tensor<2x4x9x9xf32>\n"
+      "  mix.return %o : tensor<2x4x9x9xf32>\n"
+      "}\n";
+  std::mt19937 rng(1650);
+  GemmCase inputs{1, 0, 1, 1, "", false, false, false};
+  std::vector<float> x = inputData(inputs, 2 * 4 * 9 * 9, rng);
+  compareBuilds(
+      text, {2, 4, 9, 9}, {2, 4, 9, 9},
+      [](MixPipelineOptions &o) { o.microkernels = false; },
+      [&](ModuleOp kernels, ModuleOp loops) {
+        CHECK(countCalls(kernels, "mixrt_ukernel_depthwise_s8_rescale") == 1);
+        CHECK(countCalls(loops, "mixrt_ukernel_depthwise_s8_rescale") == 0);
+      },
+      x, /*checked=*/true,
+      [](MixPipelineOptions &o) { o.verifyPolicy = false; });
+  CHECK(mixrt_check_status() == MIXRT_STATUS_OK);
+}
+
+// A calibrated int8 depthwise convolution whose rescaled sums overflow f32
+// (inputs times 3e37, finite, against a calibrated range of [-5.4e37,
+// 4.8e37]: the input scale is fixed, so only the rescale overflows): checked,
+// the call returns the first such index and the loops behind it report what the
+// loops report (count, first index and value); unchecked, nothing reports
+// and the bits (relu'd infinities) are the loops'.
+TEST_CASE("compiled int8 depthwise conv2d overflowing its rescale: the loops "
+          "behind the call report as the loops do",
+          "[exec][ukernel][int8]") {
+  std::mt19937 rng(1700);
+  const std::string text = llvm::formatv(
+      "mix.network @d precision(f32) (%x: tensor<1x6x10x10xf32>) -> "
+      "tensor<1x6x10x10xf32> {\n"
+      "  %w = mix.weight dense<{0}> : tensor<6x1x3x3xf32>\n"
+      "  %y = mix.conv2d %x, %w precision(int8) {{groups = 6 : i64, padding "
+      "= array<i64: 1, 1, 1, 1>} : (tensor<1x6x10x10xf32>, "
+      "tensor<6x1x3x3xf32>) -> tensor<1x6x10x10xf32>\n"
+      "  %r = mix.relu %y : (tensor<1x6x10x10xf32>) -> "
+      "tensor<1x6x10x10xf32>\n"
+      "  mix.return %r : tensor<1x6x10x10xf32>\n}\n",
+      convWeightText(rng, 6, 1, 3, 3));
+  const float big = 3e37f;
+  GemmCase inputs{1, 0, 1, 1, "", false, false, false};
+  std::vector<float> x = inputData(inputs, 6 * 10 * 10, rng);
+  for (float &v : x)
+    v *= big;
+  REQUIRE(llvm::all_of(x, [](float v) { return std::isfinite(v); }));
+  std::filesystem::path calibration =
+      std::filesystem::temp_directory_path() / "mixc_dw_overflow.calib";
+  {
+    std::ofstream file(calibration);
+    file << "{\"format\": \"mixc-calibration\", \"version\": 1, "
+            "\"method\": \"minmax\", \"samples\": 1, \"ranges\": {"
+         << "\"d/conv2d#0/input\": {\"min\": " << -1.8 * big
+         << ", \"max\": " << 1.6 * big << ", \"count\": 1}}}\n";
+  }
+  for (bool checked : {true, false}) {
+    INFO((checked ? "checked" : "unchecked"));
+    compareBuilds(
+        text, {1, 6, 10, 10}, {1, 6, 10, 10},
+        [](MixPipelineOptions &o) { o.microkernels = false; },
+        [&](ModuleOp kernels, ModuleOp loops) {
+          CHECK(countCalls(kernels, "mixrt_ukernel_depthwise_s8_rescale") == 1);
+          CHECK(countCalls(loops, "mixrt_ukernel_depthwise_s8_rescale") == 0);
+        },
+        x, checked,
+        [&](MixPipelineOptions &o) {
+          o.calibrationPath = calibration.string();
+          o.verifyPolicy = false;
+        });
+    CHECK((mixrt_check_status() != MIXRT_STATUS_OK) == checked);
+  }
+  std::filesystem::remove(calibration);
+}
+
 /// Calls of `callee` in a lowered module whose last operand, the flags, is
 /// the constant `flags`, and whose second to last, the bias, is not null
 /// (`withBias`) or null.
