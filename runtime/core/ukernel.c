@@ -955,12 +955,14 @@ static int64_t quantizePart(const float *x, int64_t n, const uk_quant *q,
 
 /* The portable rescale row (uk_rescale_fn). In place (y == (float *)acc)
  * each element is read before it is written, at the same index. */
-static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
-                                  float bias, int has_bias, int relu,
-                                  float *y) {
+/* The portable rescale row on int32 (accI) or f32 (accF) sums: one of
+ * them is NULL, a constant in each caller. */
+static inline int64_t rescaleRow(const int32_t *accI, const float *accF,
+                                 int64_t n, double s, float bias, int has_bias,
+                                 int relu, float *y) {
   int64_t first = -1;
   for (int64_t j = 0; j < n; ++j) {
-    float v = (float)(s * (double)acc[j]);
+    float v = (float)(s * (accF ? (double)accF[j] : (double)accI[j]));
     if (has_bias)
       v = v + bias;
     if (first < 0 && !(v - v == 0.0f)) /* +-Inf - +-Inf: NaN */
@@ -968,6 +970,33 @@ static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
     y[j] = relu ? uk_relu(v) : v;
   }
   return first;
+}
+
+static int64_t rescaleRowPortable(const int32_t *acc, int64_t n, double s,
+                                  float bias, int has_bias, int relu,
+                                  float *y) {
+  return rescaleRow(acc, NULL, n, s, bias, has_bias, relu, y);
+}
+
+static int64_t rescaleRowF32Portable(const float *acc, int64_t n, double s,
+                                     float bias, int has_bias, int relu,
+                                     float *y) {
+  return rescaleRow(NULL, acc, n, s, bias, has_bias, relu, y);
+}
+
+/* *first = min(*first, index) over blocks and threads (-1: none yet);
+ * atomic on 64-bit targets (the only ones that run threads). */
+static void keepFirst(int64_t *first, int64_t index) {
+#if UINTPTR_MAX > 0xffffffffu
+  int64_t seen = __atomic_load_n(first, __ATOMIC_RELAXED);
+  while ((seen < 0 || index < seen) &&
+         !__atomic_compare_exchange_n(first, &seen, index, 0, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED)) {
+  }
+#else
+  if (*first < 0 || index < *first)
+    *first = index;
+#endif
 }
 
 /* The epilogue of mixrt_ukernel_conv2d_s8_rescale on the nb sums of each
@@ -992,20 +1021,9 @@ convEpilogueS8(const uk_conv_s8_problem *p, int64_t image, int64_t p0, int nb) {
     if (e->outq)
       (void)quantizePart(row, nb, &e->q, e->outq + at, e->isa);
   }
-  if (first < 0)
-    return;
-  /* The smallest index over the blocks (and threads: 64-bit targets only,
-   * as runBlocks). */
-#if UINTPTR_MAX > 0xffffffffu
-  int64_t seen = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
-  while ((seen < 0 || first < seen) &&
-         !__atomic_compare_exchange_n(&e->first, &seen, first, 0,
-                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-#else
-  if (e->first < 0 || first < e->first)
-    e->first = first;
-#endif
+  /* The smallest index over the blocks (and threads, as runBlocks). */
+  if (first >= 0)
+    keepFirst(&e->first, first);
 }
 
 /* Blocks [begin, end) of the N x ceil(OH*OW / UK_CONV_NB) blocks: per k
@@ -1509,21 +1527,6 @@ int64_t mixrt_ukernel_conv2d_s8_rescale(
 /* Floats of converted input per chunk: 32 KiB of stack. */
 #define UK_DW_S8_BUF 8192
 
-static int64_t rescaleRowF32Portable(const float *acc, int64_t n, double s,
-                                     float bias, int has_bias, int relu,
-                                     float *y) {
-  int64_t first = -1;
-  for (int64_t j = 0; j < n; ++j) {
-    float v = (float)(s * (double)acc[j]);
-    if (has_bias)
-      v = v + bias;
-    if (first < 0 && !(v - v == 0.0f)) /* +-Inf - +-Inf: NaN */
-      first = j;
-    y[j] = relu ? uk_relu(v) : v;
-  }
-  return first;
-}
-
 typedef struct uk_dw_s8 {
   uk_dw_problem p; /* the whole problem, input NULL: each chunk's */
   const int8_t *input;
@@ -1618,18 +1621,8 @@ static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
       }
     }
   }
-  if (first < 0)
-    return;
-#if UINTPTR_MAX > 0xffffffffu
-  int64_t seen = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
-  while ((seen < 0 || first < seen) &&
-         !__atomic_compare_exchange_n(&e->first, &seen, first, 0,
-                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-#else
-  if (e->first < 0 || first < e->first)
-    e->first = first;
-#endif
+  if (first >= 0)
+    keepFirst(&e->first, first);
 }
 
 #if UINTPTR_MAX > 0xffffffffu
