@@ -1536,10 +1536,11 @@ typedef struct uk_dw_s8 {
   int relu;
   uk_dw_fn fn;
   uk_rescale_f32_fn rescale;
+  uk_s8_to_f32_fn convert;
   int64_t first; /* the smallest non-finite index, -1 while none */
 } uk_dw_s8;
 
-/* (float)(x - zp) of n int8 values. */
+/* (float)(x - zp) of n int8 values (uk_s8_to_f32_fn, portable). */
 static void dwS8Convert(const int8_t *x, int64_t n, int32_t zp, float *out) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = (float)((int32_t)x[i] - zp);
@@ -1578,7 +1579,7 @@ static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
     for (int64_t b = b0; b < b1; b += per) {
       const int64_t count = b1 - b < per ? b1 - b : per;
       if (inPlane > 0) /* (else the input may be NULL) */
-        dwS8Convert(e->input + b * inPlane, count * inPlane, e->zp, buf);
+        e->convert(e->input + b * inPlane, count * inPlane, e->zp, buf);
       uk_dw_problem sub = *p;
       mixrt_uk_divmod(b, p->C, &unused, &c0);
       sub.planes = count;
@@ -1606,8 +1607,8 @@ static __attribute__((noinline)) void dwS8Planes(uk_dw_s8 *e, int64_t b0,
         const int64_t a = r0 > 0 ? r0 : 0, z = r1 < p->H ? r1 : p->H;
         const int64_t have = z > a ? z - a : 0;
         if (have > 0)
-          dwS8Convert(e->input + q * inPlane + a * p->W, have * p->W, e->zp,
-                      buf);
+          e->convert(e->input + q * inPlane + a * p->W, have * p->W, e->zp,
+                     buf);
         uk_dw_problem sub = *p;
         sub.planes = 1;
         sub.c0 = c0;
@@ -1695,11 +1696,15 @@ int64_t mixrt_ukernel_depthwise_s8_rescale(
   d.relu = (flags & MIXRT_UKERNEL_RELU) != 0;
   d.fn = selectDw();
   d.rescale = rescaleRowF32Portable;
+  d.convert = dwS8Convert;
 #if defined(__x86_64__)
-  if (d.fn == mixrt_uk_dw_avx512)
+  if (d.fn == mixrt_uk_dw_avx512) {
     d.rescale = mixrt_uk_rescale_f32_avx512;
-  else if (d.fn == mixrt_uk_dw_avx2)
+    d.convert = mixrt_uk_s8_to_f32_avx512;
+  } else if (d.fn == mixrt_uk_dw_avx2) {
     d.rescale = mixrt_uk_rescale_f32_avx2;
+    d.convert = mixrt_uk_s8_to_f32_avx2;
+  }
 #endif
   d.first = -1;
 #if UINTPTR_MAX > 0xffffffffu

@@ -228,6 +228,21 @@ UK_T int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n, double s,
   return rescaleRow(acc, NULL, n, s, bias, has_bias, relu, y);
 }
 
+/* mixrt_ukernel_depthwise_s8_rescale's conversion (uk_s8_to_f32_fn): 8
+ * int8 per step (vpmovsxbd, vpsubd, vcvtdq2ps: exact), the tail scalar. */
+UK_T void mixrt_uk_s8_to_f32_avx2(const int8_t *x, int64_t n, int32_t zp,
+                                  float *out) {
+  const __m256i z = _mm256_set1_epi32(zp);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i v = _mm256_cvtepi8_epi32(
+        _mm_loadl_epi64((const __m128i *)(const void *)(x + i)));
+    _mm256_storeu_ps(out + i, _mm256_cvtepi32_ps(_mm256_sub_epi32(v, z)));
+  }
+  for (; i < n; ++i)
+    out[i] = (float)((int32_t)x[i] - zp);
+}
+
 /* mixrt_ukernel_depthwise_s8_rescale's row (uk_rescale_f32_fn): the same
  * on f32 sums (exact conversions to f64 as well). */
 UK_T int64_t mixrt_uk_rescale_f32_avx2(const float *acc, int64_t n, double s,

@@ -1171,6 +1171,21 @@ UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
   return rescaleRow(acc, NULL, n, s, bias, has_bias, relu, y);
 }
 
+/* mixrt_ukernel_depthwise_s8_rescale's conversion (uk_s8_to_f32_fn): 16
+ * int8 per step, sign-extended, minus zp, converted exactly; the tail
+ * masked (nothing read or written past n). */
+UK_T void mixrt_uk_s8_to_f32_avx512(const int8_t *x, int64_t n, int32_t zp,
+                                    float *out) {
+  const __m512i z = _mm512_set1_epi32(zp);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1u);
+    const __m512i v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, x + i));
+    _mm512_mask_storeu_ps(out + i, m,
+                          _mm512_cvtepi32_ps(_mm512_sub_epi32(v, z)));
+  }
+}
+
 /* mixrt_ukernel_depthwise_s8_rescale's row (uk_rescale_f32_fn). */
 UK_T int64_t mixrt_uk_rescale_f32_avx512(const float *acc, int64_t n, double s,
                                          float bias, int has_bias, int relu,

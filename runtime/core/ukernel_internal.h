@@ -450,6 +450,13 @@ UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n,
 UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
                                               double s, float bias,
                                               int has_bias, int relu, float *y);
+/* (float)(x[i] - zp) for i < n (mixrt_ukernel_depthwise_s8_rescale). */
+typedef void (*uk_s8_to_f32_fn)(const int8_t *x, int64_t n, int32_t zp,
+                                float *out);
+UK_HIDDEN void mixrt_uk_s8_to_f32_avx2(const int8_t *x, int64_t n, int32_t zp,
+                                       float *out);
+UK_HIDDEN void mixrt_uk_s8_to_f32_avx512(const int8_t *x, int64_t n, int32_t zp,
+                                         float *out);
 UK_HIDDEN int64_t mixrt_uk_rescale_f32_avx2(const float *acc, int64_t n,
                                             double s, float bias, int has_bias,
                                             int relu, float *y);
