@@ -366,6 +366,9 @@ typedef int64_t (*uk_rescale_fn)(const int32_t *acc, int64_t n, double s,
 typedef int64_t (*uk_rescale_f32_fn)(const float *acc, int64_t n, double s,
                                      float bias, int has_bias, int relu,
                                      float *y);
+/* (float)(x[i] - zp) for i < n (mixrt_ukernel_depthwise_s8_rescale). */
+typedef void (*uk_s8_to_f32_fn)(const int8_t *x, int64_t n, int32_t zp,
+                                float *out);
 
 /* The whole epilogue: the rescale of every filter f (s = (double)xscale *
  * (double)wscales[f]), the output f32 (outf) or quantized (outq, q), and
@@ -450,9 +453,6 @@ UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx2(const int32_t *acc, int64_t n,
 UK_HIDDEN int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
                                               double s, float bias,
                                               int has_bias, int relu, float *y);
-/* (float)(x[i] - zp) for i < n (mixrt_ukernel_depthwise_s8_rescale). */
-typedef void (*uk_s8_to_f32_fn)(const int8_t *x, int64_t n, int32_t zp,
-                                float *out);
 UK_HIDDEN void mixrt_uk_s8_to_f32_avx2(const int8_t *x, int64_t n, int32_t zp,
                                        float *out);
 UK_HIDDEN void mixrt_uk_s8_to_f32_avx512(const int8_t *x, int64_t n, int32_t zp,
