@@ -625,8 +625,8 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
 
     An int8 depthwise convolution -- the loop converting its int8 input to
     f32 (`(f32)(x - zp)`) right before a `"depthwise_f32"` loop that alone
-    reads it, then the rescale (f32 sums; constant positive scales, a
-    constant finite bias) and a relu after it or in it -- becomes one call
+    reads it, then the rescale (f32 sums; constant positive weight
+    scales, the input scale loaded at run time, a constant finite bias) and a relu after it or in it -- becomes one call
     of `mixrt_ukernel_depthwise_s8_rescale` on the int8 input, which runs
     the conversion, the f32 depthwise kernel, the rescale, bias and relu
     per chunk of planes while in cache and writes the last output; the
@@ -634,7 +634,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     depthwise loop there calls `mixrt_ukernel_depthwise_f32`), run when it
     returns another value than -1 (checked) or -2 (unchecked). Its output
     must not overlap the int8 input nor what the loops read again (the
-    zero point, the input scale) unless constant; planes the kernel always
+    weight, the zero point, the input scale) unless constant; planes the kernel always
     refuses (more than 8192 elements whose window rows do not fit 8192
     floats) keep the loops.
 

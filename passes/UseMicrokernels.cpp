@@ -304,14 +304,16 @@ bool coversTaps(MemRefType in, MemRefType weight, MemRefType out,
   return true;
 }
 
-/// The linalg.fill with 0 writing `buffer` right before `op` (bookkeeping
+/// The linalg.fill with +0 writing `buffer` right before `op` (bookkeeping
 /// ops aside), or null.
 linalg::FillOp zeroFillBefore(Operation *op, Value buffer) {
   auto fill = dyn_cast_or_null<linalg::FillOp>(adjacentComputation(op, false));
   if (!fill || fill.getOutputs().size() != 1 || fill.getOutputs()[0] != buffer)
     return {};
   Value v = fill.getInputs()[0];
-  if (matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()))
+  // +0 only: the kernels start every sum from +0 (a -0 fill would give -0
+  // where every product is -0).
+  if (matchPattern(v, m_PosZeroFloat()) || matchPattern(v, m_Zero()))
     return fill;
   return {};
 }

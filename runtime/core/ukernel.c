@@ -1661,15 +1661,16 @@ int64_t mixrt_ukernel_depthwise_s8_rescale(
       !mulFits(planes, inPlane, &e) || !mulFits(planes, outPlane, &e) ||
       !mulFits(e, 4, &e) || !mulFits(C, taps, &e) || !mulFits(e, 4, &e))
     return -2;
-  /* A plane the buffer does not hold is cut in bands of output rows: one
-   * row's window must fit (W x ((KH - 1) x dilation_h + 1) floats). */
-  int64_t spanRows, spanFloats;
-  if (inPlane > UK_DW_S8_BUF &&
-      (!mulFits(KH - 1, dilation_h, &spanRows) ||
-       !mulFits(W, spanRows + 1, &spanFloats) || spanFloats > UK_DW_S8_BUF))
-    return -2;
   if (planes == 0 || outPlane == 0)
     return -1;
+  /* A plane the buffer does not hold is cut in bands of output rows: one
+   * row's window must fit (W x ((KH - 1) x dilation_h + 1) floats; with an
+   * output, windowValid bounds (KH - 1) x dilation_h by the padded H). */
+  int64_t spanRows, spanFloats;
+  if (inPlane > UK_DW_S8_BUF &&
+      (!mulFits(KH - 1, dilation_h, &spanRows) || spanRows >= UK_DW_S8_BUF ||
+       !mulFits(W, spanRows + 1, &spanFloats) || spanFloats > UK_DW_S8_BUF))
+    return -2;
   if ((inPlane != 0 && input == NULL) || weight == NULL || output == NULL ||
       weight_scales == NULL)
     return -2;

@@ -271,7 +271,9 @@ MIXRT_API mixrt_status_code mixrt_ukernel_depthwise_f32(
  *  outside the above, NULL `weight_scales`, or a plane of more than 8192
  *  elements whose rows of one window do not fit 8192 floats (W x
  *  ((KH - 1) x dilation_h + 1) > 8192). An empty output returns -1 after
- *  the checks of the sizes and scalars. Added in API version 15. */
+ *  the checks of the sizes and scalars (before the band check). Stack: 32
+ *  KiB for the converted input (plus the f32 path's). Added in API version
+ *  15. */
 MIXRT_API int64_t mixrt_ukernel_depthwise_s8_rescale(
     int64_t N, int64_t C, int64_t H, int64_t W, const int8_t *input,
     int32_t input_zero_point, int64_t KH, int64_t KW, const float *weight,

@@ -798,5 +798,16 @@ TEST_CASE("ukernel.depthwise_s8_rescale refuses bad arguments, writing nothing",
       CHECK(std::all_of(out.begin(), out.end(),
                         [](float v) { return bitsOf(v) == kSentinel; }));
     }
+    // A plane of more than 8192 elements with no output: -1 before the
+    // band check (whose window span (KH - 1) x dilation_h is unbounded
+    // here: 2^63 - 1, no overflow), as mixrt_ukernel_depthwise_f32 accepts
+    // it.
+    std::vector<float> out(kGuards, f32FromBits(kSentinel));
+    CHECK(mixrt_ukernel_depthwise_s8_rescale(
+              1, 2, 100, 100, nullptr, 0, 2, 1, nullptr, 1, 1,
+              std::numeric_limits<int64_t>::max(), 1, 0, 0, 0, 0, 0, 100, 0.5f,
+              nullptr, nullptr, out.data(), 0) == -1);
+    CHECK(std::all_of(out.begin(), out.end(),
+                      [](float v) { return bitsOf(v) == kSentinel; }));
   }
 }
