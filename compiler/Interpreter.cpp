@@ -387,6 +387,10 @@ llvm::Error Interpreter::execute(Operation *op, Env &env) {
       // The ops of mix-quantize.
       .Case(
           [&](QuantizeOp q) { return evalQuantize(q, in(q.getInput()), env); })
+      .Case([&](DequantizeOp d) {
+        return bind(evalDequantize(d, in(d.getInput()), in(d.getScales()),
+                                   in(d.getZeroPoints())));
+      })
       .Case([&](AttentionCoreOp a) {
         return bind(evalAttentionCore(a, in(a.getQ()), in(a.getK()),
                                       in(a.getV()), v.optional(a.getMask())));

@@ -211,6 +211,9 @@ llvm::Expected<RefTensor> evalCrossEntropy(CrossEntropyLossOp op,
 /// Quantizes `x` as compiled code and mixrt do and binds the op's three
 /// results (values, used scales, used zero points) in `env`.
 llvm::Error evalQuantize(QuantizeOp op, const RefTensor &x, Env &env);
+/// `scale * (q - zero_point)` rounded once to f32 (mixrt_dequantize_f32).
+RefTensor evalDequantize(DequantizeOp op, const RefTensor &q,
+                         const RefTensor &scales, const RefTensor &zeroPoints);
 RefTensor evalQDense(QDenseOp op, const RefTensor &x, const RefTensor &xs,
                      const RefTensor &xz, const RefTensor &w,
                      const RefTensor &ws, const RefTensor &wz,

@@ -127,6 +127,29 @@ llvm::Error interp::evalQuantize(QuantizeOp op, const RefTensor &x, Env &env) {
   return llvm::Error::success();
 }
 
+RefTensor interp::evalDequantize(DequantizeOp op, const RefTensor &q,
+                                 const RefTensor &scales,
+                                 const RefTensor &zeroPoints) {
+  // Element i belongs to index (i / inner) % channels along the axis.
+  int64_t channels = 1, inner = 1;
+  if (std::optional<uint64_t> axis = op.getAxis()) {
+    channels = q.shape[*axis];
+    for (size_t d = *axis + 1; d < q.shape.size(); ++d)
+      inner *= q.shape[d];
+  }
+  RefTensor x;
+  x.shape = q.shape;
+  x.data.resize(q.data.size());
+  for (auto [i, v] : llvm::enumerate(q.data)) {
+    int64_t c = static_cast<int64_t>(i / inner) % channels;
+    // The exact difference, then one f32 rounding of the product.
+    float d = static_cast<float>(static_cast<int32_t>(v) -
+                                 static_cast<int32_t>(zeroPoints.data[c]));
+    x.data[i] = static_cast<float>(scales.data[c]) * d;
+  }
+  return x;
+}
+
 RefTensor interp::evalQDense(QDenseOp op, const RefTensor &x,
                              const RefTensor &xs, const RefTensor &xz,
                              const RefTensor &w, const RefTensor &ws,

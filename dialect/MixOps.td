@@ -1362,6 +1362,41 @@ def Mix_QuantizeOp : Mix_Op<"quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Mix_DequantizeOp : Mix_Op<"dequantize", [Pure]> {
+  let summary = "Converts int8 values back to f32 with their scales and zero "
+                "points (one rounding)";
+  let description = [{
+    `x = scale * (q - zero_point)` in f32: the difference is an exact
+    integer (at most 255 in magnitude), converted to f32 exactly, and the
+    product with the scale is rounded once, to nearest, ties to even - bit
+    for bit what mixrt's `mixrt_dequantize_f32` computes. A product beyond
+    f32 is +-inf (never for the weights mix-quantize dequantizes: their
+    scales come from the weights' own finite range).
+
+    `scales` and `zero_points` hold one value (per tensor), or, with
+    `axis(d)`, one per index along dimension `d` of the input.
+
+    `mix-quantize` creates it for weight-only int8 layers (a `dense` or
+    `conv2d` with `weights = int8` and float activations): the int8 weight,
+    its scales and zero points are stored (a quarter of the f32 bytes), and
+    the layer computes with the dequantized weight in its accumulator type.
+
+    ```mlir
+    %w = mix.dequantize %q, %scales, %zero_points axis(1)
+        : (tensor<64x32xi8>, tensor<32xf32>, tensor<32xi32>) -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Mix_Int8Tensor:$input, Mix_ChannelScales:$scales,
+                       Mix_ChannelZeroPoints:$zero_points,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs StaticShapeTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $scales `,` $zero_points (`axis` `(` $axis^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Mix_AttentionCoreOp : Mix_Op<"attention_core", [Pure]> {
   let summary = "Multi-head scaled dot-product attention without projections";
   let description = [{

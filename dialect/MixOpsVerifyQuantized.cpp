@@ -64,6 +64,32 @@ LogicalResult QuantizeOp::verify() {
   return success();
 }
 
+LogicalResult DequantizeOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  if (in != shapeOf(getResult()))
+    return emitOpError() << "result shape " << formatShape(shapeOf(getResult()))
+                         << " differs from the input shape " << formatShape(in);
+  int64_t expected = 1;
+  if (std::optional<uint64_t> axis = getAxis()) {
+    int64_t a = static_cast<int64_t>(*axis);
+    if (a < 0 || a >= static_cast<int64_t>(in.size()))
+      return emitOpError() << "axis " << a << " is outside the input's rank "
+                           << in.size();
+    expected = in[a];
+  }
+  for (auto [value, what] : {std::pair<Value, StringRef>{getScales(), "scales"},
+                             {getZeroPoints(), "zero points"}}) {
+    int64_t n = shapeOf(value)[0];
+    if (n != expected)
+      return emitOpError() << "expects " << what << " of shape [" << expected
+                           << "] ("
+                           << (getAxis() ? "one per index along the axis"
+                                         : "per tensor")
+                           << "), got [" << n << "]";
+  }
+  return success();
+}
+
 /// Per-channel weight scales and zero points hold 1 or `channels` values.
 template <typename OpTy>
 static LogicalResult verifyWeightParams(OpTy op, int64_t channels) {

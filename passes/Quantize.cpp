@@ -116,6 +116,20 @@ FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
   return data;
 }
 
+/// Float weights (and widening casts of them) among `weights` that no
+/// longer have a use: they only fed a layer that now reads its int8 form.
+void eraseDeadWeights(llvm::SmallSetVector<Operation *, 8> &weights) {
+  while (!weights.empty()) {
+    Operation *def = weights.pop_back_val();
+    if (!def->use_empty() || !isa<WeightOp, CastOp>(def))
+      continue;
+    for (Value v : def->getOperands())
+      if (Operation *inner = v.getDefiningOp())
+        weights.insert(inner);
+    def->erase();
+  }
+}
+
 struct Quantizer {
   /// Resolved before any rewrite: the rewrites change the structure.
   PrecisionAnalysis *precisions = nullptr;
@@ -246,6 +260,10 @@ struct Quantizer {
   }
 
   LogicalResult rewrite(LayerOpInterface layer) const;
+  /// A dense or conv2d with int8 weights and float activations: the weight
+  /// quantized at compile time and stored as int8 (+ scales, zero points),
+  /// a mix.dequantize before the layer, which computes as before.
+  LogicalResult rewriteWeightOnly(Operation *op, PrecisionAttr weights) const;
   /// An int8 lstm or gru, unrolled (QuantizeRecurrent.h); its results'
   /// uses are replaced.
   LogicalResult rewriteRecurrent(Operation *op, PrecisionAttr act,
@@ -256,6 +274,35 @@ struct Quantizer {
                    std::array<Value, 3>>
       cache;
 };
+
+LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
+                                           PrecisionAttr weights) const {
+  OpBuilder b(op);
+  OpOperand *operand = nullptr;
+  int64_t channelAxis = 0;
+  if (auto dense = dyn_cast<DenseOp>(op)) {
+    operand = &dense.getWeightMutable();
+    channelAxis = 1;
+  } else {
+    operand = &cast<Conv2DOp>(op).getWeightMutable();
+  }
+  FailureOr<std::array<Value, 3>> wq =
+      quantizeWeight(b, op, operand->get(), weights, channelAxis);
+  if (failed(wq))
+    return failure();
+  auto i8Type = cast<ShapedType>((*wq)[0].getType());
+  // One scale (per tensor, or a single channel): no axis.
+  bool perTensor = cast<ShapedType>((*wq)[1].getType()).getDimSize(0) == 1;
+  Value dequantized = DequantizeOp::create(
+      b, op->getLoc(), i8Type.clone(b.getF32Type()), (*wq)[0], (*wq)[1],
+      (*wq)[2], perTensor ? IntegerAttr() : b.getI64IntegerAttr(channelAxis));
+  llvm::SmallSetVector<Operation *, 8> floatWeight;
+  if (Operation *def = operand->get().getDefiningOp())
+    floatWeight.insert(def);
+  operand->set(dequantized);
+  eraseDeadWeights(floatWeight);
+  return success();
+}
 
 LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   Operation *op = layer.getOperation();
@@ -271,11 +318,14 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
     return success();
   if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return success(); // Other layers never compute in int8 (the policy).
+  if (int8W && !int8Act && isa<DenseOp, Conv2DOp>(op))
+    return rewriteWeightOnly(op, *w);
   if (w && int8Act != int8W)
     return op->emitOpError()
            << "quantizes only its " << (int8Act ? "activations" : "weights")
-           << " (activations " << act.str() << ", weights " << w->str()
-           << "); int8 layers need both in int8";
+           << " (activations " << act.str() << ", weights " << w->str() << "); "
+           << (int8Act ? "int8 layers need both in int8"
+                       : "weight-only int8 is for dense and conv2d");
 
   OpBuilder b(op);
   auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);
@@ -395,16 +445,7 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   if (result)
     op->getResult(0).replaceAllUsesWith(result);
   op->erase();
-  // Float weights (and widening casts of them) that only fed this layer.
-  while (!weights.empty()) {
-    Operation *def = weights.pop_back_val();
-    if (!def->use_empty() || !isa<WeightOp, CastOp>(def))
-      continue;
-    for (Value v : def->getOperands())
-      if (Operation *inner = v.getDefiningOp())
-        weights.insert(inner);
-    def->erase();
-  }
+  eraseDeadWeights(weights);
   return success();
 }
 

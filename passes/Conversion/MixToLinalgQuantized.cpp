@@ -304,6 +304,44 @@ struct QuantizeLowering : MixLoweringPattern<QuantizeOp> {
   }
 };
 
+/// `scale * (q - zero_point)` in f32 per element: the i32 difference is
+/// exact and so is its conversion (|q - zp| <= 255); one rounding in the
+/// product, as mixrt_dequantize_f32.
+struct DequantizeLowering : MixLoweringPattern<DequantizeOp> {
+  using MixLoweringPattern::MixLoweringPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *ctx = rewriter.getContext();
+    auto outType = cast<ShapedType>(op.getResult().getType());
+    int64_t rank = outType.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    // One parameter (index 0) or one per index along the axis.
+    AffineMap param =
+        op.getAxis()
+            ? AffineMap::get(
+                  rank, 0,
+                  {getAffineDimExpr(static_cast<int64_t>(*op.getAxis()), ctx)},
+                  ctx)
+            : AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx);
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    Value x = generic(
+        rewriter, op.getLoc(),
+        ValueRange{adaptor.getInput(), adaptor.getScales(),
+                   adaptor.getZeroPoints()},
+        outType.getShape(), f32, std::nullopt, {id, param, param, id},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          Value q = arith::ExtSIOp::create(b, l, i32, a[0]);
+          Value d = arith::SIToFPOp::create(
+              b, l, f32, arith::SubIOp::create(b, l, q, a[2]));
+          return Value(arith::MulFOp::create(b, l, a[1], d));
+        });
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 /// The i32 contraction sum_k (lhs - lz) * (rhs - rz) into `init` (0-filled)
 /// with the given maps (lhs, rhs, lhs zero point, rhs zero point, out).
 Value intContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
@@ -667,7 +705,7 @@ struct QConv2DLowering : LayerLoweringBase<QConv2DOp> {
 
 void mix::lowering::populateQuantizedPatterns(
     RewritePatternSet &patterns, const MixToLinalgOptions &options) {
-  patterns
-      .add<QuantizeLowering, QDenseLowering, QMatmulLowering, QConv2DLowering>(
-          patterns.getContext(), options);
+  patterns.add<QuantizeLowering, DequantizeLowering, QDenseLowering,
+               QMatmulLowering, QConv2DLowering>(patterns.getContext(),
+                                                 options);
 }

@@ -111,3 +111,43 @@ mix.network @row_params precision(f32) (%q: tensor<2x4xi8>, %s: tensor<3xf32>, %
   %y = mix.qdense %q, %s, %z, %w, %ws, %wz : (tensor<2x4xi8>, tensor<3xf32>, tensor<3xi32>, tensor<4x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<2x2xf32>
   mix.return %y : tensor<2x2xf32>
 }
+
+// -----
+
+mix.network @dequantize_shape precision(f32) (%q: tensor<4x2xi8>) -> tensor<2x4xf32> {
+  %s = mix.weight dense<0.5> : tensor<1xf32>
+  %z = mix.weight dense<0> : tensor<1xi32>
+  // expected-error @+1 {{'mix.dequantize' op result shape [2, 4] differs from the input shape [4, 2]}}
+  %x = mix.dequantize %q, %s, %z : (tensor<4x2xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<2x4xf32>
+  mix.return %x : tensor<2x4xf32>
+}
+
+// -----
+
+mix.network @dequantize_axis precision(f32) (%q: tensor<4x2xi8>) -> tensor<4x2xf32> {
+  %s = mix.weight dense<0.5> : tensor<2xf32>
+  %z = mix.weight dense<0> : tensor<2xi32>
+  // expected-error @+1 {{'mix.dequantize' op axis 2 is outside the input's rank 2}}
+  %x = mix.dequantize %q, %s, %z axis(2) : (tensor<4x2xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<4x2xf32>
+  mix.return %x : tensor<4x2xf32>
+}
+
+// -----
+
+mix.network @dequantize_scales precision(f32) (%q: tensor<4x2xi8>) -> tensor<4x2xf32> {
+  %s = mix.weight dense<0.5> : tensor<4xf32>
+  %z = mix.weight dense<0> : tensor<2xi32>
+  // expected-error @+1 {{'mix.dequantize' op expects scales of shape [2] (one per index along the axis), got [4]}}
+  %x = mix.dequantize %q, %s, %z axis(1) : (tensor<4x2xi8>, tensor<4xf32>, tensor<2xi32>) -> tensor<4x2xf32>
+  mix.return %x : tensor<4x2xf32>
+}
+
+// -----
+
+mix.network @dequantize_zero_points precision(f32) (%q: tensor<4x2xi8>) -> tensor<4x2xf32> {
+  %s = mix.weight dense<0.5> : tensor<1xf32>
+  %z = mix.weight dense<0> : tensor<2xi32>
+  // expected-error @+1 {{'mix.dequantize' op expects zero points of shape [1] (per tensor), got [2]}}
+  %x = mix.dequantize %q, %s, %z : (tensor<4x2xi8>, tensor<1xf32>, tensor<2xi32>) -> tensor<4x2xf32>
+  mix.return %x : tensor<4x2xf32>
+}

@@ -101,3 +101,34 @@ mix.network @attention precision(f32) (%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf3
   %y = mix.attention %x, %wq, %wq, %wq, %wq precision(int8) {num_heads = 2 : i64, causal = true} : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<1x4x8xf32>
   mix.return %y : tensor<1x4x8xf32>
 }
+
+// -----
+
+// Weight-only int8: a dense in an f16 block and a conv2d in f32 keep their
+// float activations; the weight is stored as int8 with its scales and zero
+// points (per output channel; per tensor with weight-granularity=tensor) and
+// dequantized to f32 before the layer, which computes as before.
+// CHECK-LABEL: mix.network @weight_only
+// CHECK-DAG: %[[Q:.*]] = mix.weight dense<{{.*}}> : tensor<4x3xi8>
+// CHECK-DAG: %[[S:.*]] = mix.weight dense<{{.*}}> : tensor<3xf32>
+// CHECK-DAG: %[[Z:.*]] = mix.weight dense<0> : tensor<3xi32>
+// CHECK: %[[W:.*]] = mix.dequantize %[[Q]], %[[S]], %[[Z]] axis(1) : (tensor<4x3xi8>, tensor<3xf32>, tensor<3xi32>) -> tensor<4x3xf32>
+// CHECK: mix.dense %{{.*}}, %[[W]] precision(weights = int8) {resolved = #mix.resolved<weights = int8 from property, activations = f16 from block @half, accumulator = f32 from derived, output = f16 from block @half>} : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+// CHECK-DAG: %[[CQ:.*]] = mix.weight dense<{{.*}}> : tensor<2x1x3x3xi8>
+// CHECK-DAG: %[[CZ:.*]] = mix.weight dense<{{.*}}> : tensor<2xi32>
+// CHECK: %[[CW:.*]] = mix.dequantize %[[CQ]], %{{.*}}, %[[CZ]] axis(0) : (tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<2x1x3x3xf32>
+// CHECK: mix.conv2d %{{.*}}, %[[CW]] precision(weights = int8<asymmetric>)
+// CHECK-NOT: mix.quantize
+// TENSOR-LABEL: mix.network @weight_only
+// TENSOR: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x3xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x3xf32>
+// TENSOR: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x1x3x3xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<2x1x3x3xf32>
+mix.network @weight_only precision(f32) (%x: tensor<2x4xf32>, %img: tensor<1x1x4x4xf32>) -> (tensor<2x3xf32>, tensor<1x2x4x4xf32>) {
+  %h = mix.block @half precision(f16) (%in = %x) : (tensor<2x4xf32>) -> tensor<2x3xf32> {
+    %w = mix.weight dense<[[0.5, -1.0, 0.25], [2.0, 0.125, -0.75], [1.5, 1.0, 0.5], [-0.25, 0.5, 1.0]]> : tensor<4x3xf32>
+    %y = mix.dense %in, %w precision(weights = int8) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+    mix.yield %y : tensor<2x3xf32>
+  }
+  %cw = mix.weight dense<[[[[0.5, -1.0, 0.25], [2.0, 0.125, -0.75], [1.5, 1.0, 0.5]]], [[[-0.25, 0.5, 1.0], [0.0, 3.0, -2.0], [1.0, 1.0, 1.0]]]]> : tensor<2x1x3x3xf32>
+  %c = mix.conv2d %img, %cw precision(weights = int8<asymmetric>) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  mix.return %h, %c : tensor<2x3xf32>, tensor<1x2x4x4xf32>
+}

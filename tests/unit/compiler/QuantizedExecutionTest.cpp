@@ -638,3 +638,194 @@ TEST_CASE("a compiled int8 rescale beyond f32 is reported", "[exec][checked]") {
   CHECK(mixrt_gemm_s8_f32(1, 1, 2, &a, &b, &c, 1) == MIXRT_STATUS_OUT_OF_RANGE);
   mixrt_check_reset();
 }
+
+namespace {
+
+/// mixrt's int8 round trip of a weight: quantized (scheme, axis) and
+/// dequantized, `scale * (q - zero_point)` rounded once to f32.
+std::vector<float> dequantizedWeight(const std::vector<float> &w,
+                                     std::vector<int64_t> shape,
+                                     mixrt_qscheme scheme, int32_t axis) {
+  QPtr q = quantize(w, shape, scheme, axis);
+  std::vector<float> d(w.size());
+  REQUIRE(
+      mixrt_dequantize_f32(q.get(), d.data(), static_cast<int64_t>(d.size())) ==
+      MIXRT_STATUS_OK);
+  return d;
+}
+
+/// Round to nearest, ties to even, to f16 and back (exact).
+float roundF16(float v) {
+  llvm::APFloat a(v);
+  bool lost = false;
+  a.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  a.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return a.convertToFloat();
+}
+
+} // namespace
+
+TEST_CASE("weight-only int8 layers compute with mixrt's dequantized weights, "
+          "bit for bit",
+          "[exec][int8]") {
+  // A dense (f16 block: the input rounded to f16, f32 fma chain over k
+  // ascending, + bias in f32, the result rounded to f16) and a conv2d (f32)
+  // whose weights are int8; every output compared with a C++ reference on
+  // mixrt's quantize + dequantize of the weight. (The interpreter computes
+  // float layers in f64, the ideal model; its mix.dequantize is checked
+  // bit for bit below.)
+  const int64_t M = 3, K = 37, N = 11;
+  const int64_t C = 2, H = 5, W = 4, F = 3;
+  std::string source = R"mlir(
+mix.network @wo precision(f32) (%x: tensor<3x37xf32>, %img: tensor<1x2x5x4xf32>) -> (tensor<3x11xf32>, tensor<1x3x5x4xf32>) {
+  %h = mix.block @half precision(f16) (%in = %x) : (tensor<3x37xf32>) -> tensor<3x11xf32> {
+    %w = mix.weight external "w" : tensor<37x11xf32>
+    %b = mix.weight external "b" : tensor<11xf32>
+    %y = mix.dense %in, %w, %b precision(weights = int8<asymmetric>) : (tensor<3x37xf32>, tensor<37x11xf32>, tensor<11xf32>) -> tensor<3x11xf32>
+    mix.yield %y : tensor<3x11xf32>
+  }
+  %cw = mix.weight external "cw" : tensor<3x2x3x3xf32>
+  %c = mix.conv2d %img, %cw precision(weights = int8) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x4xf32>
+  mix.return %h, %c : tensor<3x11xf32>, tensor<1x3x5x4xf32>
+}
+)mlir";
+  Jit jit;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  std::vector<float> x = values(M * K, 31, 2.0), w = values(K * N, 32, 0.7),
+                     b = values(N, 33, 1.0), img = values(C * H * W, 34, 3.0),
+                     cw = values(F * C * 9, 35, 0.4);
+  WeightMap weights;
+  weights["w"] = RefTensor{{K, N}, {w.begin(), w.end()}};
+  weights["b"] = RefTensor{{N}, {b.begin(), b.end()}};
+  weights["cw"] = RefTensor{{F, C, 3, 3}, {cw.begin(), cw.end()}};
+  inlineWeights(*module, weights);
+
+  // The references: per output channel (axis 1 of the dense weight, 0 of
+  // the conv's), the dense asymmetric.
+  std::vector<float> wd =
+      dequantizedWeight(w, {K, N}, MIXRT_QSCHEME_ASYMMETRIC, 1);
+  std::vector<float> cwd =
+      dequantizedWeight(cw, {F, C, 3, 3}, MIXRT_QSCHEME_SYMMETRIC, 0);
+  // The dequantized weights are not the float ones (else the test would not
+  // tell a quantized layer from a float one).
+  CHECK(wd != w);
+  CHECK(cwd != cw);
+  std::vector<float> yRef(M * N), cRef(F * H * W);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < K; ++k)
+        acc = std::fma(roundF16(x[i * K + k]), wd[k * N + j], acc);
+      yRef[i * N + j] = roundF16(acc + b[j]);
+    }
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t oh = 0; oh < H; ++oh)
+      for (int64_t ow = 0; ow < W; ++ow) {
+        float acc = 0.0f;
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t kh = 0; kh < 3; ++kh)
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              int64_t ih = oh + kh - 1, iw = ow + kw - 1;
+              float v = ih >= 0 && ih < H && iw >= 0 && iw < W
+                            ? img[(c * H + ih) * W + iw]
+                            : 0.0f;
+              acc = std::fma(v, cwd[((f * C + c) * 3 + kh) * 3 + kw], acc);
+            }
+        cRef[(f * H + oh) * W + ow] = acc;
+      }
+
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_wo");
+  REQUIRE(bool(fn));
+  std::vector<float> y(M * N, -1.0f), c(F * H * W, -1.0f);
+  auto xv = view<float, 2>(x.data(), {M, K});
+  auto iv = view<float, 4>(img.data(), {1, C, H, W});
+  auto yv = view<float, 2>(y.data(), {M, N});
+  auto cv = view<float, 4>(c.data(), {1, F, H, W});
+  // Inputs, then the output buffers (destination style).
+  mixrt_check_reset();
+  reinterpret_cast<void (*)(
+      StridedMemRefType<float, 2> *, StridedMemRefType<float, 4> *,
+      StridedMemRefType<float, 2> *, StridedMemRefType<float, 4> *)>(*fn)(
+      &xv, &iv, &yv, &cv);
+  REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+  for (int64_t i = 0; i < M * N; ++i) {
+    INFO("dense element " << i);
+    CHECK(bits(y[i]) == bits(yRef[i]));
+  }
+  for (int64_t i = 0; i < F * H * W; ++i) {
+    INFO("conv2d element " << i);
+    CHECK(bits(c[i]) == bits(cRef[i]));
+  }
+}
+
+TEST_CASE("mix.dequantize: compiled and interpreted, scale * (q - zero_point) "
+          "rounded once",
+          "[exec][int8]") {
+  // Per index along axis 0 (3 scales and zero points) and per tensor, with
+  // the extremes of q - zp (-128 - 127 = -255, 127 - (-128) = 255) and
+  // scales whose products round (1/3, 0.1); expected values from the
+  // formula in C++ float arithmetic (one rounding of an exact product).
+  std::string source = R"mlir(
+mix.network @dq precision(f32) (%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %q = mix.weight dense<[[-128, 127, 0, 1], [5, -7, 100, -100], [127, -128, 3, -3]]> : tensor<3x4xi8>
+  %s = mix.weight dense<[0.333333343, 0.1, 3.0e+38]> : tensor<3xf32>
+  %z = mix.weight dense<[127, -128, 0]> : tensor<3xi32>
+  %a = mix.dequantize %q, %s, %z axis(0) : (tensor<3x4xi8>, tensor<3xf32>, tensor<3xi32>) -> tensor<3x4xf32>
+  %s1 = mix.weight dense<0.0078125> : tensor<1xf32>
+  %z1 = mix.weight dense<-3> : tensor<1xi32>
+  %t = mix.dequantize %q, %s1, %z1 : (tensor<3x4xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<3x4xf32>
+  %ax = mix.add %a, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %tx = mix.add %t, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  mix.return %ax, %tx : tensor<3x4xf32>, tensor<3x4xf32>
+}
+)mlir";
+  const int8_t q[12] = {-128, 127, 0, 1, 5, -7, 100, -100, 127, -128, 3, -3};
+  const float scales[3] = {0.333333343f, 0.1f, 3.0e+38f};
+  const int32_t zps[3] = {127, -128, 0};
+  std::vector<float> perAxis(12), perTensor(12);
+  for (int i = 0; i < 12; ++i) {
+    perAxis[i] = scales[i / 4] * float(int32_t(q[i]) - zps[i / 4]);
+    perTensor[i] = 0.0078125f * float(int32_t(q[i]) + 3);
+  }
+  // 3e38 * 127 overflows to +inf, as mixrt's unchecked product would.
+  CHECK(std::isinf(perAxis[8]));
+  Jit jit;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &jit.context);
+  REQUIRE(module);
+  // x = +0: the adds return the dequantized values unchanged.
+  std::vector<float> x(12, 0.0f);
+  auto ref = interpret(*module->getOps<NetworkOp>().begin(),
+                       {RefTensor{{3, 4}, {x.begin(), x.end()}}}, {});
+  if (!ref)
+    FAIL(llvm::toString(ref.takeError()));
+  OwningOpRef<ModuleOp> quantized = quantizedCopy(*module);
+  auto refQ = interpret(*quantized->getOps<NetworkOp>().begin(),
+                        {RefTensor{{3, 4}, {x.begin(), x.end()}}}, {});
+  if (!refQ)
+    FAIL(llvm::toString(refQ.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = compile(*module);
+  auto fn = engine->lookup("_mlir_ciface_dq");
+  REQUIRE(bool(fn));
+  std::vector<float> a(12, -1.0f), t(12, -1.0f);
+  auto xv = view<float, 2>(x.data(), {3, 4});
+  auto av = view<float, 2>(a.data(), {3, 4});
+  auto tv = view<float, 2>(t.data(), {3, 4});
+  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
+                            StridedMemRefType<float, 2> *,
+                            StridedMemRefType<float, 2> *)>(*fn)(&xv, &av, &tv);
+  for (int i = 0; i < 12; ++i) {
+    INFO("element " << i);
+    CHECK(bits(a[i]) == bits(perAxis[i]));
+    CHECK(bits(t[i]) == bits(perTensor[i]));
+    for (auto *r : {&*ref, &*refQ}) {
+      CHECK(bits(float((*r)[0].data[i])) == bits(perAxis[i]));
+      CHECK(bits(float((*r)[1].data[i])) == bits(perTensor[i]));
+    }
+  }
+}
