@@ -47,8 +47,17 @@ struct DenseLowering : LayerLoweringBase<DenseOp> {
   Value lower(DenseOp op, OpAdaptor adaptor, const LayerTypes &types,
               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    // f16/bf16 activations into an f32 accumulator: widened exactly first
+    // (the loop's own conversion, once per element), so the microkernel
+    // takes them as f32 activations.
+    Value input = adaptor.getInput();
+    auto inType = cast<ShapedType>(input.getType());
+    if (options.microkernels && types.acc == f32 &&
+        (inType.getElementType().isF16() || inType.getElementType().isBF16()))
+      input = convertTensor(rewriter, loc, input, inType.clone(f32));
     Value sum =
-        contraction(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
+        contraction(rewriter, loc, input, adaptor.getWeight(),
                     /*rhsBatched=*/false, buildInit(rewriter, loc, types));
     BiasEpilogue epilogue;
     epilogue.biasType = types.acc;
@@ -58,10 +67,8 @@ struct DenseLowering : LayerLoweringBase<DenseOp> {
     // f32 activations into an f32 accumulator: mixrt's float microkernel
     // computes exactly this (mix-use-microkernels decides, after
     // bufferization, whether the weight is a constant it can pack).
-    Type f32 = rewriter.getF32Type();
     if (types.acc == f32 &&
-        cast<ShapedType>(adaptor.getInput().getType()).getElementType() ==
-            f32) {
+        cast<ShapedType>(input.getType()).getElementType() == f32) {
       sum.getDefiningOp()->setAttr(attr::kUkernel,
                                    rewriter.getStringAttr("gemm_f32"));
       if (epilogue.bias && types.out() == f32 &&

@@ -9,7 +9,8 @@
 // the output row innermost and one fma per step in (c, kh, kw) order in the
 // layer's accumulator type; then the bias epilogue.
 //
-// With microkernels, f32 activations, accumulator and weight, and at least
+// With microkernels, f32 activations and accumulator, an f32, f16 or bf16
+// weight (f16/bf16 widened exactly to f32 on every call), and at least
 // 64 output positions per image (or a weight computed at run time, or
 // several groups, which the im2col GEMMs below do not take): the loop
 // reads the unpadded input itself, like the depthwise one below (marked
@@ -21,8 +22,9 @@
 // side: the output comes out in NCHW, no im2col buffer, no transposes. The
 // bias epilogue stays a loop after it.
 //
-// Otherwise, with a constant f32, f16 or bf16 weight (f32 activations and
-// accumulator, one group): the same sums as GEMMs (im2col, im2colGemm), which
+// Otherwise (fewer positions), with a constant f32, f16 or bf16 weight (f32
+// activations and accumulator, one group): the same sums as GEMMs (im2col,
+// im2colGemm), which
 // mix-use-microkernels turns into calls of mixrt's microkernel. For each band
 // of output rows, the patches [rows*OW, C*KH*KW] (k = (c*KH + kh)*KW + kw:
 // the (c, kh, kw) order) times the weight transposed at compile time W^T
@@ -32,6 +34,10 @@
 // core's L2 on current x86), so the copies stay in cache: before the bands,
 // all patches of a layer were copied at once and a 3x3, 64 -> 64 convolution
 // at 56x56 (7 MiB of patches) was no faster than the loops.
+//
+// f16/bf16 activations into an f32 accumulator take the same paths: the
+// input is widened exactly to f32 first (one pass; the loops convert every
+// tap the same way), so the sums are the same bits.
 //
 // Depthwise (groups == C == F, one input channel per group, C = 1 included;
 // f32 activations and accumulator; f32, f16 or bf16 weight, widened exactly
@@ -323,6 +329,21 @@ Value mix::lowering::unpaddedIntConvolution(OpBuilder &rewriter, Location loc,
 
 namespace {
 
+/// Whether the f32 kernels can take an input of element type `elem` into
+/// the accumulator `acc`: f32, or f16/bf16 widened exactly to f32 first
+/// (the loops' own per-tap conversion, done once per element).
+bool f32KernelInput(Type elem, Type acc) {
+  return elem.isF32() || (acc.isF32() && (elem.isF16() || elem.isBF16()));
+}
+
+/// `input` in f32: itself, or widened exactly from f16/bf16.
+Value inputAsF32(OpBuilder &b, Location loc, Value input) {
+  auto type = cast<ShapedType>(input.getType());
+  if (type.getElementType().isF32())
+    return input;
+  return convertTensor(b, loc, input, type.clone(b.getF32Type()));
+}
+
 struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   using LayerLoweringBase::LayerLoweringBase;
 
@@ -335,7 +356,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
     Type wElem = wType.getElementType();
     if (!options.microkernels || op.getGroups() != 1 || types.acc != f32 ||
-        inType.getElementType() != f32 || !types.result.hasStaticShape() ||
+        !f32KernelInput(inType.getElementType(), types.acc) ||
+        !types.result.hasStaticShape() ||
         !(wElem.isF32() || wElem.isF16() || wElem.isBF16()))
       return {};
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
@@ -345,8 +367,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     Im2colConv conv = Im2colConv::of(
-        padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                   zeroConstant(rewriter, loc, f32)),
+        padSpatial(rewriter, loc, inputAsF32(rewriter, loc, adaptor.getInput()),
+                   op.getPadding(), zeroConstant(rewriter, loc, f32)),
         op.getStrides(), op.getDilations(), wType, types.result, f32);
     Value rhs = arith::ConstantOp::create(rewriter, loc, wT);
     Value sum = im2colGemm(
@@ -386,15 +408,17 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
                          const LayerTypes &types) const {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     auto wType = cast<RankedTensorType>(adaptor.getWeight().getType());
-    // One group: an f32 weight (f16/bf16 ones take the im2col GEMMs, which
-    // pack them as they are). Several groups: f16/bf16 weights too, widened
-    // exactly first as the depthwise path does.
+    // f16/bf16 weights are widened exactly first, on every call (as the
+    // depthwise path does): F * C/groups * KH * KW conversions, little
+    // beside the convolution, and the object keeps them in 16 bits. (With
+    // one group they took the im2col GEMMs before, which pack them as they
+    // are: the f16 MobileNet-V2 stack ran 2.14 ms against 1.42-1.45 now.)
     Type wElem = wType.getElementType();
-    bool weightOk = wElem.isF32() ||
-                    (op.getGroups() > 1 && (wElem.isF16() || wElem.isBF16()));
+    bool weightOk = wElem.isF32() || wElem.isF16() || wElem.isBF16();
     if (!(options.microkernels && types.acc.isF32() &&
-          inType.getElementType().isF32() && inType.hasStaticShape() &&
-          wType.hasStaticShape() && types.result.hasStaticShape() && weightOk))
+          f32KernelInput(inType.getElementType(), types.acc) &&
+          inType.hasStaticShape() && wType.hasStaticShape() &&
+          types.result.hasStaticShape() && weightOk))
       return false;
     ArrayRef<int64_t> out = types.result.getShape(); // N, F, OH, OW
     // Several groups: the im2col GEMMs are one group only, so a small plane
@@ -412,10 +436,10 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     Type wElem = wType.getElementType();
     auto groups = static_cast<int64_t>(op.getGroups());
     return options.microkernels && types.acc.isF32() &&
-           inType.getElementType().isF32() && inType.hasStaticShape() &&
-           wType.hasStaticShape() && types.result.hasStaticShape() &&
-           groups == inType.getDimSize(1) && wType.getDimSize(0) == groups &&
-           wType.getDimSize(1) == 1 &&
+           f32KernelInput(inType.getElementType(), types.acc) &&
+           inType.hasStaticShape() && wType.hasStaticShape() &&
+           types.result.hasStaticShape() && groups == inType.getDimSize(1) &&
+           wType.getDimSize(0) == groups && wType.getDimSize(1) == 1 &&
            (wElem.isF32() || wElem.isF16() || wElem.isBF16());
   }
 
@@ -439,7 +463,7 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     Type acc = types.acc;
     if (unpadded) {
       Value sum = unpaddedConvolution(
-          rewriter, loc, adaptor.getInput(), weight,
+          rewriter, loc, inputAsF32(rewriter, loc, adaptor.getInput()), weight,
           {op.getStrides(), op.getDilations(), op.getPadding()},
           static_cast<int64_t>(op.getGroups()), types, depthwise);
       BiasEpilogue epilogue;

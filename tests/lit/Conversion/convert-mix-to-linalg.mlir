@@ -21,13 +21,16 @@ mix.network @mlp precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
     %w = mix.weight dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.5, 2.5, 3.5]]> : tensor<4x3xf32>
     %b = mix.weight dense<[0.5, -0.5, 1.0]> : tensor<3xf32>
     // The dense contraction accumulates in f32 with fma (k is the reduction loop) on
-    // f16 operands, then adds the bias and rounds once to f16.
+    // f16 operands, then adds the bias and rounds once to f16. The f16 input is
+    // widened exactly first (one pass), so the f32 GEMM microkernel takes it.
+    // CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4xf16>) outs(%{{.*}} : tensor<2x4xf32>)
+    // CHECK-NEXT: ^bb0(%[[X:.*]]: f16, %{{.*}}: f32):
+    // CHECK-NEXT: arith.extf %[[X]] : f16 to f32
     // CHECK: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x3xf32>)
-    // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x4xf16>, tensor<4x3xf16>) outs(%[[ACC]] : tensor<2x3xf32>)
-    // CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[B:.*]]: f16, %[[C:.*]]: f32):
-    // CHECK-NEXT: %[[AE:.*]] = arith.extf %[[A]] : f16 to f32
+    // CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[WIDE]], %{{.*}} : tensor<2x4xf32>, tensor<4x3xf16>) outs(%[[ACC]] : tensor<2x3xf32>) attrs =  {mix.ukernel = "gemm_f32"}
+    // CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f16, %[[C:.*]]: f32):
     // CHECK-NEXT: %[[BE:.*]] = arith.extf %[[B]] : f16 to f32
-    // CHECK-NEXT: math.fma %[[AE]], %[[BE]], %[[C]] : f32
+    // CHECK-NEXT: math.fma %[[A]], %[[BE]], %[[C]] : f32
     // CHECK: arith.addf %{{.*}}, %{{.*}} : f32
     // CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
     %d = mix.dense %a, %w, %b : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>

@@ -154,10 +154,11 @@ mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf3
   mix.return %m : tensor<2x2xf32>
 }
 
-// conv2d with an f16 weight: the im2col GEMM (patches [1*4*4, 2*3*3], the
-// weight transposed at compile time to [18, 4], packed in f16) is a call;
-// the result is made NCHW after. (An f32 weight calls
-// mixrt_ukernel_conv2d_f32 instead: use-microkernels-conv.mlir.)
+// conv2d with an f16 weight and 16 output positions: the im2col GEMM
+// (patches [1*4*4, 2*3*3], the weight transposed at compile time to
+// [18, 4], packed in f16) is a call; the result is made NCHW after. (From
+// 64 positions, any weight, mixrt_ukernel_conv2d_f32 instead:
+// use-microkernels-conv.mlir.)
 // CHECK-LABEL: func.func @mixc_net_conv_small(
 // CHECK:         linalg.generic
 // CHECK:         call @mixrt_ukernel_gemm_f32(
@@ -169,24 +170,29 @@ mix.network @conv_small precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x4
   mix.return %y : tensor<1x4x4x4xf32>
 }
 
-// Larger convolutions run band by band: the patches of 4 output rows
-// (4 * 56 * 64 * 9 floats: 504 KiB, at most 512 KiB) are copied into one
-// scratch buffer, and each band's GEMM writes its rows of the [3136, 8] sums
+// Larger convolutions (of fewer than 64 output positions: more take
+// mixrt_ukernel_conv2d_f32, use-microkernels-conv.mlir) run band by band:
+// the patches of one 7 x 7 image at K = 512 * 9 (903 KiB) do not fit in
+// 512 KiB, so each image is split into bands of output rows dividing OH --
+// here 7 (prime) bands of one row, 7 x 4608 floats -- copied into one
+// scratch buffer, and each band's GEMM writes its rows of the [98, 8] sums
 // (no copy after: cse and canonicalize remove the tile's copy into itself);
 // the epilogue reads them transposed.
 // CHECK-LABEL: func.func @mixc_net_conv_large(
-// CHECK:         scf.for %{{.*}} = %c0 to %c14 step %c1 {
-// CHECK:           memref.collapse_shape {{.*}} into memref<224x576xf32>
-// CHECK:           call @mixrt_ukernel_gemm_f32(%c224_i64, %c8_i64, %c576_i64,
-// CHECK-NOT:       memref.copy
+// CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK:           scf.for %{{.*}} = %c0 to %c7 step %c1 {
+// CHECK:             memref.collapse_shape {{.*}} into memref<7x4608xf32>
+// CHECK:             call @mixrt_ukernel_gemm_f32(%c7_i64, %c8_i64, %c4608_i64,
+// CHECK-NOT:         memref.copy
+// CHECK:           }
 // CHECK:         }
-// CHECK:         memref.expand_shape {{.*}} into memref<1x56x56x8xf32>
+// CHECK:         memref.expand_shape {{.*}} into memref<2x7x7x8xf32>
 // CHECK:         linalg.generic
 // CHECK:         return
-mix.network @conv_large precision(f32) (%x: tensor<1x64x56x56xf32>) -> tensor<1x8x56x56xf32> {
-  %w = mix.weight dense<0.5> : tensor<8x64x3x3xf32>
-  %y = mix.conv2d %x, %w precision(weights = f16) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x56x56xf32>, tensor<8x64x3x3xf32>) -> tensor<1x8x56x56xf32>
-  mix.return %y : tensor<1x8x56x56xf32>
+mix.network @conv_large precision(f32) (%x: tensor<2x512x7x7xf32>) -> tensor<2x8x7x7xf32> {
+  %w = mix.weight dense<0.5> : tensor<8x512x3x3xf32>
+  %y = mix.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<2x512x7x7xf32>, tensor<8x512x3x3xf32>) -> tensor<2x8x7x7xf32>
+  mix.return %y : tensor<2x8x7x7xf32>
 }
 
 // qconv2d of one group: the loop over the unpadded input and the rescale

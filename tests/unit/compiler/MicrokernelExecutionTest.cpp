@@ -342,16 +342,16 @@ std::string convWeightText(std::mt19937 &rng, int64_t f, int64_t c, int64_t kh,
   return text + "]";
 }
 
-/// `callee` null: the f32 rule -- mixrt_ukernel_conv2d_f32 for an f32
-/// weight and at least 64 output positions, else the im2col GEMMs.
+/// `callee` null: the f32 rule -- mixrt_ukernel_conv2d_f32 for at least 64
+/// output positions (f16/bf16 weights widened first), else the im2col GEMMs.
 void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr,
                bool checked = true) {
   std::mt19937 rng(seed);
   int64_t oh = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
   int64_t ow = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
   if (!callee)
-    callee = c.precision.empty() && oh * ow >= 64 ? "mixrt_ukernel_conv2d_f32"
-                                                  : "mixrt_ukernel_gemm_f32";
+    callee =
+        oh * ow >= 64 ? "mixrt_ukernel_conv2d_f32" : "mixrt_ukernel_gemm_f32";
   std::string in = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.c, c.h, c.w);
   std::string out = llvm::formatv("{0}x{1}x{2}x{3}", c.n, c.f, oh, ow);
   const int64_t perGroup = c.c / c.groups;
@@ -684,6 +684,56 @@ TEST_CASE("compiled f32 conv2d: the microkernel calls equal the loops bit "
                            << " dilation " << c.dilation << " " << precision
                            << (c.bias ? " bias" : "")) {
         checkConv(c, seed);
+      }
+      ++seed;
+    }
+  }
+}
+
+// f16 and bf16 layers (activations, weights and output; f32 accumulator):
+// the input is widened exactly to f32 once, then the f32 kernels run as for
+// f32 layers, and the epilogue rounds to f16/bf16. The loops convert each
+// operand before its fma: the same bits, on every kernel path (specials
+// include inputs beyond f16, which the checked cast reports in both builds).
+TEST_CASE("compiled f16 and bf16 dense and conv2d: the widened input through "
+          "the f32 microkernels equals the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 900;
+  for (const char *precision : {"precision(f16)", "precision(bf16)"}) {
+    for (GemmCase c : {
+             GemmCase{3, 0, 17, 5, precision, true, false, false},
+             GemmCase{5, 2, 67, 33, precision, true, true, false},
+             GemmCase{4, 0, 9, 20, precision, false, false, true},
+         }) {
+      DYNAMIC_SECTION("dense rows " << c.rows << " batch " << c.batch << " K "
+                                    << c.k << " N " << c.n << " " << precision
+                                    << (c.specials ? " specials" : "")
+                                    << (c.nan ? " NaN" : "")) {
+        checkCase(c, "mixrt_ukernel_gemm_f32", seed);
+      }
+      ++seed;
+    }
+    // At least 64 positions, several groups or depthwise: the convolution
+    // kernels on the unpadded input (the weight widened too); fewer (5x4):
+    // the im2col GEMMs.
+    for (auto [c, callee] : {
+             std::pair<ConvCase, const char *>{
+                 {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+                 "mixrt_ukernel_conv2d_f32"},
+             {{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, false},
+              "mixrt_ukernel_gemm_f32"},
+             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+              "mixrt_ukernel_conv2d_f32"},
+             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
+              "mixrt_ukernel_depthwise_f32"},
+             {{2, 4, 9, 9, 4, 3, 3, 2, 1, 1, precision, false, 4},
+              "mixrt_ukernel_depthwise_f32"},
+         }) {
+      DYNAMIC_SECTION("conv2d N " << c.n << " C " << c.c << " " << c.h << "x"
+                                  << c.w << " F " << c.f << " stride "
+                                  << c.stride << " groups " << c.groups << " "
+                                  << precision) {
+        checkConv(c, seed, callee);
       }
       ++seed;
     }
