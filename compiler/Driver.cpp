@@ -210,6 +210,9 @@ private:
   llvm::Error checkNoHeap(ModuleOp module);
   /// Produces every output in memory, then commits them together.
   llvm::Error emit(Target &target, std::optional<PrecisionReport> &report);
+  /// The medium code model for an x86-64 module of more than 1 GiB of
+  /// constants (an error on other targets).
+  llvm::Error chooseCodeModel(llvm::Module &llvmModule, Target &target);
   /// Translates, optimizes and emits; records the object's code in
   /// `report` (if any).
   llvm::Error emitCode(ModuleOp module, Target &target, OutputFiles &files,
@@ -653,6 +656,38 @@ llvm::Error Compilation::checkNoHeap(ModuleOp module) {
   return found ? reported() : llvm::Error::success();
 }
 
+/// The small code model (the default) addresses code and data within 2 GiB:
+/// an object whose constants (the weights) come near that links with
+/// "relocation truncated to fit" errors. On x86-64, such a module uses the
+/// medium code model instead: globals above 64 KiB go to the large
+/// sections (.lrodata), addressed with 64-bit offsets, which the linker
+/// places after the rest. Other targets refuse it with the size.
+llvm::Error Compilation::chooseCodeModel(llvm::Module &llvmModule,
+                                         Target &target) {
+  // Room for the code and the application's own data beside the weights.
+  constexpr uint64_t kSmallModelData = uint64_t(1) << 30;
+  const llvm::DataLayout &layout = llvmModule.getDataLayout();
+  uint64_t bytes = 0;
+  for (const llvm::GlobalVariable &g : llvmModule.globals())
+    if (g.hasInitializer())
+      bytes += layout.getTypeAllocSize(g.getValueType());
+  if (bytes <= kSmallModelData)
+    return llvm::Error::success();
+  if (target.triple.getArch() == llvm::Triple::x86_64 &&
+      !target.isBareMetal()) {
+    target.machine->setCodeModel(llvm::CodeModel::Medium);
+    target.machine->setLargeDataThreshold(uint64_t(1) << 16);
+    return llvm::Error::success();
+  }
+  return makeError(options.modelPath + ": the model's constant data (" +
+                   std::to_string(bytes) +
+                   " bytes of weights) exceeds the 1 GiB an object for " +
+                   target.triple.str() +
+                   " can hold in its default code model; make the largest "
+                   "weights network inputs (passed at run time) or compile "
+                   "for x86_64");
+}
+
 llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
                                   OutputFiles &files, PrecisionReport *report) {
   // Which layers each layer function computes, before the locations are
@@ -669,6 +704,8 @@ llvm::Error Compilation::emitCode(ModuleOp module, Target &target,
   llvmModule->setSourceFileName(options.modelPath);
   llvmModule->setTargetTriple(target.triple);
   llvmModule->setDataLayout(target.machine->createDataLayout());
+  if (llvm::Error error = chooseCodeModel(*llvmModule, target))
+    return error;
 
   // Only the C interface is exported: the functions behind it (one per
   // network, taking expanded descriptors) become internal, so they cannot
