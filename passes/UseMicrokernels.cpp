@@ -345,8 +345,11 @@ struct MixUseMicrokernelsPass
       if (!enabled || !op->hasAttr(attr::kUkernel))
         continue;
       StringRef kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
-      if (kind == "gemm_f32")
-        (void)rewriteFloat(op, symbols);
+      // A dense whose weight is not a constant (weight-only int8's
+      // dequantized weight, a weight passed as an input) is the product of
+      // two activations when both are [M, K] x [K, N] f32 buffers.
+      if (kind == "gemm_f32" && failed(rewriteFloat(op, symbols)))
+        (void)rewriteMatmul(op);
       else if (kind == "gemm_s8")
         (void)rewriteInt8(op, symbols);
       else if (kind == "range_f32")
@@ -1645,7 +1648,8 @@ struct MixUseMicrokernelsPass
   }
 
   /// The f32 product of two activations (the lowering's contraction with
-  /// batched operands, marked "matmul_f32"): A [batch..., M, K] x B
+  /// batched operands, marked "matmul_f32"; or a "gemm_f32" dense whose
+  /// weight is not a constant, rank 2): A [batch..., M, K] x B
   /// [batch..., K, N] into the zero-filled C [batch..., M, N], all
   /// contiguous. Per batch one call of mixrt_ukernel_conv2d_f32 as a 1x1
   /// convolution of one image: input B (K channels of a 1 x N plane),

@@ -139,12 +139,13 @@ mix.network @int8 precision(int8<asymmetric>) (%x: tensor<2x3xf32>) -> tensor<2x
   mix.return %y : tensor<2x2xf32>
 }
 
-// Not constant weights (a network input): the dense layer's loops. The
-// matmul of two activations calls mixrt_ukernel_conv2d_f32
-// (use-microkernels-conv.mlir).
+// Not constant weights (a network input): nothing to pack, so the dense
+// layer is a product of two activations, as the matmul after it: both call
+// mixrt_ukernel_conv2d_f32 as a 1x1 convolution (use-microkernels-conv.mlir)
+// -- B [3, 2] the input (3 channels of a 1 x 2 plane), A [2, 3] the weight.
 // CHECK-LABEL: func.func @mixc_net_not_constant(
-// CHECK-NOT:     call @mixrt_ukernel
-// CHECK:         linalg.generic
+// CHECK-NOT:     call @mixrt_ukernel_gemm
+// CHECK:         call @mixrt_ukernel_conv2d_f32(%c1_i64, %c3_i64, %c1_i64{{.*}}, %c2_i64, %{{.*}}, %c2_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %c1_i64
 // CHECK-NOT:     call @mixrt_ukernel_gemm
 // CHECK:         call @mixrt_ukernel_conv2d_f32(
 // CHECK:         return

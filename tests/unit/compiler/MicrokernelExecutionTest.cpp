@@ -740,6 +740,35 @@ TEST_CASE("compiled f16 and bf16 dense and conv2d: the widened input through "
   }
 }
 
+// Weight-only int8 dense layers (f32 or f16 activations): the weight is
+// dequantized on every call, so there is nothing to pack; a [M, K] input
+// times the dequantized [K, N] weight is the product of two activations,
+// one call of mixrt_ukernel_conv2d_f32 as a 1x1 convolution, the loops'
+// chain (from +0, one fma per k).
+TEST_CASE("compiled weight-only int8 dense: the dequantized weight through "
+          "the convolution kernel equals the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 950;
+  for (const char *precision :
+       {"precision(weights = int8)", "precision(f16, weights = int8)",
+        "precision(weights = int8<asymmetric>)"}) {
+    for (GemmCase c : {
+             GemmCase{1, 0, 1, 1, precision, false, false, false},
+             GemmCase{3, 0, 17, 5, precision, true, false, false},
+             GemmCase{5, 0, 67, 33, precision, true, true, false},
+             GemmCase{4, 0, 9, 20, precision, false, false, true},
+         }) {
+      DYNAMIC_SECTION("rows " << c.rows << " K " << c.k << " N " << c.n << " "
+                              << precision << (c.bias ? " bias" : "")
+                              << (c.specials ? " specials" : "")
+                              << (c.nan ? " NaN" : "")) {
+        checkCase(c, "mixrt_ukernel_conv2d_f32", seed);
+      }
+      ++seed;
+    }
+  }
+}
+
 // Grouped convolutions (1 < groups < C), f32 weights, any plane: a loop
 // over images x groups calling mixrt_ukernel_conv2d_f32
 // per group (its input planes, filters and output planes at offsets). Two
