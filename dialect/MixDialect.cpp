@@ -93,28 +93,28 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
   if (name == attr::kUkernel || name == attr::kUkernelBias) {
     // Set by the lowering on linalg.generic, removed by
     // mix-use-microkernels.
+    static constexpr StringLiteral kKinds[] = {
+        "gemm_f32",         "gemm_s8",         "range_f32",      "quantize_f32",
+        "checked_quantize", "checked_rescale", "checked_narrow", "rescale",
+        "depthwise_f32",    "conv2d_f32",      "conv2d_s8",      "matmul_f32"};
     auto kind = dyn_cast<StringAttr>(attr.getValue());
-    bool valid =
-        name == attr::kUkernelBias
-            ? isa<UnitAttr>(attr.getValue())
-            : kind && llvm::is_contained(
-                          ArrayRef<StringRef>{
-                              "gemm_f32", "gemm_s8", "range_f32",
-                              "quantize_f32", "checked_quantize",
-                              "checked_rescale", "rescale", "depthwise_f32",
-                              "conv2d_f32", "conv2d_s8", "matmul_f32"},
-                          kind.getValue());
-    if (!valid)
-      return op->emitOpError()
-             << "expects '" << name << "' to be "
-             << (name == attr::kUkernel
-                     ? "\"gemm_f32\", \"gemm_s8\", \"range_f32\", "
-                       "\"quantize_f32\", \"checked_quantize\", "
-                       "\"checked_rescale\", \"rescale\", "
-                       "\"depthwise_f32\", \"conv2d_f32\", "
-                       "\"conv2d_s8\" or \"matmul_f32\""
-                     : "a unit attribute")
-             << ", got " << attr.getValue();
+    bool valid = name == attr::kUkernelBias
+                     ? isa<UnitAttr>(attr.getValue())
+                     : kind && llvm::is_contained(kKinds, kind.getValue());
+    if (!valid) {
+      InFlightDiagnostic diag = op->emitOpError()
+                                << "expects '" << name << "' to be ";
+      if (name == attr::kUkernel) {
+        for (size_t i = 0; i < std::size(kKinds); ++i)
+          diag << (i == 0                       ? ""
+                   : i + 1 == std::size(kKinds) ? " or "
+                                                : ", ")
+               << "\"" << kKinds[i] << "\"";
+      } else {
+        diag << "a unit attribute";
+      }
+      return diag << ", got " << attr.getValue();
+    }
     if (op->getName().getStringRef() != "linalg.generic")
       return op->emitOpError() << "cannot carry '" << name
                                << "': only the lowering's linalg.generic "

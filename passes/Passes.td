@@ -621,7 +621,15 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     [batch..., M, K] x B [batch..., K, N], static shapes, contiguous)
     becomes one such call per batch, as a 1x1 convolution of the 1 x N
     plane of B's K channels with A as the weight: the loop's chain (from
-    +0, one fma per k ascending), nothing packed at compile time.
+    +0, one fma per k ascending), nothing packed at compile time. So does
+    a dense marked `"gemm_f32"` whose weight is not a constant (weight-only
+    int8's dequantized weight, a weight passed as an input), rank 2.
+
+    A checked f32 -> f16/bf16 cast (marked `"checked_narrow"`) runs its
+    checked loop only when `mixrt_ukernel_range_f32` finds a value at or
+    beyond the overflow threshold (f16 65520, bf16 0x7F7F8000) or a NaN,
+    and a copy without the check otherwise (vectorized): the same outputs
+    and reports.
 
     An int8 depthwise convolution -- the loop converting its int8 input to
     f32 (`(f32)(x - zp)`) right before a `"depthwise_f32"` loop that alone

@@ -359,6 +359,8 @@ struct MixUseMicrokernelsPass
       else if (kind == "checked_quantize" &&
                failed(rewriteQuantize(op, /*checked=*/true)))
         (void)guardQuantize(op);
+      else if (kind == "checked_narrow")
+        (void)guardNarrow(op);
       else if (kind == "checked_rescale")
         (void)guardRescale(fuseRelu(op, symbols), symbols);
       else if (kind == "rescale")
@@ -1943,6 +1945,58 @@ struct MixUseMicrokernelsPass
     Value mayFail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           first, i64Const(b, loc, 0));
     guardChecks(op, mayFail);
+    return success();
+  }
+
+  /// A checked f32 -> f16/bf16 cast (x rounded once; a finite x that
+  /// rounds to +-inf is reported): only |x| >= T overflows, T the halfway
+  /// point between the largest finite value and 2^(emax+1), which rounds to
+  /// inf (ties to even: the largest finite value has an odd significand) --
+  /// f16 65520, bf16 0x7F7F8000 (3.3961775e38). The checked loop runs only
+  /// when mixrt_ukernel_range_f32 finds min(+0, x...) <= -T or max(+0,
+  /// x...) >= T, or a NaN (both bounds NaN; an infinite input too, which
+  /// the checked loop passes through unreported).
+  LogicalResult guardNarrow(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1)
+      return failure();
+    Value x = op.getDpsInputs()[0];
+    Type f32 = Float32Type::get(&getContext());
+    auto xType = dyn_cast<MemRefType>(x.getType());
+    Type to = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    if (!xType || !isPlainBuffer(x, f32, xType.getRank()) ||
+        !(to.isF16() || to.isBF16()))
+      return failure();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type();
+    declare(getOperation(), kRangeF32,
+            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
+    auto scalar = MemRefType::get({}, f32);
+    Value lo = memref::AllocaOp::create(b, loc, scalar);
+    Value hi = memref::AllocaOp::create(b, loc, scalar);
+    Value args[] = {pointerTo(b, loc, x),
+                    i64Const(b, loc, xType.getNumElements()),
+                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
+    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    uint32_t bits = to.isF16() ? 0x477FF000u /* 65520 */ : 0x7F7F8000u;
+    float bound;
+    std::memcpy(&bound, &bits, sizeof bound);
+    auto constant = [&](float v) {
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+    };
+    Value loV = memref::LoadOp::create(b, loc, lo, ValueRange{});
+    Value hiV = memref::LoadOp::create(b, loc, hi, ValueRange{});
+    // Ordered compares: a NaN bound makes `safe` false.
+    Value safe = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, loV,
+                              constant(-bound)),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, hiV,
+                              constant(bound)));
+    Value mayFail = arith::XOrIOp::create(
+        b, loc, safe, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+    (void)guardChecks(op, mayFail);
     return success();
   }
 

@@ -12,6 +12,8 @@
 
 #include "passes/Conversion/LayerLowering.h"
 
+#include "dialect/MixAttrNames.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -81,6 +83,12 @@ struct CastLowering : MixLoweringPattern<CastOp> {
           return roundChecked(b, loc, convertScalar(b, loc, args[0], wide), to,
                               check, op, what, type.getShape());
         });
+    // A checked f32 -> f16/bf16 cast: mix-use-microkernels runs this loop
+    // only when mixrt_ukernel_range_f32 finds a value it could overflow
+    // on, and a copy without the check (vectorized) otherwise.
+    if (check && from.isF32() && (to.isF16() || to.isBF16()))
+      result.getDefiningOp()->setAttr(attr::kUkernel,
+                                      rewriter.getStringAttr("checked_narrow"));
     rewriter.replaceOp(op, result);
     return success();
   }

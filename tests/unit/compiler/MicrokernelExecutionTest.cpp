@@ -24,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <catch2/catch.hpp>
 
@@ -32,6 +33,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -736,6 +738,61 @@ TEST_CASE("compiled f16 and bf16 dense and conv2d: the widened input through "
         checkConv(c, seed, callee);
       }
       ++seed;
+    }
+  }
+}
+
+// A checked f32 -> f16/bf16 cast (an f16 or bf16 block's input) runs its
+// checked loop only when mixrt_ukernel_range_f32 finds a value at or beyond
+// the overflow threshold (f16 65520, bf16 0x7F7F8000), or a NaN; otherwise
+// a copy without the check. Same outputs and the same reports (status,
+// count, first index and value) as the checked loop alone, at and just
+// below each threshold, for NaN and infinities.
+TEST_CASE("compiled checked f32 -> f16/bf16 casts: the range guard keeps "
+          "every report of the checked loop",
+          "[exec][ukernel]") {
+  for (const char *type : {"f16", "bf16"}) {
+    const float limit = std::string(type) == "f16"
+                            ? 65520.0f
+                            : llvm::bit_cast<float>(uint32_t{0x7F7F8000u});
+    const float below = std::nextafter(limit, 0.0f);
+    std::string text = llvm::formatv(
+        "mix.network @d precision(f32) (%x: tensor<4x50xf32>) -> "
+        "tensor<4x50xf32> {{\n"
+        "  %h = mix.block @narrow precision({0}) (%in = %x) : "
+        "(tensor<4x50xf32>) -> tensor<4x50xf32> {{\n"
+        "    %r = mix.relu %in : (tensor<4x50xf32>) -> tensor<4x50xf32>\n"
+        "    mix.yield %r : tensor<4x50xf32>\n"
+        "  }\n"
+        "  mix.return %h : tensor<4x50xf32>\n}\n",
+        type);
+    std::mt19937 rng(77);
+    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+    std::vector<float> base(200);
+    for (float &v : base)
+      v = dist(rng);
+    struct Case {
+      const char *name;
+      std::vector<std::pair<int, float>> set;
+    };
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const Case &c : std::vector<Case>{
+             {"in range", {}},
+             {"at the threshold", {{37, limit}}},
+             {"just below it (rounds to the largest finite)",
+              {{37, below}, {38, -below}}},
+             {"two overflows, the first reported",
+              {{5, -limit}, {9, 2 * limit}}},
+             {"NaN (not an overflow)", {{11, std::nanf("")}}},
+             {"infinities (not overflows)", {{3, inf}, {4, -inf}}},
+             {"an infinity and an overflow", {{3, inf}, {150, limit}}},
+         }) {
+      DYNAMIC_SECTION(type << ": " << c.name) {
+        std::vector<float> x = base;
+        for (auto [i, v] : c.set)
+          x[i] = v;
+        checkModel(text, {4, 50}, {4, 50}, "mixrt_ukernel_range_f32", x);
+      }
     }
   }
 }
