@@ -210,7 +210,7 @@ private:
   llvm::Error checkNoHeap(ModuleOp module);
   /// Produces every output in memory, then commits them together.
   llvm::Error emit(Target &target, std::optional<PrecisionReport> &report);
-  /// The medium code model for an x86-64 module of more than 1 GiB of
+  /// The medium code model for an x86-64 ELF module of more than 1 GiB of
   /// constants (an error on other targets).
   llvm::Error chooseCodeModel(llvm::Module &llvmModule, Target &target);
   /// Translates, optimizes and emits; records the object's code in
@@ -661,7 +661,8 @@ llvm::Error Compilation::checkNoHeap(ModuleOp module) {
 /// "relocation truncated to fit" errors. On x86-64, such a module uses the
 /// medium code model instead: globals above 64 KiB go to the large
 /// sections (.lrodata), addressed with 64-bit offsets, which the linker
-/// places after the rest. Other targets refuse it with the size.
+/// places after the rest (ELF only). Other targets refuse it with the
+/// size.
 llvm::Error Compilation::chooseCodeModel(llvm::Module &llvmModule,
                                          Target &target) {
   // Room for the code and the application's own data beside the weights.
@@ -673,19 +674,25 @@ llvm::Error Compilation::chooseCodeModel(llvm::Module &llvmModule,
       bytes += layout.getTypeAllocSize(g.getValueType());
   if (bytes <= kSmallModelData)
     return llvm::Error::success();
+  // Only ELF has the large sections (on Mach-O and COFF the medium model
+  // still places everything in the usual ones).
   if (target.triple.getArch() == llvm::Triple::x86_64 &&
-      !target.isBareMetal()) {
+      target.triple.isOSBinFormatELF() && !target.isBareMetal()) {
+    constexpr uint64_t kLargeData = uint64_t(1) << 16;
     target.machine->setCodeModel(llvm::CodeModel::Medium);
-    target.machine->setLargeDataThreshold(uint64_t(1) << 16);
+    target.machine->setLargeDataThreshold(kLargeData);
+    // Recorded in the module too (--emit=llvm output keeps it).
+    llvmModule.setCodeModel(llvm::CodeModel::Medium);
+    llvmModule.setLargeDataThreshold(kLargeData);
     return llvm::Error::success();
   }
   return makeError(options.modelPath + ": the model's constant data (" +
                    std::to_string(bytes) +
                    " bytes of weights) exceeds the 1 GiB an object for " +
                    target.triple.str() +
-                   " can hold in its default code model; make the largest "
-                   "weights network inputs (passed at run time) or compile "
-                   "for x86_64");
+                   " can hold in its default code model (x86-64 ELF objects "
+                   "use the medium code model); make the largest weights "
+                   "network inputs, passed at run time");
 }
 
 llvm::Error Compilation::emitCode(ModuleOp module, Target &target,

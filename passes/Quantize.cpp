@@ -116,20 +116,6 @@ FailureOr<std::vector<float>> getWeightData(Operation *layer, Value weight) {
   return data;
 }
 
-/// Float weights (and widening casts of them) among `weights` that no
-/// longer have a use: they only fed a layer that now reads its int8 form.
-void eraseDeadWeights(llvm::SmallSetVector<Operation *, 8> &weights) {
-  while (!weights.empty()) {
-    Operation *def = weights.pop_back_val();
-    if (!def->use_empty() || !isa<WeightOp, CastOp>(def))
-      continue;
-    for (Value v : def->getOperands())
-      if (Operation *inner = v.getDefiningOp())
-        weights.insert(inner);
-    def->erase();
-  }
-}
-
 struct Quantizer {
   /// Resolved before any rewrite: the rewrites change the structure.
   PrecisionAnalysis *precisions = nullptr;
@@ -260,6 +246,16 @@ struct Quantizer {
   }
 
   LogicalResult rewrite(LayerOpInterface layer) const;
+  /// Float weights (and widening casts of them) among `weights` that no
+  /// longer have a use: they only fed a layer that now reads its int8
+  /// form. Their cache entries go too (an op created later may reuse the
+  /// address of an erased one and would find another weight's int8 form).
+  void eraseDeadWeights(llvm::SmallSetVector<Operation *, 8> &weights) const;
+  /// `v` no longer read by a rewritten layer: when it is a mix.block's
+  /// argument without uses, the binding goes (argument and block input),
+  /// up through the enclosing blocks, and the float weight bound there is
+  /// erased if nothing else reads it.
+  void dropDeadBinding(Value v) const;
   /// A dense or conv2d with int8 weights and float activations: the weight
   /// quantized at compile time and stored as int8 (+ scales, zero points),
   /// a mix.dequantize before the layer, which computes as before.
@@ -275,6 +271,40 @@ struct Quantizer {
       cache;
 };
 
+void Quantizer::eraseDeadWeights(
+    llvm::SmallSetVector<Operation *, 8> &weights) const {
+  while (!weights.empty()) {
+    Operation *def = weights.pop_back_val();
+    if (!def->use_empty() || !isa<WeightOp, CastOp>(def))
+      continue;
+    for (Value v : def->getOperands())
+      if (Operation *inner = v.getDefiningOp())
+        weights.insert(inner);
+    for (Value result : def->getResults())
+      for (auto it = cache.begin(); it != cache.end();)
+        it = std::get<0>(it->first) == result.getAsOpaquePointer()
+                 ? cache.erase(it)
+                 : std::next(it);
+    def->erase();
+  }
+}
+
+void Quantizer::dropDeadBinding(Value v) const {
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto block = dyn_cast<BlockOp>(arg.getOwner()->getParentOp());
+    if (!block || !arg.use_empty())
+      return;
+    unsigned index = arg.getArgNumber();
+    v = block.getInputs()[index];
+    block.getInputsMutable().erase(index);
+    arg.getOwner()->eraseArgument(index);
+  }
+  llvm::SmallSetVector<Operation *, 8> outer;
+  if (Operation *def = v.getDefiningOp())
+    outer.insert(def);
+  eraseDeadWeights(outer);
+}
+
 LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
                                            PrecisionAttr weights) const {
   OpBuilder b(op);
@@ -286,6 +316,9 @@ LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
   } else {
     operand = &cast<Conv2DOp>(op).getWeightMutable();
   }
+  // Already rewritten (IR printed after mix-quantize, compiled again).
+  if (operand->get().getDefiningOp<DequantizeOp>())
+    return success();
   FailureOr<std::array<Value, 3>> wq =
       quantizeWeight(b, op, operand->get(), weights, channelAxis);
   if (failed(wq))
@@ -296,11 +329,9 @@ LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
   Value dequantized = DequantizeOp::create(
       b, op->getLoc(), i8Type.clone(b.getF32Type()), (*wq)[0], (*wq)[1],
       (*wq)[2], perTensor ? IntegerAttr() : b.getI64IntegerAttr(channelAxis));
-  llvm::SmallSetVector<Operation *, 8> floatWeight;
-  if (Operation *def = operand->get().getDefiningOp())
-    floatWeight.insert(def);
+  Value floatWeight = operand->get();
   operand->set(dequantized);
-  eraseDeadWeights(floatWeight);
+  dropDeadBinding(floatWeight);
   return success();
 }
 
@@ -439,13 +470,21 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   // Each defining op once: one value may feed several operands (a weight
   // shared by the q/k/v/o projections), and an op must not be erased twice.
   llvm::SmallSetVector<Operation *, 8> weights;
-  for (Value v : op->getOperands())
+  SmallVector<Value> bound;
+  for (Value v : op->getOperands()) {
     if (Operation *def = v.getDefiningOp())
       weights.insert(def);
+    else if (!llvm::is_contained(bound, v))
+      bound.push_back(v);
+  }
   if (result)
     op->getResult(0).replaceAllUsesWith(result);
   op->erase();
   eraseDeadWeights(weights);
+  // Weights bound into a block from outside (block arguments): dropped when
+  // no longer read. Activations are block arguments too, but still read.
+  for (Value v : bound)
+    dropDeadBinding(v);
   return success();
 }
 

@@ -396,7 +396,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
   }
 
   /// Whether the convolution (any number of groups; depthwise ones are
-  /// taken first) has an f32 weight, which mixrt_ukernel_conv2d_f32
+  /// taken first) has an f32 weight (or an f16/bf16 one, widened first),
+  /// which mixrt_ukernel_conv2d_f32
   /// computes, one call per group (see the file comment): at least 64
   /// output positions per image, a weight computed at run time, or several
   /// groups (the im2col GEMMs are one group only). Below
@@ -454,8 +455,8 @@ struct Conv2DLowering : LayerLoweringBase<Conv2DOp> {
     Value weight = adaptor.getWeight();
     auto wType = cast<ShapedType>(weight.getType());
     if (unpadded && !wType.getElementType().isF32())
-      // f16/bf16 weights (depthwise or grouped) widened exactly (the loops'
-      // own conversion).
+      // f16/bf16 weights widened exactly on every call (the loops' own
+      // conversion).
       weight = convertTensor(rewriter, loc, weight,
                              wType.clone(rewriter.getF32Type()));
     ConvMaps conv = convMaps(op.getStrides(), op.getDilations(), op.getGroups(),

@@ -120,6 +120,10 @@ if getattr(config, "mixc_sanitize", False):
 config.substitutions.append(("%mixrt_deps", _mixrt_deps or ""))
 if _mixrt_deps is not None and shutil.which("cc") and shutil.which("c++"):
     config.available_features.add("c-toolchain")
+# An x86-64 Linux host (objects mixc builds for the host run there).
+import platform
+if platform.machine() in ("x86_64", "AMD64") and sys.platform.startswith("linux"):
+    config.available_features.add("x86_64-linux-host")
 
 # Cross-compilation (Driver/freestanding.test): Debian's clang-22 and
 # ld.lld-22 build mixrt's freestanding core and link it with objects mixc

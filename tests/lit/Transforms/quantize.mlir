@@ -1,6 +1,9 @@
 // RUN: mix-opt %s -split-input-file --mix-quantize | FileCheck %s
 // RUN: mix-opt %s -split-input-file --mix-quantize=weight-granularity=tensor | FileCheck %s --check-prefix=TENSOR
 // RUN: mix-opt %s -split-input-file --mix-quantize=checked=false | FileCheck %s --check-prefix=UNCHECKED
+// A second run leaves weight-only layers as they are (IR printed after
+// mix-quantize compiles again).
+// RUN: mix-opt %s -split-input-file --mix-quantize --mix-quantize | FileCheck %s
 
 // Weights: symmetric per output channel (dense axis 1) by default.
 //   column 0: max |w| = 1.0 -> scale 1/127, 0.25 * 127 = 31.75 -> 32
@@ -119,6 +122,9 @@ mix.network @attention precision(f32) (%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf3
 // CHECK: %[[CW:.*]] = mix.dequantize %[[CQ]], %{{.*}}, %[[CZ]] axis(0) : (tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi32>) -> tensor<2x1x3x3xf32>
 // CHECK: mix.conv2d %{{.*}}, %[[CW]] precision(weights = int8<asymmetric>)
 // CHECK-NOT: mix.quantize
+// The float weights are gone (only the dequantized f32 values remain).
+// CHECK-NOT: mix.weight dense<{{.*}}> : tensor<4x3xf32>
+// CHECK-NOT: mix.weight dense<{{.*}}> : tensor<2x1x3x3xf32>
 // TENSOR-LABEL: mix.network @weight_only
 // TENSOR: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x3xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x3xf32>
 // TENSOR: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x1x3x3xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<2x1x3x3xf32>
@@ -131,4 +137,43 @@ mix.network @weight_only precision(f32) (%x: tensor<2x4xf32>, %img: tensor<1x1x4
   %cw = mix.weight dense<[[[[0.5, -1.0, 0.25], [2.0, 0.125, -0.75], [1.5, 1.0, 0.5]]], [[[-0.25, 0.5, 1.0], [0.0, 3.0, -2.0], [1.0, 1.0, 1.0]]]]> : tensor<2x1x3x3xf32>
   %c = mix.conv2d %img, %cw precision(weights = int8<asymmetric>) {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
   mix.return %h, %c : tensor<2x3xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A weight bound into the block from outside: the binding and the float
+// weight go once the layer reads the int8 form.
+// CHECK-LABEL: mix.network @weight_only_bound
+// CHECK-NOT: tensor<4x3xf32>>
+// CHECK: mix.block @half precision(f16) (%{{.*}} = %arg0) : (tensor<2x4xf32>) -> tensor<2x3xf32>
+// CHECK: mix.weight dense<{{.*}}> : tensor<4x3xi8>
+// CHECK: mix.dequantize
+mix.network @weight_only_bound precision(f32) (%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = mix.weight dense<[[0.5, -1.0, 0.25], [2.0, 0.125, -0.75], [1.5, 1.0, 0.5], [-0.25, 0.5, 1.0]]> : tensor<4x3xf32>
+  %h = mix.block @half precision(f16) (%in = %x, %wb = %w) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32> {
+    %y = mix.dense %in, %wb precision(weights = int8) : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+    mix.yield %y : tensor<2x3xf32>
+  }
+  mix.return %h : tensor<2x3xf32>
+}
+
+// -----
+
+// Regression: the weight of a weight-only dense is erased after its
+// rewrite; an lstm after it quantizes transient weights that may reuse the
+// erased op's address, and must not find the dense's int8 form in the
+// cache (its input projection would use 0.25's scale, 0.00196850393).
+// CHECK-LABEL: mix.network @erased_weight_cache
+// CHECK: mix.weight dense<127> : tensor<3x16xi8>
+// CHECK: mix.weight dense<0.00196850393> : tensor<16xf32>
+// CHECK: mix.dequantize
+// CHECK-NOT: dense<0.00196850393>
+// CHECK: mix.weight dense<9.842520e-04> : tensor<16xf32>
+mix.network @erased_weight_cache precision(f32) (%x: tensor<2x3xf32>, %s: tensor<5x2x3xf32>) -> (tensor<2x16xf32>, tensor<5x1x2x4xf32>) {
+  %wd = mix.weight dense<0.25> : tensor<3x16xf32>
+  %y = mix.dense %x, %wd precision(weights = int8) : (tensor<2x3xf32>, tensor<3x16xf32>) -> tensor<2x16xf32>
+  %w = mix.weight dense<0.125> : tensor<1x16x3xf32>
+  %r = mix.weight dense<0.5> : tensor<1x16x4xf32>
+  %l:3 = mix.lstm %s, %w, %r precision(int8) : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y, %l#0 : tensor<2x16xf32>, tensor<5x1x2x4xf32>
 }

@@ -766,12 +766,13 @@ mix.network @wo precision(f32) (%x: tensor<3x37xf32>, %img: tensor<1x2x5x4xf32>)
 TEST_CASE("mix.dequantize: compiled and interpreted, scale * (q - zero_point) "
           "rounded once",
           "[exec][int8]") {
-  // Per index along axis 0 (3 scales and zero points) and per tensor, with
+  // Per index along axis 0 (3 scales and zero points), along axis 1 (4),
+  // and per tensor, with
   // the extremes of q - zp (-128 - 127 = -255, 127 - (-128) = 255) and
   // scales whose products round (1/3, 0.1); expected values from the
   // formula in C++ float arithmetic (one rounding of an exact product).
   std::string source = R"mlir(
-mix.network @dq precision(f32) (%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+mix.network @dq precision(f32) (%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
   %q = mix.weight dense<[[-128, 127, 0, 1], [5, -7, 100, -100], [127, -128, 3, -3]]> : tensor<3x4xi8>
   %s = mix.weight dense<[0.333333343, 0.1, 3.0e+38]> : tensor<3xf32>
   %z = mix.weight dense<[127, -128, 0]> : tensor<3xi32>
@@ -779,18 +780,26 @@ mix.network @dq precision(f32) (%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor
   %s1 = mix.weight dense<0.0078125> : tensor<1xf32>
   %z1 = mix.weight dense<-3> : tensor<1xi32>
   %t = mix.dequantize %q, %s1, %z1 : (tensor<3x4xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<3x4xf32>
+  %s4 = mix.weight dense<[0.5, 0.1, 0.333333343, 2.0]> : tensor<4xf32>
+  %z4 = mix.weight dense<[0, 7, -128, 127]> : tensor<4xi32>
+  %c = mix.dequantize %q, %s4, %z4 axis(1) : (tensor<3x4xi8>, tensor<4xf32>, tensor<4xi32>) -> tensor<3x4xf32>
   %ax = mix.add %a, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   %tx = mix.add %t, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  mix.return %ax, %tx : tensor<3x4xf32>, tensor<3x4xf32>
+  %cx = mix.add %c, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  mix.return %ax, %tx, %cx : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
 }
 )mlir";
   const int8_t q[12] = {-128, 127, 0, 1, 5, -7, 100, -100, 127, -128, 3, -3};
   const float scales[3] = {0.333333343f, 0.1f, 3.0e+38f};
   const int32_t zps[3] = {127, -128, 0};
-  std::vector<float> perAxis(12), perTensor(12);
+  // Axis 1 (a dense weight's [K, N] columns): element i in column i % 4.
+  const float scales4[4] = {0.5f, 0.1f, 0.333333343f, 2.0f};
+  const int32_t zps4[4] = {0, 7, -128, 127};
+  std::vector<float> perAxis(12), perTensor(12), perColumn(12);
   for (int i = 0; i < 12; ++i) {
     perAxis[i] = scales[i / 4] * float(int32_t(q[i]) - zps[i / 4]);
     perTensor[i] = 0.0078125f * float(int32_t(q[i]) + 3);
+    perColumn[i] = scales4[i % 4] * float(int32_t(q[i]) - zps4[i % 4]);
   }
   // 3e38 * 127 overflows to +inf, as mixrt's unchecked product would.
   CHECK(std::isinf(perAxis[8]));
@@ -812,20 +821,24 @@ mix.network @dq precision(f32) (%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor
   std::unique_ptr<ExecutionEngine> engine = compile(*module);
   auto fn = engine->lookup("_mlir_ciface_dq");
   REQUIRE(bool(fn));
-  std::vector<float> a(12, -1.0f), t(12, -1.0f);
+  std::vector<float> a(12, -1.0f), t(12, -1.0f), cc(12, -1.0f);
   auto xv = view<float, 2>(x.data(), {3, 4});
   auto av = view<float, 2>(a.data(), {3, 4});
   auto tv = view<float, 2>(t.data(), {3, 4});
-  reinterpret_cast<void (*)(StridedMemRefType<float, 2> *,
-                            StridedMemRefType<float, 2> *,
-                            StridedMemRefType<float, 2> *)>(*fn)(&xv, &av, &tv);
+  auto cv = view<float, 2>(cc.data(), {3, 4});
+  reinterpret_cast<void (*)(
+      StridedMemRefType<float, 2> *, StridedMemRefType<float, 2> *,
+      StridedMemRefType<float, 2> *, StridedMemRefType<float, 2> *)>(*fn)(
+      &xv, &av, &tv, &cv);
   for (int i = 0; i < 12; ++i) {
     INFO("element " << i);
     CHECK(bits(a[i]) == bits(perAxis[i]));
     CHECK(bits(t[i]) == bits(perTensor[i]));
+    CHECK(bits(cc[i]) == bits(perColumn[i]));
     for (auto *r : {&*ref, &*refQ}) {
       CHECK(bits(float((*r)[0].data[i])) == bits(perAxis[i]));
       CHECK(bits(float((*r)[1].data[i])) == bits(perTensor[i]));
+      CHECK(bits(float((*r)[2].data[i])) == bits(perColumn[i]));
     }
   }
 }
