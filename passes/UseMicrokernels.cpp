@@ -1759,15 +1759,7 @@ struct MixUseMicrokernelsPass
         !isPlainBuffer(lo, f32, 0) || !isPlainBuffer(hi, f32, 0))
       return failure();
     OpBuilder b(op);
-    Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type();
-    declare(getOperation(), kRangeF32,
-            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
-    Value args[] = {pointerTo(b, loc, x),
-                    i64Const(b, loc, xType.getNumElements()),
-                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
-    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    callRange(b, op.getLoc(), x, lo, hi);
     op.erase();
     ++numRange;
     return success();
@@ -1918,6 +1910,32 @@ struct MixUseMicrokernelsPass
     return cast<linalg::GenericOp>(unchecked);
   }
 
+  /// A call of mixrt_ukernel_range_f32 on the f32 buffer `x`: its result
+  /// (the first non-finite index, or -1) and the rank-0 f32 buffers
+  /// receiving min(+0, x...) and max(+0, x...) (`lo`, `hi`, or new ones on
+  /// the stack).
+  struct RangeCall {
+    Value first, lo, hi;
+  };
+  RangeCall callRange(OpBuilder &b, Location loc, Value x, Value lo = {},
+                      Value hi = {}) {
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), f32 = b.getF32Type();
+    declare(getOperation(), kRangeF32,
+            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
+    auto scalar = MemRefType::get({}, f32);
+    RangeCall r;
+    r.lo = lo ? lo : memref::AllocaOp::create(b, loc, scalar).getResult();
+    r.hi = hi ? hi : memref::AllocaOp::create(b, loc, scalar).getResult();
+    Value args[] = {
+        pointerTo(b, loc, x),
+        i64Const(b, loc, cast<MemRefType>(x.getType()).getNumElements()),
+        pointerTo(b, loc, r.lo), pointerTo(b, loc, r.hi)};
+    r.first = func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args)
+                  .getResult(0);
+    return r;
+  }
+
   /// A checked f32 quantize: its check (a non-finite input) can fail only
   /// when mixrt_ukernel_range_f32 finds a non-finite element.
   LogicalResult guardQuantize(linalg::GenericOp op) {
@@ -1930,18 +1948,7 @@ struct MixUseMicrokernelsPass
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type();
-    declare(getOperation(), kRangeF32,
-            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
-    auto scalar = MemRefType::get({}, f32);
-    Value lo = memref::AllocaOp::create(b, loc, scalar);
-    Value hi = memref::AllocaOp::create(b, loc, scalar);
-    Value args[] = {pointerTo(b, loc, x),
-                    i64Const(b, loc, xType.getNumElements()),
-                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
-    Value first = func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args)
-                      .getResult(0);
+    Value first = callRange(b, loc, x).first;
     Value mayFail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                           first, i64Const(b, loc, 0));
     guardChecks(op, mayFail);
@@ -1968,25 +1975,15 @@ struct MixUseMicrokernelsPass
       return failure();
     OpBuilder b(op);
     Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type();
-    declare(getOperation(), kRangeF32,
-            b.getFunctionType({ptr, i64, ptr, ptr}, {i64}));
-    auto scalar = MemRefType::get({}, f32);
-    Value lo = memref::AllocaOp::create(b, loc, scalar);
-    Value hi = memref::AllocaOp::create(b, loc, scalar);
-    Value args[] = {pointerTo(b, loc, x),
-                    i64Const(b, loc, xType.getNumElements()),
-                    pointerTo(b, loc, lo), pointerTo(b, loc, hi)};
-    func::CallOp::create(b, loc, kRangeF32, TypeRange{i64}, args);
+    RangeCall range = callRange(b, loc, x);
     uint32_t bits = to.isF16() ? 0x477FF000u /* 65520 */ : 0x7F7F8000u;
     float bound;
     std::memcpy(&bound, &bits, sizeof bound);
     auto constant = [&](float v) {
       return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
     };
-    Value loV = memref::LoadOp::create(b, loc, lo, ValueRange{});
-    Value hiV = memref::LoadOp::create(b, loc, hi, ValueRange{});
+    Value loV = memref::LoadOp::create(b, loc, range.lo, ValueRange{});
+    Value hiV = memref::LoadOp::create(b, loc, range.hi, ValueRange{});
     // Ordered compares: a NaN bound makes `safe` false.
     Value safe = arith::AndIOp::create(
         b, loc,
