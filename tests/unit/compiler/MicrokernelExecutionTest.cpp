@@ -802,8 +802,9 @@ TEST_CASE("compiled checked f32 -> f16/bf16 casts: the range guard keeps "
 // times the dequantized [K, N] weight is the product of two activations,
 // one call of mixrt_ukernel_conv2d_f32 as a 1x1 convolution, the loops'
 // chain (from +0, one fma per k).
-TEST_CASE("compiled weight-only int8 dense: the dequantized weight through "
-          "the convolution kernel equals the loops bit for bit",
+TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
+          "weight through the convolution kernels equals the loops bit for "
+          "bit",
           "[exec][ukernel]") {
   unsigned seed = 950;
   for (const char *precision :
@@ -820,6 +821,29 @@ TEST_CASE("compiled weight-only int8 dense: the dequantized weight through "
                               << (c.specials ? " specials" : "")
                               << (c.nan ? " NaN" : "")) {
         checkCase(c, "mixrt_ukernel_conv2d_f32", seed);
+      }
+      ++seed;
+    }
+    // Convolutions: the dequantized weight is computed at run time, so one
+    // group takes mixrt_ukernel_conv2d_f32 at any plane size, as do grouped
+    // ones; depthwise ones mixrt_ukernel_depthwise_f32 (per-channel scales
+    // along axis 0, the filters).
+    for (auto [c, callee] : {
+             std::pair<ConvCase, const char *>{
+                 {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+                 "mixrt_ukernel_conv2d_f32"},
+             {{2, 5, 5, 4, 7, 3, 3, 2, 1, 1, precision, false},
+              "mixrt_ukernel_conv2d_f32"},
+             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+              "mixrt_ukernel_conv2d_f32"},
+             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
+              "mixrt_ukernel_depthwise_f32"},
+         }) {
+      DYNAMIC_SECTION("conv2d N " << c.n << " C " << c.c << " " << c.h << "x"
+                                  << c.w << " F " << c.f << " stride "
+                                  << c.stride << " groups " << c.groups << " "
+                                  << precision) {
+        checkConv(c, seed, callee);
       }
       ++seed;
     }
