@@ -692,6 +692,22 @@ TEST_CASE("compiled f32 conv2d: the microkernel calls equal the loops bit "
   }
 }
 
+/// Each convolution with the kernel its build must call (checkConv), one
+/// section each, seeds counted on from `seed`.
+static void
+checkConvCalls(std::initializer_list<std::pair<ConvCase, const char *>> cases,
+               unsigned &seed) {
+  for (const auto &[c, callee] : cases) {
+    DYNAMIC_SECTION("conv2d N " << c.n << " C " << c.c << " " << c.h << "x"
+                                << c.w << " F " << c.f << " stride " << c.stride
+                                << " groups " << c.groups << " "
+                                << c.precision) {
+      checkConv(c, seed, callee);
+    }
+    ++seed;
+  }
+}
+
 // f16 and bf16 layers (activations, weights and output; f32 accumulator):
 // the input is widened exactly to f32 once, then the f32 kernels run as for
 // f32 layers, and the epilogue rounds to f16/bf16. The loops convert each
@@ -718,27 +734,21 @@ TEST_CASE("compiled f16 and bf16 dense and conv2d: the widened input through "
     // At least 64 positions, several groups or depthwise: the convolution
     // kernels on the unpadded input (the weight widened too); fewer (5x4):
     // the im2col GEMMs.
-    for (auto [c, callee] : {
-             std::pair<ConvCase, const char *>{
-                 {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
-                 "mixrt_ukernel_conv2d_f32"},
-             {{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, false},
-              "mixrt_ukernel_gemm_f32"},
-             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
-              "mixrt_ukernel_conv2d_f32"},
-             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
-              "mixrt_ukernel_depthwise_f32"},
-             {{2, 4, 9, 9, 4, 3, 3, 2, 1, 1, precision, false, 4},
-              "mixrt_ukernel_depthwise_f32"},
-         }) {
-      DYNAMIC_SECTION("conv2d N " << c.n << " C " << c.c << " " << c.h << "x"
-                                  << c.w << " F " << c.f << " stride "
-                                  << c.stride << " groups " << c.groups << " "
-                                  << precision) {
-        checkConv(c, seed, callee);
-      }
-      ++seed;
-    }
+    checkConvCalls(
+        {
+            std::pair<ConvCase, const char *>{
+                {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+                "mixrt_ukernel_conv2d_f32"},
+            {{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, false},
+             "mixrt_ukernel_gemm_f32"},
+            {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+             "mixrt_ukernel_conv2d_f32"},
+            {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
+             "mixrt_ukernel_depthwise_f32"},
+            {{2, 4, 9, 9, 4, 3, 3, 2, 1, 1, precision, false, 4},
+             "mixrt_ukernel_depthwise_f32"},
+        },
+        seed);
   }
 }
 
@@ -828,25 +838,19 @@ TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
     // group takes mixrt_ukernel_conv2d_f32 at any plane size, as do grouped
     // ones; depthwise ones mixrt_ukernel_depthwise_f32 (per-channel scales
     // along axis 0, the filters).
-    for (auto [c, callee] : {
-             std::pair<ConvCase, const char *>{
-                 {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
-                 "mixrt_ukernel_conv2d_f32"},
-             {{2, 5, 5, 4, 7, 3, 3, 2, 1, 1, precision, false},
-              "mixrt_ukernel_conv2d_f32"},
-             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
-              "mixrt_ukernel_conv2d_f32"},
-             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
-              "mixrt_ukernel_depthwise_f32"},
-         }) {
-      DYNAMIC_SECTION("conv2d N " << c.n << " C " << c.c << " " << c.h << "x"
-                                  << c.w << " F " << c.f << " stride "
-                                  << c.stride << " groups " << c.groups << " "
-                                  << precision) {
-        checkConv(c, seed, callee);
-      }
-      ++seed;
-    }
+    checkConvCalls(
+        {
+            std::pair<ConvCase, const char *>{
+                {1, 3, 8, 8, 16, 3, 3, 1, 1, 1, precision, true},
+                "mixrt_ukernel_conv2d_f32"},
+            {{2, 5, 5, 4, 7, 3, 3, 2, 1, 1, precision, false},
+             "mixrt_ukernel_conv2d_f32"},
+            {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
+             "mixrt_ukernel_conv2d_f32"},
+            {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
+             "mixrt_ukernel_depthwise_f32"},
+        },
+        seed);
   }
 }
 
