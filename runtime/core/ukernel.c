@@ -52,11 +52,14 @@ _Static_assert(sizeof(uk_header) == MIXRT_UKERNEL_HEADER_BYTES,
 
 static int validType(int32_t type) {
   return type == MIXRT_UKERNEL_F32 || type == MIXRT_UKERNEL_F16 ||
-         type == MIXRT_UKERNEL_BF16 || type == MIXRT_UKERNEL_S8;
+         type == MIXRT_UKERNEL_BF16 || type == MIXRT_UKERNEL_S8 ||
+         type == MIXRT_UKERNEL_S8_DEQUANTIZED;
 }
 
 static int64_t elemBytes(int32_t type) {
-  return type == MIXRT_UKERNEL_F32 ? 4 : type == MIXRT_UKERNEL_S8 ? 1 : 2;
+  return type == MIXRT_UKERNEL_F32                                          ? 4
+         : type == MIXRT_UKERNEL_S8 || type == MIXRT_UKERNEL_S8_DEQUANTIZED ? 1
+                                                                            : 2;
 }
 
 /* Panels, bytes per panel and total bytes of a packed K x N `type`; 0 on
@@ -75,8 +78,10 @@ static int packedGeometry(int32_t type, int64_t k, int64_t n,
   if (__builtin_mul_overflow(depth, UK_NR * elemBytes(type), &panel_bytes) ||
       __builtin_mul_overflow(panel_bytes, panels, &total))
     return 0;
-  if (type == MIXRT_UKERNEL_S8 &&
-      __builtin_mul_overflow(panels, UK_NR * 4, &sums))
+  /* int8: the column sums; dequantized int8: the scales and zero points. */
+  if ((type == MIXRT_UKERNEL_S8 || type == MIXRT_UKERNEL_S8_DEQUANTIZED) &&
+      __builtin_mul_overflow(panels, UK_NR * (type == MIXRT_UKERNEL_S8 ? 4 : 8),
+                             &sums))
     return 0;
   if (__builtin_add_overflow(total, sums, &total) ||
       __builtin_add_overflow(total, MIXRT_UKERNEL_HEADER_BYTES, &total))
@@ -115,8 +120,9 @@ mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type, int64_t K,
                                        void *out) {
   const int32_t t = (int32_t)type;
   int64_t panels, panel_bytes, total;
-  if (!validType(t) || K < 0 || N < 0 || ldb < (N > 1 ? N : 1) || out == NULL ||
-      (B == NULL && K > 0 && N > 0) || !extentFits(K, N, ldb, elemBytes(t)) ||
+  if (!validType(t) || t == MIXRT_UKERNEL_S8_DEQUANTIZED || K < 0 || N < 0 ||
+      ldb < (N > 1 ? N : 1) || out == NULL || (B == NULL && K > 0 && N > 0) ||
+      !extentFits(K, N, ldb, elemBytes(t)) ||
       !packedGeometry(t, K, N, &panels, &panel_bytes, &total))
     return MIXRT_STATUS_INVALID_ARGUMENT;
   unsigned char *o = (unsigned char *)out;
@@ -162,6 +168,49 @@ mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type, int64_t K,
   return MIXRT_STATUS_OK;
 }
 
+mixrt_status_code mixrt_ukernel_pack_b_dequantized(int64_t K, int64_t N,
+                                                   const int8_t *B, int64_t ldb,
+                                                   const float *scales,
+                                                   const int32_t *zero_points,
+                                                   void *out) {
+  const int32_t t = MIXRT_UKERNEL_S8_DEQUANTIZED;
+  int64_t panels, panel_bytes, total;
+  const int empty = K == 0 || N == 0;
+  if (K < 0 || N < 0 || ldb < (N > 1 ? N : 1) || out == NULL ||
+      (B == NULL && !empty) || (scales == NULL && N > 0) ||
+      !extentFits(K, N, ldb, 1) ||
+      !packedGeometry(t, K, N, &panels, &panel_bytes, &total))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  unsigned char *o = (unsigned char *)out;
+  /* reserved[0]: 1 when a zero point is not 0 (the kernels subtract them
+   * only then; the result is the same). */
+  int64_t zps = 0;
+  for (int64_t n = 0; zero_points && n < N; ++n)
+    zps |= zero_points[n] != 0;
+  uk_header h = {UK_MAGIC,    MIXRT_UKERNEL_LAYOUT_VERSION,
+                 t,           UK_NR,
+                 K,           N,
+                 panel_bytes, panels,
+                 {zps, 0}};
+  __builtin_memcpy(o, &h, sizeof h);
+  unsigned char *body = o + MIXRT_UKERNEL_HEADER_BYTES;
+  float *sc = (float *)(void *)(body + panels * panel_bytes);
+  int32_t *zp = (int32_t *)(void *)(sc + panels * UK_NR);
+  for (int64_t p = 0; p < panels; ++p) {
+    int8_t *panel = (int8_t *)(body + p * panel_bytes);
+    const int64_t n0 = p * UK_NR;
+    const int64_t cols = N - n0 < UK_NR ? N - n0 : UK_NR;
+    for (int64_t k = 0; k < K; ++k)
+      for (int j = 0; j < UK_NR; ++j)
+        panel[k * UK_NR + j] = j < cols ? B[k * ldb + n0 + j] : 0;
+    for (int j = 0; j < UK_NR; ++j) {
+      sc[n0 + j] = j < cols ? scales[n0 + j] : 0.0f;
+      zp[n0 + j] = j < cols && zero_points ? zero_points[n0 + j] : 0;
+    }
+  }
+  return MIXRT_STATUS_OK;
+}
+
 /* The header of `packed` describes a K x N buffer of `type` (any float type
  * when type is F32 and `any_float`). */
 static int headerMatches(const void *packed, int32_t type, int any_float,
@@ -172,7 +221,8 @@ static int headerMatches(const void *packed, int32_t type, int any_float,
     return 0;
   if (any_float)
     return out->type == MIXRT_UKERNEL_F32 || out->type == MIXRT_UKERNEL_F16 ||
-           out->type == MIXRT_UKERNEL_BF16;
+           out->type == MIXRT_UKERNEL_BF16 ||
+           out->type == MIXRT_UKERNEL_S8_DEQUANTIZED;
   return out->type == type;
 }
 
@@ -440,6 +490,10 @@ static void f32Part(void *context, int64_t begin, int64_t end) {
       sub.C += b;
       if (sub.bias)
         sub.bias += b;
+      if (sub.w_scales)
+        sub.w_scales += b;
+      if (sub.w_zero_points)
+        sub.w_zero_points += b;
     }
     job->fn(&sub);
   }
@@ -679,7 +733,9 @@ static void convBlocks(const uk_conv_problem *p, uk_f32_fn fn,
           NULL,
           0,
           k0 > 0,
-          1};
+          1,
+          NULL,
+          NULL};
       fn(&sub);
     }
     if (K == 0)
@@ -1171,22 +1227,31 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
   uk_header h;
   if (!headerMatches(packed_b, MIXRT_UKERNEL_F32, 1, K, N, &h))
     return MIXRT_STATUS_INVALID_ARGUMENT;
-  const uk_f32_problem p = {M,
-                            N,
-                            K,
-                            A,
-                            lda,
-                            (const unsigned char *)packed_b +
-                                MIXRT_UKERNEL_HEADER_BYTES,
-                            h.panel_bytes,
-                            UK_NR * elemBytes(h.type),
-                            (mixrt_ukernel_type)h.type,
-                            C,
-                            ldc,
-                            bias,
-                            (flags & MIXRT_UKERNEL_RELU) != 0,
-                            0,
-                            0};
+  uk_f32_problem p = {M,
+                      N,
+                      K,
+                      A,
+                      lda,
+                      (const unsigned char *)packed_b +
+                          MIXRT_UKERNEL_HEADER_BYTES,
+                      h.panel_bytes,
+                      UK_NR * elemBytes(h.type),
+                      (mixrt_ukernel_type)h.type,
+                      C,
+                      ldc,
+                      bias,
+                      (flags & MIXRT_UKERNEL_RELU) != 0,
+                      0,
+                      0,
+                      NULL,
+                      NULL};
+  if (h.type == MIXRT_UKERNEL_S8_DEQUANTIZED) {
+    const unsigned char *params = p.panels + h.panels * h.panel_bytes;
+    p.w_scales = (const float *)(const void *)params;
+    if (h.reserved[0])
+      p.w_zero_points =
+          (const int32_t *)(const void *)(params + h.panels * UK_NR * 4);
+  }
   runF32(&p);
   return MIXRT_STATUS_OK;
 }
@@ -2012,8 +2077,16 @@ static inline float ukBF16ToF32(uint16_t h) {
   return f;
 }
 
+/* Weight idx of a panel row; a dequantized int8 one with the column's
+ * scale and zero point (zp NULL: 0). */
 static inline float ukWeight(const unsigned char *panel, mixrt_ukernel_type t,
-                             int64_t idx) {
+                             int64_t idx, const float *sc, const int32_t *zp) {
+  if (t == MIXRT_UKERNEL_S8_DEQUANTIZED) {
+    const int32_t q = (int8_t)panel[idx];
+    /* The difference modulo 2^32 (arith.subi), then sitofp and one mulf. */
+    const int32_t d = (int32_t)((uint32_t)q - (uint32_t)(zp ? zp[idx] : 0));
+    return sc[idx] * (float)d;
+  }
   if (t == MIXRT_UKERNEL_F32) {
     float f;
     __builtin_memcpy(&f, panel + idx * 4, sizeof f);
@@ -2041,7 +2114,11 @@ void mixrt_uk_f32_portable(const uk_f32_problem *p) {
         const float av = a[k];
         const unsigned char *row = panel + k * p->row_bytes;
         for (int j = 0; j < cols; ++j)
-          acc[j] = ukFmaf(av, ukWeight(row, p->type, j), acc[j]);
+          acc[j] = ukFmaf(
+              av,
+              ukWeight(row, p->type, j, p->w_scales ? p->w_scales + n0 : NULL,
+                       p->w_zero_points ? p->w_zero_points + n0 : NULL),
+              acc[j]);
       }
       if (p->partial) {
         for (int j = 0; j < cols; ++j)

@@ -287,10 +287,21 @@ UK_INLINE __m256 reluCanon(__m256 x, int relu) {
       nan);
 }
 
-/* 8 weights of a panel row, widened exactly to f32. */
-UK_INLINE __m256 loadB(const unsigned char *p, const int type) {
+/* 8 weights of a panel row as f32: widened exactly, or dequantized (int8:
+ * sign-extended, minus the zero points modulo 2^32, converted, times the
+ * scales: one rounding, as mix.dequantize). */
+UK_INLINE __m256 loadB(const unsigned char *p, const int type, __m256 sc,
+                       __m256i zp) {
   if (type == MIXRT_UKERNEL_F32)
     return _mm256_loadu_ps((const float *)(const void *)p);
+  if (type == MIXRT_UKERNEL_S8_DEQUANTIZED ||
+      type == UK_TYPE_S8_DEQUANTIZED_SYM) {
+    __m256i q =
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    if (type == MIXRT_UKERNEL_S8_DEQUANTIZED)
+      q = _mm256_sub_epi32(q, zp);
+    return _mm256_mul_ps(sc, _mm256_cvtepi32_ps(q));
+  }
   const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
   if (type == MIXRT_UKERNEL_F16)
     return _mm256_cvtph_ps(h);
@@ -303,6 +314,9 @@ UK_INLINE __m256 loadB(const unsigned char *p, const int type) {
 
 /* Rows of a packed A tile (the largest tile height). */
 #define UK_MR 6
+/* ... with dequantized int8 weights: 4 x 1 panel (8 accumulators, 2 weight
+ * vectors, 2 scales, 2 zero points, the broadcast: 15 of 16 registers). */
+#define UK_MR_S8D 4
 /* Floats between two rows of a packed A tile: a k block plus one cache
  * line, so that the rows fall into different L1 sets (rows of A at a
  * power-of-two stride, e.g. 1024 floats, would all alias to one set). */
@@ -329,7 +343,9 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
                        const uk_f32_problem *p, int64_t m0, int64_t q,
                        int64_t k0, int64_t kc, int first, int last,
                        const float *ap) {
-  const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : 2;
+  const int dq = type == MIXRT_UKERNEL_S8_DEQUANTIZED ||
+                 type == UK_TYPE_S8_DEQUANTIZED_SYM;
+  const int64_t es = type == MIXRT_UKERNEL_F32 ? 4 : dq ? 1 : 2;
   const int64_t n0 = q * UK_NR;
   int64_t valid[4];
 #pragma GCC unroll 4
@@ -347,11 +363,25 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
                       : loadPs(p->C + (m0 + r) * p->ldc + n0 + 8 * v, valid[v]);
   const int64_t rb = p->row_bytes;
   const unsigned char *b = p->panels + q * p->panel_bytes + k0 * rb;
+  /* Dequantized int8: the scales and zero points of the columns. */
+  __m256 sc[4];
+  __m256i zp[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 2 * P; ++v) {
+    sc[v] = _mm256_setzero_ps();
+    zp[v] = _mm256_setzero_si256();
+    if (dq)
+      sc[v] = _mm256_loadu_ps(p->w_scales + n0 + 8 * v);
+    if (type == MIXRT_UKERNEL_S8_DEQUANTIZED)
+      zp[v] = _mm256_loadu_si256(
+          (const __m256i *)(const void *)(p->w_zero_points + n0 + 8 * v));
+  }
   for (int64_t kk = 0; kk < kc; ++kk, b += rb) {
     __m256 bv[4];
 #pragma GCC unroll 4
     for (int v = 0; v < 2 * P; ++v)
-      bv[v] = loadB(b + (v / 2) * p->panel_bytes + 8 * (v % 2) * es, type);
+      bv[v] = loadB(b + (v / 2) * p->panel_bytes + 8 * (v % 2) * es, type,
+                    sc[v], zp[v]);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(ap + r * UK_AS + kk);
@@ -385,6 +415,14 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
   case MIXRT_UKERNEL_F16:                                                      \
     tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
+  case MIXRT_UKERNEL_S8_DEQUANTIZED:                                           \
+    tileF32(R > UK_MR_S8D ? UK_MR_S8D : R, P, MIXRT_UKERNEL_S8_DEQUANTIZED, p, \
+            m0, q, k0, kc, first, last, ap);                                   \
+    break;                                                                     \
+  case UK_TYPE_S8_DEQUANTIZED_SYM:                                             \
+    tileF32(R > UK_MR_S8D ? UK_MR_S8D : R, P, UK_TYPE_S8_DEQUANTIZED_SYM, p,   \
+            m0, q, k0, kc, first, last, ap);                                   \
+    break;                                                                     \
   default:                                                                     \
     tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
     break;                                                                     \
@@ -393,7 +431,9 @@ UK_INLINE void tileF32(const int R, const int P, const int type,
 static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
                             int64_t m0, int64_t q, int64_t k0, int64_t kc,
                             int first, int last, const float *ap) {
-  const int type = (int)p->type;
+  const int type = p->type == MIXRT_UKERNEL_S8_DEQUANTIZED && !p->w_zero_points
+                       ? UK_TYPE_S8_DEQUANTIZED_SYM
+                       : (int)p->type;
   if (panels == 2) {
     switch (rows) {
     case 1:
@@ -424,7 +464,11 @@ static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
 UK_T void mixrt_uk_f32_avx2(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
   /* Small M: fewer rows, more columns per tile (independent FMA chains). */
-  const int mr = p->M <= 3 ? 3 : 6, pp = p->M <= 3 ? 2 : 1;
+  const int dq = p->type == MIXRT_UKERNEL_S8_DEQUANTIZED;
+  const int mr = dq          ? (p->M <= 2 ? 2 : UK_MR_S8D)
+                 : p->M <= 3 ? 3
+                             : 6,
+            pp = p->M <= (dq ? 2 : 3) ? 2 : 1;
   /* The A tile of a k block, row-major at stride UK_AS (6,528 bytes). */
   float ap[UK_MR * UK_AS] __attribute__((aligned(32)));
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {

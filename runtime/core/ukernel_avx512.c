@@ -57,9 +57,20 @@ UK_INLINE UK_T __m512 reluCanon(__m512 x, int relu) {
       _mm512_castsi512_ps(_mm512_set1_epi32((int)UK_CANONICAL_NAN_BITS)));
 }
 
-UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
+/* 16 weights of a panel row as f32: widened exactly, or dequantized (int8:
+ * sign-extended, minus the zero points modulo 2^32, converted, times the
+ * scales: one rounding, as mix.dequantize). */
+UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type, __m512 sc,
+                            __m512i zp) {
   if (type == MIXRT_UKERNEL_F32)
     return _mm512_loadu_ps(p);
+  if (type == MIXRT_UKERNEL_S8_DEQUANTIZED ||
+      type == UK_TYPE_S8_DEQUANTIZED_SYM) {
+    __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p));
+    if (type == MIXRT_UKERNEL_S8_DEQUANTIZED)
+      q = _mm512_sub_epi32(q, zp);
+    return _mm512_mul_ps(sc, _mm512_cvtepi32_ps(q));
+  }
   const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)p);
   if (type == MIXRT_UKERNEL_F16)
     return _mm512_cvtph_ps(h);
@@ -72,6 +83,9 @@ UK_INLINE UK_T __m512 loadB(const unsigned char *p, const int type) {
 
 /* Rows of a packed A tile (the largest tile height). */
 #define UK_MR 14
+/* ... with dequantized int8 weights: 12 x 2 panels (24 accumulators, 2
+ * weight vectors, 2 scales, 2 zero points, the broadcast: no spills). */
+#define UK_MR_S8D 12
 /* Floats between two rows of a packed A tile: a k block plus one cache
  * line, so that the rows fall into different L1 sets (rows of A at a
  * power-of-two stride, e.g. 1024 floats, would all alias to one set). */
@@ -114,11 +128,24 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
   const int64_t rb = p->row_bytes;
   const unsigned char *b = p->panels + q * p->panel_bytes + k0 * rb;
   const int64_t pb = p->panel_bytes;
+  /* Dequantized int8: the panels' scales and zero points. */
+  __m512 sc[4];
+  __m512i zp[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < P; ++v) {
+    sc[v] = _mm512_setzero_ps();
+    zp[v] = _mm512_setzero_si512();
+    if (type == MIXRT_UKERNEL_S8_DEQUANTIZED ||
+        type == UK_TYPE_S8_DEQUANTIZED_SYM)
+      sc[v] = _mm512_loadu_ps(p->w_scales + n0 + 16 * v);
+    if (type == MIXRT_UKERNEL_S8_DEQUANTIZED)
+      zp[v] = _mm512_loadu_si512(p->w_zero_points + n0 + 16 * v);
+  }
   for (int64_t kk = 0; kk < kc; ++kk, b += rb) {
     __m512 bv[4];
 #pragma GCC unroll 4
     for (int v = 0; v < P; ++v)
-      bv[v] = loadB(b + v * pb, type);
+      bv[v] = loadB(b + v * pb, type, sc[v], zp[v]);
 #pragma GCC unroll 14
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(ap[r * UK_AS + kk]);
@@ -150,6 +177,14 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
   case MIXRT_UKERNEL_F16:                                                      \
     tileF32(R, P, MIXRT_UKERNEL_F16, p, m0, q, k0, kc, first, last, ap);       \
     break;                                                                     \
+  case MIXRT_UKERNEL_S8_DEQUANTIZED:                                           \
+    tileF32(R > UK_MR_S8D ? UK_MR_S8D : R, P, MIXRT_UKERNEL_S8_DEQUANTIZED, p, \
+            m0, q, k0, kc, first, last, ap);                                   \
+    break;                                                                     \
+  case UK_TYPE_S8_DEQUANTIZED_SYM:                                             \
+    tileF32(R > UK_MR_S8D ? UK_MR_S8D : R, P, UK_TYPE_S8_DEQUANTIZED_SYM, p,   \
+            m0, q, k0, kc, first, last, ap);                                   \
+    break;                                                                     \
   default:                                                                     \
     tileF32(R, P, MIXRT_UKERNEL_BF16, p, m0, q, k0, kc, first, last, ap);      \
     break;                                                                     \
@@ -158,7 +193,9 @@ UK_INLINE UK_T void tileF32(const int R, const int P, const int type,
 static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
                             int64_t m0, int64_t q, int64_t k0, int64_t kc,
                             int first, int last, const float *ap) {
-  const int type = (int)p->type;
+  const int type = p->type == MIXRT_UKERNEL_S8_DEQUANTIZED && !p->w_zero_points
+                       ? UK_TYPE_S8_DEQUANTIZED_SYM
+                       : (int)p->type;
   if (panels == 4) {
     switch (rows) {
     case 1:
@@ -239,7 +276,10 @@ static UK_T void runTileF32(int rows, int panels, const uk_f32_problem *p,
 
 UK_T void mixrt_uk_f32_avx512(const uk_f32_problem *p) {
   const int64_t panels = p->N / UK_NR + (p->N % UK_NR != 0);
-  const int mr = p->M <= 4 ? 4 : 14, pp = p->M <= 4 ? 4 : 2;
+  const int mr = p->M <= 4                                 ? 4
+                 : p->type == MIXRT_UKERNEL_S8_DEQUANTIZED ? UK_MR_S8D
+                                                           : 14,
+            pp = p->M <= 4 ? 4 : 2;
   /* The A tile of a k block, row-major at stride UK_AS (15,232 bytes). */
   float ap[UK_MR * UK_AS] __attribute__((aligned(64)));
   for (int64_t qb = 0; qb < panels; qb += UK_NCP) {

@@ -36,6 +36,10 @@ typedef struct uk_f32_problem {
    * continues from the f32 sums stored in C instead of +0; `partial`
    * stores the raw sums (no bias, relu or NaN canonicalization). */
   int accumulate, partial;
+  /* MIXRT_UKERNEL_S8_DEQUANTIZED: the scale and zero point of every column
+   * (padded to whole panels); w_zero_points NULL when all are 0. */
+  const float *w_scales;
+  const int32_t *w_zero_points;
 } uk_f32_problem;
 
 /* An int8 GEMM into int32 (Cf == NULL) or with the rescale (Cf != NULL). */
@@ -247,6 +251,10 @@ static inline void mixrt_uk_conv_pack_next(uk_conv_pack_state *st,
     }
   }
 }
+
+/* The vector paths' internal type code of MIXRT_UKERNEL_S8_DEQUANTIZED
+ * without zero points (no subtraction in the tile). */
+#define UK_TYPE_S8_DEQUANTIZED_SYM 5
 
 typedef void (*uk_f32_fn)(const uk_f32_problem *p);
 typedef void (*uk_dw_fn)(const uk_dw_problem *p);

@@ -59,6 +59,14 @@ typedef enum mixrt_ukernel_type MIXRT_ENUM_BASE {
   MIXRT_UKERNEL_F16 = 1,  /**< IEEE binary16 bits (uint16_t) */
   MIXRT_UKERNEL_BF16 = 2, /**< bfloat16 bits (uint16_t) */
   MIXRT_UKERNEL_S8 = 3,   /**< int8_t */
+  /** int8_t weights with one f32 scale and one int32 zero point per column,
+   *  dequantized inside the float GEMM (weight-only int8): the weight is
+   *  (float)(int32_t)((uint32_t)q - (uint32_t)zp[n]) * scale[n], one
+   *  rounding of the exact difference's product, as mixc's mix.dequantize
+   *  (extsi, subi modulo 2^32, sitofp, mulf) and mixrt_dequantize_f32.
+   *  Packed only by mixrt_ukernel_pack_b_dequantized. Added in API version
+   *  16. */
+  MIXRT_UKERNEL_S8_DEQUANTIZED = 4,
   MIXRT_UKERNEL_TYPE_MAX_ENUM = 0x7fffffff,
 } mixrt_ukernel_type;
 
@@ -113,18 +121,38 @@ MIXRT_API int64_t mixrt_ukernel_packed_size(mixrt_ukernel_type type, int64_t K,
  *     panels, int32 column sums sum_k B[k][n] (16 per panel, 0 for padded
  *     columns: the compensation of the zero point and of vpdpbusd's +128).
  *  INVALID_ARGUMENT for a negative size, ldb < max(N, 1), an unknown type,
- *  or NULL pointers (B may be NULL when K or N is 0). */
+ *  MIXRT_UKERNEL_S8_DEQUANTIZED (it needs scales: the function below), or
+ *  NULL pointers (B may be NULL when K or N is 0). */
 MIXRT_API mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type,
                                                  int64_t K, int64_t N,
                                                  const void *B, int64_t ldb,
                                                  void *out);
 
+/** Packs the int8 weight B (K x N, row-major, ldb >= N) of a weight-only
+ *  int8 layer with its per-column dequantization: `scales` (N floats, any
+ *  value: the product is computed as it is) and `zero_points` (N int32
+ *  values, any value, or NULL for all 0), into `out`
+ *  (mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8_DEQUANTIZED, K, N) bytes,
+ *  8-byte aligned; 64 recommended). Layout after the header: panels of 16
+ *  columns, byte (k, j) of panel p = B[k][16p + j] at k * 16 + j (K * 16
+ *  bytes, 0 for columns >= N); after all panels, the scales (16 floats per
+ *  panel) and the zero points (16 int32 per panel), 0 for padded columns.
+ *  mixrt_ukernel_gemm_f32 then computes with the dequantized weight (the
+ *  contract above, f32 weights). A per-tensor scale or zero point is
+ *  passed as N equal values. INVALID_ARGUMENT for a negative size,
+ *  ldb < max(N, 1) or NULL pointers (B and scales may be NULL when K or N
+ *  is 0). Added in API version 16. */
+MIXRT_API mixrt_status_code mixrt_ukernel_pack_b_dequantized(
+    int64_t K, int64_t N, const int8_t *B, int64_t ldb, const float *scales,
+    const int32_t *zero_points, void *out);
+
 /** C[M x N] (row-major, ldc >= N) = epilogue(A[M x K] (row-major,
- *  lda >= K) x packed B) with f32 activations and f32, f16 or bf16 weights
- *  (the type the buffer was packed with). `bias` (N floats) may be NULL;
- *  `flags`: MIXRT_UKERNEL_RELU. INVALID_ARGUMENT if the packed buffer's
- *  header does not match (type, K, N), for bad sizes or NULL pointers (A and
- *  packed_b may be NULL when K is 0; nothing is touched when M or N is 0). */
+ *  lda >= K) x packed B) with f32 activations and f32, f16, bf16 or
+ *  dequantized int8 weights (the type the buffer was packed with). `bias` (N
+ * floats) may be NULL; `flags`: MIXRT_UKERNEL_RELU. INVALID_ARGUMENT if the
+ * packed buffer's header does not match (type, K, N), for bad sizes or NULL
+ * pointers (A and packed_b may be NULL when K is 0; nothing is touched when M
+ * or N is 0). */
 MIXRT_API mixrt_status_code
 mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K, const float *A,
                        int64_t lda, const void *packed_b, float *C, int64_t ldc,
