@@ -622,8 +622,20 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     becomes one such call per batch, as a 1x1 convolution of the 1 x N
     plane of B's K channels with A as the weight: the loop's chain (from
     +0, one fma per k ascending), nothing packed at compile time. So does
-    a dense marked `"gemm_f32"` whose weight is not a constant (weight-only
-    int8's dequantized weight, a weight passed as an input), rank 2.
+    a dense marked `"gemm_f32"` whose weight is not a constant (a weight
+    passed as an input; weight-only int8's dequantized weight from 33
+    rows), rank 2.
+
+    Weight-only int8: when the weight of a `"gemm_f32"` dense of at most 32
+    rows (M) is the [K, N] buffer that only the lowering's `mix.dequantize`
+    loop (marked `"dequantize"`) writes and only the GEMM reads, from
+    constant globals (int8 values, scales and zero points per column or
+    per tensor), the pass packs the int8 values with their parameters
+    (`mixrt_ukernel_pack_b_dequantized`, a quarter of the f32 bytes) and
+    calls `mixrt_ukernel_gemm_f32`, which dequantizes in registers with
+    `mix.dequantize`'s arithmetic: the same bits, and the dequantize loop
+    is dropped. From 33 rows, dequantizing once per call and the product
+    of two activations are faster (docs/runtime.md).
 
     A checked f32 -> f16/bf16 cast (marked `"checked_narrow"`) runs its
     checked loop only when `mixrt_ukernel_range_f32` finds a value at or
@@ -686,6 +698,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFusedConvS8Quantize", "fused-int8-conv2d-quantizes", "Static quantizes fused into mixrt_ukernel_conv2d_s8_rescale after the rescale">,
     Statistic<"numFusedDepthwiseS8", "fused-int8-depthwise", "int8 depthwise convolutions (their input's conversion, rescale, bias and relu) run by mixrt_ukernel_depthwise_s8_rescale">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
+    Statistic<"numDequantized", "dequantized-weights", "Weight-only int8 dense weights packed in int8 and dequantized in the call">,
   ];
 }
 

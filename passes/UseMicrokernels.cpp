@@ -72,6 +72,8 @@ constexpr StringLiteral kDepthwiseS8Rescale =
 constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
 constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
 constexpr StringLiteral kConvS8Rescale = "mixrt_ukernel_conv2d_s8_rescale";
+/// Rows (M) up to which a weight-only int8 dense dequantizes in the GEMM.
+constexpr int64_t kMaxDequantizedRows = 32;
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -410,19 +412,130 @@ struct MixUseMicrokernelsPass
     if (mixrt_ukernel_pack_b(type, k, n, bytes->data(), n, out.data()) !=
         MIXRT_STATUS_OK)
       return {};
+    return packedGlobal(global, global.getSymName(), out, symbols);
+  }
+
+  /// A private constant global of the packed bytes `out`, named after
+  /// `global`, cached under `key`; `global` is then only read packed.
+  memref::GlobalOp packedGlobal(memref::GlobalOp global, StringRef key,
+                                ArrayRef<char> out, SymbolTable &symbols) {
     OpBuilder b(global);
+    auto size = static_cast<int64_t>(out.size());
     auto memrefType = MemRefType::get({size}, b.getI8Type());
     auto tensorType = RankedTensorType::get({size}, b.getI8Type());
-    auto value = DenseElementsAttr::getFromRawBuffer(
-        tensorType, ArrayRef<char>(out.data(), out.size()));
+    auto value = DenseElementsAttr::getFromRawBuffer(tensorType, out);
     auto result = memref::GlobalOp::create(
         b, global.getLoc(), (global.getSymName() + "_packed").str(),
         b.getStringAttr("private"), memrefType, value, /*constant=*/true,
         b.getI64IntegerAttr(64));
     symbols.insert(result);
-    packed[global.getSymName()] = result;
+    packed[key] = result;
     replacedWeights.insert(global.getSymName());
     return result;
+  }
+
+  /// A weight-only int8 weight: the [K, N] f32 buffer `weight` that only
+  /// the lowering's mix.dequantize loop (marked "dequantize") writes and
+  /// only `gemm` reads, from constant globals: the int8 values [K, N] and
+  /// their scales and zero points, one per column (axis 1) or one.
+  struct DequantizedWeight {
+    linalg::GenericOp loop;
+    memref::GlobalOp q, scales, zps;
+  };
+  std::optional<DequantizedWeight>
+  dequantizedWeight(Value weight, Operation *gemm, SymbolTable &symbols) {
+    linalg::GenericOp loop;
+    for (Operation *user : weight.getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (generic && generic != gemm) {
+        auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
+        if (loop || !kind || kind.getValue() != "dequantize" ||
+            generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != weight)
+          return std::nullopt;
+        loop = generic;
+      } else if (user != gemm) {
+        return std::nullopt;
+      }
+    }
+    // Written before the GEMM, in its block.
+    if (!loop || loop->getBlock() != gemm->getBlock() ||
+        !loop->isBeforeInBlock(gemm) || loop.getNumDpsInputs() != 3 ||
+        !isPlainBuffer(weight, Float32Type::get(&getContext()), 2))
+      return std::nullopt;
+    DequantizedWeight d{loop, constantGlobalOf(loop.getDpsInputs()[0], symbols),
+                        constantGlobalOf(loop.getDpsInputs()[1], symbols),
+                        constantGlobalOf(loop.getDpsInputs()[2], symbols)};
+    if (!d.q || !d.scales || !d.zps)
+      return std::nullopt;
+    auto qType = cast<MemRefType>(d.q.getType());
+    auto sType = cast<MemRefType>(d.scales.getType());
+    auto zType = cast<MemRefType>(d.zps.getType());
+    if (qType.getShape() != cast<MemRefType>(weight.getType()).getShape() ||
+        !qType.getElementType().isInteger(8) ||
+        !sType.getElementType().isF32() ||
+        !zType.getElementType().isInteger(32) || sType.getRank() != 1 ||
+        zType.getRank() != 1 || !qType.getLayout().isIdentity())
+      return std::nullopt;
+    // The parameters' maps: (d0, d1) -> (d1), one per column, or -> (0).
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap perColumn = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+    AffineMap perTensor = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
+    SmallVector<AffineMap> maps = loop.getIndexingMapsArray();
+    for (int i : {1, 2}) {
+      int64_t size =
+          cast<MemRefType>(loop.getDpsInputs()[i].getType()).getDimSize(0);
+      if (!(maps[i] == perColumn && size == qType.getDimSize(1)) &&
+          !(maps[i] == perTensor && size == 1))
+        return std::nullopt;
+    }
+    if (maps[0] != id || maps[3] != id)
+      return std::nullopt;
+    return d;
+  }
+
+  /// The packed form of a dequantized weight (scales and zero points per
+  /// column), made once per (values, scales, zero points).
+  memref::GlobalOp packedDequantized(DequantizedWeight d,
+                                     SymbolTable &symbols) {
+    std::string key = (d.q.getSymName() + "/" + d.scales.getSymName() + "/" +
+                       d.zps.getSymName())
+                          .str();
+    auto it = packed.find(key);
+    if (it != packed.end())
+      return it->second;
+    std::optional<std::vector<char>> q = globalBytes(d.q),
+                                     scales = globalBytes(d.scales),
+                                     zps = globalBytes(d.zps);
+    if (!q || !scales || !zps)
+      return {};
+    auto shape = cast<MemRefType>(d.q.getType()).getShape();
+    int64_t k = shape[0], n = shape[1];
+    // Per tensor: the one value for every column.
+    auto perColumn = [&](const std::vector<char> &bytes, auto elem) {
+      using T = decltype(elem);
+      std::vector<T> v(n);
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(&v[j],
+                    bytes.data() +
+                        (bytes.size() > sizeof(T) ? j : 0) * sizeof(T),
+                    sizeof(T));
+      return v;
+    };
+    std::vector<float> s = perColumn(*scales, float());
+    std::vector<int32_t> z = perColumn(*zps, int32_t());
+    int64_t size =
+        mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8_DEQUANTIZED, k, n);
+    if (size <= 0)
+      return {};
+    std::vector<char> out(size);
+    if (mixrt_ukernel_pack_b_dequantized(
+            k, n, reinterpret_cast<const int8_t *>(q->data()), n, s.data(),
+            z.data(), out.data()) != MIXRT_STATUS_OK)
+      return {};
+    replacedWeights.insert(d.scales.getSymName());
+    replacedWeights.insert(d.zps.getSymName());
+    return packedGlobal(d.q, key, out, symbols);
   }
 
   Value packedPointer(OpBuilder &b, Location loc, memref::GlobalOp packedB) {
@@ -441,8 +554,10 @@ struct MixUseMicrokernelsPass
     int64_t m, n, k;
     linalg::FillOp fill;
   };
-  FailureOr<GemmMatch> matchGemm(linalg::GenericOp op, unsigned inputs,
-                                 Type aElem, Type cElem, SymbolTable &symbols) {
+  FailureOr<GemmMatch>
+  matchGemm(linalg::GenericOp op, unsigned inputs, Type aElem, Type cElem,
+            SymbolTable &symbols,
+            std::optional<DequantizedWeight> *dequantized = nullptr) {
     if (op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1)
       return failure();
     GemmMatch g;
@@ -453,6 +568,11 @@ struct MixUseMicrokernelsPass
     if (!isPlainBuffer(g.a, aElem, rank) || !isPlainBuffer(g.c, cElem, rank))
       return failure();
     g.weight = constantGlobalOf(op.getDpsInputs()[1], symbols);
+    if (!g.weight && dequantized) {
+      *dequantized = dequantizedWeight(op.getDpsInputs()[1], op, symbols);
+      if (*dequantized)
+        g.weight = (*dequantized)->q;
+    }
     if (!g.weight)
       return failure();
     auto wType = cast<MemRefType>(g.weight.getType());
@@ -474,21 +594,33 @@ struct MixUseMicrokernelsPass
   /// accumulator, and the bias epilogue after it when it can be fused.
   LogicalResult rewriteFloat(linalg::GenericOp op, SymbolTable &symbols) {
     Type f32 = Float32Type::get(&getContext());
-    FailureOr<GemmMatch> g = matchGemm(op, 2, f32, f32, symbols);
+    std::optional<DequantizedWeight> dq;
+    FailureOr<GemmMatch> g = matchGemm(op, 2, f32, f32, symbols, &dq);
     if (failed(g))
       return failure();
     Value a = g->a, c = g->c;
     int64_t m = g->m, n = g->n, k = g->k;
     int64_t rank = cast<MemRefType>(c.getType()).getRank();
     linalg::FillOp fill = g->fill;
-    Type we = cast<MemRefType>(g->weight.getType()).getElementType();
-    mixrt_ukernel_type type = we.isF32()    ? MIXRT_UKERNEL_F32
-                              : we.isF16()  ? MIXRT_UKERNEL_F16
-                              : we.isBF16() ? MIXRT_UKERNEL_BF16
-                                            : MIXRT_UKERNEL_TYPE_MAX_ENUM;
-    if (type == MIXRT_UKERNEL_TYPE_MAX_ENUM)
-      return failure();
-    memref::GlobalOp packedB = packedWeight(g->weight, type, symbols);
+    memref::GlobalOp packedB;
+    if (dq) {
+      // Weight-only int8, dequantized in the kernel: for up to 32 rows
+      // (from 64 rows the kernel's extra instructions per weight cost more
+      // than dequantizing once per call; docs/runtime.md, "Weight-only int8
+      // in the float GEMM"), else the product of two activations.
+      if (m > kMaxDequantizedRows)
+        return failure();
+      packedB = packedDequantized(*dq, symbols);
+    } else {
+      Type we = cast<MemRefType>(g->weight.getType()).getElementType();
+      mixrt_ukernel_type type = we.isF32()    ? MIXRT_UKERNEL_F32
+                                : we.isF16()  ? MIXRT_UKERNEL_F16
+                                : we.isBF16() ? MIXRT_UKERNEL_BF16
+                                              : MIXRT_UKERNEL_TYPE_MAX_ENUM;
+      if (type == MIXRT_UKERNEL_TYPE_MAX_ENUM)
+        return failure();
+      packedB = packedWeight(g->weight, type, symbols);
+    }
     if (!packedB)
       return failure();
 
@@ -563,6 +695,10 @@ struct MixUseMicrokernelsPass
       epilogue->erase();
     op.erase();
     fill.erase();
+    if (dq) {
+      dq->loop.erase();
+      ++numDequantized;
+    }
     ++numFloat;
     if (epilogue)
       ++numFusedBias;

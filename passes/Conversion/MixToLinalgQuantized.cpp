@@ -337,6 +337,10 @@ struct DequantizeLowering : MixLoweringPattern<DequantizeOp> {
               b, l, f32, arith::SubIOp::create(b, l, q, a[2]));
           return Value(arith::MulFOp::create(b, l, a[1], d));
         });
+    // mix-use-microkernels packs a constant int8 weight that a dense reads
+    // with its parameters (mixrt_ukernel_pack_b_dequantized).
+    x.getDefiningOp()->setAttr(attr::kUkernel,
+                               rewriter.getStringAttr("dequantize"));
     rewriter.replaceOp(op, x);
     return success();
   }

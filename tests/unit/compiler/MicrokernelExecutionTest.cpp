@@ -807,30 +807,44 @@ TEST_CASE("compiled checked f32 -> f16/bf16 casts: the range guard keeps "
   }
 }
 
-// Weight-only int8 dense layers (f32 or f16 activations): the weight is
-// dequantized on every call, so there is nothing to pack; a [M, K] input
-// times the dequantized [K, N] weight is the product of two activations,
-// one call of mixrt_ukernel_conv2d_f32 as a 1x1 convolution, the loops'
-// chain (from +0, one fma per k).
+// Weight-only int8 dense layers (f32 or f16 activations): up to 32 rows
+// the int8 weight is packed with its scales and zero points and
+// mixrt_ukernel_gemm_f32 dequantizes it in registers (mix.dequantize's
+// arithmetic); from 33 rows the weight is dequantized on every call and a
+// [M, K] input times it is the product of two activations, one call of
+// mixrt_ukernel_conv2d_f32 as a 1x1 convolution. Both are the loops' chain
+// (from +0, one fma per k), so the bits are the loops'.
 TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
-          "weight through the convolution kernels equals the loops bit for "
-          "bit",
+          "weight through the GEMM and convolution kernels equals the loops "
+          "bit for bit",
           "[exec][ukernel]") {
   unsigned seed = 950;
   for (const char *precision :
        {"precision(weights = int8)", "precision(f16, weights = int8)",
         "precision(weights = int8<asymmetric>)"}) {
-    for (GemmCase c : {
-             GemmCase{1, 0, 1, 1, precision, false, false, false},
-             GemmCase{3, 0, 17, 5, precision, true, false, false},
-             GemmCase{5, 0, 67, 33, precision, true, true, false},
-             GemmCase{4, 0, 9, 20, precision, false, false, true},
+    for (auto [c, callee] : {
+             std::pair{GemmCase{1, 0, 1, 1, precision, false, false, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{3, 0, 17, 5, precision, true, false, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{5, 0, 67, 33, precision, true, true, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{4, 0, 9, 20, precision, false, false, true},
+                       "mixrt_ukernel_gemm_f32"},
+             // 13 rows: the AVX-512 int8 tile (12) and a tail; K over two
+             // k blocks; 32 rows, the last through the kernel.
+             std::pair{GemmCase{13, 0, 300, 40, precision, true, false, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{32, 0, 20, 17, precision, false, true, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{33, 0, 20, 17, precision, true, false, false},
+                       "mixrt_ukernel_conv2d_f32"},
          }) {
       DYNAMIC_SECTION("rows " << c.rows << " K " << c.k << " N " << c.n << " "
                               << precision << (c.bias ? " bias" : "")
                               << (c.specials ? " specials" : "")
                               << (c.nan ? " NaN" : "")) {
-        checkCase(c, "mixrt_ukernel_conv2d_f32", seed);
+        checkCase(c, callee, seed);
       }
       ++seed;
     }
@@ -851,6 +865,37 @@ TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
              "mixrt_ukernel_depthwise_f32"},
         },
         seed);
+  }
+}
+
+// Per-tensor weight scales (mixc --per-tensor-weights): the packed weight
+// repeats the one scale and zero point for every column.
+TEST_CASE("compiled weight-only int8 dense with per-tensor scales: the "
+          "kernel's dequantized weight equals the loops bit for bit",
+          "[exec][ukernel]") {
+  unsigned seed = 990;
+  for (const char *precision :
+       {"precision(weights = int8)", "precision(weights = int8<asymmetric>)"}) {
+    for (GemmCase c : {GemmCase{2, 0, 33, 19, precision, true, false, false},
+                       GemmCase{6, 0, 70, 48, precision, false, true, false}}) {
+      DYNAMIC_SECTION("rows " << c.rows << " K " << c.k << " N " << c.n << " "
+                              << precision) {
+        std::mt19937 rng(seed);
+        std::string text = modelText(c, rng);
+        compareBuilds(
+            text, {c.rows, c.k}, {c.rows, c.n},
+            [](MixPipelineOptions &o) { o.microkernels = false; },
+            [&](ModuleOp kernels, ModuleOp loops) {
+              REQUIRE(countCalls(kernels, "mixrt_ukernel_gemm_f32") == 1);
+              REQUIRE(countCalls(loops, "mixrt_ukernel_gemm_f32") == 0);
+            },
+            inputData(c, c.rows * c.k, rng), /*checked=*/true,
+            [](MixPipelineOptions &o) {
+              o.weightGranularity = WeightGranularity::tensor;
+            });
+      }
+      ++seed;
+    }
   }
 }
 
