@@ -627,7 +627,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     rows), rank 2.
 
     Weight-only int8: when the weight of a `"gemm_f32"` dense of at most 32
-    rows (M) is the [K, N] buffer that only the lowering's `mix.dequantize`
+    rows (M; any number with a rank-3 input) is the [K, N] buffer that only the lowering's `mix.dequantize`
     loop (marked `"dequantize"`) writes and only the GEMM reads, from
     constant globals (int8 values, scales and zero points per column or
     per tensor), the pass packs the int8 values with their parameters

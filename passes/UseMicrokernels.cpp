@@ -607,8 +607,9 @@ struct MixUseMicrokernelsPass
       // Weight-only int8, dequantized in the kernel: for up to 32 rows
       // (from 64 rows the kernel's extra instructions per weight cost more
       // than dequantizing once per call; docs/runtime.md, "Weight-only int8
-      // in the float GEMM"), else the product of two activations.
-      if (m > kMaxDequantizedRows)
+      // in the float GEMM"), else the product of two activations -- which
+      // takes rank-2 inputs only: a rank-3 one keeps the kernel (not loops).
+      if (m > kMaxDequantizedRows && rank == 2)
         return failure();
       packedB = packedDequantized(*dq, symbols);
     } else {

@@ -839,6 +839,12 @@ TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
                        "mixrt_ukernel_gemm_f32"},
              std::pair{GemmCase{33, 0, 20, 17, precision, true, false, false},
                        "mixrt_ukernel_conv2d_f32"},
+             // Rank-3 inputs [batch, rows, K]: 6 and 40 rows, both through
+             // the kernel (the product of two activations is rank 2 only).
+             std::pair{GemmCase{3, 2, 21, 18, precision, true, false, false},
+                       "mixrt_ukernel_gemm_f32"},
+             std::pair{GemmCase{10, 4, 19, 20, precision, false, true, false},
+                       "mixrt_ukernel_gemm_f32"},
          }) {
       DYNAMIC_SECTION("rows " << c.rows << " K " << c.k << " N " << c.n << " "
                               << precision << (c.bias ? " bias" : "")
