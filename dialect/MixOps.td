@@ -1376,8 +1376,9 @@ def Mix_DequantizeOp : Mix_Op<"dequantize", [Pure]> {
     `scales` and `zero_points` hold one value (per tensor), or, with
     `axis(d)`, one per index along dimension `d` of the input.
 
-    `mix-quantize` creates it for weight-only int8 layers (a `dense` or
-    `conv2d` with `weights = int8` and float activations): the int8 weight,
+    `mix-quantize` creates it for weight-only int8 layers (a `dense`,
+    `conv2d` or `attention` with `weights = int8` and float activations):
+    the int8 weight,
     its scales and zero points are stored (a quarter of the f32 bytes), and
     the layer computes with the dequantized weight in its accumulator type.
 

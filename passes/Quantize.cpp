@@ -308,30 +308,38 @@ void Quantizer::dropDeadBinding(Value v) const {
 LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
                                            PrecisionAttr weights) const {
   OpBuilder b(op);
-  OpOperand *operand = nullptr;
-  int64_t channelAxis = 0;
+  // The weight matrices and their output-channel axis: a dense's and an
+  // attention's four projections' [in, out] (axis 1), a conv2d's [F, ...]
+  // (axis 0).
+  SmallVector<OpOperand *, 4> operands;
+  int64_t channelAxis = 1;
   if (auto dense = dyn_cast<DenseOp>(op)) {
-    operand = &dense.getWeightMutable();
-    channelAxis = 1;
+    operands = {&dense.getWeightMutable()};
+  } else if (auto attention = dyn_cast<AttentionOp>(op)) {
+    operands = {&attention.getWqMutable(), &attention.getWkMutable(),
+                &attention.getWvMutable(), &attention.getWoMutable()};
   } else {
-    operand = &cast<Conv2DOp>(op).getWeightMutable();
+    operands = {&cast<Conv2DOp>(op).getWeightMutable()};
+    channelAxis = 0;
   }
-  // Already rewritten (IR printed after mix-quantize, compiled again).
-  if (operand->get().getDefiningOp<DequantizeOp>())
-    return success();
-  FailureOr<std::array<Value, 3>> wq =
-      quantizeWeight(b, op, operand->get(), weights, channelAxis);
-  if (failed(wq))
-    return failure();
-  auto i8Type = cast<ShapedType>((*wq)[0].getType());
-  // One scale (per tensor, or a single channel): no axis.
-  bool perTensor = cast<ShapedType>((*wq)[1].getType()).getDimSize(0) == 1;
-  Value dequantized = DequantizeOp::create(
-      b, op->getLoc(), i8Type.clone(b.getF32Type()), (*wq)[0], (*wq)[1],
-      (*wq)[2], perTensor ? IntegerAttr() : b.getI64IntegerAttr(channelAxis));
-  Value floatWeight = operand->get();
-  operand->set(dequantized);
-  dropDeadBinding(floatWeight);
+  for (OpOperand *operand : operands) {
+    // Already rewritten (IR printed after mix-quantize, compiled again).
+    if (operand->get().getDefiningOp<DequantizeOp>())
+      continue;
+    FailureOr<std::array<Value, 3>> wq =
+        quantizeWeight(b, op, operand->get(), weights, channelAxis);
+    if (failed(wq))
+      return failure();
+    auto i8Type = cast<ShapedType>((*wq)[0].getType());
+    // One scale (per tensor, or a single channel): no axis.
+    bool perTensor = cast<ShapedType>((*wq)[1].getType()).getDimSize(0) == 1;
+    Value dequantized = DequantizeOp::create(
+        b, op->getLoc(), i8Type.clone(b.getF32Type()), (*wq)[0], (*wq)[1],
+        (*wq)[2], perTensor ? IntegerAttr() : b.getI64IntegerAttr(channelAxis));
+    Value floatWeight = operand->get();
+    operand->set(dequantized);
+    dropDeadBinding(floatWeight);
+  }
   return success();
 }
 
@@ -349,14 +357,14 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
     return success();
   if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return success(); // Other layers never compute in int8 (the policy).
-  if (int8W && !int8Act && isa<DenseOp, Conv2DOp>(op))
+  if (int8W && !int8Act && isa<DenseOp, Conv2DOp, AttentionOp>(op))
     return rewriteWeightOnly(op, *w);
   if (w && int8Act != int8W)
     return op->emitOpError()
            << "quantizes only its " << (int8Act ? "activations" : "weights")
            << " (activations " << act.str() << ", weights " << w->str() << "); "
            << (int8Act ? "int8 layers need both in int8"
-                       : "weight-only int8 is for dense and conv2d");
+                       : "weight-only int8 is for dense, conv2d and attention");
 
   OpBuilder b(op);
   auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);

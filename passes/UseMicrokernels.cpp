@@ -435,9 +435,11 @@ struct MixUseMicrokernelsPass
   }
 
   /// A weight-only int8 weight: the [K, N] f32 buffer `weight` that only
-  /// the lowering's mix.dequantize loop (marked "dequantize") writes and
-  /// only `gemm` reads, from constant globals: the int8 values [K, N] and
-  /// their scales and zero points, one per column (axis 1) or one.
+  /// the lowering's mix.dequantize loop (marked "dequantize") writes, and
+  /// only GEMMs read (`gemm` and others marked "gemm_f32", e.g. an
+  /// attention's projections sharing one weight), from constant globals:
+  /// the int8 values [K, N] and their scales and zero points, one per
+  /// column (axis 1) or one.
   struct DequantizedWeight {
     linalg::GenericOp loop;
     memref::GlobalOp q, scales, zps;
@@ -447,15 +449,18 @@ struct MixUseMicrokernelsPass
     linalg::GenericOp loop;
     for (Operation *user : weight.getUsers()) {
       auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (generic && generic != gemm) {
-        auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
-        if (loop || !kind || kind.getValue() != "dequantize" ||
-            generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != weight)
-          return std::nullopt;
-        loop = generic;
-      } else if (user != gemm) {
+      if (!generic)
         return std::nullopt;
-      }
+      auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (kind && kind.getValue() == "gemm_f32" &&
+          generic.getNumDpsInputs() == 2 &&
+          generic.getDpsInputs()[1] == weight &&
+          generic.getDpsInits()[0] != weight)
+        continue;
+      if (loop || !kind || kind.getValue() != "dequantize" ||
+          generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != weight)
+        return std::nullopt;
+      loop = generic;
     }
     // Written before the GEMM, in its block.
     if (!loop || loop->getBlock() != gemm->getBlock() ||
@@ -697,7 +702,11 @@ struct MixUseMicrokernelsPass
     op.erase();
     fill.erase();
     if (dq) {
-      dq->loop.erase();
+      // The loop goes with its last reader.
+      Value weight = dq->loop.getDpsInits()[0];
+      if (llvm::all_of(weight.getUsers(),
+                       [&](Operation *user) { return user == dq->loop; }))
+        dq->loop.erase();
       ++numDequantized;
     }
     ++numFloat;

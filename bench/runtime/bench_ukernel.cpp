@@ -12,6 +12,10 @@
 // take it. After the run a table of ratios is printed:
 //   f32:  best mixrt path / max(OpenBLAS, oneDNN) sgemm
 //   int8: best mixrt path (s8s8s32) / oneDNN gemm_s8s8s32
+// and one of the f32 GEMM with weight-only int8 weights (`s8w`, B packed
+// by mixrt_ukernel_pack_b_dequantized) against mixrt's f32 and f16 weights
+// and the best f32 peer, at every shape (M = 4 and 16 with N = K = 4096:
+// the batch sizes where reading the weight bounds the GEMM).
 //
 // Depthwise rows (BM_Dw_*): mixrt_ukernel_depthwise_f32 per path on the four
 // MobileNet-V2 3x3 depthwise shapes (batch 1, padding 1, no bias: 32 ch
@@ -70,11 +74,9 @@ struct Shape {
   int64_t m, n, k;
 };
 
-const Shape kShapes[] = {{256, 256, 256},
-                         {512, 512, 512},
-                         {1024, 1024, 1024},
-                         {1, 1024, 1024},
-                         {1, 4096, 4096}};
+const Shape kShapes[] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024},
+                         {1, 1024, 1024}, {1, 4096, 4096}, {4, 4096, 4096},
+                         {16, 4096, 4096}};
 
 std::string shapeName(const Shape &s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
@@ -153,13 +155,20 @@ void BM_UkFloat(benchmark::State &state, mixrt_ukernel_type type,
   const void *src = type == MIXRT_UKERNEL_F32
                         ? static_cast<const void *>(b.data())
                         : static_cast<const void *>(b16.data());
-  if (mixrt_ukernel_pack_b(type, s.k, s.n, src, s.n, packed.data()) !=
-      MIXRT_STATUS_OK) {
+  // Weight-only int8: B quantized per column (symmetric, scale max|b|/127).
+  const std::vector<int8_t> b8 = randomS8(b.size(), 2);
+  const std::vector<float> scales(s.n, 1.0f / 127.0f);
+  const mixrt_status_code packStatus =
+      type == MIXRT_UKERNEL_S8_DEQUANTIZED
+          ? mixrt_ukernel_pack_b_dequantized(
+                s.k, s.n, b8.data(), s.n, scales.data(), nullptr, packed.data())
+          : mixrt_ukernel_pack_b(type, s.k, s.n, src, s.n, packed.data());
+  if (packStatus != MIXRT_STATUS_OK) {
     state.SkipWithError("pack failed");
     return;
   }
   std::vector<float> c(s.m * s.n);
-  const char *names[] = {"f32", "f16", "bf16"};
+  const char *names[] = {"f32", "f16", "bf16", "s8", "s8w"};
   timed(state, s,
         std::string("mixrt ") + names[type] + " " + mixrt_ukernel_isa_name(isa),
         [&] {
@@ -500,7 +509,8 @@ void registerAll() {
         continue;
       for (auto [type, name] : {std::pair{MIXRT_UKERNEL_F32, "f32"},
                                 std::pair{MIXRT_UKERNEL_F16, "f16"},
-                                std::pair{MIXRT_UKERNEL_BF16, "bf16"}})
+                                std::pair{MIXRT_UKERNEL_BF16, "bf16"},
+                                std::pair{MIXRT_UKERNEL_S8_DEQUANTIZED, "s8w"}})
         benchmark::RegisterBenchmark(
             (std::string("BM_Ukernel_") + name + tag).c_str(), BM_UkFloat, type,
             isa, s)
@@ -559,6 +569,24 @@ void printRatios() {
                 s8, dn8, dn8 > 0 ? s8 / dn8 : 0.0);
   }
   std::printf("(GOP/s; peers absent from the build print 0)\n");
+  // Weight-only int8 (int8 weights dequantized in the f32 kernel): the
+  // same f32 GEMM reading a quarter of the weight bytes; against mixrt's
+  // f32 and f16 weights and the best f32 peer (no peer has this kernel).
+  std::printf("\nWeight-only int8 (mixrt s8w; GOP/s, ratios = s8w / other):\n");
+  std::printf("%-16s %10s %10s %10s %10s %8s %8s %8s\n", "shape", "mixrt_s8w",
+              "mixrt_f32", "mixrt_f16", "best_peer", "vs_f32", "vs_f16",
+              "vs_peer");
+  for (const Shape &s : kShapes) {
+    const double w8 = get("mixrt s8w " + best, s);
+    const double f32 = get("mixrt f32 " + best, s),
+                 f16 = get("mixrt f16 " + best, s);
+    const double peer =
+        std::max(get("openblas sgemm", s), get("onednn sgemm", s));
+    std::printf("%-16s %10.1f %10.1f %10.1f %10.1f %8.2f %8.2f %8.2f\n",
+                shapeName(s).c_str(), w8, f32, f16, peer,
+                f32 > 0 ? w8 / f32 : 0.0, f16 > 0 ? w8 / f16 : 0.0,
+                peer > 0 ? w8 / peer : 0.0);
+  }
 }
 
 } // namespace

@@ -141,6 +141,30 @@ mix.network @weight_only precision(f32) (%x: tensor<2x4xf32>, %img: tensor<1x1x4
 
 // -----
 
+// Weight-only int8 attention: its four projection weights ([E, E], input
+// by output features) are each quantized per output channel (axis 1) and
+// dequantized; the biases stay f32. The shared weight of wk and wv is
+// quantized once (one int8 weight) and dequantized for each operand.
+// CHECK-LABEL: mix.network @weight_only_attention
+// CHECK-COUNT-3: mix.weight dense<{{.*}}> : tensor<4x4xi8>
+// CHECK-NOT: tensor<4x4xi8>
+// CHECK-COUNT-4: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<4x4xi8>, tensor<4xf32>, tensor<4xi32>) -> tensor<4x4xf32>
+// CHECK: mix.attention %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} bq(%{{.*}}) precision(weights = int8)
+// CHECK-NOT: mix.quantize
+// CHECK-NOT: tensor<4x4xf32>>
+// TENSOR-LABEL: mix.network @weight_only_attention
+// TENSOR-COUNT-4: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x4xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x4xf32>
+mix.network @weight_only_attention precision(f32) (%x: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
+  %wq = mix.weight dense<[[0.5, -1.0, 0.25, 1.0], [2.0, 0.125, -0.75, 0.5], [1.5, 1.0, 0.5, -2.0], [-0.25, 0.5, 1.0, 0.75]]> : tensor<4x4xf32>
+  %wk = mix.weight dense<[[1.0, 0.5, -0.25, 0.125], [0.25, -1.0, 2.0, 1.0], [0.5, 0.5, 0.5, 0.5], [-1.0, 1.0, -1.0, 1.0]]> : tensor<4x4xf32>
+  %wo = mix.weight dense<[[0.75, 0.25, 1.0, -0.5], [1.0, 2.0, 0.5, 0.25], [-0.5, 0.25, 0.125, 1.5], [0.5, -0.75, 1.0, 2.0]]> : tensor<4x4xf32>
+  %bq = mix.weight dense<0.5> : tensor<4xf32>
+  %y = mix.attention %x, %wq, %wk, %wk, %wo bq(%bq) precision(weights = int8) {num_heads = 2 : i64} : (tensor<1x3x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<1x3x4xf32>
+  mix.return %y : tensor<1x3x4xf32>
+}
+
+// -----
+
 // A weight bound into the block from outside: the binding and the float
 // weight go once the layer reads the int8 form.
 // CHECK-LABEL: mix.network @weight_only_bound

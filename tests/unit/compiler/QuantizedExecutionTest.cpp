@@ -19,6 +19,7 @@
 #include "compiler/Interpreter.h"
 #include "io/Calibration.h"
 #include "mixrt/mixrt.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -760,6 +761,103 @@ mix.network @wo precision(f32) (%x: tensor<3x37xf32>, %img: tensor<1x2x5x4xf32>)
   for (int64_t i = 0; i < F * H * W; ++i) {
     INFO("conv2d element " << i);
     CHECK(bits(c[i]) == bits(cRef[i]));
+  }
+}
+
+TEST_CASE("weight-only int8 attention computes the f32 attention of mixrt's "
+          "dequantized weights, bit for bit",
+          "[exec][int8][attention]") {
+  // mix.attention with int8 weights and f32 activations: each of the four
+  // projection weights is quantized per output channel (axis 1 of [E, E])
+  // and dequantized; the projections read the int8 weights packed with
+  // their scales and zero points (mixrt_ukernel_gemm_f32 dequantizes in
+  // registers). The same network in f32 with the weights replaced by
+  // mixrt's quantize + dequantize of them must give the same bits. Four
+  // distinct weights, then one weight shared by the four projections (one
+  // dequantized buffer read by four GEMMs).
+  const int64_t B = 2, S = 6, E = 16;
+  for (bool shared : {false, true}) {
+    for (const char *scheme : {"int8", "int8<asymmetric>"}) {
+      DYNAMIC_SECTION((shared ? "one shared weight, " : "four weights, ")
+                      << scheme) {
+        auto text = [&](const std::string &precision) {
+          std::string t = "tensor<2x6x16xf32>", w = "tensor<16x16xf32>",
+                      b = "tensor<16xf32>";
+          std::string body;
+          for (const char *name : {"wq", "wk", "wv", "wo"})
+            body += std::string("  %") + name + " = mix.weight external \"" +
+                    (shared ? "wq" : name) + "\" : " + w + "\n";
+          for (const char *name : {"bq", "bk", "bv", "bo"})
+            body += std::string("  %") + name + " = mix.weight external \"" +
+                    name + "\" : " + b + "\n";
+          return "mix.network @att precision(f32) (%x: " + t + ") -> " + t +
+                 " {\n" + body +
+                 "  %y = mix.attention %x, %wq, %wk, %wv, %wo bq(%bq) bk(%bk) "
+                 "bv(%bv) bo(%bo) " +
+                 precision + " {causal = true, num_heads = 2 : i64} : (" + t +
+                 ", " + w + ", " + w + ", " + w + ", " + w + ", " + b + ", " +
+                 b + ", " + b + ", " + b + ") -> " + t +
+                 "\n  mix.return %y : " + t + "\n}\n";
+        };
+        WeightMap weights, dequantized;
+        uint64_t seed = 60;
+        mixrt_qscheme qs = std::string(scheme) == "int8"
+                               ? MIXRT_QSCHEME_SYMMETRIC
+                               : MIXRT_QSCHEME_ASYMMETRIC;
+        for (const char *name : {"wq", "wk", "wv", "wo"}) {
+          std::vector<float> w = values(E * E, ++seed, 0.5);
+          std::vector<float> d = dequantizedWeight(w, {E, E}, qs, 1);
+          CHECK(d != w);
+          weights[name] = RefTensor{{E, E}, {w.begin(), w.end()}};
+          dequantized[name] = RefTensor{{E, E}, {d.begin(), d.end()}};
+        }
+        for (const char *name : {"bq", "bk", "bv", "bo"}) {
+          std::vector<float> b = values(E, ++seed, 0.3);
+          weights[name] = dequantized[name] =
+              RefTensor{{E}, {b.begin(), b.end()}};
+        }
+        Jit jit;
+        OwningOpRef<ModuleOp> w8 = parseSourceString<ModuleOp>(
+            text(std::string("precision(weights = ") + scheme + ")"),
+            &jit.context);
+        OwningOpRef<ModuleOp> f32 =
+            parseSourceString<ModuleOp>(text(""), &jit.context);
+        REQUIRE(w8);
+        REQUIRE(f32);
+        inlineWeights(*w8, weights);
+        inlineWeights(*f32, dequantized);
+        std::unique_ptr<ExecutionEngine> w8Engine = compile(*w8);
+        std::unique_ptr<ExecutionEngine> f32Engine = compile(*f32);
+        // The int8 projections' weights are read packed (no dequantize
+        // loop left): 4 calls of the float GEMM, and a quarter of the
+        // bytes.
+        int gemms = 0;
+        w8->walk([&](LLVM::CallOp call) {
+          if (call.getCallee() && *call.getCallee() == "mixrt_ukernel_gemm_f32")
+            ++gemms;
+        });
+        CHECK(gemms == 4);
+        std::vector<float> x = values(B * S * E, 70, 2.0);
+        auto runOn = [&](ExecutionEngine &engine) {
+          auto fn = engine.lookup("_mlir_ciface_att");
+          REQUIRE(bool(fn));
+          std::vector<float> y(B * S * E, -1.0f);
+          auto xv = view<float, 3>(x.data(), {B, S, E});
+          auto yv = view<float, 3>(y.data(), {B, S, E});
+          mixrt_check_reset();
+          reinterpret_cast<void (*)(StridedMemRefType<float, 3> *,
+                                    StridedMemRefType<float, 3> *)>(*fn)(&xv,
+                                                                         &yv);
+          REQUIRE(mixrt_check_status() == MIXRT_STATUS_OK);
+          return y;
+        };
+        std::vector<float> got = runOn(*w8Engine), want = runOn(*f32Engine);
+        for (size_t i = 0; i < got.size(); ++i) {
+          INFO("element " << i);
+          CHECK(bits(got[i]) == bits(want[i]));
+        }
+      }
+    }
   }
 }
 
