@@ -188,7 +188,17 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     // same fma chain, k ascending from +0, so the same bits), and so is its
     // f32 bias epilogue.
     Type f32 = rewriter.getF32Type();
-    bool microkernel = options.microkernels && types.acc == f32 && act == f32;
+    // f16/bf16 activations into an f32 accumulator: each projection's input
+    // widened exactly first (the loops' own conversion, once per element),
+    // so the microkernel takes it as f32 activations, as for mix.dense.
+    bool widen = options.microkernels && types.acc == f32 &&
+                 (act.isF16() || act.isBF16());
+    bool microkernel =
+        options.microkernels && types.acc == f32 && (act == f32 || widen);
+    auto asF32 = [&](Value in) {
+      auto inType = cast<ShapedType>(in.getType());
+      return widen ? convertTensor(rewriter, loc, in, inType.clone(f32)) : in;
+    };
     auto project = [&](Value in, Value w, Value bias, LayerTypes sumTypes) {
       Value sum = contraction(rewriter, loc, in, w, /*rhsBatched=*/false,
                               buildInit(rewriter, loc, types));
@@ -213,9 +223,10 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     // precision and kept there for the scores.
     // One projection per statement, q, k, v: the IR must not depend on the
     // order the host compiler evaluates function arguments in.
-    Value qProj = project(x, adaptor.getWq(), adaptor.getBq(), accTypes);
-    Value kProj = project(x, adaptor.getWk(), adaptor.getBk(), accTypes);
-    Value vProj = project(x, adaptor.getWv(), adaptor.getBv(), accTypes);
+    Value xIn = asF32(x);
+    Value qProj = project(xIn, adaptor.getWq(), adaptor.getBq(), accTypes);
+    Value kProj = project(xIn, adaptor.getWk(), adaptor.getBk(), accTypes);
+    Value vProj = project(xIn, adaptor.getWv(), adaptor.getBv(), accTypes);
     Value merged = attentionCore(
         rewriter, loc, qProj, kProj, vProj, adaptor.getMask(), op.getNumHeads(),
         op.getCausal(), types.acc, options.microkernels);
@@ -224,7 +235,8 @@ struct AttentionLowering : LayerLoweringBase<AttentionOp> {
     Value mergedAct =
         convertTensor(rewriter, loc, merged,
                       cast<ShapedType>(RankedTensorType::get({B, S, E}, act)));
-    Value out = project(mergedAct, adaptor.getWo(), adaptor.getBo(), types);
+    Value out =
+        project(asF32(mergedAct), adaptor.getWo(), adaptor.getBo(), types);
     if (!adaptor.getBo())
       return convertTensor(rewriter, loc, out, type);
     return out;
