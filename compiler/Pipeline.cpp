@@ -92,8 +92,11 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // Freestanding code has no heap: no entry that allocates the workspace.
   // Without microkernels nothing fuses an int8 convolution's epilogue:
   // its input need not outlive the convolution.
+  // Weight-only int8 weights are folded and packed before the plan, so it
+  // reserves no buffer for their dequantized form.
   std::string planMemory =
-      std::string("mix-plan-memory{allocating-entry=") +
+      std::string(options.microkernels ? "mix-pack-dequantized-weights," : "") +
+      "mix-plan-memory{allocating-entry=" +
       (options.allocatingEntry ? "true" : "false") +
       " int8-epilogues=" + (options.microkernels ? "true" : "false") + "},";
   // mix-use-microkernels runs on the planned buffers (it must know where

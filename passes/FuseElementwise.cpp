@@ -36,10 +36,20 @@ bool isRescale(Operation *op) {
   return kind && kind.getValue() == "rescale";
 }
 
+/// Whether `op` is a mix.dequantize loop ("dequantize"): the mark matters
+/// only when a GEMM reads it (mix-pack-dequantized-weights, which checks
+/// the body), so it may fuse with elementwise layers, the fused loop
+/// unmarked.
+bool isDequantize(Operation *op) {
+  auto kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+  return kind && kind.getValue() == "dequantize";
+}
+
 /// Whether `op` must keep its form: a run-time check inside, or a mark of
-/// the lowering for mix-use-microkernels other than "rescale".
+/// the lowering for mix-use-microkernels other than "rescale" and
+/// "dequantize".
 bool keepsItsForm(Operation *op) {
-  if ((op->hasAttr(attr::kUkernel) && !isRescale(op)) ||
+  if ((op->hasAttr(attr::kUkernel) && !isRescale(op) && !isDequantize(op)) ||
       op->hasAttr(attr::kUkernelBias))
     return true;
   bool checked = false;

@@ -421,6 +421,55 @@ def MixMangleNetworkSymbolsPass
   }];
 }
 
+def MixPackDequantizedWeightsPass
+    : Pass<"mix-pack-dequantized-weights", "mlir::ModuleOp"> {
+  let summary = "Fold weight-only int8 weights and pack them for the float GEMM";
+  let description = [{
+    Runs in the LLVM phase after bufferization, before `mix-plan-memory`,
+    when microkernels are on. A weight-only int8 `dense` (or `attention`
+    projection) is, after the lowering, a GEMM marked `"gemm_f32"` reading
+    a [K, N] f32 buffer that a `mix.dequantize` loop (marked
+    `"dequantize"`) fills on every call from constant globals: the int8
+    values and their scales and zero points, per column (axis 1) or per
+    tensor. When that buffer is an allocation of its own (not an argument
+    or result of the network) that only GEMMs read, and the GEMM has at
+    most 32 rows (M, C's elements over N) or an input of rank 3 or more, the pass
+
+    - computes the dequantized weight at compile time with the loop's
+      arithmetic (`scale * (float)(int32)(q - zp)`, the difference modulo
+      2^32, one f32 product: the same bits) into a constant f32 global
+      `@NAME_dequantized`, which the GEMM now reads;
+    - packs the int8 values with their parameters
+      (`mixrt_ukernel_pack_b_dequantized`) into `@NAME_packed` and names it
+      on the f32 global (`mix_packed_dequantized`);
+    - drops the dequantize loop and its buffer (with the last GEMM reading
+      it), and the int8 globals nothing else reads.
+
+    `mix-use-microkernels` then calls `mixrt_ukernel_gemm_f32` on the packed
+    form (`mixrt_ukernel_gemm_f32` dequantizes each weight in registers as
+    the loop did) and drops the f32 global; the memory plan never reserves
+    the K x N f32 buffer. From 33 rows of a rank-2 input, dequantizing once
+    per call and the product of two activations are faster
+    (docs/runtime.md), and nothing changes.
+
+    ```mlir
+    linalg.generic {mix.ukernel = "dequantize", ...}
+        ins(%q, %s, %z : memref<512x256xi8>, memref<256xf32>, memref<256xi32>)
+        outs(%w : memref<512x256xf32>)
+    linalg.generic {mix.ukernel = "gemm_f32", ...}
+        ins(%x, %w : memref<4x512xf32>, memref<512x256xf32>) outs(%acc : ...)
+    // becomes
+    %w = memref.get_global @__constant_512x256xi8_dequantized : memref<512x256xf32>
+    linalg.generic {mix.ukernel = "gemm_f32", ...}
+        ins(%x, %w : memref<4x512xf32>, memref<512x256xf32>) outs(%acc : ...)
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Weight-only int8 GEMMs reading a folded weight with a packed int8 form">,
+  ];
+}
+
 def MixPlanMemoryPass : Pass<"mix-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer of a network in one workspace";
   let description = [{
@@ -624,18 +673,14 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     +0, one fma per k ascending), nothing packed at compile time. So does
     a dense marked `"gemm_f32"` whose weight is not a constant (a weight
     passed as an input; weight-only int8's dequantized weight from 33
-    rows), rank 2.
+    rows of a rank-2 input), rank 2.
 
-    Weight-only int8: when the weight of a `"gemm_f32"` dense of at most 32
-    rows (M; any number with a rank-3 input) is the [K, N] buffer that only the lowering's `mix.dequantize`
-    loop (marked `"dequantize"`) writes and only the GEMM reads, from
-    constant globals (int8 values, scales and zero points per column or
-    per tensor), the pass packs the int8 values with their parameters
-    (`mixrt_ukernel_pack_b_dequantized`, a quarter of the f32 bytes) and
-    calls `mixrt_ukernel_gemm_f32`, which dequantizes in registers with
-    `mix.dequantize`'s arithmetic: the same bits, and the dequantize loop
-    is dropped. From 33 rows, dequantizing once per call and the product
-    of two activations are faster (docs/runtime.md).
+    Weight-only int8: a `"gemm_f32"` weight that `mix-pack-dequantized-weights`
+    folded (an f32 global naming the int8 weight packed with its scales and
+    zero points) is not packed again: the call reads the packed int8 form
+    (`mixrt_ukernel_gemm_f32` dequantizes in registers, the same bits) and
+    the f32 global goes; if the call is not made, the loops read the f32
+    global and the packed form goes.
 
     A checked f32 -> f16/bf16 cast (marked `"checked_narrow"`) runs its
     checked loop only when `mixrt_ukernel_range_f32` finds a value at or

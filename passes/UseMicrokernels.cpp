@@ -53,6 +53,7 @@
 
 namespace mix {
 #define GEN_PASS_DEF_MIXUSEMICROKERNELSPASS
+#define GEN_PASS_DEF_MIXPACKDEQUANTIZEDWEIGHTSPASS
 #include "passes/Passes.h.inc"
 } // namespace mix
 
@@ -74,6 +75,9 @@ constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
 constexpr StringLiteral kConvS8Rescale = "mixrt_ukernel_conv2d_s8_rescale";
 /// Rows (M) up to which a weight-only int8 dense dequantizes in the GEMM.
 constexpr int64_t kMaxDequantizedRows = 32;
+/// On a weight-only int8 weight folded to f32 by
+/// mix-pack-dequantized-weights: the name of its packed int8 form.
+constexpr StringLiteral kPackedDequantized = "mix_packed_dequantized";
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -387,9 +391,18 @@ struct MixUseMicrokernelsPass
       if (get->use_empty() && replacedWeights.contains(get.getName()))
         get.erase();
     });
+    // (A folded weight-only int8 weight names its packed form; whichever
+    // of the two nothing reads goes.)
+    llvm::StringSet<> packedForms;
+    for (auto global : module.getOps<memref::GlobalOp>())
+      if (auto name = global->getAttrOfType<StringAttr>(kPackedDequantized)) {
+        packedForms.insert(name.getValue());
+        global->removeAttr(kPackedDequantized);
+      }
     for (auto global :
          llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
-      if (replacedWeights.contains(global.getSymName()) &&
+      if ((replacedWeights.contains(global.getSymName()) ||
+           packedForms.contains(global.getSymName())) &&
           SymbolTable::symbolKnownUseEmpty(global, module))
         global.erase();
   }
@@ -434,115 +447,6 @@ struct MixUseMicrokernelsPass
     return result;
   }
 
-  /// A weight-only int8 weight: the [K, N] f32 buffer `weight` that only
-  /// the lowering's mix.dequantize loop (marked "dequantize") writes, and
-  /// only GEMMs read (`gemm` and others marked "gemm_f32", e.g. an
-  /// attention's projections sharing one weight), from constant globals:
-  /// the int8 values [K, N] and their scales and zero points, one per
-  /// column (axis 1) or one.
-  struct DequantizedWeight {
-    linalg::GenericOp loop;
-    memref::GlobalOp q, scales, zps;
-  };
-  std::optional<DequantizedWeight>
-  dequantizedWeight(Value weight, Operation *gemm, SymbolTable &symbols) {
-    linalg::GenericOp loop;
-    for (Operation *user : weight.getUsers()) {
-      auto generic = dyn_cast<linalg::GenericOp>(user);
-      if (!generic)
-        return std::nullopt;
-      auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
-      if (kind && kind.getValue() == "gemm_f32" &&
-          generic.getNumDpsInputs() == 2 &&
-          generic.getDpsInputs()[1] == weight &&
-          generic.getDpsInits()[0] != weight)
-        continue;
-      if (loop || !kind || kind.getValue() != "dequantize" ||
-          generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != weight)
-        return std::nullopt;
-      loop = generic;
-    }
-    // Written before the GEMM, in its block.
-    if (!loop || loop->getBlock() != gemm->getBlock() ||
-        !loop->isBeforeInBlock(gemm) || loop.getNumDpsInputs() != 3 ||
-        !isPlainBuffer(weight, Float32Type::get(&getContext()), 2))
-      return std::nullopt;
-    DequantizedWeight d{loop, constantGlobalOf(loop.getDpsInputs()[0], symbols),
-                        constantGlobalOf(loop.getDpsInputs()[1], symbols),
-                        constantGlobalOf(loop.getDpsInputs()[2], symbols)};
-    if (!d.q || !d.scales || !d.zps)
-      return std::nullopt;
-    auto qType = cast<MemRefType>(d.q.getType());
-    auto sType = cast<MemRefType>(d.scales.getType());
-    auto zType = cast<MemRefType>(d.zps.getType());
-    if (qType.getShape() != cast<MemRefType>(weight.getType()).getShape() ||
-        !qType.getElementType().isInteger(8) ||
-        !sType.getElementType().isF32() ||
-        !zType.getElementType().isInteger(32) || sType.getRank() != 1 ||
-        zType.getRank() != 1 || !qType.getLayout().isIdentity())
-      return std::nullopt;
-    // The parameters' maps: (d0, d1) -> (d1), one per column, or -> (0).
-    MLIRContext *ctx = &getContext();
-    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-    AffineMap perColumn = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
-    AffineMap perTensor = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
-    SmallVector<AffineMap> maps = loop.getIndexingMapsArray();
-    for (int i : {1, 2}) {
-      int64_t size =
-          cast<MemRefType>(loop.getDpsInputs()[i].getType()).getDimSize(0);
-      if (!(maps[i] == perColumn && size == qType.getDimSize(1)) &&
-          !(maps[i] == perTensor && size == 1))
-        return std::nullopt;
-    }
-    if (maps[0] != id || maps[3] != id)
-      return std::nullopt;
-    return d;
-  }
-
-  /// The packed form of a dequantized weight (scales and zero points per
-  /// column), made once per (values, scales, zero points).
-  memref::GlobalOp packedDequantized(DequantizedWeight d,
-                                     SymbolTable &symbols) {
-    std::string key = (d.q.getSymName() + "/" + d.scales.getSymName() + "/" +
-                       d.zps.getSymName())
-                          .str();
-    auto it = packed.find(key);
-    if (it != packed.end())
-      return it->second;
-    std::optional<std::vector<char>> q = globalBytes(d.q),
-                                     scales = globalBytes(d.scales),
-                                     zps = globalBytes(d.zps);
-    if (!q || !scales || !zps)
-      return {};
-    auto shape = cast<MemRefType>(d.q.getType()).getShape();
-    int64_t k = shape[0], n = shape[1];
-    // Per tensor: the one value for every column.
-    auto perColumn = [&](const std::vector<char> &bytes, auto elem) {
-      using T = decltype(elem);
-      std::vector<T> v(n);
-      for (int64_t j = 0; j < n; ++j)
-        std::memcpy(&v[j],
-                    bytes.data() +
-                        (bytes.size() > sizeof(T) ? j : 0) * sizeof(T),
-                    sizeof(T));
-      return v;
-    };
-    std::vector<float> s = perColumn(*scales, float());
-    std::vector<int32_t> z = perColumn(*zps, int32_t());
-    int64_t size =
-        mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8_DEQUANTIZED, k, n);
-    if (size <= 0)
-      return {};
-    std::vector<char> out(size);
-    if (mixrt_ukernel_pack_b_dequantized(
-            k, n, reinterpret_cast<const int8_t *>(q->data()), n, s.data(),
-            z.data(), out.data()) != MIXRT_STATUS_OK)
-      return {};
-    replacedWeights.insert(d.scales.getSymName());
-    replacedWeights.insert(d.zps.getSymName());
-    return packedGlobal(d.q, key, out, symbols);
-  }
-
   Value packedPointer(OpBuilder &b, Location loc, memref::GlobalOp packedB) {
     Value get = memref::GetGlobalOp::create(
         b, loc, cast<MemRefType>(packedB.getType()), packedB.getSymName());
@@ -559,10 +463,8 @@ struct MixUseMicrokernelsPass
     int64_t m, n, k;
     linalg::FillOp fill;
   };
-  FailureOr<GemmMatch>
-  matchGemm(linalg::GenericOp op, unsigned inputs, Type aElem, Type cElem,
-            SymbolTable &symbols,
-            std::optional<DequantizedWeight> *dequantized = nullptr) {
+  FailureOr<GemmMatch> matchGemm(linalg::GenericOp op, unsigned inputs,
+                                 Type aElem, Type cElem, SymbolTable &symbols) {
     if (op.getNumDpsInputs() != inputs || op.getNumDpsInits() != 1)
       return failure();
     GemmMatch g;
@@ -573,11 +475,6 @@ struct MixUseMicrokernelsPass
     if (!isPlainBuffer(g.a, aElem, rank) || !isPlainBuffer(g.c, cElem, rank))
       return failure();
     g.weight = constantGlobalOf(op.getDpsInputs()[1], symbols);
-    if (!g.weight && dequantized) {
-      *dequantized = dequantizedWeight(op.getDpsInputs()[1], op, symbols);
-      if (*dequantized)
-        g.weight = (*dequantized)->q;
-    }
     if (!g.weight)
       return failure();
     auto wType = cast<MemRefType>(g.weight.getType());
@@ -599,8 +496,7 @@ struct MixUseMicrokernelsPass
   /// accumulator, and the bias epilogue after it when it can be fused.
   LogicalResult rewriteFloat(linalg::GenericOp op, SymbolTable &symbols) {
     Type f32 = Float32Type::get(&getContext());
-    std::optional<DequantizedWeight> dq;
-    FailureOr<GemmMatch> g = matchGemm(op, 2, f32, f32, symbols, &dq);
+    FailureOr<GemmMatch> g = matchGemm(op, 2, f32, f32, symbols);
     if (failed(g))
       return failure();
     Value a = g->a, c = g->c;
@@ -608,15 +504,15 @@ struct MixUseMicrokernelsPass
     int64_t rank = cast<MemRefType>(c.getType()).getRank();
     linalg::FillOp fill = g->fill;
     memref::GlobalOp packedB;
-    if (dq) {
-      // Weight-only int8, dequantized in the kernel: for up to 32 rows
-      // (from 64 rows the kernel's extra instructions per weight cost more
-      // than dequantizing once per call; docs/runtime.md, "Weight-only int8
-      // in the float GEMM"), else the product of two activations -- which
-      // takes rank-2 inputs only: a rank-3 one keeps the kernel (not loops).
-      if (m > kMaxDequantizedRows && rank == 2)
-        return failure();
-      packedB = packedDequantized(*dq, symbols);
+    // Weight-only int8 (mix-pack-dequantized-weights): the int8 weight is
+    // already packed with its scales and zero points; the f32 global is
+    // what the loops read.
+    if (auto name = g->weight->getAttrOfType<StringAttr>(kPackedDequantized)) {
+      packedB = symbols.lookup<memref::GlobalOp>(name.getValue());
+      if (packedB) {
+        replacedWeights.insert(g->weight.getSymName());
+        ++numDequantized;
+      }
     } else {
       Type we = cast<MemRefType>(g->weight.getType()).getElementType();
       mixrt_ukernel_type type = we.isF32()    ? MIXRT_UKERNEL_F32
@@ -701,14 +597,6 @@ struct MixUseMicrokernelsPass
       epilogue->erase();
     op.erase();
     fill.erase();
-    if (dq) {
-      // The loop goes with its last reader.
-      Value weight = dq->loop.getDpsInits()[0];
-      if (llvm::all_of(weight.getUsers(),
-                       [&](Operation *user) { return user == dq->loop; }))
-        dq->loop.erase();
-      ++numDequantized;
-    }
     ++numFloat;
     if (epilogue)
       ++numFusedBias;
@@ -2284,6 +2172,252 @@ struct MixUseMicrokernelsPass
 
   llvm::StringMap<memref::GlobalOp> packed;
   llvm::StringSet<> replacedWeights;
+};
+
+/// Weight-only int8 dense layers before the memory plan: a "gemm_f32"
+/// GEMM whose weight is a buffer of its own that only the lowering's
+/// mix.dequantize loop writes, from constant globals, reads instead an f32
+/// global of the dequantized values computed at compile time (the loop's
+/// arithmetic in C++ float, the same bits), which names the int8 weight
+/// packed with its scales and zero points; mix-use-microkernels then calls
+/// mixrt_ukernel_gemm_f32 on the packed form (and drops the f32 global),
+/// else the loops read the f32 global. The dequantize loop and its buffer
+/// go: the memory plan never reserves the K x N f32 weight.
+struct MixPackDequantizedWeightsPass
+    : public mix::impl::MixPackDequantizedWeightsPassBase<
+          MixPackDequantizedWeightsPass> {
+  using MixPackDequantizedWeightsPassBase::MixPackDequantizedWeightsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<linalg::GenericOp> gemms;
+    module.walk([&](linalg::GenericOp op) {
+      auto kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (kind && kind.getValue() == "gemm_f32" && op.getNumDpsInputs() == 2 &&
+          op.getNumDpsInits() == 1)
+        gemms.push_back(op);
+    });
+    for (linalg::GenericOp op : gemms)
+      (void)fold(op, symbols);
+  }
+
+  /// A weight-only int8 weight: the [K, N] f32 buffer (a memref.alloc: not
+  /// an argument or result of the network) that only the lowering's
+  /// mix.dequantize loop (marked "dequantize") writes, and only GEMMs read
+  /// (`gemm` and others marked "gemm_f32", e.g. an attention's projections
+  /// sharing one weight), from constant globals: the int8 values [K, N] and
+  /// their scales and zero points, one per column (axis 1) or one.
+  struct DequantizedWeight {
+    linalg::GenericOp loop;
+    memref::GlobalOp q, scales, zps;
+  };
+  std::optional<DequantizedWeight>
+  dequantizedWeight(Value weight, Operation *gemm, SymbolTable &symbols) {
+    if (!weight.getDefiningOp<memref::AllocOp>())
+      return std::nullopt;
+    linalg::GenericOp loop;
+    for (Operation *user : weight.getUsers()) {
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!generic)
+        return std::nullopt;
+      auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (kind && kind.getValue() == "gemm_f32" &&
+          generic.getNumDpsInputs() == 2 &&
+          generic.getDpsInputs()[1] == weight &&
+          generic.getDpsInputs()[0] != weight &&
+          generic.getDpsInits()[0] != weight)
+        continue;
+      if (loop || !kind || kind.getValue() != "dequantize" ||
+          generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != weight)
+        return std::nullopt;
+      loop = generic;
+    }
+    // Written before the GEMM, in its block.
+    if (!loop || loop->getBlock() != gemm->getBlock() ||
+        !loop->isBeforeInBlock(gemm) || loop.getNumDpsInputs() != 3 ||
+        !isPlainBuffer(weight, Float32Type::get(&getContext()), 2))
+      return std::nullopt;
+    DequantizedWeight d{loop, constantGlobalOf(loop.getDpsInputs()[0], symbols),
+                        constantGlobalOf(loop.getDpsInputs()[1], symbols),
+                        constantGlobalOf(loop.getDpsInputs()[2], symbols)};
+    if (!d.q || !d.scales || !d.zps)
+      return std::nullopt;
+    auto qType = cast<MemRefType>(d.q.getType());
+    auto sType = cast<MemRefType>(d.scales.getType());
+    auto zType = cast<MemRefType>(d.zps.getType());
+    if (qType.getShape() != cast<MemRefType>(weight.getType()).getShape() ||
+        !qType.getElementType().isInteger(8) ||
+        !sType.getElementType().isF32() ||
+        !zType.getElementType().isInteger(32) || sType.getRank() != 1 ||
+        zType.getRank() != 1 || !qType.getLayout().isIdentity())
+      return std::nullopt;
+    // The parameters' maps: (d0, d1) -> (d1), one per column, or -> (0).
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap perColumn = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+    AffineMap perTensor = AffineMap::get(2, 0, getAffineConstantExpr(0, ctx));
+    SmallVector<AffineMap> maps = loop.getIndexingMapsArray();
+    for (int i : {1, 2}) {
+      int64_t size =
+          cast<MemRefType>(loop.getDpsInputs()[i].getType()).getDimSize(0);
+      if (!(maps[i] == perColumn && size == qType.getDimSize(1)) &&
+          !(maps[i] == perTensor && size == 1))
+        return std::nullopt;
+    }
+    if (maps[0] != id || maps[3] != id || !isDequantizeBody(loop.getBody()))
+      return std::nullopt;
+    return d;
+  }
+
+  /// Whether `body` is exactly mix.dequantize's lowering: yield(mulf(s,
+  /// sitofp(subi(extsi(q), z)))) on (q, s, z, out), no fast-math flags (a
+  /// loop fused with more work keeps no mark, but this is what the folding
+  /// computes).
+  static bool isDequantizeBody(Block *body) {
+    if (body->getNumArguments() != 4 || body->getOperations().size() != 5)
+      return false;
+    auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+    if (!yield || yield.getNumOperands() != 1)
+      return false;
+    auto mul = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
+    if (!mul || mul.getFastmath() != arith::FastMathFlags::none ||
+        mul.getLhs() != body->getArgument(1))
+      return false;
+    auto toFloat = mul.getRhs().getDefiningOp<arith::SIToFPOp>();
+    auto sub = toFloat ? toFloat.getIn().getDefiningOp<arith::SubIOp>()
+                       : arith::SubIOp();
+    auto ext =
+        sub ? sub.getLhs().getDefiningOp<arith::ExtSIOp>() : arith::ExtSIOp();
+    return ext && sub.getRhs() == body->getArgument(2) &&
+           ext.getIn() == body->getArgument(0) && toFloat.getType().isF32() &&
+           sub.getType().isInteger(32);
+  }
+
+  /// The f32 global of a dequantized weight, naming its packed int8 form
+  /// (both made once per values, scales and zero points).
+  memref::GlobalOp folded(DequantizedWeight d, SymbolTable &symbols) {
+    std::string key = (d.q.getSymName() + "/" + d.scales.getSymName() + "/" +
+                       d.zps.getSymName())
+                          .str();
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    std::optional<std::vector<char>> q = globalBytes(d.q),
+                                     scales = globalBytes(d.scales),
+                                     zps = globalBytes(d.zps);
+    if (!q || !scales || !zps)
+      return {};
+    auto shape = cast<MemRefType>(d.q.getType()).getShape();
+    int64_t k = shape[0], n = shape[1];
+    // Per tensor: the one value for every column.
+    auto perColumn = [&](const std::vector<char> &bytes, auto elem) {
+      using T = decltype(elem);
+      std::vector<T> v(n);
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(&v[j],
+                    bytes.data() +
+                        (bytes.size() > sizeof(T) ? j : 0) * sizeof(T),
+                    sizeof(T));
+      return v;
+    };
+    std::vector<float> s = perColumn(*scales, float());
+    std::vector<int32_t> z = perColumn(*zps, int32_t());
+    const auto *values = reinterpret_cast<const int8_t *>(q->data());
+    int64_t size =
+        mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8_DEQUANTIZED, k, n);
+    if (size <= 0)
+      return {};
+    std::vector<char> packedBytes(size);
+    if (mixrt_ukernel_pack_b_dequantized(k, n, values, n, s.data(), z.data(),
+                                         packedBytes.data()) != MIXRT_STATUS_OK)
+      return {};
+    // The loop's arithmetic: extsi, subi (modulo 2^32), sitofp, mulf.
+    std::vector<float> f32(static_cast<size_t>(k * n));
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        auto d32 =
+            static_cast<int32_t>(static_cast<uint32_t>(values[i * n + j]) -
+                                 static_cast<uint32_t>(z[j]));
+        f32[i * n + j] = s[j] * static_cast<float>(d32);
+      }
+    OpBuilder b(d.q);
+    auto packedType = MemRefType::get({size}, b.getI8Type());
+    auto packedGlobal = memref::GlobalOp::create(
+        b, d.q.getLoc(), (d.q.getSymName() + "_packed").str(),
+        b.getStringAttr("private"), packedType,
+        DenseElementsAttr::getFromRawBuffer(
+            RankedTensorType::get({size}, b.getI8Type()), packedBytes),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(packedGlobal);
+    auto f32Type = MemRefType::get({k, n}, b.getF32Type());
+    auto foldedGlobal = memref::GlobalOp::create(
+        b, d.q.getLoc(), (d.q.getSymName() + "_dequantized").str(),
+        b.getStringAttr("private"), f32Type,
+        DenseElementsAttr::get(RankedTensorType::get({k, n}, b.getF32Type()),
+                               ArrayRef<float>(f32)),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+    symbols.insert(foldedGlobal);
+    foldedGlobal->setAttr(kPackedDequantized,
+                          b.getStringAttr(packedGlobal.getSymName()));
+    cache[key] = foldedGlobal;
+    return foldedGlobal;
+  }
+
+  /// The GEMM's rows: C's elements over N.
+  static int64_t rowsOf(linalg::GenericOp op) {
+    auto c = cast<MemRefType>(op.getDpsInits()[0].getType());
+    int64_t n = c.getShape().back();
+    return c.getNumElements() / std::max<int64_t>(n, 1);
+  }
+
+  LogicalResult fold(linalg::GenericOp op, SymbolTable &symbols) {
+    auto cType = cast<MemRefType>(op.getDpsInits()[0].getType());
+    if (!cType.hasStaticShape())
+      return failure();
+    // Up to 32 rows the kernel's dequantization in registers is the
+    // fastest; from 64 its extra instructions per weight cost more than
+    // dequantizing once per call (docs/runtime.md), which the product of
+    // two activations does -- for a rank-2 input only: a rank-3 one keeps
+    // the kernel (not loops).
+    if (rowsOf(op) > kMaxDequantizedRows && cType.getRank() == 2)
+      return failure();
+    Value weight = op.getDpsInputs()[1];
+    std::optional<DequantizedWeight> d = dequantizedWeight(weight, op, symbols);
+    if (!d)
+      return failure();
+    memref::GlobalOp global = folded(*d, symbols);
+    if (!global)
+      return failure();
+    OpBuilder b(op);
+    Value get = memref::GetGlobalOp::create(b, op.getLoc(),
+                                            cast<MemRefType>(global.getType()),
+                                            global.getSymName());
+    op->setOperand(1, get);
+    // The loop and its buffer go with their last reader; then the int8
+    // values and parameters, if nothing else reads them.
+    if (llvm::all_of(weight.getUsers(),
+                     [&](Operation *user) { return user == d->loop; })) {
+      SmallVector<Value> params(d->loop.getDpsInputs());
+      d->loop.erase();
+      Operation *alloc = weight.getDefiningOp();
+      SmallVector<Operation *> deallocs(alloc->getUsers());
+      for (Operation *dealloc : deallocs)
+        dealloc->erase();
+      alloc->erase();
+      for (Value param : params)
+        if (auto get = param.getDefiningOp<memref::GetGlobalOp>();
+            get && get->use_empty())
+          get.erase();
+      for (memref::GlobalOp g : {d->q, d->scales, d->zps})
+        if (SymbolTable::symbolKnownUseEmpty(g, getOperation()))
+          g.erase();
+    }
+    ++numFolded;
+    return success();
+  }
+
+  llvm::StringMap<memref::GlobalOp> cache;
 };
 
 } // namespace

@@ -61,9 +61,10 @@ typedef enum mixrt_ukernel_type MIXRT_ENUM_BASE {
   MIXRT_UKERNEL_S8 = 3,   /**< int8_t */
   /** int8_t weights with one f32 scale and one int32 zero point per column,
    *  dequantized inside the float GEMM (weight-only int8): the weight is
-   *  (float)(int32_t)((uint32_t)q - (uint32_t)zp[n]) * scale[n], one
-   *  rounding of the exact difference's product, as mixc's mix.dequantize
-   *  (extsi, subi modulo 2^32, sitofp, mulf) and mixrt_dequantize_f32.
+   *  (float)(int32_t)((uint32_t)q - (uint32_t)zp[n]) * scale[n]: the
+   *  difference modulo 2^32, converted (exact for |q - zp| <= 2^24), then
+   *  one rounded f32 product, as mixc's mix.dequantize (extsi, subi,
+   *  sitofp, mulf) and mixrt_dequantize_f32.
    *  Packed only by mixrt_ukernel_pack_b_dequantized. Added in API version
    *  16. */
   MIXRT_UKERNEL_S8_DEQUANTIZED = 4,
@@ -140,8 +141,8 @@ MIXRT_API mixrt_status_code mixrt_ukernel_pack_b(mixrt_ukernel_type type,
  *  mixrt_ukernel_gemm_f32 then computes with the dequantized weight (the
  *  contract above, f32 weights). A per-tensor scale or zero point is
  *  passed as N equal values. INVALID_ARGUMENT for a negative size,
- *  ldb < max(N, 1) or NULL pointers (B and scales may be NULL when K or N
- *  is 0). Added in API version 16. */
+ *  ldb < max(N, 1) or NULL pointers (B may be NULL when K or N is 0,
+ *  scales when N is 0). Added in API version 16. */
 MIXRT_API mixrt_status_code mixrt_ukernel_pack_b_dequantized(
     int64_t K, int64_t N, const int8_t *B, int64_t ldb, const float *scales,
     const int32_t *zero_points, void *out);

@@ -48,3 +48,26 @@ mix.network @kept precision(f32) (%x: tensor<2x3xf32>) -> (tensor<2x2xf16>, tens
   %a = mix.add %r, %y : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   mix.return %h, %a : tensor<2x2xf16>, tensor<2x2xf32>
 }
+
+// A mix.dequantize loop (marked "dequantize" for a GEMM reading it) fuses
+// with the elementwise layer after it: one loop, unmarked (a marked loop
+// would have to be the dequantize alone: mix-pack-dequantized-weights
+// checks its body).
+// CHECK-LABEL: func.func @dequantize_relu(
+// CHECK:         linalg.generic
+// CHECK-NOT:       mix.ukernel
+// CHECK:           arith.extsi
+// CHECK:           arith.subi
+// CHECK:           arith.sitofp
+// CHECK:           arith.mulf
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+mix.network @dequantize_relu precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %q = mix.weight dense<[[1, -2, 3], [4, 5, -6]]> : tensor<2x3xi8>
+  %s = mix.weight dense<[0.5, 0.25, 2.0]> : tensor<3xf32>
+  %z = mix.weight dense<[0, 1, -1]> : tensor<3xi32>
+  %w = mix.dequantize %q, %s, %z axis(1) : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi32>) -> tensor<2x3xf32>
+  %r = mix.relu %w : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  mix.return %r : tensor<2x3xf32>
+}

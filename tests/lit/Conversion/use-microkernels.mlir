@@ -1,6 +1,6 @@
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-pack-dequantized-weights,mix-plan-memory,mix-use-microkernels)' | FileCheck %s
 // RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels{enabled=false})' | FileCheck %s --check-prefix=OFF
-// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=PACK
+// RUN: mix-opt %s --mix-lower-to-llvm=stop-after=linalg | mix-opt --pass-pipeline='builtin.module(mix-mangle-network-symbols,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize,buffer-results-to-out-params{modify-public-functions hoist-static-allocs},mix-pack-dequantized-weights,mix-plan-memory,mix-use-microkernels)' | FileCheck %s --check-prefix=PACK
 //
 // The GEMM of a dense layer with a constant weight becomes a call of mixrt's
 // microkernel; the weight is packed at compile time (a 64-byte header "MXUK"
@@ -164,10 +164,12 @@ mix.network @not_constant precision(f32) (%x: tensor<2x3xf32>, %w: tensor<3x2xf3
 // and mixrt_ukernel_gemm_f32 dequantizes it; the dequantize loop, the
 // float weight and the parameters' globals are gone. From 33 rows: the
 // dequantize loop and the product of two activations.
-// PACK: memref.global "private" constant @__constant_3x4xi8_packed : memref<240xi8> = dense<"0x4D58554B0100000004000000100000000300000000000000040000000000000030000000000000000100000000000000000000000000000000000000000000007F817F15
+// PACK-NOT: _dequantized
+// PACK: memref.global "private" constant @__constant_3x4xi8{{(_[0-9]+)?}}_packed : memref<240xi8> = dense<"0x4D58554B0100000004000000100000000300000000000000040000000000000030000000000000000100000000000000000000000000000000000000000000007F817F15
 // CHECK-LABEL: func.func @mixc_net_w8_small(
+// CHECK-SAME:      workspace = 0
 // CHECK-NOT:     linalg.generic
-// CHECK:         memref.get_global @__constant_3x4xi8_packed : memref<240xi8>
+// CHECK:         memref.get_global @__constant_3x4xi8{{(_[0-9]+)?}}_packed : memref<240xi8>
 // CHECK:         call @mixrt_ukernel_gemm_f32(%c2_i64, %c4_i64, %c3_i64,
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
@@ -175,6 +177,24 @@ mix.network @w8_small precision(f32) (%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
   %w = mix.weight dense<[[1.0, -2.0, 3.0, 0.5], [0.25, 1.5, -1.0, 2.0], [-0.5, 0.75, 1.25, -3.0]]> : tensor<3x4xf32>
   %y = mix.dense %x, %w precision(weights = int8) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   mix.return %y : tensor<2x4xf32>
+}
+
+// The dequantized weight is also a result of the network (its buffer is
+// the caller's): the dequantize loop must write it, so nothing is folded;
+// the dense is the product of two activations.
+// CHECK-LABEL: func.func @mixc_net_w8_returned(
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<3x4xi8>, memref<4xf32>, memref<4xi32>) outs(%arg1 : memref<3x4xf32>)
+// CHECK-NOT:     call @mixrt_ukernel_gemm_f32
+// CHECK:         call @mixrt_ukernel_conv2d_f32(
+// CHECK:         return
+mix.network @w8_returned precision(f32) (%x: tensor<2x3xf32>) -> (tensor<3x4xf32>, tensor<2x4xf32>) {
+  %q = mix.weight dense<[[127, -2, 3, 5], [1, 2, -128, 4], [0, 7, 8, 9]]> : tensor<3x4xi8>
+  %s = mix.weight dense<0.5> : tensor<4xf32>
+  %z = mix.weight dense<0> : tensor<4xi32>
+  %w = mix.dequantize %q, %s, %z axis(1) : (tensor<3x4xi8>, tensor<4xf32>, tensor<4xi32>) -> tensor<3x4xf32>
+  %y = mix.dense %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  mix.return %w, %y : tensor<3x4xf32>, tensor<2x4xf32>
 }
 
 // CHECK-LABEL: func.func @mixc_net_w8_rows(

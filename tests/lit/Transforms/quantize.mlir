@@ -146,12 +146,12 @@ mix.network @weight_only precision(f32) (%x: tensor<2x4xf32>, %img: tensor<1x1x4
 // dequantized; the biases stay f32. The shared weight of wk and wv is
 // quantized once (one int8 weight) and dequantized for each operand.
 // CHECK-LABEL: mix.network @weight_only_attention
+// CHECK-NOT: : tensor<4x4xf32>
 // CHECK-COUNT-3: mix.weight dense<{{.*}}> : tensor<4x4xi8>
 // CHECK-NOT: tensor<4x4xi8>
 // CHECK-COUNT-4: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<4x4xi8>, tensor<4xf32>, tensor<4xi32>) -> tensor<4x4xf32>
 // CHECK: mix.attention %arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} bq(%{{.*}}) precision(weights = int8)
 // CHECK-NOT: mix.quantize
-// CHECK-NOT: tensor<4x4xf32>>
 // TENSOR-LABEL: mix.network @weight_only_attention
 // TENSOR-COUNT-4: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x4xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<4x4xf32>
 mix.network @weight_only_attention precision(f32) (%x: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
