@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -165,6 +166,43 @@ struct ConvShape {
     return s;
   }
 };
+
+/// The GEMM microkernels' epilogue on a reference sum: NaN becomes the
+/// canonical quiet NaN; relu keeps x > 0 (and NaN), else +0.
+inline float canonical(float x) {
+  return x != x ? f32FromBits(0x7fc00000u) : x;
+}
+
+inline float reluCanon(float x, bool relu) {
+  if (x != x)
+    return canonical(x);
+  return relu && !(x > 0.0f) ? 0.0f : x;
+}
+
+/// Compares C (with leading dimension ldc) bit for bit, and checks that the
+/// padding between rows still holds the sentinel.
+template <class T>
+inline void requireSame(const std::vector<T> &got, const std::vector<T> &want,
+                        int64_t m, int64_t n, int64_t ldc,
+                        const std::string &what) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      const size_t idx = static_cast<size_t>(i * ldc + j);
+      if (idx >= got.size())
+        break;
+      uint32_t g, w;
+      std::memcpy(&g, &got[idx], 4);
+      if (j < n)
+        std::memcpy(&w, &want[idx], 4);
+      else
+        w = kSentinel;
+      if (g != w) {
+        INFO(what << " C[" << i << "][" << j << "]: got 0x" << std::hex << g
+                  << ", want 0x" << w);
+        REQUIRE(g == w);
+      }
+    }
+}
 
 } // namespace mixrt::test
 

@@ -32,12 +32,6 @@ using namespace mixrt::test;
 
 namespace {
 
-float reluCanon(float x, bool relu) {
-  if (std::isnan(x))
-    return f32FromBits(0x7fc00000u);
-  return relu && !(x > 0.0f) ? 0.0f : x;
-}
-
 /// The dequantized weight of the contract.
 float dequantized(int8_t q, float scale, int32_t zp) {
   const int32_t d = static_cast<int32_t>(static_cast<uint32_t>(q) -
@@ -134,23 +128,6 @@ std::vector<float> reference(int64_t m, int64_t n, int64_t k,
   return c;
 }
 
-void requireBits(const std::vector<float> &got, const std::vector<float> &want,
-                 int64_t m, int64_t n, int64_t ldc, const std::string &what) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) {
-      const size_t idx = static_cast<size_t>(i * ldc + j);
-      if (idx >= got.size())
-        break;
-      const uint32_t g = bitsOf(got[idx]);
-      const uint32_t w = j < n ? bitsOf(want[idx]) : kSentinel;
-      if (g != w) {
-        INFO(what << " C[" << i << "][" << j << "]: got 0x" << std::hex << g
-                  << ", want 0x" << w);
-        REQUIRE(g == w);
-      }
-    }
-}
-
 /// One GEMM with int8 weights on every path, against the reference and
 /// against the f32-packed dequantized weights.
 void check(std::mt19937 &rng, int64_t m, int64_t n, int64_t k, Zps zps,
@@ -189,12 +166,12 @@ void check(std::mt19937 &rng, int64_t m, int64_t n, int64_t k, Zps zps,
     REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), lda, packed.data(),
                                    c.data(), ldc, biasPtr,
                                    flags) == MIXRT_STATUS_OK);
-    requireBits(c, want, m, n, ldc, what);
+    requireSame(c, want, m, n, ldc, what);
     std::vector<float> cf(c.size(), f32FromBits(kSentinel));
     REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), lda, packedF.data(),
                                    cf.data(), ldc, biasPtr,
                                    flags) == MIXRT_STATUS_OK);
-    requireBits(c, cf, m, n, ldc, what + " (f32-packed)");
+    requireSame(c, cf, m, n, ldc, what + " (f32-packed)");
   }
 }
 
@@ -259,7 +236,7 @@ TEST_CASE("ukernel.dequantized: across blocks of B and with threads",
                                    c.data(), s.n, nullptr, 0);
         REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
         REQUIRE(st == MIXRT_STATUS_OK);
-        requireBits(c, want, s.m, s.n, s.n, "threads");
+        requireSame(c, want, s.m, s.n, s.n, "threads");
       }
     }
   }
@@ -304,7 +281,7 @@ TEST_CASE("ukernel.dequantized: mixrt's quantized weights, as "
       REQUIRE(mixrt_ukernel_gemm_f32(m, n, k, a.data(), k, packed.data(),
                                      c.data(), n, nullptr,
                                      0) == MIXRT_STATUS_OK);
-      requireBits(c, want, m, n, n, mixrt_ukernel_isa_name(isa));
+      requireSame(c, want, m, n, n, mixrt_ukernel_isa_name(isa));
     }
     mixrt_qtensor_destroy(qt);
   }

@@ -32,16 +32,6 @@ namespace {
 
 const int64_t kSizes[] = {1, 2, 3, 7, 16, 17, 33, 64, 100, 257};
 
-float canonical(float x) {
-  return std::isnan(x) ? f32FromBits(0x7fc00000u) : x;
-}
-
-float reluCanon(float x, bool relu) {
-  if (std::isnan(x))
-    return canonical(x);
-  return relu && !(x > 0.0f) ? 0.0f : x;
-}
-
 float widen(mixrt_ukernel_type t, const void *b, int64_t i) {
   if (t == MIXRT_UKERNEL_F32)
     return static_cast<const float *>(b)[i];
@@ -107,30 +97,6 @@ std::vector<unsigned char> pack(mixrt_ukernel_type t, int64_t k, int64_t n,
   REQUIRE(mixrt_ukernel_pack_b(t, k, n, b.data(), ldb, out.data()) ==
           MIXRT_STATUS_OK);
   return out;
-}
-
-/// Compares C (with leading dimension ldc) bit for bit, and checks that the
-/// padding between rows still holds the sentinel.
-template <class T>
-void requireSame(const std::vector<T> &got, const std::vector<T> &want,
-                 int64_t m, int64_t n, int64_t ldc, const std::string &what) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < ldc; ++j) {
-      const size_t idx = static_cast<size_t>(i * ldc + j);
-      if (idx >= got.size())
-        break;
-      uint32_t g, w;
-      std::memcpy(&g, &got[idx], 4);
-      if (j < n)
-        std::memcpy(&w, &want[idx], 4);
-      else
-        w = kSentinel;
-      if (g != w) {
-        INFO(what << " C[" << i << "][" << j << "]: got 0x" << std::hex << g
-                  << ", want 0x" << w);
-        REQUIRE(g == w);
-      }
-    }
 }
 
 /// Random f32 values; adversarial ones (denormals, inf, NaN, -0, huge) with
