@@ -79,6 +79,9 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
   // arith-expand lowers bf16
   // conversions to integer arithmetic (RNE), which needs no runtime support
   // function.
+  // mix-order-constants names and orders bufferization's constant globals
+  // by first use: the same model compiles to the same bytes (their numbers
+  // otherwise follow bufferization's visiting order of the functions).
   // cse and canonicalize after bufferization remove the copy of a tile into
   // itself that bufferizing an in-place tensor.insert_slice leaves (the
   // bands of an im2col convolution); mix-distinct-results then gives a
@@ -116,6 +119,7 @@ std::string mix::getLLVMPhasePipeline(const MixPipelineOptions &options) {
          fuse +
          "one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map},"
+         "mix-order-constants,"
          "cse,"
          "canonicalize,"
          "mix-distinct-results,"

@@ -747,6 +747,34 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
   ];
 }
 
+def MixOrderConstantsPass : Pass<"mix-order-constants", "mlir::ModuleOp"> {
+  let summary = "Name and order bufferization's constant globals by first use";
+  let description = [{
+    Runs in the LLVM phase right after bufferization. One-shot
+    bufferization turns every constant tensor into a private global named
+    `__constant_<shape>` with a number to make it unique (`_0`, `_1`, ...);
+    with several functions in a module (several networks, a training
+    step's forward and gradient networks) the numbers and the globals'
+    order depend on the order in which it visits them, which changes from
+    run to run: the same model compiled twice gave different objects. This
+    pass renames them `<base>`, `<base>_1`, ... per base name and moves
+    them to the top of the module, both in the order of their first use
+    (`memref.get_global`) in the module's operations; unused ones follow in
+    their order. Other globals are left alone.
+
+    ```mlir
+    memref.global "private" constant @__constant_2xf32_4 : memref<2xf32> = dense<1.0>
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<2.0>
+    func.func @a() { %0 = memref.get_global @__constant_2xf32_4 ... }
+    func.func @b() { %0 = memref.get_global @__constant_2xf32 ... }
+    // becomes
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<1.0>
+    memref.global "private" constant @__constant_2xf32_1 : memref<2xf32> = dense<2.0>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def MixDistinctResultsPass
     : Pass<"mix-distinct-results", "mlir::ModuleOp"> {
   let summary = "Give every buffer a function returns its own buffer";
