@@ -114,6 +114,32 @@ std::optional<std::vector<char>> globalBytes(memref::GlobalOp global) {
   return std::nullopt;
 }
 
+/// A private, constant, 64-byte aligned global `name` of type `type` holding
+/// `value`, created before `anchor` and entered in `symbols` (which may
+/// rename it to keep names unique).
+memref::GlobalOp constantGlobal(Operation *anchor, StringRef name,
+                                MemRefType type, DenseElementsAttr value,
+                                SymbolTable &symbols) {
+  OpBuilder b(anchor);
+  auto result = memref::GlobalOp::create(
+      b, anchor->getLoc(), name, b.getStringAttr("private"), type, value,
+      /*constant=*/true, b.getI64IntegerAttr(64));
+  symbols.insert(result);
+  return result;
+}
+
+/// A constant global of the raw bytes `bytes` (an i8 vector), named `name`.
+memref::GlobalOp byteGlobal(Operation *anchor, StringRef name,
+                            ArrayRef<char> bytes, SymbolTable &symbols) {
+  auto size = static_cast<int64_t>(bytes.size());
+  Builder b(anchor->getContext());
+  return constantGlobal(
+      anchor, name, MemRefType::get({size}, b.getI8Type()),
+      DenseElementsAttr::getFromRawBuffer(
+          RankedTensorType::get({size}, b.getI8Type()), bytes),
+      symbols);
+}
+
 /// The constant global `value` reads (memref.get_global), or null.
 memref::GlobalOp constantGlobalOf(Value value, SymbolTable &symbols) {
   auto get = value.getDefiningOp<memref::GetGlobalOp>();
@@ -425,24 +451,9 @@ struct MixUseMicrokernelsPass
     if (mixrt_ukernel_pack_b(type, k, n, bytes->data(), n, out.data()) !=
         MIXRT_STATUS_OK)
       return {};
-    return packedGlobal(global, global.getSymName(), out, symbols);
-  }
-
-  /// A private constant global of the packed bytes `out`, named after
-  /// `global`, cached under `key`; `global` is then only read packed.
-  memref::GlobalOp packedGlobal(memref::GlobalOp global, StringRef key,
-                                ArrayRef<char> out, SymbolTable &symbols) {
-    OpBuilder b(global);
-    auto size = static_cast<int64_t>(out.size());
-    auto memrefType = MemRefType::get({size}, b.getI8Type());
-    auto tensorType = RankedTensorType::get({size}, b.getI8Type());
-    auto value = DenseElementsAttr::getFromRawBuffer(tensorType, out);
-    auto result = memref::GlobalOp::create(
-        b, global.getLoc(), (global.getSymName() + "_packed").str(),
-        b.getStringAttr("private"), memrefType, value, /*constant=*/true,
-        b.getI64IntegerAttr(64));
-    symbols.insert(result);
-    packed[key] = result;
+    memref::GlobalOp result = byteGlobal(
+        global, (global.getSymName() + "_packed").str(), out, symbols);
+    packed[global.getSymName()] = result;
     replacedWeights.insert(global.getSymName());
     return result;
   }
@@ -2341,23 +2352,14 @@ struct MixPackDequantizedWeightsPass
                                  static_cast<uint32_t>(z[j]));
         f32[i * n + j] = s[j] * static_cast<float>(d32);
       }
-    OpBuilder b(d.q);
-    auto packedType = MemRefType::get({size}, b.getI8Type());
-    auto packedGlobal = memref::GlobalOp::create(
-        b, d.q.getLoc(), (d.q.getSymName() + "_packed").str(),
-        b.getStringAttr("private"), packedType,
-        DenseElementsAttr::getFromRawBuffer(
-            RankedTensorType::get({size}, b.getI8Type()), packedBytes),
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(packedGlobal);
-    auto f32Type = MemRefType::get({k, n}, b.getF32Type());
-    auto foldedGlobal = memref::GlobalOp::create(
-        b, d.q.getLoc(), (d.q.getSymName() + "_dequantized").str(),
-        b.getStringAttr("private"), f32Type,
-        DenseElementsAttr::get(RankedTensorType::get({k, n}, b.getF32Type()),
-                               ArrayRef<float>(f32)),
-        /*constant=*/true, b.getI64IntegerAttr(64));
-    symbols.insert(foldedGlobal);
+    memref::GlobalOp packedGlobal = byteGlobal(
+        d.q, (d.q.getSymName() + "_packed").str(), packedBytes, symbols);
+    Builder b(d.q.getContext());
+    auto f32Type = RankedTensorType::get({k, n}, b.getF32Type());
+    memref::GlobalOp foldedGlobal = constantGlobal(
+        d.q, (d.q.getSymName() + "_dequantized").str(),
+        MemRefType::get({k, n}, b.getF32Type()),
+        DenseElementsAttr::get(f32Type, ArrayRef<float>(f32)), symbols);
     foldedGlobal->setAttr(kPackedDequantized,
                           b.getStringAttr(packedGlobal.getSymName()));
     cache[key] = foldedGlobal;

@@ -204,6 +204,20 @@ inline void requireSame(const std::vector<T> &got, const std::vector<T> &want,
     }
 }
 
+/// Runs `gemm(out)` with mixrt's pool at `threads` on an output of `count`
+/// elements filled with `fill`, requires it to succeed, restores one thread
+/// and returns the output.
+template <typename T, typename Gemm>
+std::vector<T> runOnThreads(int32_t threads, size_t count, T fill,
+                            Gemm &&gemm) {
+  std::vector<T> out(count, fill);
+  REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
+  const mixrt_status_code status = gemm(out.data());
+  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  REQUIRE(status == MIXRT_STATUS_OK);
+  return out;
+}
+
 } // namespace mixrt::test
 
 #endif // MIXRT_TESTS_TEST_UTIL_H

@@ -229,13 +229,12 @@ TEST_CASE("ukernel.dequantized: across blocks of B and with threads",
       IsaScope scope(isa);
       for (int32_t threads : {2, 3}) {
         INFO(mixrt_ukernel_isa_name(isa) << ", " << threads << " threads");
-        REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
-        std::vector<float> c(want.size(), f32FromBits(kSentinel));
-        const mixrt_status_code st =
-            mixrt_ukernel_gemm_f32(s.m, s.n, s.k, a.data(), s.k, packed.data(),
-                                   c.data(), s.n, nullptr, 0);
-        REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
-        REQUIRE(st == MIXRT_STATUS_OK);
+        const std::vector<float> c = runOnThreads(
+            threads, want.size(), f32FromBits(kSentinel), [&](float *out) {
+              return mixrt_ukernel_gemm_f32(s.m, s.n, s.k, a.data(), s.k,
+                                            packed.data(), out, s.n, nullptr,
+                                            0);
+            });
         requireSame(c, want, s.m, s.n, s.n, "threads");
       }
     }

@@ -787,13 +787,9 @@ namespace {
 /// output byte is the same.
 template <typename T, typename Gemm>
 void checkThreads(int64_t m, int64_t n, int32_t threads, Gemm &&gemm) {
-  std::vector<T> one(static_cast<size_t>(m * n), T(-7)),
-      many(static_cast<size_t>(m * n), T(-9));
-  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
-  REQUIRE(gemm(one.data()) == MIXRT_STATUS_OK);
-  REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
-  REQUIRE(gemm(many.data()) == MIXRT_STATUS_OK);
-  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
+  const auto count = static_cast<size_t>(m * n);
+  const std::vector<T> one = runOnThreads(1, count, T(-7), gemm);
+  const std::vector<T> many = runOnThreads(threads, count, T(-9), gemm);
   CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(T)) == 0);
 }
 
