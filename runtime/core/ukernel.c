@@ -1218,7 +1218,8 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
                                          const void *packed_b, float *C,
                                          int64_t ldc, const float *bias,
                                          uint32_t flags) {
-  if (!shapesValid(M, N, K, lda, 4, ldc, 4) || (flags & ~MIXRT_UKERNEL_RELU))
+  if (!shapesValid(M, N, K, lda, 4, ldc, 4) ||
+      (flags & ~(MIXRT_UKERNEL_RELU | MIXRT_UKERNEL_ACCUMULATE)))
     return MIXRT_STATUS_INVALID_ARGUMENT;
   if (M == 0 || N == 0)
     return MIXRT_STATUS_OK;
@@ -1241,7 +1242,7 @@ mixrt_status_code mixrt_ukernel_gemm_f32(int64_t M, int64_t N, int64_t K,
                       ldc,
                       bias,
                       (flags & MIXRT_UKERNEL_RELU) != 0,
-                      0,
+                      (flags & MIXRT_UKERNEL_ACCUMULATE) != 0,
                       0,
                       NULL,
                       NULL};

@@ -102,6 +102,10 @@ enum {
   /** mixrt_ukernel_conv2d_s8_rescale: quantize the rescaled values to int8
    *  (the output is int8, not f32). Added in API version 14. */
   MIXRT_UKERNEL_OUT_S8 = 1u << 2,
+  /** mixrt_ukernel_gemm_f32: C's values are the start of each output's
+   *  chain, C = epilogue(C + A x B) (each fma in ascending k from C's value,
+   *  as from +0 without the flag). Added in API version 17. */
+  MIXRT_UKERNEL_ACCUMULATE = 1u << 3,
 };
 
 /** Bytes of the packed B of a K x N matrix of `type` (header included), or
@@ -150,7 +154,8 @@ MIXRT_API mixrt_status_code mixrt_ukernel_pack_b_dequantized(
 /** C[M x N] (row-major, ldc >= N) = epilogue(A[M x K] (row-major,
  *  lda >= K) x packed B) with f32 activations and f32, f16, bf16 or
  *  dequantized int8 weights (the type the buffer was packed with). `bias` (N
- * floats) may be NULL; `flags`: MIXRT_UKERNEL_RELU. INVALID_ARGUMENT if the
+ * floats) may be NULL; `flags`: MIXRT_UKERNEL_RELU, MIXRT_UKERNEL_ACCUMULATE
+ * (C is read first: its values start the sums). INVALID_ARGUMENT if the
  * packed buffer's header does not match (type, K, N), for bad sizes or NULL
  * pointers (A and packed_b may be NULL when K is 0; nothing is touched when M
  * or N is 0). */

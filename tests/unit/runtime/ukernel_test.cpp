@@ -44,11 +44,13 @@ float widen(mixrt_ukernel_type t, const void *b, int64_t i) {
 std::vector<float> referenceF32(mixrt_ukernel_type t, int64_t m, int64_t n,
                                 int64_t k, const std::vector<float> &a,
                                 int64_t lda, const void *b, int64_t ldb,
-                                int64_t ldc, const float *bias, bool relu) {
+                                int64_t ldc, const float *bias, bool relu,
+                                const std::vector<float> *init = nullptr) {
   std::vector<float> c(static_cast<size_t>((m - 1) * ldc + n));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
+      // MIXRT_UKERNEL_ACCUMULATE: the chain starts from C's value.
+      float acc = init ? (*init)[i * ldc + j] : 0.0f;
       for (int64_t kk = 0; kk < k; ++kk)
         acc = std::fma(a[i * lda + kk], widen(t, b, kk * ldb + j), acc);
       if (bias)
@@ -126,13 +128,16 @@ float randomFloat(std::mt19937 &rng, double special) {
   }
 }
 
-/// One float-weight GEMM on every path against the reference.
+/// One float-weight GEMM on every path against the reference; with
+/// `accumulate`, C starts with random values (specials as A's) and the call
+/// passes MIXRT_UKERNEL_ACCUMULATE, also on `threads` threads.
 template <class W>
 void checkFloat(mixrt_ukernel_type t, int64_t m, int64_t n, int64_t k,
                 std::mt19937 &rng, double special, bool padded, bool useBias,
-                bool relu, const std::vector<W> &bIn = {}) {
-  const int64_t lda = k + (padded ? 3 : 0), ldb = n + (padded ? 5 : 0),
-                ldc = n + (padded ? 2 : 0);
+                bool relu, const std::vector<W> &bIn = {},
+                bool accumulate = false, int32_t threads = 1) {
+  const int64_t lda = std::max<int64_t>(k, 1) + (padded ? 3 : 0),
+                ldb = n + (padded ? 5 : 0), ldc = n + (padded ? 2 : 0);
   std::vector<float> a(static_cast<size_t>(m * lda));
   for (float &x : a)
     x = randomFloat(rng, special);
@@ -154,19 +159,31 @@ void checkFloat(mixrt_ukernel_type t, int64_t m, int64_t n, int64_t k,
     x = randomFloat(rng, special);
   const float *biasPtr = useBias ? bias.data() : nullptr;
   const auto packed = pack(t, k, n, b, ldb);
-  const auto want =
-      referenceF32(t, m, n, k, a, lda, b.data(), ldb, ldc, biasPtr, relu);
+  const size_t cSize = static_cast<size_t>((m - 1) * ldc + n);
+  // Without accumulate, C holds a sentinel the call must overwrite.
+  std::vector<float> init(cSize, f32FromBits(kSentinel));
+  if (accumulate) // the gaps between rows (ldc > N) keep the sentinel
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        init[i * ldc + j] = randomFloat(rng, special);
+  const auto want = referenceF32(t, m, n, k, a, lda, b.data(), ldb, ldc,
+                                 biasPtr, relu, accumulate ? &init : nullptr);
+  const uint32_t flags = (relu ? MIXRT_UKERNEL_RELU : 0) |
+                         (accumulate ? MIXRT_UKERNEL_ACCUMULATE : 0);
   for (mixrt_ukernel_isa isa : availablePaths()) {
     IsaScope scope(isa);
-    std::vector<float> c(static_cast<size_t>((m - 1) * ldc + n),
-                         f32FromBits(kSentinel));
-    REQUIRE(mixrt_ukernel_gemm_f32(
-                m, n, k, a.data(), lda, packed.data(), c.data(), ldc, biasPtr,
-                relu ? MIXRT_UKERNEL_RELU : 0) == MIXRT_STATUS_OK);
+    const std::vector<float> c =
+        runOnThreads(threads, cSize, 0.0f, [&](float *out) {
+          std::copy(init.begin(), init.end(), out);
+          return mixrt_ukernel_gemm_f32(m, n, k, a.data(), lda, packed.data(),
+                                        out, ldc, biasPtr, flags);
+        });
     requireSame(c, want, m, n, ldc,
                 std::string(mixrt_ukernel_isa_name(isa)) +
                     " M=" + std::to_string(m) + " N=" + std::to_string(n) +
-                    " K=" + std::to_string(k));
+                    " K=" + std::to_string(k) +
+                    (accumulate ? " accumulate" : "") + " threads " +
+                    std::to_string(threads));
   }
 }
 
@@ -424,6 +441,47 @@ TEST_CASE("ukernel: f32 with denormals, infinities, NaN", "[ukernel]") {
     checkFloat<float>(MIXRT_UKERNEL_F32, 5, 20, k, rng, 0.0, false, false,
                       false, b);
   }
+}
+
+TEST_CASE("ukernel: f32 with MIXRT_UKERNEL_ACCUMULATE continues each "
+          "output's chain from C",
+          "[ukernel]") {
+  // The recurrent layers' GEMMs add into sums that hold the biases and the
+  // input GEMM: C's value is where each fma chain starts (so -0 + +0 and
+  // an infinite or NaN start are kept as the loops keep them). Shapes
+  // across the tiles, k blocks (256) and blocks of B (512 / 256 columns),
+  // K = 0 (C's values through the epilogue), specials, the split over
+  // threads (rows from M = 32, else panels).
+  std::mt19937 rng(16);
+  struct Shape {
+    int64_t m, n, k;
+  };
+  int run = 0;
+  for (Shape s : {Shape{1, 1, 1}, Shape{1, 1040, 600}, Shape{3, 17, 0},
+                  Shape{4, 530, 257}, Shape{15, 33, 100}, Shape{40, 600, 300},
+                  Shape{17, 64, 7}}) {
+    for (double special : {0.0, 0.05}) {
+      ++run;
+      checkFloat<float>(MIXRT_UKERNEL_F32, s.m, s.n, s.k, rng, special,
+                        run % 2 == 0, run % 3 == 0, run % 4 < 2, {}, true,
+                        run % 3 == 1 ? 2 : 1);
+    }
+  }
+  std::vector<uint16_t> none;
+  checkFloat<uint16_t>(MIXRT_UKERNEL_F16, 5, 100, 300, rng, 0.0, false, true,
+                       false, none, true);
+  checkFloat<uint16_t>(MIXRT_UKERNEL_BF16, 2, 40, 33, rng, 0.0, true, false,
+                       false, none, true, 3);
+  // One exact sum by hand; an unknown flag bit is refused, C untouched.
+  std::vector<unsigned char> packed =
+      pack<float>(MIXRT_UKERNEL_F32, 1, 1, std::vector<float>{1.0f}, 1);
+  float a = 2.0f, c = 3.0f;
+  CHECK(mixrt_ukernel_gemm_f32(1, 1, 1, &a, 1, packed.data(), &c, 1, nullptr,
+                               MIXRT_UKERNEL_ACCUMULATE) == MIXRT_STATUS_OK);
+  CHECK(c == 5.0f);
+  CHECK(mixrt_ukernel_gemm_f32(1, 1, 1, &a, 1, packed.data(), &c, 1, nullptr,
+                               1u << 4) == MIXRT_STATUS_INVALID_ARGUMENT);
+  CHECK(c == 5.0f);
 }
 
 TEST_CASE("ukernel: f16 and bf16 weights on every path", "[ukernel]") {
