@@ -94,10 +94,11 @@ LogicalResult MixDialect::verifyOperationAttribute(Operation *op,
     // Set by the lowering on linalg.generic, removed by
     // mix-use-microkernels.
     static constexpr StringLiteral kKinds[] = {
-        "gemm_f32",         "gemm_s8",         "range_f32",      "quantize_f32",
-        "checked_quantize", "checked_rescale", "checked_narrow", "rescale",
-        "depthwise_f32",    "conv2d_f32",      "conv2d_s8",      "matmul_f32",
-        "dequantize"};
+        "gemm_f32",       "gemm_s8",           "range_f32",
+        "quantize_f32",   "checked_quantize",  "checked_rescale",
+        "checked_narrow", "rescale",           "depthwise_f32",
+        "conv2d_f32",     "conv2d_s8",         "matmul_f32",
+        "dequantize",     "recurrent_gemm_f32"};
     auto kind = dyn_cast<StringAttr>(attr.getValue());
     bool valid = name == attr::kUkernelBias
                      ? isa<UnitAttr>(attr.getValue())

@@ -675,6 +675,16 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     passed as an input; weight-only int8's dequantized weight from 33
     rows of a rank-2 input), rank 2.
 
+    The GEMMs of f32 `lstm` and `gru` layers (marked
+    `"recurrent_gemm_f32"`: C [..., N] += A [..., K] x W^T, A's rows
+    contiguous, C's rows contiguous or at a constant stride, W a static
+    [N, K] view of a constant f32, f16 or bf16 global: the layer's weight,
+    a direction's or some gates' rows of it) call `mixrt_ukernel_gemm_f32`
+    with `MIXRT_UKERNEL_ACCUMULATE` on W^T packed at compile time: each
+    output's chain continues from the value in C (the biases, the input
+    GEMM's sum), one fma per k ascending, as the loop's. The views of the
+    weight go with the loop, and the weight with its last reader.
+
     Weight-only int8: a `"gemm_f32"` weight that `mix-pack-dequantized-weights`
     folded (an f32 global naming the int8 weight packed with its scales and
     zero points) is not packed again: the call reads the packed int8 form
@@ -744,6 +754,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numFusedDepthwiseS8", "fused-int8-depthwise", "int8 depthwise convolutions (their input's conversion, rescale, bias and relu) run by mixrt_ukernel_depthwise_s8_rescale">,
     Statistic<"numMatmul", "matmuls", "f32 products of two activations calling mixrt_ukernel_conv2d_f32">,
     Statistic<"numDequantized", "dequantized-weights", "Weight-only int8 dense weights packed in int8 and dequantized in the call">,
+    Statistic<"numRecurrent", "recurrent-gemms", "lstm and gru GEMMs (input and per step) calling the f32 microkernel with accumulation">,
   ];
 }
 

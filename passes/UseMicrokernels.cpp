@@ -45,6 +45,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -372,6 +373,7 @@ struct MixUseMicrokernelsPass
         gemms.push_back(op);
     });
     packed.clear();
+    packedTransposedCache.clear();
     for (linalg::GenericOp op : gemms) {
       // (An epilogue fused into its GEMM's call has lost its mark.)
       if (!enabled || !op->hasAttr(attr::kUkernel))
@@ -406,6 +408,8 @@ struct MixUseMicrokernelsPass
         (void)rewriteIntConvolution(op, symbols);
       else if (kind == "matmul_f32")
         (void)rewriteMatmul(op);
+      else if (kind == "recurrent_gemm_f32")
+        (void)rewriteRecurrent(op, symbols);
     }
     module.walk([](linalg::GenericOp op) {
       op->removeAttr(attr::kUkernel);
@@ -456,6 +460,157 @@ struct MixUseMicrokernelsPass
     packed[global.getSymName()] = result;
     replacedWeights.insert(global.getSymName());
     return result;
+  }
+
+  /// Packed W^T of the [N, K] view at element `offset` of `global`, rows
+  /// `rowStride` and columns `colStride` elements apart (all static), made
+  /// once per view.
+  memref::GlobalOp packedTransposed(memref::GlobalOp global, int64_t offset,
+                                    int64_t rowStride, int64_t colStride,
+                                    int64_t n, int64_t k,
+                                    SymbolTable &symbols) {
+    std::string key =
+        llvm::formatv("{0}@{1}:{2}x{3}/{4},{5}", global.getSymName(), offset, n,
+                      k, rowStride, colStride)
+            .str();
+    auto it = packedTransposedCache.find(key);
+    if (it != packedTransposedCache.end())
+      return it->second;
+    auto type = cast<MemRefType>(global.getType());
+    Type elem = type.getElementType();
+    mixrt_ukernel_type kind = elem.isF32()    ? MIXRT_UKERNEL_F32
+                              : elem.isF16()  ? MIXRT_UKERNEL_F16
+                              : elem.isBF16() ? MIXRT_UKERNEL_BF16
+                                              : MIXRT_UKERNEL_TYPE_MAX_ENUM;
+    if (kind == MIXRT_UKERNEL_TYPE_MAX_ENUM || n <= 0 || k <= 0 || offset < 0 ||
+        rowStride < 0 || colStride < 0 ||
+        offset + (n - 1) * rowStride + (k - 1) * colStride >=
+            type.getNumElements())
+      return {};
+    std::optional<std::vector<char>> bytes = globalBytes(global);
+    if (!bytes)
+      return {};
+    size_t eb = elem.getIntOrFloatBitWidth() / 8;
+    std::vector<char> t(static_cast<size_t>(k * n) * eb);
+    for (int64_t g = 0; g < n; ++g)
+      for (int64_t kk = 0; kk < k; ++kk)
+        std::memcpy(t.data() + static_cast<size_t>(kk * n + g) * eb,
+                    bytes->data() + static_cast<size_t>(offset + g * rowStride +
+                                                        kk * colStride) *
+                                        eb,
+                    eb);
+    int64_t size = mixrt_ukernel_packed_size(kind, k, n);
+    if (size <= 0)
+      return {};
+    std::vector<char> out(size);
+    if (mixrt_ukernel_pack_b(kind, k, n, t.data(), n, out.data()) !=
+        MIXRT_STATUS_OK)
+      return {};
+    memref::GlobalOp result = byteGlobal(
+        global, (global.getSymName() + "_packed_t").str(), out, symbols);
+    packedTransposedCache[key] = result;
+    replacedWeights.insert(global.getSymName());
+    return result;
+  }
+
+  /// An lstm's or gru's GEMM (marked "recurrent_gemm_f32"): C [..., N] +=
+  /// A [..., K] x W^T, W a static [N, K] view of a constant global; one
+  /// call of mixrt_ukernel_gemm_f32 with MIXRT_UKERNEL_ACCUMULATE on W^T
+  /// packed at compile time.
+  LogicalResult rewriteRecurrent(linalg::GenericOp op, SymbolTable &symbols) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return failure();
+    Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+          c = op.getDpsInits()[0];
+    auto aType = dyn_cast<MemRefType>(a.getType());
+    auto wType = dyn_cast<MemRefType>(w.getType());
+    auto cType = dyn_cast<MemRefType>(c.getType());
+    if (!aType || !wType || !cType || !aType.getElementType().isF32() ||
+        !cType.getElementType().isF32() || wType.getRank() != 2 ||
+        aType.getRank() != cType.getRank() || aType.getRank() < 2 ||
+        !aType.hasStaticShape() || !cType.hasStaticShape() ||
+        !wType.hasStaticShape() ||
+        !memref::isStaticShapeAndContiguousRowMajor(aType))
+      return failure();
+    int64_t k = aType.getShape().back(), n = cType.getShape().back();
+    if (k <= 0 || n <= 0 || wType.getDimSize(0) != n ||
+        wType.getDimSize(1) != k)
+      return failure();
+    int64_t m = aType.getNumElements() / k;
+    // C: contiguous, or (rank 2) rows at a constant stride.
+    SmallVector<int64_t> cStrides;
+    int64_t cOffset;
+    if (failed(cType.getStridesAndOffset(cStrides, cOffset)) ||
+        cStrides.back() != 1 || cType.getNumElements() / n != m)
+      return failure();
+    int64_t ldc = n;
+    if (!memref::isStaticShapeAndContiguousRowMajor(cType)) {
+      if (cType.getRank() != 2 || ShapedType::isDynamic(cStrides[0]) ||
+          cStrides[0] < n)
+        return failure();
+      ldc = cStrides[0];
+    }
+    // W: views (subview, cast) of a constant global, its element (g, k) at
+    // offset + g * rowStride + k * colStride of the global.
+    SmallVector<Operation *> views;
+    Value source = w;
+    while (Operation *def = source.getDefiningOp()) {
+      if (auto subview = dyn_cast<memref::SubViewOp>(def))
+        source = subview.getSource();
+      else if (auto cast = dyn_cast<memref::CastOp>(def))
+        source = cast.getSource();
+      else
+        break;
+      views.push_back(def);
+    }
+    memref::GlobalOp global = constantGlobalOf(source, symbols);
+    SmallVector<int64_t> wStrides;
+    int64_t wOffset;
+    if (!global || failed(wType.getStridesAndOffset(wStrides, wOffset)) ||
+        ShapedType::isDynamic(wOffset) || ShapedType::isDynamic(wStrides[0]) ||
+        ShapedType::isDynamic(wStrides[1]) ||
+        !cast<MemRefType>(global.getType()).getLayout().isIdentity())
+      return failure();
+    memref::GlobalOp packedB = packedTransposed(global, wOffset, wStrides[0],
+                                                wStrides[1], n, k, symbols);
+    if (!packedB)
+      return failure();
+
+    ModuleOp module = getOperation();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    declare(module, kGemmF32,
+            b.getFunctionType(
+                {i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32}, {i32}));
+    Value kV = i64Const(b, loc, k);
+    Value args[] = {
+        i64Const(b, loc, m),
+        i64Const(b, loc, n),
+        kV,
+        pointerTo(b, loc, a),
+        kV,
+        packedPointer(b, loc, packedB),
+        pointerTo(b, loc, c),
+        i64Const(b, loc, ldc),
+        nullPointer(b, loc),
+        arith::ConstantIntOp::create(b, loc, i32, MIXRT_UKERNEL_ACCUMULATE)};
+    func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
+    op.erase();
+    // The weight's views and its get_global go when nothing else reads
+    // them (the global then goes at the end of the pass).
+    Operation *dead = w.getDefiningOp();
+    while (dead && dead->use_empty() &&
+           isa<memref::SubViewOp, memref::CastOp, memref::GetGlobalOp>(dead)) {
+      Operation *next = dead->getNumOperands()
+                            ? dead->getOperand(0).getDefiningOp()
+                            : nullptr;
+      dead->erase();
+      dead = next;
+    }
+    ++numRecurrent;
+    return success();
   }
 
   Value packedPointer(OpBuilder &b, Location loc, memref::GlobalOp packedB) {
@@ -2182,6 +2337,8 @@ struct MixUseMicrokernelsPass
   }
 
   llvm::StringMap<memref::GlobalOp> packed;
+  /// Packed transposed views of weights (packedTransposed), by view.
+  llvm::StringMap<memref::GlobalOp> packedTransposedCache;
   llvm::StringSet<> replacedWeights;
 };
 

@@ -7,9 +7,9 @@
 // The float recurrent layers. mix.gru is built like mix.lstm (see
 // GruLowering). mix.lstm becomes:
 //
-// 1. the input GEMM of every time step and direction at once, into an
-//    accumulator [D, S, B, 4H] filled with the biases (Wb + Rb, each
-//    widened exactly, summed in the accumulator type);
+// 1. the input GEMM of every time step at once (one generic per
+//    direction), into an accumulator [D, S, B, 4H] filled with the biases
+//    (Wb + Rb, each widened exactly, summed in the accumulator type);
 // 2. per direction, an scf.for over the time steps (descending for a
 //    reverse direction) carrying the step's gate slice of that
 //    accumulator, the hidden and cell states (at the state precision) and
@@ -24,8 +24,14 @@
 // passing), so bufferization updates the buffers in place: no copies, no
 // allocation inside the loops.
 //
+// With f32 operands and accumulator, both GEMMs are marked
+// "recurrent_gemm_f32" (C += A W^T, W a [G, K] slice of the weight):
+// mix-use-microkernels packs W^T at compile time and calls mixrt's f32
+// GEMM, which continues each output's fma chain from the value in C.
+//
 //===----------------------------------------------------------------------===//
 
+#include "dialect/MixAttrNames.h"
 #include "passes/Conversion/LayerLowering.h"
 #include "passes/InsertCasts.h"
 
@@ -157,6 +163,68 @@ Value finalStates(OpBuilder &b, Location loc, ArrayRef<Value> states,
       });
 }
 
+/// Marks `gemm` (a generic C += A x W^T: A [..., K] and C [..., N] with
+/// their rows in the same order, W a [N, K] slice of the layer's weight)
+/// for mixrt's f32 GEMM with MIXRT_UKERNEL_ACCUMULATE (each output's chain
+/// continues from the value in C, as the loop's fma chain does), when A and
+/// C are f32 and microkernels are on. mix-use-microkernels calls the kernel
+/// when W is a view of a constant it can pack; the loops stay otherwise.
+void markRecurrentGemm(OpBuilder &b, Value gemm, Value a,
+                       const MixToLinalgOptions &options) {
+  Type f32 = b.getF32Type();
+  if (options.microkernels &&
+      cast<ShapedType>(a.getType()).getElementType() == f32 &&
+      cast<ShapedType>(gemm.getType()).getElementType() == f32)
+    gemm.getDefiningOp()->setAttr(attr::kUkernel,
+                                  b.getStringAttr("recurrent_gemm_f32"));
+}
+
+/// The input GEMM of every step, one generic per direction d:
+/// xw[d, s, n, :] += x[s, n, :] W_d^T (x[n, s, :] batch first), each output
+/// accumulated in ascending k from the value in xw ([D, S, B, G]).
+Value inputGemm(OpBuilder &b, Location loc, Value x, Value w, Value xw,
+                bool batchFirst, Type acc, const MixToLinalgOptions &options) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> xwShape = cast<ShapedType>(xw.getType()).getShape();
+  auto wType = cast<RankedTensorType>(w.getType());
+  int64_t dirs = xwShape[0], steps = xwShape[1], batch = xwShape[2];
+  // Loops (s, n, g, k), k the reduction, ascending.
+  AffineExpr s = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             g = getAffineDimExpr(2, ctx), k = getAffineDimExpr(3, ctx);
+  AffineMap xMap = batchFirst ? AffineMap::get(4, 0, {n, s, k}, ctx)
+                              : AffineMap::get(4, 0, {s, n, k}, ctx);
+  AffineMap wMap = AffineMap::get(4, 0, {g, k}, ctx);
+  AffineMap outMap = AffineMap::get(4, 0, {s, n, g}, ctx);
+  SmallVector<IteratorType> iterators(3, IteratorType::parallel);
+  iterators.push_back(IteratorType::reduction);
+  for (int64_t d = 0; d < dirs; ++d) {
+    Slice2D wSlice = slice2D(b, wType.getShape(), indices(b, {}, {d, 0, 0}), 1,
+                             2, wType.getElementType());
+    Value wd = wSlice.extract(b, loc, w); // [G, I]
+    SmallVector<OpFoldResult> offsets = indices(b, {}, {d, 0, 0, 0});
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(steps),
+                                       b.getIndexAttr(batch),
+                                       b.getIndexAttr(xwShape[3])};
+    SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+    auto sliceType = RankedTensorType::get({steps, batch, xwShape[3]}, acc);
+    Value init = tensor::ExtractSliceOp::create(b, loc, sliceType, xw, offsets,
+                                                sizes, strides);
+    Value sum =
+        generic(b, loc, ValueRange{x, wd}, init, {xMap, wMap, outMap},
+                iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+                  Value xv = convertScalar(nb, l, a[0], acc);
+                  Value wv = convertScalar(nb, l, a[1], acc);
+                  return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
+                });
+    // Rows of x in xw's order: time first, or one sequence, or one step.
+    if (!batchFirst || batch == 1 || steps == 1)
+      markRecurrentGemm(b, sum, x, options);
+    xw =
+        tensor::InsertSliceOp::create(b, loc, sum, xw, offsets, sizes, strides);
+  }
+  return xw;
+}
+
 struct LstmLowering : MixLoweringPattern<LstmOp> {
   using MixLoweringPattern::MixLoweringPattern;
 
@@ -210,24 +278,7 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
     } else {
       xw = zeroFilled(b, loc, xwShape, acc);
     }
-    {
-      // Loops (d, s, n, g, k), k the reduction, ascending.
-      AffineExpr d = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx),
-                 n = getAffineDimExpr(2, ctx), g = getAffineDimExpr(3, ctx),
-                 k = getAffineDimExpr(4, ctx);
-      AffineMap xMap = batchFirst ? AffineMap::get(5, 0, {n, s, k}, ctx)
-                                  : AffineMap::get(5, 0, {s, n, k}, ctx);
-      AffineMap wMap = AffineMap::get(5, 0, {d, g, k}, ctx);
-      AffineMap outMap = AffineMap::get(5, 0, {d, s, n, g}, ctx);
-      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-      iterators.push_back(IteratorType::reduction);
-      xw = generic(b, loc, ValueRange{x, w}, xw, {xMap, wMap, outMap},
-                   iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
-                     Value xv = convertScalar(nb, l, a[0], acc);
-                     Value wv = convertScalar(nb, l, a[1], acc);
-                     return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
-                   });
-    }
+    xw = inputGemm(b, loc, x, w, xw, batchFirst, acc, options);
 
     // 2. The time loop of each direction.
     Value y = tensor::EmptyOp::create(b, loc, yType.getShape(), out);
@@ -275,6 +326,7 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
                                  return Value(
                                      math::FmaOp::create(nb, bl, hv, rv, a[2]));
                                });
+            markRecurrentGemm(lbld, gv, hPrev, options);
             Value xwOut = gSlice.insert(lbld, l, gv, xwIn);
             // The gates and the new states, written over the previous ones
             // and into y's slice.
@@ -353,7 +405,8 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
 /// `acc += v R^T` over rows [row0, row0 + rows) of `rd` ([G, H]) into
 /// columns [row0, row0 + rows) of `acc` ([B, G]), in place.
 Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
-                    int64_t row0, int64_t rows) {
+                    int64_t row0, int64_t rows,
+                    const MixToLinalgOptions &options) {
   MLIRContext *ctx = b.getContext();
   auto accType = cast<RankedTensorType>(acc.getType());
   auto rType = cast<RankedTensorType>(rd.getType());
@@ -382,6 +435,7 @@ Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
         Value rv = convertScalar(nb, bl, a[1], accElem);
         return Value(math::FmaOp::create(nb, bl, hv, rv, a[2]));
       });
+  markRecurrentGemm(b, sum, v, options);
   return whole ? sum : accSlice.insert(b, loc, sum, acc);
 }
 
@@ -453,23 +507,7 @@ struct GruLowering : MixLoweringPattern<GruOp> {
     } else {
       xw = zeroFilled(b, loc, xwShape, acc);
     }
-    {
-      AffineExpr d = getAffineDimExpr(0, ctx), s = getAffineDimExpr(1, ctx),
-                 n = getAffineDimExpr(2, ctx), g = getAffineDimExpr(3, ctx),
-                 k = getAffineDimExpr(4, ctx);
-      AffineMap xMap = batchFirst ? AffineMap::get(5, 0, {n, s, k}, ctx)
-                                  : AffineMap::get(5, 0, {s, n, k}, ctx);
-      AffineMap wMap = AffineMap::get(5, 0, {d, g, k}, ctx);
-      AffineMap outMap = AffineMap::get(5, 0, {d, s, n, g}, ctx);
-      SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-      iterators.push_back(IteratorType::reduction);
-      xw = generic(b, loc, ValueRange{x, w}, xw, {xMap, wMap, outMap},
-                   iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
-                     Value xv = convertScalar(nb, l, a[0], acc);
-                     Value wv = convertScalar(nb, l, a[1], acc);
-                     return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
-                   });
-    }
+    xw = inputGemm(b, loc, x, w, xw, batchFirst, acc, options);
 
     // 2. The time loop of each direction.
     Value y = tensor::EmptyOp::create(b, loc, yType.getShape(), out);
@@ -531,7 +569,7 @@ struct GruLowering : MixLoweringPattern<GruOp> {
                       arith::SelectOp::create(nb, bl, candidate, wide, zero));
                 });
             rec = recurrentGemm(lbld, l, hPrev, rd, rec, 0,
-                                lbr ? gates : 2 * hidden);
+                                lbr ? gates : 2 * hidden, options);
             auto at = [&](OpBuilder &nb, Location bl, Value tensor, int64_t q,
                           Value nIdx, Value j) {
               Value col = j;
@@ -557,8 +595,8 @@ struct GruLowering : MixLoweringPattern<GruOp> {
                     Value hv = convertScalar(nb, bl, a[0], acc);
                     return convertScalar(nb, bl, gs.mul(reset, hv), state);
                   });
-              rec =
-                  recurrentGemm(lbld, l, scratch, rd, rec, 2 * hidden, hidden);
+              rec = recurrentGemm(lbld, l, scratch, rd, rec, 2 * hidden, hidden,
+                                  options);
             }
             SmallVector<int64_t> yOffsets =
                 batchFirst ? SmallVector<int64_t>{0, 0, dir, 0}

@@ -53,8 +53,8 @@ mix.network @glu_f32_to_f16 precision(f32) (%x: tensor<2x6xf32>) -> tensor<2x3xf
   mix.return %0 : tensor<2x3xf16>
 }
 
-// lstm: the biases (Wb + Rb), then the input GEMM of every step and
-// direction at once into [D, S, B, 4H]; per direction an scf.for over the
+// lstm: the biases (Wb + Rb), then the input GEMM of every step, one
+// generic per direction, into [D, S, B, 4H]; per direction an scf.for over the
 // steps (the second direction descending) whose recurrent GEMM adds
 // h_{t-1} R^T into the step's gate slice in place, and one generic computes
 // the gates (i, o, f, c at columns j, H + j, 2H + j, 3H + j) and writes h,
@@ -64,11 +64,20 @@ mix.network @glu_f32_to_f16 precision(f32) (%x: tensor<2x6xf32>) -> tensor<2x3xf
 // CHECK:         tensor.extract
 // CHECK:         %[[RB_COL:.*]] = arith.addi %{{.*}}, %c16
 // CHECK:         arith.addf
-// CHECK:       %[[XW:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<3x2x3xf32>, tensor<2x16x3xf32>) outs(%[[BIAS]] : tensor<2x3x2x16xf32>)
+// Both GEMMs are marked for mixrt's f32 GEMM with accumulation (W a
+// [4H, K] slice of the weight, read transposed).
+// CHECK:       %[[W0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1, 16, 3] [1, 1, 1] : tensor<2x16x3xf32> to tensor<16x3xf32>
+// CHECK:       %[[XW0:.*]] = tensor.extract_slice %[[BIAS]][0, 0, 0, 0] [1, 3, 2, 16] [1, 1, 1, 1] : tensor<2x3x2x16xf32> to tensor<3x2x16xf32>
+// CHECK:       %[[S0:.*]] = linalg.generic {indexing_maps = [#[[XMAP:.*]], #[[WMAP:.*]], #[[OMAP:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[W0]] : tensor<3x2x3xf32>, tensor<16x3xf32>) outs(%[[XW0]] : tensor<3x2x16xf32>) attrs = {mix.ukernel = "recurrent_gemm_f32"}
 // CHECK:         math.fma
+// CHECK:       %[[XWA:.*]] = tensor.insert_slice %[[S0]] into %[[BIAS]][0, 0, 0, 0] [1, 3, 2, 16]
+// CHECK:       %[[W1:.*]] = tensor.extract_slice %{{.*}}[1, 0, 0] [1, 16, 3] [1, 1, 1]
+// CHECK:       %[[XW1:.*]] = tensor.extract_slice %[[XWA]][1, 0, 0, 0] [1, 3, 2, 16]
+// CHECK:       %[[S1:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[W1]] : tensor<3x2x3xf32>, tensor<16x3xf32>) outs(%[[XW1]] : tensor<3x2x16xf32>) attrs = {mix.ukernel = "recurrent_gemm_f32"}
+// CHECK:       %[[XW:.*]] = tensor.insert_slice %[[S1]] into %[[XWA]][1, 0, 0, 0] [1, 3, 2, 16]
 // CHECK:       %[[FWD:.*]]:4 = scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[XWI:.*]] = %[[XW]], %[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}})
 // CHECK:         %[[G0:.*]] = tensor.extract_slice %[[XWI]][0, %[[T]], 0, 0] [1, 1, 2, 16] [1, 1, 1, 1] : tensor<2x3x2x16xf32> to tensor<2x16xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<16x4xf32>) outs(%[[G0]] : tensor<2x16xf32>)
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<16x4xf32>) outs(%[[G0]] : tensor<2x16xf32>) attrs = {mix.ukernel = "recurrent_gemm_f32"}
 // CHECK:           math.fma
 // CHECK:         tensor.insert_slice %[[G]] into %[[XWI]][0, %[[T]], 0, 0]
 // CHECK:         %[[YS:.*]] = tensor.extract_slice %[[Y]][%[[T]], 0, 0, 0] [1, 1, 2, 4]
@@ -100,7 +109,9 @@ mix.network @lstm_bidirectional precision(f32) (%x: tensor<3x2x3xf32>, %h0: tens
 // gates and states are f32, only y (and y_h, y_c) are rounded to f16.
 // CHECK-LABEL: func.func @lstm_f16_layer
 // CHECK:       scf.for
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4xf32>, tensor<16x4xf16>) outs(%{{.*}} : tensor<1x16xf32>)
+// Its recurrent GEMM (f32 state, f16 weight, f32 accumulator) is marked:
+// mixrt's GEMM widens f16 weights exactly, as the loop does.
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4xf32>, tensor<16x4xf16>) outs(%{{.*}} : tensor<1x16xf32>) attrs = {mix.ukernel = "recurrent_gemm_f32"}
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf16>)
 // CHECK:           %[[H16:.*]] = arith.truncf %[[HN:.*]] : f32 to f16
@@ -120,7 +131,7 @@ mix.network @lstm_f16_layer precision(f16) (%x: tensor<2x1x3xf32>, %h0: tensor<1
 // CHECK:       scf.for %[[T:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}, %[[REC:.*]] = %{{.*}}, %[[SCR:.*]] = %{{.*}})
 // CHECK:         %[[ZERO:.*]] = linalg.generic {{.*}} outs(%[[REC]] : tensor<2x12xf32>)
 // CHECK:         %[[ZR:.*]] = tensor.extract_slice %[[ZERO]][0, 0] [2, 8] [1, 1]
-// CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<8x4xf32>) outs(%[[ZR]] : tensor<2x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<8x4xf32>) outs(%[[ZR]] : tensor<2x8xf32>) attrs = {mix.ukernel = "recurrent_gemm_f32"}
 // CHECK:         %[[REC1:.*]] = tensor.insert_slice
 // CHECK:         %[[RH:.*]] = linalg.generic {{.*}} ins(%[[H]] : tensor<2x4xf32>) outs(%[[SCR]] : tensor<2x4xf32>)
 // CHECK:         tensor.extract_slice %[[REC1]][0, 8] [2, 4] [1, 1]

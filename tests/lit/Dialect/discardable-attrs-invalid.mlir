@@ -85,7 +85,7 @@ mix.network @plan_on_layer precision(f32) (%x: tensor<1x4xf32>) -> tensor<1x4xf3
 // GEMMs and bias epilogues, and read by mix-use-microkernels.
 #id = affine_map<(d0) -> (d0)>
 func.func @ukernel_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel' to be "gemm_f32", "gemm_s8", "range_f32", "quantize_f32", "checked_quantize", "checked_rescale", "checked_narrow", "rescale", "depthwise_f32", "conv2d_f32", "conv2d_s8", "matmul_f32" or "dequantize", got "gemm_f64"}}
+  // expected-error @+1 {{'linalg.generic' op expects 'mix.ukernel' to be "gemm_f32", "gemm_s8", "range_f32", "quantize_f32", "checked_quantize", "checked_rescale", "checked_narrow", "rescale", "depthwise_f32", "conv2d_f32", "conv2d_s8", "matmul_f32", "dequantize" or "recurrent_gemm_f32", got "gemm_f64"}}
   %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a : tensor<4xf32>) attrs = {mix.ukernel = "gemm_f64"} {
   ^bb0(%x: f32, %y: f32):
     linalg.yield %x : f32

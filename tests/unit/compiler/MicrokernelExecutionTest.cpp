@@ -146,7 +146,17 @@ int countCalls(ModuleOp module, llvm::StringRef callee) {
 
 using Entry = void (*)(void *, void *);
 
-/// Runs the compiled `fn` on x (rank 2, 3 or 4 descriptors).
+/// A descriptor of `data` with `shape` (rank N).
+template <int N>
+StridedMemRefType<float, N> viewOf(float *data,
+                                   const std::vector<int64_t> &shape) {
+  std::array<int64_t, N> dims;
+  std::copy_n(shape.begin(), N, dims.begin());
+  return view<float, N>(data, dims);
+}
+
+/// Runs the compiled `fn` on x (rank 2, 3 or 4 descriptors, each side its
+/// own rank).
 std::vector<float> run(void *fn, const std::vector<int64_t> &inShape,
                        const std::vector<int64_t> &outShape,
                        std::vector<float> x) {
@@ -155,23 +165,26 @@ std::vector<float> run(void *fn, const std::vector<int64_t> &inShape,
     count *= d;
   std::vector<float> y(count, -7.0f);
   mixrt_check_reset();
-  auto call = [&](auto in, auto out) {
-    reinterpret_cast<Entry>(fn)(&in, &out);
+  auto withOutput = [&](auto in) {
+    auto call = [&](auto out) { reinterpret_cast<Entry>(fn)(&in, &out); };
+    switch (outShape.size()) {
+    case 2:
+      return call(viewOf<2>(y.data(), outShape));
+    case 3:
+      return call(viewOf<3>(y.data(), outShape));
+    default:
+      return call(viewOf<4>(y.data(), outShape));
+    }
   };
   switch (inShape.size()) {
   case 2:
-    call(view<float, 2>(x.data(), {inShape[0], inShape[1]}),
-         view<float, 2>(y.data(), {outShape[0], outShape[1]}));
+    withOutput(viewOf<2>(x.data(), inShape));
     break;
   case 3:
-    call(view<float, 3>(x.data(), {inShape[0], inShape[1], inShape[2]}),
-         view<float, 3>(y.data(), {outShape[0], outShape[1], outShape[2]}));
+    withOutput(viewOf<3>(x.data(), inShape));
     break;
   default:
-    call(view<float, 4>(x.data(),
-                        {inShape[0], inShape[1], inShape[2], inShape[3]}),
-         view<float, 4>(y.data(),
-                        {outShape[0], outShape[1], outShape[2], outShape[3]}));
+    withOutput(viewOf<4>(x.data(), inShape));
   }
   return y;
 }
@@ -1586,6 +1599,148 @@ void checkMatmul(int64_t batch, int64_t s, int64_t k, int64_t n, bool specials,
   GemmCase inputs{1, 0, 1, 1, "", false, specials, specials};
   checkModel(text, in, out, "mixrt_ukernel_conv2d_f32",
              inputData(inputs, (batch ? batch : 1) * s * k, rng));
+}
+
+namespace {
+
+/// A dense value list of `shape` (nested brackets), uniform values in
+/// [-scale, scale] written with 6 decimals.
+std::string nestedText(std::mt19937 &rng, llvm::ArrayRef<int64_t> shape,
+                       double scale) {
+  std::uniform_real_distribution<double> dist(-scale, scale);
+  if (shape.size() == 1) {
+    std::string text = "[";
+    for (int64_t i = 0; i < shape[0]; ++i)
+      text += (i ? ", " : "") + std::to_string(dist(rng));
+    return text + "]";
+  }
+  std::string text = "[";
+  for (int64_t i = 0; i < shape[0]; ++i)
+    text += (i ? ", " : "") + nestedText(rng, shape.drop_front(), scale);
+  return text + "]";
+}
+
+struct RecurrentCase {
+  bool gru;
+  int64_t steps, batch, input, hidden;
+  const char *direction; ///< "forward", "reverse" or "bidirectional"
+  bool batchFirst, bias, lbr;
+  const char *precision; ///< "" or a weights precision
+  bool specials;         ///< inf, -0, a subnormal and NaN in x
+};
+
+} // namespace
+
+// The input GEMM of every step (one per direction) and each step's
+// recurrent GEMM of f32 lstm and gru layers call mixrt's f32 GEMM with
+// MIXRT_UKERNEL_ACCUMULATE on W^T packed at compile time: each output's
+// chain continues from the biases and the input GEMM's sum, so y_h (which
+// every step's h feeds) is the loops' bit for bit, on every path. Batch
+// first with several sequences and steps keeps its input GEMM in loops (x's
+// rows are not in the accumulator's order). K crosses the 256-k block (I =
+// 300, H = 260), N a partial panel (4H = 68, 3H = 99).
+TEST_CASE("compiled f32 lstm and gru: the GEMM calls with accumulation equal "
+          "the loops bit for bit",
+          "[exec][ukernel][lstm][gru]") {
+  unsigned seed = 70;
+  for (RecurrentCase c : {
+           RecurrentCase{false, 5, 3, 20, 17, "forward", false, true, false, "",
+                         false},
+           RecurrentCase{false, 4, 2, 7, 9, "bidirectional", true, false, false,
+                         "", true},
+           RecurrentCase{false, 3, 1, 300, 70, "reverse", true, true, false,
+                         "precision(weights = f16)", false},
+           RecurrentCase{false, 2, 2, 8, 260, "forward", false, true, false, "",
+                         false},
+           RecurrentCase{true, 4, 2, 10, 12, "forward", false, true, false, "",
+                         false},
+           RecurrentCase{true, 3, 3, 6, 33, "bidirectional", false, true, true,
+                         "precision(weights = bf16)", true},
+           RecurrentCase{true, 3, 2, 5, 8, "reverse", true, false, false, "",
+                         false},
+       }) {
+    std::mt19937 rng(seed++);
+    const int64_t dirs = std::string(c.direction) == "bidirectional" ? 2 : 1;
+    const int64_t gates = (c.gru ? 3 : 4) * c.hidden;
+    const std::vector<int64_t> inShape =
+        c.batchFirst ? std::vector<int64_t>{c.batch, c.steps, c.input}
+                     : std::vector<int64_t>{c.steps, c.batch, c.input};
+    const std::vector<int64_t> hShape =
+        c.batchFirst ? std::vector<int64_t>{c.batch, dirs, c.hidden}
+                     : std::vector<int64_t>{dirs, c.batch, c.hidden};
+    auto dims = [](const std::vector<int64_t> &shape) {
+      std::string text;
+      for (int64_t d : shape)
+        text += std::to_string(d) + "x";
+      return text + "f32";
+    };
+    const std::vector<int64_t> yShape =
+        c.batchFirst ? std::vector<int64_t>{c.batch, c.steps, dirs, c.hidden}
+                     : std::vector<int64_t>{c.steps, dirs, c.batch, c.hidden};
+    const std::string xT = "tensor<" + dims(inShape) + ">",
+                      wT = llvm::formatv("tensor<{0}x{1}x{2}xf32>", dirs, gates,
+                                         c.input),
+                      rT = llvm::formatv("tensor<{0}x{1}x{2}xf32>", dirs, gates,
+                                         c.hidden),
+                      bT =
+                          llvm::formatv("tensor<{0}x{1}xf32>", dirs, 2 * gates),
+                      hT = "tensor<" + dims(hShape) + ">",
+                      yT = "tensor<" + dims(yShape) + ">";
+    std::string text =
+        "mix.network @d precision(f32) (%x: " + xT + ") -> " + hT + " {\n";
+    text += "  %w = mix.weight dense<" +
+            nestedText(rng, {dirs, gates, c.input},
+                       1.0 / std::sqrt(double(c.input))) +
+            "> : " + wT + "\n";
+    text += "  %r = mix.weight dense<" +
+            nestedText(rng, {dirs, gates, c.hidden},
+                       1.0 / std::sqrt(double(c.hidden))) +
+            "> : " + rT + "\n";
+    if (c.bias)
+      text += "  %b = mix.weight dense<" +
+              nestedText(rng, {dirs, 2 * gates}, 0.5) + "> : " + bT + "\n";
+    std::string attrs = llvm::formatv(
+        "{{direction = \"{0}\", layout = {1} : i64{2}}", c.direction,
+        c.batchFirst ? 1 : 0, c.lbr ? ", linear_before_reset = 1 : i64" : "");
+    std::string types = "(" + xT + ", " + wT + ", " + rT +
+                        (c.bias ? ", " + bT : std::string()) + ") -> (" + yT +
+                        ", " + hT + (c.gru ? "" : ", " + hT) + ")";
+    text += llvm::formatv("  %y:{0} = mix.{1} %x, %w, %r{2} {3} {4} : {5}\n",
+                          c.gru ? 2 : 3, c.gru ? "gru" : "lstm",
+                          c.bias ? " b(%b)" : "", c.precision, attrs, types);
+    text += "  mix.return %y#1 : " + hT + "\n}\n";
+    // Calls per direction: the input GEMM (unless batch first with several
+    // sequences and steps), the recurrent one (a gru without
+    // linear_before_reset: two, z and r, then the candidate).
+    const bool inputCall = !c.batchFirst || c.batch == 1 || c.steps == 1;
+    const int calls = static_cast<int>(dirs) *
+                      ((inputCall ? 1 : 0) + (c.gru && !c.lbr ? 2 : 1));
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(c.steps * c.batch * c.input));
+    for (float &v : x)
+      v = normal(rng);
+    if (c.specials) {
+      x[1] = INFINITY;
+      x[2] = -0.0f;
+      x[3] = 1e-40f;
+      x[x.size() - 1] = NAN;
+    }
+    DYNAMIC_SECTION((c.gru ? "gru" : "lstm")
+                    << " S " << c.steps << " B " << c.batch << " I " << c.input
+                    << " H " << c.hidden << " " << c.direction
+                    << (c.batchFirst ? " batch first" : "")
+                    << (c.lbr ? " linear_before_reset" : "") << " "
+                    << c.precision) {
+      compareBuilds(
+          text, inShape, hShape,
+          [](MixPipelineOptions &o) { o.microkernels = false; },
+          [&](ModuleOp kernels, ModuleOp loops) {
+            CHECK(countCalls(kernels, "mixrt_ukernel_gemm_f32") == calls);
+            CHECK(countCalls(loops, "mixrt_ukernel_gemm_f32") == 0);
+          },
+          x);
+    }
+  }
 }
 
 TEST_CASE("compiled f32 matmul of two activations: the microkernel calls "
