@@ -24,7 +24,8 @@
 // passing), so bufferization updates the buffers in place: no copies, no
 // allocation inside the loops.
 //
-// With f32 operands and accumulator, both GEMMs are marked
+// With an f32 accumulator and f32 operands (x widened exactly from f16 or
+// bf16 for the input GEMM), both GEMMs are marked
 // "recurrent_gemm_f32" (C += A W^T, W a [G, K] slice of the weight):
 // mix-use-microkernels packs W^T at compile time and calls mixrt's f32
 // GEMM, which continues each output's fma chain from the value in C.
@@ -197,6 +198,15 @@ Value inputGemm(OpBuilder &b, Location loc, Value x, Value w, Value xw,
   AffineMap outMap = AffineMap::get(4, 0, {s, n, g}, ctx);
   SmallVector<IteratorType> iterators(3, IteratorType::parallel);
   iterators.push_back(IteratorType::reduction);
+  // Rows of x in xw's order: time first, or one sequence, or one step.
+  bool rowsInOrder = !batchFirst || batch == 1 || steps == 1;
+  // f16/bf16 activations into an f32 accumulator: widened exactly first
+  // (the loop's own conversion, once per element), so the GEMM takes f32
+  // activations, as mix.dense's does.
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (options.microkernels && rowsInOrder && acc.isF32() &&
+      (xType.getElementType().isF16() || xType.getElementType().isBF16()))
+    x = convertTensor(b, loc, x, xType.clone(acc));
   for (int64_t d = 0; d < dirs; ++d) {
     Slice2D wSlice = slice2D(b, wType.getShape(), indices(b, {}, {d, 0, 0}), 1,
                              2, wType.getElementType());
@@ -216,8 +226,7 @@ Value inputGemm(OpBuilder &b, Location loc, Value x, Value w, Value xw,
                   Value wv = convertScalar(nb, l, a[1], acc);
                   return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
                 });
-    // Rows of x in xw's order: time first, or one sequence, or one step.
-    if (!batchFirst || batch == 1 || steps == 1)
+    if (rowsInOrder)
       markRecurrentGemm(b, sum, x, options);
     xw =
         tensor::InsertSliceOp::create(b, loc, sum, xw, offsets, sizes, strides);

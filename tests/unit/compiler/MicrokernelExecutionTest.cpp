@@ -1638,8 +1638,9 @@ struct RecurrentCase {
 // every step's h feeds) is the loops' bit for bit, on every path. Batch
 // first with several sequences and steps keeps its input GEMM in loops (x's
 // rows are not in the accumulator's order). K crosses the 256-k block (I =
-// 300, H = 260), N a partial panel (4H = 68, 3H = 99).
-TEST_CASE("compiled f32 lstm and gru: the GEMM calls with accumulation equal "
+// 300, H = 260), N a partial panel (4H = 68, 3H = 99). f16 and bf16 layers
+// widen x exactly for the input GEMM (their state stays f32).
+TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
           "the loops bit for bit",
           "[exec][ukernel][lstm][gru]") {
   unsigned seed = 70;
@@ -1658,6 +1659,12 @@ TEST_CASE("compiled f32 lstm and gru: the GEMM calls with accumulation equal "
                          "precision(weights = bf16)", true},
            RecurrentCase{true, 3, 2, 5, 8, "reverse", true, false, false, "",
                          false},
+           // f16/bf16 layers: x widened exactly to f32 for the input GEMM,
+           // the state f32.
+           RecurrentCase{false, 4, 2, 20, 17, "bidirectional", false, true,
+                         false, "precision(f16)", false},
+           RecurrentCase{true, 3, 1, 9, 12, "forward", true, true, false,
+                         "precision(bf16)", false},
        }) {
     std::mt19937 rng(seed++);
     const int64_t dirs = std::string(c.direction) == "bidirectional" ? 2 : 1;
