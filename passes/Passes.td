@@ -452,6 +452,14 @@ def MixPackDequantizedWeightsPass
     per call and the product of two activations are faster
     (docs/runtime.md), and nothing changes.
 
+    A weight-only int8 `lstm` or `gru` weight (a dequantized buffer of any
+    rank, parameters along one axis or one, read only by the layer's
+    `"recurrent_gemm_f32"` GEMMs through views, the loop before them) is
+    folded the same way into `@NAME_dequantized`, which names its int8
+    values, scales and zero points (`mix_dequantized_from`,
+    `mix_dequantized_axis`): `mix-use-microkernels` packs each GEMM's view
+    W^T in int8 with its columns' parameters, and drops what nothing reads.
+
     ```mlir
     linalg.generic {mix.ukernel = "dequantize", ...}
         ins(%q, %s, %z : memref<512x256xi8>, memref<256xf32>, memref<256xi32>)
@@ -466,7 +474,7 @@ def MixPackDequantizedWeightsPass
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
   let statistics = [
-    Statistic<"numFolded", "folded", "Weight-only int8 GEMMs reading a folded weight with a packed int8 form">,
+    Statistic<"numFolded", "folded", "Weight-only int8 weights folded (dense GEMMs reading them, lstm/gru buffers) with a packed int8 form">,
   ];
 }
 

@@ -315,6 +315,12 @@ LogicalResult Quantizer::rewriteWeightOnly(Operation *op,
   int64_t channelAxis = 1;
   if (auto dense = dyn_cast<DenseOp>(op)) {
     operands = {&dense.getWeightMutable()};
+  } else if (auto lstm = dyn_cast<LstmOp>(op)) {
+    // w [D, 4H, I] and r [D, 4H, H]: per gate row (axis 1, shared by the
+    // directions); the biases stay float.
+    operands = {&lstm.getWMutable(), &lstm.getRMutable()};
+  } else if (auto gru = dyn_cast<GruOp>(op)) {
+    operands = {&gru.getWMutable(), &gru.getRMutable()};
   } else if (auto attention = dyn_cast<AttentionOp>(op)) {
     operands = {&attention.getWqMutable(), &attention.getWkMutable(),
                 &attention.getWvMutable(), &attention.getWoMutable()};
@@ -357,14 +363,16 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
     return success();
   if (!isa<DenseOp, MatmulOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return success(); // Other layers never compute in int8 (the policy).
-  if (int8W && !int8Act && isa<DenseOp, Conv2DOp, AttentionOp>(op))
+  if (int8W && !int8Act &&
+      isa<DenseOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return rewriteWeightOnly(op, *w);
   if (w && int8Act != int8W)
     return op->emitOpError()
            << "quantizes only its " << (int8Act ? "activations" : "weights")
            << " (activations " << act.str() << ", weights " << w->str() << "); "
            << (int8Act ? "int8 layers need both in int8"
-                       : "weight-only int8 is for dense, conv2d and attention");
+                       : "weight-only int8 is for dense, conv2d, attention, "
+                         "lstm and gru");
 
   OpBuilder b(op);
   auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);

@@ -79,6 +79,24 @@ constexpr int64_t kMaxDequantizedRows = 32;
 /// On a weight-only int8 weight folded to f32 by
 /// mix-pack-dequantized-weights: the name of its packed int8 form.
 constexpr StringLiteral kPackedDequantized = "mix_packed_dequantized";
+/// On a weight-only int8 lstm/gru weight folded to f32 by
+/// mix-pack-dequantized-weights: its int8 values, scales and zero points
+/// (symbols), and the axis of the parameters (-1: per tensor).
+constexpr StringLiteral kDequantizedFrom = "mix_dequantized_from";
+constexpr StringLiteral kDequantizedAxis = "mix_dequantized_axis";
+
+/// The source of `view` through memref.subview and memref.cast ops.
+Value viewSource(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto subview = dyn_cast<memref::SubViewOp>(def))
+      view = subview.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      view = cast.getSource();
+    else
+      break;
+  }
+  return view;
+}
 
 /// The raw little-endian bytes of a constant global's value (a splat is
 /// expanded), or nothing if the global has no usable initial value.
@@ -424,11 +442,20 @@ struct MixUseMicrokernelsPass
     // (A folded weight-only int8 weight names its packed form; whichever
     // of the two nothing reads goes.)
     llvm::StringSet<> packedForms;
-    for (auto global : module.getOps<memref::GlobalOp>())
+    for (auto global : module.getOps<memref::GlobalOp>()) {
       if (auto name = global->getAttrOfType<StringAttr>(kPackedDequantized)) {
         packedForms.insert(name.getValue());
         global->removeAttr(kPackedDequantized);
       }
+      // (A folded lstm/gru weight names its int8 parts; they go unless
+      // something reads them.)
+      if (auto from = global->getAttrOfType<ArrayAttr>(kDequantizedFrom)) {
+        for (Attribute name : from)
+          packedForms.insert(cast<FlatSymbolRefAttr>(name).getValue());
+        global->removeAttr(kDequantizedFrom);
+        global->removeAttr(kDequantizedAxis);
+      }
+    }
     for (auto global :
          llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
       if ((replacedWeights.contains(global.getSymName()) ||
@@ -513,6 +540,85 @@ struct MixUseMicrokernelsPass
     return result;
   }
 
+  /// As packedTransposed, for the f32 global of a weight-only int8 weight
+  /// that mix-pack-dequantized-weights folded: W^T of its int8 values with
+  /// each column's scale and zero point (one parameter per view row, or
+  /// nothing), packed as MIXRT_UKERNEL_S8_DEQUANTIZED.
+  memref::GlobalOp
+  packedDequantizedTransposed(memref::GlobalOp global, int64_t offset,
+                              int64_t rowStride, int64_t colStride, int64_t n,
+                              int64_t k, SymbolTable &symbols) {
+    auto from = global->getAttrOfType<ArrayAttr>(kDequantizedFrom);
+    auto axisAttr = global->getAttrOfType<IntegerAttr>(kDequantizedAxis);
+    if (!from || from.size() != 3 || !axisAttr)
+      return {};
+    std::string key =
+        llvm::formatv("dq:{0}@{1}:{2}x{3}/{4},{5}", global.getSymName(), offset,
+                      n, k, rowStride, colStride)
+            .str();
+    auto it = packedTransposedCache.find(key);
+    if (it != packedTransposedCache.end())
+      return it->second;
+    std::array<memref::GlobalOp, 3> parts;
+    std::array<std::optional<std::vector<char>>, 3> bytes;
+    for (int i = 0; i < 3; ++i) {
+      parts[i] = symbols.lookup<memref::GlobalOp>(
+          cast<FlatSymbolRefAttr>(from[i]).getValue());
+      if (!parts[i])
+        return {};
+      bytes[i] = globalBytes(parts[i]);
+      if (!bytes[i])
+        return {};
+    }
+    auto qType = cast<MemRefType>(parts[0].getType());
+    ArrayRef<int64_t> shape = qType.getShape();
+    int64_t axis = axisAttr.getInt(), inner = 1;
+    if (axis >= static_cast<int64_t>(shape.size()) || n <= 0 || k <= 0 ||
+        offset < 0 || rowStride < 0 || colStride < 0 ||
+        offset + (n - 1) * rowStride + (k - 1) * colStride >=
+            qType.getNumElements())
+      return {};
+    for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+      inner *= shape[d];
+    const int64_t params = axis < 0 ? 1 : shape[axis];
+    if (bytes[1]->size() != static_cast<size_t>(params) * 4 ||
+        bytes[2]->size() != static_cast<size_t>(params) * 4)
+      return {};
+    const auto *q = reinterpret_cast<const int8_t *>(bytes[0]->data());
+    std::vector<int8_t> t(static_cast<size_t>(k * n));
+    std::vector<float> scales(n);
+    std::vector<int32_t> zeros(n);
+    for (int64_t g = 0; g < n; ++g) {
+      int64_t param = -1;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        int64_t at = offset + g * rowStride + kk * colStride;
+        int64_t p = axis < 0 ? 0 : (at / inner) % params;
+        // One parameter per column, or the view does not fit.
+        if (param >= 0 && p != param)
+          return {};
+        param = p;
+        t[kk * n + g] = q[at];
+      }
+      std::memcpy(&scales[g], bytes[1]->data() + param * 4, 4);
+      std::memcpy(&zeros[g], bytes[2]->data() + param * 4, 4);
+    }
+    int64_t size =
+        mixrt_ukernel_packed_size(MIXRT_UKERNEL_S8_DEQUANTIZED, k, n);
+    if (size <= 0)
+      return {};
+    std::vector<char> out(size);
+    if (mixrt_ukernel_pack_b_dequantized(k, n, t.data(), n, scales.data(),
+                                         zeros.data(),
+                                         out.data()) != MIXRT_STATUS_OK)
+      return {};
+    memref::GlobalOp result = byteGlobal(
+        parts[0], (parts[0].getSymName() + "_packed_t").str(), out, symbols);
+    packedTransposedCache[key] = result;
+    replacedWeights.insert(global.getSymName());
+    ++numDequantized;
+    return result;
+  }
+
   /// An lstm's or gru's GEMM (marked "recurrent_gemm_f32"): C [..., N] +=
   /// A [..., K] x W^T, W a static [N, K] view of a constant global; one
   /// call of mixrt_ukernel_gemm_f32 with MIXRT_UKERNEL_ACCUMULATE on W^T
@@ -552,18 +658,7 @@ struct MixUseMicrokernelsPass
     }
     // W: views (subview, cast) of a constant global, its element (g, k) at
     // offset + g * rowStride + k * colStride of the global.
-    SmallVector<Operation *> views;
-    Value source = w;
-    while (Operation *def = source.getDefiningOp()) {
-      if (auto subview = dyn_cast<memref::SubViewOp>(def))
-        source = subview.getSource();
-      else if (auto cast = dyn_cast<memref::CastOp>(def))
-        source = cast.getSource();
-      else
-        break;
-      views.push_back(def);
-    }
-    memref::GlobalOp global = constantGlobalOf(source, symbols);
+    memref::GlobalOp global = constantGlobalOf(viewSource(w), symbols);
     SmallVector<int64_t> wStrides;
     int64_t wOffset;
     if (!global || failed(wType.getStridesAndOffset(wStrides, wOffset)) ||
@@ -571,8 +666,13 @@ struct MixUseMicrokernelsPass
         ShapedType::isDynamic(wStrides[1]) ||
         !cast<MemRefType>(global.getType()).getLayout().isIdentity())
       return failure();
-    memref::GlobalOp packedB = packedTransposed(global, wOffset, wStrides[0],
-                                                wStrides[1], n, k, symbols);
+    // Weight-only int8 (folded by mix-pack-dequantized-weights): its int8
+    // values packed with their parameters, dequantized in the call.
+    memref::GlobalOp packedB = packedDequantizedTransposed(
+        global, wOffset, wStrides[0], wStrides[1], n, k, symbols);
+    if (!packedB)
+      packedB = packedTransposed(global, wOffset, wStrides[0], wStrides[1], n,
+                                 k, symbols);
     if (!packedB)
       return failure();
 
@@ -2368,6 +2468,163 @@ struct MixPackDequantizedWeightsPass
     });
     for (linalg::GenericOp op : gemms)
       (void)fold(op, symbols);
+    // lstm and gru weights: views of a dequantized buffer read by their
+    // GEMMs (marked "recurrent_gemm_f32").
+    llvm::SetVector<Operation *> buffers;
+    module.walk([&](linalg::GenericOp op) {
+      auto kind = op->getAttrOfType<StringAttr>(attr::kUkernel);
+      if (kind && kind.getValue() == "recurrent_gemm_f32" &&
+          op.getNumDpsInputs() == 2)
+        if (auto alloc = viewSource(op.getDpsInputs()[1])
+                             .getDefiningOp<memref::AllocOp>())
+          buffers.insert(alloc);
+    });
+    for (Operation *alloc : buffers)
+      (void)foldRecurrent(cast<memref::AllocOp>(alloc), symbols);
+  }
+
+  /// A weight-only int8 lstm/gru weight: a buffer of its own (any rank,
+  /// static, identity layout) that the lowering's mix.dequantize loop alone
+  /// writes, from constant int8 values and one scale and zero point per
+  /// index of one axis (or one), before its readers, and that only
+  /// "recurrent_gemm_f32" GEMMs read, as their weight, through views.
+  /// It becomes an f32 global of the values the loop computes, naming its
+  /// int8 parts for mix-use-microkernels (which packs each GEMM's view in
+  /// int8); the loop and the buffer go.
+  LogicalResult foldRecurrent(memref::AllocOp alloc, SymbolTable &symbols) {
+    Value buffer = alloc.getResult();
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !type.getElementType().isF32())
+      return failure();
+    linalg::GenericOp loop;
+    SmallVector<Operation *> readers;
+    SmallVector<Value> views = {buffer};
+    while (!views.empty()) {
+      Value view = views.pop_back_val();
+      for (Operation *user : view.getUsers()) {
+        if (isa<memref::SubViewOp, memref::CastOp>(user)) {
+          views.push_back(user->getResult(0));
+          continue;
+        }
+        auto generic = dyn_cast<linalg::GenericOp>(user);
+        if (!generic)
+          return failure();
+        auto kind = generic->getAttrOfType<StringAttr>(attr::kUkernel);
+        if (kind && kind.getValue() == "recurrent_gemm_f32" &&
+            generic.getNumDpsInputs() == 2 &&
+            generic.getDpsInputs()[1] == view &&
+            generic.getDpsInputs()[0] != view &&
+            generic.getDpsInits()[0] != view) {
+          readers.push_back(generic);
+          continue;
+        }
+        if (loop || view != buffer || !kind ||
+            kind.getValue() != "dequantize" || generic.getNumDpsInits() != 1 ||
+            generic.getDpsInits()[0] != buffer ||
+            generic.getNumDpsInputs() != 3)
+          return failure();
+        loop = generic;
+      }
+    }
+    if (!loop || readers.empty())
+      return failure();
+    // Written before every reader (which may be inside the time loops).
+    for (Operation *reader : readers) {
+      Operation *at = loop->getBlock()->findAncestorOpInBlock(*reader);
+      if (!at || !loop->isBeforeInBlock(at))
+        return failure();
+    }
+    memref::GlobalOp q = constantGlobalOf(loop.getDpsInputs()[0], symbols),
+                     scales = constantGlobalOf(loop.getDpsInputs()[1], symbols),
+                     zps = constantGlobalOf(loop.getDpsInputs()[2], symbols);
+    if (!q || !scales || !zps)
+      return failure();
+    auto qType = cast<MemRefType>(q.getType());
+    auto sType = cast<MemRefType>(scales.getType());
+    auto zType = cast<MemRefType>(zps.getType());
+    int64_t rank = type.getRank();
+    if (qType.getShape() != type.getShape() ||
+        !qType.getElementType().isInteger(8) ||
+        !qType.getLayout().isIdentity() || !sType.getElementType().isF32() ||
+        !zType.getElementType().isInteger(32) || sType.getRank() != 1 ||
+        zType.getRank() != 1 || sType.getShape() != zType.getShape())
+      return failure();
+    // The parameters' maps: one axis (its size of values) or (0) (one).
+    MLIRContext *ctx = &getContext();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineMap> maps = loop.getIndexingMapsArray();
+    if (maps[0] != id || maps[3] != id || maps[1] != maps[2] ||
+        maps[1].getNumResults() != 1 || !isDequantizeBody(loop.getBody()))
+      return failure();
+    int64_t axis = -1;
+    if (auto dim = dyn_cast<AffineDimExpr>(maps[1].getResult(0))) {
+      axis = dim.getPosition();
+      if (sType.getDimSize(0) != type.getDimSize(axis))
+        return failure();
+    } else if (maps[1] !=
+                   AffineMap::get(rank, 0, getAffineConstantExpr(0, ctx)) ||
+               sType.getDimSize(0) != 1) {
+      return failure();
+    }
+    std::string key =
+        (q.getSymName() + "/" + scales.getSymName() + "/" + zps.getSymName())
+            .str();
+    memref::GlobalOp global = cache.lookup(key);
+    if (!global) {
+      std::optional<std::vector<char>> qb = globalBytes(q),
+                                       sb = globalBytes(scales),
+                                       zb = globalBytes(zps);
+      if (!qb || !sb || !zb)
+        return failure();
+      int64_t inner = 1;
+      for (int64_t d = axis + 1; axis >= 0 && d < rank; ++d)
+        inner *= type.getDimSize(d);
+      const int64_t params = sType.getDimSize(0);
+      const auto *values = reinterpret_cast<const int8_t *>(qb->data());
+      // The loop's arithmetic: extsi, subi (modulo 2^32), sitofp, mulf.
+      std::vector<float> f32(static_cast<size_t>(type.getNumElements()));
+      for (size_t i = 0; i < f32.size(); ++i) {
+        int64_t p = axis < 0 ? 0 : (static_cast<int64_t>(i) / inner) % params;
+        float sv;
+        int32_t zv;
+        std::memcpy(&sv, sb->data() + p * 4, 4);
+        std::memcpy(&zv, zb->data() + p * 4, 4);
+        auto d32 = static_cast<int32_t>(static_cast<uint32_t>(values[i]) -
+                                        static_cast<uint32_t>(zv));
+        f32[i] = sv * static_cast<float>(d32);
+      }
+      Builder b(ctx);
+      global = constantGlobal(
+          q, (q.getSymName() + "_dequantized").str(), type,
+          DenseElementsAttr::get(
+              RankedTensorType::get(type.getShape(), b.getF32Type()),
+              ArrayRef<float>(f32)),
+          symbols);
+      global->setAttr(
+          kDequantizedFrom,
+          b.getArrayAttr({FlatSymbolRefAttr::get(q.getSymNameAttr()),
+                          FlatSymbolRefAttr::get(scales.getSymNameAttr()),
+                          FlatSymbolRefAttr::get(zps.getSymNameAttr())}));
+      global->setAttr(kDequantizedAxis, b.getI64IntegerAttr(axis));
+      cache[key] = global;
+    }
+    OpBuilder b(alloc);
+    Value get = memref::GetGlobalOp::create(b, alloc.getLoc(), type,
+                                            global.getSymName());
+    SmallVector<Operation *> inputs;
+    for (Value input : loop.getDpsInputs())
+      inputs.push_back(input.getDefiningOp());
+    loop.erase();
+    buffer.replaceAllUsesWith(get);
+    alloc.erase();
+    // The int8 parts' get_globals (the globals stay: the GEMMs' views are
+    // packed from them; mix-use-microkernels drops them after).
+    for (Operation *input : inputs)
+      if (input && input->use_empty())
+        input->erase();
+    ++numFolded;
+    return success();
   }
 
   /// A weight-only int8 weight: the [K, N] f32 buffer (a memref.alloc: not

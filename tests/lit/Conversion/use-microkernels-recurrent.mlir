@@ -11,6 +11,9 @@
 // k = 1 holds 2, 4, 6, 8. R^T: one row, 0.5, 0.25, 0.125, 0.0625.
 // CHECK-DAG: memref.global "private" constant @[[R:.*]]_packed_t : memref<128xi8> = dense<"0x4D58554B{{[0-9A-F]+}}0000003F0000803E0000003E0000803D000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000">
 // CHECK-DAG: memref.global "private" constant @[[W:.*]]_packed_t : memref<192xi8> = dense<"0x4D58554B{{[0-9A-F]+}}0000803F000040400000A0400000E04000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000040000080400000C04000000041000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000">
+// The gru's R^T views (see @gru_reset_first below).
+// CHECK-DAG: memref.global "private" constant @{{.*}}_packed_t{{(_[0-9]+)?}} : memref<320xi8> = dense<"0x4D58554B{{[0-9A-F]+}}0000803F0000A0400000104100005041000088410000A8410000C8410000E841
+// CHECK-DAG: memref.global "private" constant @{{.*}}_packed_t{{(_[0-9]+)?}} : memref<320xi8> = dense<"0x4D58554B{{[0-9A-F]+}}00000442000014420000244200003442{{0+}}00000842
 // CHECK-NOT: memref.global "private" constant @{{.*}} : memref<1x4x{{[12]}}xf32>
 
 // The input GEMM of the 3 steps (M 3, N 4, K 2), then per step the
@@ -43,6 +46,9 @@ mix.network @lstm_small precision(f32) (%x: tensor<3x1x2xf32>) -> tensor<1x1x1xf
 // Batch first with 2 sequences of 2 steps: x's rows are not in the
 // accumulator's order, so the input GEMM stays a loop; per step z and r
 // (N 8) and the candidate (N 4) are calls writing column slices, ldc 12.
+// Their weights are views of R at element offsets 0 and 32: row k = 0 of
+// R^T holds R[0..7][0] = 1, 5, ..., 29, and R[8..11][0] = 33, 37, 41, 45
+// (the packed globals checked at the top).
 // CHECK-LABEL: func.func @mixc_net_gru_reset_first
 // CHECK:       math.fma
 // CHECK:       scf.for
@@ -57,7 +63,7 @@ mix.network @lstm_small precision(f32) (%x: tensor<3x1x2xf32>) -> tensor<1x1x1xf
 // CHECK-LABEL: func.func @mixc_alloc_gru_reset_first
 mix.network @gru_reset_first precision(f32) (%x: tensor<2x2x3xf32>) -> tensor<2x1x4xf32> {
   %w = mix.weight dense<0.125> : tensor<1x12x3xf32>
-  %r = mix.weight dense<0.0625> : tensor<1x12x4xf32>
+  %r = mix.weight dense<[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0], [17.0, 18.0, 19.0, 20.0], [21.0, 22.0, 23.0, 24.0], [25.0, 26.0, 27.0, 28.0], [29.0, 30.0, 31.0, 32.0], [33.0, 34.0, 35.0, 36.0], [37.0, 38.0, 39.0, 40.0], [41.0, 42.0, 43.0, 44.0], [45.0, 46.0, 47.0, 48.0]]]> : tensor<1x12x4xf32>
   %y:2 = mix.gru %x, %w, %r {layout = 1 : i64} : (tensor<2x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<2x2x1x4xf32>, tensor<2x1x4xf32>)
   mix.return %y#1 : tensor<2x1x4xf32>
 }

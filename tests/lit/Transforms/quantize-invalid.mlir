@@ -65,16 +65,6 @@ mix.network @lstm_external precision(int8) (%x: tensor<5x2x3xf32>) -> tensor<5x1
 
 // -----
 
-mix.network @gru_weights_only precision(f32) (%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
-  %w = mix.weight dense<0.125> : tensor<1x12x3xf32>
-  %r = mix.weight dense<0.125> : tensor<1x12x4xf32>
-  // expected-error @+1 {{'mix.gru' op quantizes only its weights (activations f32, weights int8); weight-only int8 is for dense, conv2d and attention}}
-  %y:2 = mix.gru %x, %w, %r precision(weights = int8) : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
-  mix.return %y#0 : tensor<5x1x2x4xf32>
-}
-
-// -----
-
 mix.network @weights_only_external precision(f16) (%x: tensor<1x2xf16>) -> tensor<1x2xf16> {
   %w = mix.weight external "fc.weight" : tensor<2x2xf32>
   // expected-error @+1 {{'mix.dense' op int8 weight 'fc.weight' must be loaded before quantization (mixc --weights)}}

@@ -1639,7 +1639,9 @@ struct RecurrentCase {
 // first with several sequences and steps keeps its input GEMM in loops (x's
 // rows are not in the accumulator's order). K crosses the 256-k block (I =
 // 300, H = 260), N a partial panel (4H = 68, 3H = 99). f16 and bf16 layers
-// widen x exactly for the input GEMM (their state stays f32).
+// widen x exactly for the input GEMM (their state stays f32). Weight-only
+// int8 layers: the loops dequantize on every call, the calls in registers,
+// with the same arithmetic.
 TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
           "the loops bit for bit",
           "[exec][ukernel][lstm][gru]") {
@@ -1665,6 +1667,18 @@ TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
                          false, "precision(f16)", false},
            RecurrentCase{true, 3, 1, 9, 12, "forward", true, true, false,
                          "precision(bf16)", false},
+           // One step, batch first: x's rows are in order.
+           RecurrentCase{false, 1, 3, 6, 10, "forward", true, true, false, "",
+                         false},
+           // Weight-only int8: W^T of each view packed in int8 with its
+           // rows' scales (per gate row, shared by the directions), the
+           // dequantization in the call.
+           RecurrentCase{false, 5, 2, 40, 33, "bidirectional", false, true,
+                         false, "precision(weights = int8)", false},
+           RecurrentCase{true, 4, 1, 300, 20, "reverse", true, true, false,
+                         "precision(weights = int8)", true},
+           RecurrentCase{true, 3, 2, 7, 9, "forward", false, false, true,
+                         "precision(weights = int8)", false},
        }) {
     std::mt19937 rng(seed++);
     const int64_t dirs = std::string(c.direction) == "bidirectional" ? 2 : 1;
@@ -1744,6 +1758,17 @@ TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
           [&](ModuleOp kernels, ModuleOp loops) {
             CHECK(countCalls(kernels, "mixrt_ukernel_gemm_f32") == calls);
             CHECK(countCalls(loops, "mixrt_ukernel_gemm_f32") == 0);
+            // Weight-only int8: one int8 packed form per call, no f32 copy
+            // of the weights left.
+            if (llvm::StringRef(c.precision).contains("int8")) {
+              int int8Packed = 0, f32Folded = 0;
+              kernels.walk([&](LLVM::GlobalOp global) {
+                int8Packed += global.getSymName().contains("xi8_packed_t");
+                f32Folded += global.getSymName().ends_with("_dequantized");
+              });
+              CHECK(int8Packed == calls);
+              CHECK(f32Folded == 0);
+            }
           },
           x);
     }

@@ -453,24 +453,28 @@ TEST_CASE("ukernel: f32 with MIXRT_UKERNEL_ACCUMULATE continues each "
   // K = 0 (C's values through the epilogue), specials, the split over
   // threads (rows from M = 32, else panels).
   std::mt19937 rng(16);
+  // The split needs 2^20 multiply-adds: 40 x 600 x 300 splits by rows,
+  // 3 x 700 x 600 by panels (with a partial one).
   struct Shape {
     int64_t m, n, k;
+    int32_t threads;
   };
   int run = 0;
-  for (Shape s : {Shape{1, 1, 1}, Shape{1, 1040, 600}, Shape{3, 17, 0},
-                  Shape{4, 530, 257}, Shape{15, 33, 100}, Shape{40, 600, 300},
-                  Shape{17, 64, 7}}) {
+  for (Shape s :
+       {Shape{1, 1, 1, 1}, Shape{1, 1040, 600, 1}, Shape{3, 17, 0, 1},
+        Shape{4, 530, 257, 1}, Shape{15, 33, 100, 1}, Shape{40, 600, 300, 1},
+        Shape{40, 600, 300, 2}, Shape{3, 700, 600, 2}, Shape{17, 64, 7, 1}}) {
     for (double special : {0.0, 0.05}) {
       ++run;
       checkFloat<float>(MIXRT_UKERNEL_F32, s.m, s.n, s.k, rng, special,
                         run % 2 == 0, run % 3 == 0, run % 4 < 2, {}, true,
-                        run % 3 == 1 ? 2 : 1);
+                        s.threads);
     }
   }
   std::vector<uint16_t> none;
   checkFloat<uint16_t>(MIXRT_UKERNEL_F16, 5, 100, 300, rng, 0.0, false, true,
                        false, none, true);
-  checkFloat<uint16_t>(MIXRT_UKERNEL_BF16, 2, 40, 33, rng, 0.0, true, false,
+  checkFloat<uint16_t>(MIXRT_UKERNEL_BF16, 2, 1040, 600, rng, 0.0, true, false,
                        false, none, true, 3);
   // One exact sum by hand; an unknown flag bit is refused, C untouched.
   std::vector<unsigned char> packed =
