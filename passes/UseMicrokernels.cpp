@@ -619,6 +619,52 @@ struct MixUseMicrokernelsPass
     return result;
   }
 
+  /// Whether `op`'s maps and iterators are C[l..., n] += A[l'..., k] x
+  /// W[n, k]: A and C indexed by the same leading loops, those of more than
+  /// one iteration in the same order (so their rows correspond: a batch
+  /// first layer of one sequence reads x as (n, s) where C is (s, n)), k
+  /// the one reduction, W by (n, k). (The mark says so; this keeps a
+  /// producer of the mark with other maps from being miscompiled.)
+  static bool isAccumulatingGemmNT(linalg::GenericOp op) {
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap a = maps[0], w = maps[1], c = maps[2];
+    if (a.getNumSymbols() || w.getNumResults() != 2 ||
+        a.getNumResults() != c.getNumResults() || a.getNumResults() < 2)
+      return false;
+    unsigned last = a.getNumResults() - 1;
+    auto k = dyn_cast<AffineDimExpr>(a.getResult(last));
+    auto n = dyn_cast<AffineDimExpr>(c.getResult(last));
+    if (!k || !n || w.getResult(0) != n || w.getResult(1) != k)
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    auto rowLoops = [&](AffineMap map, bool all) {
+      SmallVector<unsigned> dims;
+      for (unsigned i = 0; i < last; ++i) {
+        auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+        if (!dim)
+          return SmallVector<unsigned>{~0u};
+        if (all || ranges[dim.getPosition()] != 1)
+          dims.push_back(dim.getPosition());
+      }
+      if (all)
+        llvm::sort(dims);
+      return dims;
+    };
+    if (rowLoops(a, true) != rowLoops(c, true) ||
+        rowLoops(a, false) != rowLoops(c, false))
+      return false;
+    // k the only reduction, every other loop a dimension of C.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [dim, iterator] : llvm::enumerate(iterators)) {
+      bool isK = dim == k.getPosition();
+      if ((iterator == utils::IteratorType::reduction) != isK)
+        return false;
+      if (!isK && !c.isFunctionOfDim(dim))
+        return false;
+    }
+    return c.isProjectedPermutation();
+  }
+
   /// An lstm's or gru's GEMM (marked "recurrent_gemm_f32"): C [..., N] +=
   /// A [..., K] x W^T, W a static [N, K] view of a constant global; one
   /// call of mixrt_ukernel_gemm_f32 with MIXRT_UKERNEL_ACCUMULATE on W^T
@@ -640,7 +686,7 @@ struct MixUseMicrokernelsPass
       return failure();
     int64_t k = aType.getShape().back(), n = cType.getShape().back();
     if (k <= 0 || n <= 0 || wType.getDimSize(0) != n ||
-        wType.getDimSize(1) != k)
+        wType.getDimSize(1) != k || !isAccumulatingGemmNT(op))
       return failure();
     int64_t m = aType.getNumElements() / k;
     // C: contiguous, or (rank 2) rows at a constant stride.

@@ -201,3 +201,31 @@ mix.network @erased_weight_cache precision(f32) (%x: tensor<2x3xf32>, %s: tensor
   %l:3 = mix.lstm %s, %w, %r precision(int8) : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
   mix.return %y, %l#0 : tensor<2x16xf32>, tensor<5x1x2x4xf32>
 }
+
+// -----
+
+// Weight-only int8 lstm and gru: w [D, G, I] and r [D, G, H] quantized per
+// gate row (axis 1, one scale per row shared by the two directions) and
+// dequantized; the biases stay f32, nothing of the input is quantized.
+// CHECK-LABEL: mix.network @weight_only_recurrent
+// CHECK-NOT: : tensor<2x16x3xf32>
+// CHECK: mix.weight dense<2.500000e-01> : tensor<2x32xf32>
+// CHECK: %[[W:.*]] = mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<2x16x3xi8>, tensor<16xf32>, tensor<16xi32>) -> tensor<2x16x3xf32>
+// CHECK: %[[R:.*]] = mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<2x16x4xi8>, tensor<16xf32>, tensor<16xi32>) -> tensor<2x16x4xf32>
+// CHECK: mix.lstm %arg0, %[[W]], %[[R]] b(%{{.*}}) precision(weights = int8)
+// CHECK: %[[GW:.*]] = mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<1x12x3xi8>, tensor<12xf32>, tensor<12xi32>) -> tensor<1x12x3xf32>
+// CHECK: %[[GR:.*]] = mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} axis(1) : (tensor<1x12x4xi8>, tensor<12xf32>, tensor<12xi32>) -> tensor<1x12x4xf32>
+// CHECK: mix.gru %arg0, %[[GW]], %[[GR]] precision(weights = int8)
+// CHECK-NOT: mix.quantize
+// TENSOR-LABEL: mix.network @weight_only_recurrent
+// TENSOR: mix.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x16x3xi8>, tensor<1xf32>, tensor<1xi32>) -> tensor<2x16x3xf32>
+mix.network @weight_only_recurrent precision(f32) (%x: tensor<5x2x3xf32>) -> (tensor<5x2x2x4xf32>, tensor<5x1x2x4xf32>) {
+  %w = mix.weight dense<0.125> : tensor<2x16x3xf32>
+  %r = mix.weight dense<-0.5> : tensor<2x16x4xf32>
+  %b = mix.weight dense<0.25> : tensor<2x32xf32>
+  %y:3 = mix.lstm %x, %w, %r b(%b) precision(weights = int8) {direction = "bidirectional"} : (tensor<5x2x3xf32>, tensor<2x16x3xf32>, tensor<2x16x4xf32>, tensor<2x32xf32>) -> (tensor<5x2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)
+  %gw = mix.weight dense<0.75> : tensor<1x12x3xf32>
+  %gr = mix.weight dense<0.0625> : tensor<1x12x4xf32>
+  %g:2 = mix.gru %x, %gw, %gr precision(weights = int8) : (tensor<5x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
+  mix.return %y#0, %g#0 : tensor<5x2x2x4xf32>, tensor<5x1x2x4xf32>
+}
