@@ -722,27 +722,9 @@ struct MixUseMicrokernelsPass
     if (!packedB)
       return failure();
 
-    ModuleOp module = getOperation();
     OpBuilder b(op);
-    Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    declare(module, kGemmF32,
-            b.getFunctionType(
-                {i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32}, {i32}));
-    Value kV = i64Const(b, loc, k);
-    Value args[] = {
-        i64Const(b, loc, m),
-        i64Const(b, loc, n),
-        kV,
-        pointerTo(b, loc, a),
-        kV,
-        packedPointer(b, loc, packedB),
-        pointerTo(b, loc, c),
-        i64Const(b, loc, ldc),
-        nullPointer(b, loc),
-        arith::ConstantIntOp::create(b, loc, i32, MIXRT_UKERNEL_ACCUMULATE)};
-    func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
+    callGemmF32(b, op.getLoc(), m, n, k, a, packedB, c, ldc, Value(),
+                MIXRT_UKERNEL_ACCUMULATE);
     op.erase();
     // The weight's views and its get_global go when nothing else reads
     // them (the global then goes at the end of the pass).
@@ -757,6 +739,32 @@ struct MixUseMicrokernelsPass
     }
     ++numRecurrent;
     return success();
+  }
+
+  /// A call of mixrt_ukernel_gemm_f32 (declared once): C (`c`, rows `ldc`
+  /// apart) from A (`a`, contiguous rows of K), the packed weight global
+  /// `packedB`, `bias` (or none) and `flags`.
+  void callGemmF32(OpBuilder &b, Location loc, int64_t m, int64_t n, int64_t k,
+                   Value a, memref::GlobalOp packedB, Value c, int64_t ldc,
+                   Value bias, uint32_t flags) {
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    declare(getOperation(), kGemmF32,
+            b.getFunctionType(
+                {i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32}, {i32}));
+    Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
+          kV = i64Const(b, loc, k);
+    Value args[] = {mV,
+                    nV,
+                    kV,
+                    pointerTo(b, loc, a),
+                    kV,
+                    packedPointer(b, loc, packedB),
+                    pointerTo(b, loc, c),
+                    ldc == n ? nV : i64Const(b, loc, ldc),
+                    bias ? pointerTo(b, loc, bias) : nullPointer(b, loc),
+                    arith::ConstantIntOp::create(b, loc, i32, flags)};
+    func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
   }
 
   Value packedPointer(OpBuilder &b, Location loc, memref::GlobalOp packedB) {
@@ -876,31 +884,11 @@ struct MixUseMicrokernelsPass
     if (relu)
       out = relu.getDpsInits()[0];
 
-    ModuleOp module = getOperation();
     // At the epilogue when fused: its output's view may be defined after the
-    // GEMM (only bookkeeping ops lie between the two).
+    // GEMM (only bookkeeping ops lie between the two). C's rows contiguous.
     OpBuilder b(last);
-    Location loc = op.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    declare(module, kGemmF32,
-            b.getFunctionType(
-                {i64, i64, i64, ptr, i64, ptr, ptr, i64, ptr, i32}, {i32}));
-    Value mV = i64Const(b, loc, m), nV = i64Const(b, loc, n),
-          kV = i64Const(b, loc, k);
-    // Leading dimensions: K for A, N for C (contiguous rows).
-    Value args[] = {mV,
-                    nV,
-                    kV,
-                    pointerTo(b, loc, a),
-                    kV,
-                    packedPointer(b, loc, packedB),
-                    pointerTo(b, loc, out),
-                    nV,
-                    bias ? pointerTo(b, loc, bias) : nullPointer(b, loc),
-                    arith::ConstantIntOp::create(
-                        b, loc, i32, relu ? MIXRT_UKERNEL_RELU : 0)};
-    func::CallOp::create(b, loc, kGemmF32, TypeRange{i32}, args);
+    callGemmF32(b, op.getLoc(), m, n, k, a, packedB, out, n, bias,
+                relu ? MIXRT_UKERNEL_RELU : 0);
     if (relu) {
       relu.erase();
       ++numFusedRelu;

@@ -24,9 +24,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -39,6 +42,75 @@ inline double threadSeconds() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) +
          1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+inline double processSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Best GOP/s per (kernel, shape) of the benchmarks run so far, for the
+/// tables after the run.
+inline std::map<std::string, double> &bestGops() {
+  static std::map<std::string, double> r;
+  return r;
+}
+
+/// The best GOP/s of `kernel` on `shape`, or 0 if it was not measured.
+inline double bestOf(const std::string &kernel, const std::string &shape) {
+  auto it = bestGops().find(kernel + " " + shape);
+  return it == bestGops().end() ? 0.0 : it->second;
+}
+
+/// Runs `fn` once untimed (first-call setup), then under the benchmark loop
+/// with manual (thread CPU) time; sets the GOPS counter (`ops` per call)
+/// and cpu_ratio, the process's CPU time over the calling thread's: 1 when
+/// nothing ran on another thread (a guard on the single-thread claim); and
+/// keeps the best GOP/s of (kernel, shape).
+template <class Fn>
+void timeCalls(benchmark::State &state, const std::string &shape, double ops,
+               const std::string &kernel, Fn fn) {
+  fn();
+  double seconds = 0.0;
+  const double process = processSeconds();
+  for (auto _ : state) {
+    const double start = threadSeconds();
+    fn();
+    const double t = threadSeconds() - start;
+    seconds += t;
+    state.SetIterationTime(t);
+  }
+  const double gops =
+      ops * static_cast<double>(state.iterations()) / seconds / 1e9;
+  state.counters["GOPS"] = gops;
+  state.counters["cpu_ratio"] = (processSeconds() - process) / seconds;
+  double &best = bestGops()[kernel + " " + shape];
+  best = std::max(best, gops);
+}
+
+/// Whether `got` agrees with the library's `want` within `tolerance` x
+/// max |want| (both f32, summed in different orders): sets the max_diff
+/// counter, or skips the benchmark with an error naming `what`.
+inline bool agrees(benchmark::State &state, const std::vector<float> &got,
+                   const std::vector<float> &want, float tolerance,
+                   const char *what) {
+  float scale = 0.0f, worst = 0.0f;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    scale = std::max(scale, std::fabs(want[i]));
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+  }
+  if (got.size() != want.size() || !(worst <= tolerance * scale)) {
+    char text[160];
+    std::snprintf(text, sizeof(text),
+                  "compiled and OpenBLAS differ by %g (max |%s| %g)", worst,
+                  what, scale);
+    state.SkipWithError(text);
+    return false;
+  }
+  state.counters["max_diff"] = worst;
+  return true;
 }
 
 /// A std::allocator that places its arrays on 64-byte (cache line)

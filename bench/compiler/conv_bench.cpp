@@ -193,47 +193,14 @@ double cnnOps() {
   return ops;
 }
 
-/// Best GOP/s per (kernel, shape), for the tables after the run.
-std::map<std::string, double> &results() {
-  static std::map<std::string, double> r;
-  return r;
-}
-
 double get(const std::string &kernel, const std::string &shape) {
-  auto it = results().find(kernel + " " + shape);
-  return it == results().end() ? 0.0 : it->second;
+  return mixbench::bestOf(kernel, shape);
 }
 
-double processSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-/// Runs `fn` once untimed (first-call setup), then under the benchmark loop
-/// with manual (thread CPU) time, and sets the GOPS counter and cpu_ratio,
-/// the process's CPU time over the calling thread's: 1 when nothing ran on
-/// another thread (a guard on the single-thread claim).
 template <class Fn>
 void timed(benchmark::State &state, const std::string &shape, double ops,
            const std::string &kernel, Fn fn) {
-  fn();
-  double seconds = 0.0;
-  const double process = processSeconds();
-  for (auto _ : state) {
-    const double start = threadSeconds();
-    fn();
-    const double t = threadSeconds() - start;
-    seconds += t;
-    state.SetIterationTime(t);
-  }
-  const double gops =
-      ops * static_cast<double>(state.iterations()) / seconds / 1e9;
-  state.counters["GOPS"] = gops;
-  state.counters["cpu_ratio"] = (processSeconds() - process) / seconds;
-  double &best = results()[kernel + " " + shape];
-  best = std::max(best, gops);
+  mixbench::timeCalls(state, shape, ops, kernel, fn);
 }
 
 std::string format(const char *fmt, double a, double b = 0, double c = 0,

@@ -128,28 +128,10 @@ std::string modelText(const RecurrentShape &s) {
   return text + "  mix.return %y#1 : " + h + "\n}\n";
 }
 
-std::map<std::string, double> &results() {
-  static std::map<std::string, double> r;
-  return r;
-}
-
 template <class Fn>
 void timed(benchmark::State &state, const RecurrentShape &s,
            const std::string &kernel, Fn fn) {
-  fn();
-  double seconds = 0.0;
-  for (auto _ : state) {
-    const double start = mixbench::threadSeconds();
-    fn();
-    const double t = mixbench::threadSeconds() - start;
-    seconds += t;
-    state.SetIterationTime(t);
-  }
-  const double gops =
-      s.ops() * static_cast<double>(state.iterations()) / seconds / 1e9;
-  state.counters["GOPS"] = gops;
-  double &best = results()[kernel + " " + s.name()];
-  best = std::max(best, gops);
+  mixbench::timeCalls(state, s.name(), s.ops(), kernel, fn);
 }
 
 Data &dataFor(int shape) {
@@ -279,20 +261,8 @@ void BM_Compiled(benchmark::State &state, int shape, bool microkernels) {
 #ifdef MIXC_BENCH_OPENBLAS
   BlasRecurrent blas(d, blasNT);
   blas.run();
-  float scale = 0.0f, worst = 0.0f;
-  for (size_t i = 0; i < y.size(); ++i) {
-    scale = std::max(scale, std::fabs(blas.h[i]));
-    worst = std::max(worst, std::fabs(y[i] - blas.h[i]));
-  }
-  if (!(worst <= 1e-4f * scale)) {
-    char text[160];
-    std::snprintf(text, sizeof(text),
-                  "compiled and OpenBLAS differ by %g (max |y_h| %g)", worst,
-                  scale);
-    state.SkipWithError(text);
+  if (!mixbench::agrees(state, y, blas.h, 1e-4f, "y_h"))
     return;
-  }
-  state.counters["max_diff"] = worst;
 #endif
   timed(state, d.shape, microkernels ? "compiled" : "compiled_loops", [&] {
     call();
@@ -302,8 +272,7 @@ void BM_Compiled(benchmark::State &state, int shape, bool microkernels) {
 }
 
 double get(const std::string &kernel, const RecurrentShape &s) {
-  auto it = results().find(kernel + " " + s.name());
-  return it == results().end() ? 0.0 : it->second;
+  return mixbench::bestOf(kernel, s.name());
 }
 
 } // namespace
