@@ -8,7 +8,8 @@
 // GruLowering). mix.lstm becomes:
 //
 // 1. the input GEMM of every time step at once (one generic per
-//    direction), into an accumulator [D, S, B, 4H] filled with the biases
+//    direction; batch first with microkernels, one per sequence in an
+//    scf.for), into an accumulator [D, S, B, 4H] filled with the biases
 //    (Wb + Rb, each widened exactly, summed in the accumulator type);
 // 2. per direction, an scf.for over the time steps (descending for a
 //    reverse direction) carrying the step's gate slice of that
@@ -180,6 +181,52 @@ void markRecurrentGemm(OpBuilder &b, Value gemm, Value a,
                                   b.getStringAttr("recurrent_gemm_f32"));
 }
 
+/// The input GEMM of direction `d` of a batch-first layer, one sequence at
+/// a time: for n in [0, B), xw[d, s, n, :] += x[n, s, :] W_d^T, each output
+/// accumulated in ascending k from the value in xw (the same chains as the
+/// one generic over (s, n, g, k)); each marked "recurrent_gemm_f32".
+Value sequenceGemms(OpBuilder &b, Location loc, Value x, Value wd, Value xw,
+                    int64_t d, Type acc, const MixToLinalgOptions &options) {
+  MLIRContext *ctx = b.getContext();
+  ArrayRef<int64_t> xwShape = cast<ShapedType>(xw.getType()).getShape();
+  ArrayRef<int64_t> xShape = cast<ShapedType>(x.getType()).getShape();
+  int64_t steps = xwShape[1], batch = xwShape[2], gates = xwShape[3];
+  Type xElem = cast<ShapedType>(x.getType()).getElementType();
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, batch);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, one, ValueRange{xw},
+      [&](OpBuilder &lb2, Location l, Value seq, ValueRange carried) {
+        Slice2D xSlice = slice2D(lb2, xShape, indices(lb2, {seq}, {0, 0, 0}), 1,
+                                 2, xElem); // x[n]: [S, I]
+        Value xn = xSlice.extract(lb2, l, x);
+        Slice2D cSlice =
+            slice2D(lb2, {xwShape[0], steps, batch, gates},
+                    indices(lb2, {Value(), Value(), seq}, {d, 0, 0, 0}), 1, 3,
+                    acc); // xw[d, :, n, :]: [S, G]
+        Value init = cSlice.extract(lb2, l, carried[0]);
+        AffineExpr s = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
+                   k = getAffineDimExpr(2, ctx);
+        Value sum =
+            generic(lb2, l, ValueRange{xn, wd}, init,
+                    {AffineMap::get(3, 0, {s, k}, ctx),
+                     AffineMap::get(3, 0, {g, k}, ctx),
+                     AffineMap::get(3, 0, {s, g}, ctx)},
+                    {IteratorType::parallel, IteratorType::parallel,
+                     IteratorType::reduction},
+                    [&](OpBuilder &nb, Location bl, ValueRange a) {
+                      Value xv = convertScalar(nb, bl, a[0], acc);
+                      Value wv = convertScalar(nb, bl, a[1], acc);
+                      return Value(math::FmaOp::create(nb, bl, xv, wv, a[2]));
+                    });
+        markRecurrentGemm(lb2, sum, xn, options);
+        scf::YieldOp::create(
+            lb2, l, ValueRange{cSlice.insert(lb2, l, sum, carried[0])});
+      });
+  return loop.getResult(0);
+}
+
 /// The input GEMM of every step, one generic per direction d:
 /// xw[d, s, n, :] += x[s, n, :] W_d^T (x[n, s, :] batch first), each output
 /// accumulated in ascending k from the value in xw ([D, S, B, G]).
@@ -204,13 +251,20 @@ Value inputGemm(OpBuilder &b, Location loc, Value x, Value w, Value xw,
   // (the loop's own conversion, once per element), so the GEMM takes f32
   // activations, as mix.dense's does.
   auto xType = cast<RankedTensorType>(x.getType());
-  if (options.microkernels && rowsInOrder && acc.isF32() &&
+  if (options.microkernels && acc.isF32() &&
       (xType.getElementType().isF16() || xType.getElementType().isBF16()))
     x = convertTensor(b, loc, x, xType.clone(acc));
   for (int64_t d = 0; d < dirs; ++d) {
     Slice2D wSlice = slice2D(b, wType.getShape(), indices(b, {}, {d, 0, 0}), 1,
                              2, wType.getElementType());
     Value wd = wSlice.extract(b, loc, w); // [G, I]
+    if (!rowsInOrder && options.microkernels) {
+      // Batch first, several sequences and steps: one GEMM per sequence n,
+      // x[n] [S, I] into xw[d, :, n, :] ([S, G], rows B * G apart), in an
+      // scf.for over n.
+      xw = sequenceGemms(b, loc, x, wd, xw, d, acc, options);
+      continue;
+    }
     SmallVector<OpFoldResult> offsets = indices(b, {}, {d, 0, 0, 0});
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(steps),
                                        b.getIndexAttr(batch),

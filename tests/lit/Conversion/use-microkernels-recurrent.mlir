@@ -44,13 +44,20 @@ mix.network @lstm_small precision(f32) (%x: tensor<3x1x2xf32>) -> tensor<1x1x1xf
 }
 
 // Batch first with 2 sequences of 2 steps: x's rows are not in the
-// accumulator's order, so the input GEMM stays a loop; per step z and r
-// (N 8) and the candidate (N 4) are calls writing column slices, ldc 12.
-// Their weights are views of R at element offsets 0 and 32: row k = 0 of
-// R^T holds R[0..7][0] = 1, 5, ..., 29, and R[8..11][0] = 33, 37, 41, 45
-// (the packed globals checked at the top).
+// accumulator's order, so the input GEMM is one call per sequence (M 2
+// steps, N 12, K 3) writing xw[0, :, n, :], rows B * 3H = 24 apart; per
+// step z and r (N 8) and the candidate (N 4) are calls writing column
+// slices, ldc 12. Their weights are views of R at element offsets 0 and 32:
+// row k = 0 of R^T holds R[0..7][0] = 1, 5, ..., 29, and R[8..11][0] = 33,
+// 37, 41, 45 (the packed globals checked at the top).
 // CHECK-LABEL: func.func @mixc_net_gru_reset_first
-// CHECK:       math.fma
+// CHECK-NOT:   math.fma
+// CHECK:       scf.for
+// CHECK-DAG:     %[[S2:.*]] = arith.constant 2 : i64
+// CHECK-DAG:     %[[G12:.*]] = arith.constant 12 : i64
+// CHECK-DAG:     %[[I3:.*]] = arith.constant 3 : i64
+// CHECK-DAG:     %[[LDX:.*]] = arith.constant 24 : i64
+// CHECK:         call @mixrt_ukernel_gemm_f32(%[[S2]], %[[G12]], %[[I3]], %{{.*}}, %[[I3]], %{{.*}}, %{{.*}}, %[[LDX]], %{{.*}}, %{{.*}})
 // CHECK:       scf.for
 // CHECK-DAG:     %[[B2:.*]] = arith.constant 2 : i64
 // CHECK-DAG:     %[[N8:.*]] = arith.constant 8 : i64

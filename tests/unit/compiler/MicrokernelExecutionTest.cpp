@@ -1636,8 +1636,8 @@ struct RecurrentCase {
 // MIXRT_UKERNEL_ACCUMULATE on W^T packed at compile time: each output's
 // chain continues from the biases and the input GEMM's sum, so y_h (which
 // every step's h feeds) is the loops' bit for bit, on every path. Batch
-// first with several sequences and steps keeps its input GEMM in loops (x's
-// rows are not in the accumulator's order). K crosses the 256-k block (I =
+// first with several sequences and steps calls the input GEMM per sequence
+// (x's rows are not in the accumulator's order). K crosses the 256-k block (I =
 // 300, H = 260), N a partial panel (4H = 68, 3H = 99). f16 and bf16 layers
 // widen x exactly for the input GEMM (their state stays f32). Weight-only
 // int8 layers: the loops dequantize on every call, the calls in registers,
@@ -1730,12 +1730,11 @@ TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
                           c.gru ? 2 : 3, c.gru ? "gru" : "lstm",
                           c.bias ? " b(%b)" : "", c.precision, attrs, types);
     text += "  mix.return %y#1 : " + hT + "\n}\n";
-    // Calls per direction: the input GEMM (unless batch first with several
-    // sequences and steps), the recurrent one (a gru without
-    // linear_before_reset: two, z and r, then the candidate).
-    const bool inputCall = !c.batchFirst || c.batch == 1 || c.steps == 1;
-    const int calls = static_cast<int>(dirs) *
-                      ((inputCall ? 1 : 0) + (c.gru && !c.lbr ? 2 : 1));
+    // Calls per direction: the input GEMM (batch first with several
+    // sequences and steps: one call in a loop over the sequences), the
+    // recurrent one (a gru without linear_before_reset: two, z and r, then
+    // the candidate).
+    const int calls = static_cast<int>(dirs) * (1 + (c.gru && !c.lbr ? 2 : 1));
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> x(static_cast<size_t>(c.steps * c.batch * c.input));
     for (float &v : x)
