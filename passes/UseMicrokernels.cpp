@@ -619,7 +619,7 @@ struct MixUseMicrokernelsPass
     return result;
   }
 
-  /// Whether `op`'s maps and iterators are C[l..., n] += A[l'..., k] x
+  /// Whether `op`'s body, maps and iterators are C[l..., n] += A[l'..., k] x
   /// W[n, k]: A and C indexed by the same leading loops, those of more than
   /// one iteration in the same order (so their rows correspond: a batch
   /// first layer of one sequence reads x as (n, s) where C is (s, n)), k
@@ -634,7 +634,24 @@ struct MixUseMicrokernelsPass
     unsigned last = a.getNumResults() - 1;
     auto k = dyn_cast<AffineDimExpr>(a.getResult(last));
     auto n = dyn_cast<AffineDimExpr>(c.getResult(last));
-    if (!k || !n || w.getResult(0) != n || w.getResult(1) != k)
+    if (!k || !n || k == n || w.getResult(0) != n || w.getResult(1) != k ||
+        !a.isProjectedPermutation() || !c.isProjectedPermutation() ||
+        a.isFunctionOfDim(n.getPosition()) ||
+        c.isFunctionOfDim(k.getPosition()))
+      return false;
+    // The body: yield(fma(a, w, acc)), a and w possibly widened (extf).
+    Block *body = op.getBody();
+    auto yield = cast<linalg::YieldOp>(body->getTerminator());
+    auto fma = yield.getNumOperands() == 1
+                   ? yield.getOperand(0).getDefiningOp<math::FmaOp>()
+                   : math::FmaOp();
+    auto isArg = [&](Value v, unsigned i) {
+      if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+        v = ext.getIn();
+      return v == body->getArgument(i);
+    };
+    if (!fma || !isArg(fma.getA(), 0) || !isArg(fma.getB(), 1) ||
+        fma.getC() != body->getArgument(2))
       return false;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     auto rowLoops = [&](AffineMap map, bool all) {
@@ -2500,6 +2517,7 @@ struct MixPackDequantizedWeightsPass
           op.getNumDpsInits() == 1)
         gemms.push_back(op);
     });
+    cache.clear();
     for (linalg::GenericOp op : gemms)
       (void)fold(op, symbols);
     // lstm and gru weights: views of a dequantized buffer read by their
@@ -2601,9 +2619,9 @@ struct MixPackDequantizedWeightsPass
                sType.getDimSize(0) != 1) {
       return failure();
     }
-    std::string key =
-        (q.getSymName() + "/" + scales.getSymName() + "/" + zps.getSymName())
-            .str();
+    std::string key = (q.getSymName() + "/" + scales.getSymName() + "/" +
+                       zps.getSymName() + "/" + Twine(axis))
+                          .str();
     memref::GlobalOp global = cache.lookup(key);
     if (!global) {
       std::optional<std::vector<char>> qb = globalBytes(q),

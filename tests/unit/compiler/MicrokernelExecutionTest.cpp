@@ -1679,6 +1679,9 @@ TEST_CASE("compiled lstm and gru: the GEMM calls with accumulation equal "
                          "precision(weights = int8)", true},
            RecurrentCase{true, 3, 2, 7, 9, "forward", false, false, true,
                          "precision(weights = int8)", false},
+           // Asymmetric: nonzero zero points (the kernel's subtraction).
+           RecurrentCase{false, 3, 2, 11, 18, "bidirectional", true, true,
+                         false, "precision(weights = int8<asymmetric>)", false},
        }) {
     std::mt19937 rng(seed++);
     const int64_t dirs = std::string(c.direction) == "bidirectional" ? 2 : 1;
