@@ -43,6 +43,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mix;
 using namespace mix::lowering;
@@ -165,6 +167,16 @@ Value finalStates(OpBuilder &b, Location loc, ArrayRef<Value> states,
       });
 }
 
+/// The body of the layers' GEMMs: acc = fma(a, w, acc), a and w converted
+/// to the accumulator type `acc` first (exactly, for the widening cases).
+std::function<Value(OpBuilder &, Location, ValueRange)> fmaBody(Type acc) {
+  return [acc](OpBuilder &nb, Location l, ValueRange a) {
+    Value av = convertScalar(nb, l, a[0], acc);
+    Value wv = convertScalar(nb, l, a[1], acc);
+    return Value(math::FmaOp::create(nb, l, av, wv, a[2]));
+  };
+}
+
 /// Marks `gemm` (a generic C += A x W^T: A [..., K] and C [..., N] with
 /// their rows in the same order, W a [N, K] slice of the layer's weight)
 /// for mixrt's f32 GEMM with MIXRT_UKERNEL_ACCUMULATE (each output's chain
@@ -208,18 +220,13 @@ Value sequenceGemms(OpBuilder &b, Location loc, Value x, Value wd, Value xw,
         Value init = cSlice.extract(lb2, l, carried[0]);
         AffineExpr s = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
                    k = getAffineDimExpr(2, ctx);
-        Value sum =
-            generic(lb2, l, ValueRange{xn, wd}, init,
-                    {AffineMap::get(3, 0, {s, k}, ctx),
-                     AffineMap::get(3, 0, {g, k}, ctx),
-                     AffineMap::get(3, 0, {s, g}, ctx)},
-                    {IteratorType::parallel, IteratorType::parallel,
-                     IteratorType::reduction},
-                    [&](OpBuilder &nb, Location bl, ValueRange a) {
-                      Value xv = convertScalar(nb, bl, a[0], acc);
-                      Value wv = convertScalar(nb, bl, a[1], acc);
-                      return Value(math::FmaOp::create(nb, bl, xv, wv, a[2]));
-                    });
+        Value sum = generic(lb2, l, ValueRange{xn, wd}, init,
+                            {AffineMap::get(3, 0, {s, k}, ctx),
+                             AffineMap::get(3, 0, {g, k}, ctx),
+                             AffineMap::get(3, 0, {s, g}, ctx)},
+                            {IteratorType::parallel, IteratorType::parallel,
+                             IteratorType::reduction},
+                            fmaBody(acc));
         markRecurrentGemm(lb2, sum, xn, options);
         scf::YieldOp::create(
             lb2, l, ValueRange{cSlice.insert(lb2, l, sum, carried[0])});
@@ -273,13 +280,8 @@ Value inputGemm(OpBuilder &b, Location loc, Value x, Value w, Value xw,
     auto sliceType = RankedTensorType::get({steps, batch, xwShape[3]}, acc);
     Value init = tensor::ExtractSliceOp::create(b, loc, sliceType, xw, offsets,
                                                 sizes, strides);
-    Value sum =
-        generic(b, loc, ValueRange{x, wd}, init, {xMap, wMap, outMap},
-                iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
-                  Value xv = convertScalar(nb, l, a[0], acc);
-                  Value wv = convertScalar(nb, l, a[1], acc);
-                  return Value(math::FmaOp::create(nb, l, xv, wv, a[2]));
-                });
+    Value sum = generic(b, loc, ValueRange{x, wd}, init, {xMap, wMap, outMap},
+                        iterators, fmaBody(acc));
     if (rowsInOrder)
       markRecurrentGemm(b, sum, x, options);
     xw =
@@ -383,12 +385,7 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
                                 AffineMap::get(3, 0, {n, g}, ctx)},
                                {IteratorType::parallel, IteratorType::parallel,
                                 IteratorType::reduction},
-                               [&](OpBuilder &nb, Location bl, ValueRange a) {
-                                 Value hv = convertScalar(nb, bl, a[0], acc);
-                                 Value rv = convertScalar(nb, bl, a[1], acc);
-                                 return Value(
-                                     math::FmaOp::create(nb, bl, hv, rv, a[2]));
-                               });
+                               fmaBody(acc));
             markRecurrentGemm(lbld, gv, hPrev, options);
             Value xwOut = gSlice.insert(lbld, l, gv, xwIn);
             // The gates and the new states, written over the previous ones
@@ -493,11 +490,7 @@ Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
       {AffineMap::get(3, 0, {n, k}, ctx), AffineMap::get(3, 0, {g, k}, ctx),
        AffineMap::get(3, 0, {n, g}, ctx)},
       {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
-      [&](OpBuilder &nb, Location bl, ValueRange a) {
-        Value hv = convertScalar(nb, bl, a[0], accElem);
-        Value rv = convertScalar(nb, bl, a[1], accElem);
-        return Value(math::FmaOp::create(nb, bl, hv, rv, a[2]));
-      });
+      fmaBody(accElem));
   markRecurrentGemm(b, sum, v, options);
   return whole ? sum : accSlice.insert(b, loc, sum, acc);
 }
