@@ -289,6 +289,8 @@ llvm::ArrayRef<RuntimeSymbol> mix::generatedCodeRuntimeSymbols() {
        reinterpret_cast<void *>(&mixrt_ukernel_depthwise_f32)},
       {"mixrt_ukernel_conv2d_f32",
        reinterpret_cast<void *>(&mixrt_ukernel_conv2d_f32)},
+      {"mixrt_ukernel_conv2d_grouped_f32",
+       reinterpret_cast<void *>(&mixrt_ukernel_conv2d_grouped_f32)},
       {"mixrt_ukernel_conv2d_s8s8s32",
        reinterpret_cast<void *>(&mixrt_ukernel_conv2d_s8s8s32)},
       {"mixrt_ukernel_conv2d_s8_rescale",

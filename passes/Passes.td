@@ -755,6 +755,7 @@ def MixUseMicrokernelsPass : Pass<"mix-use-microkernels", "mlir::ModuleOp"> {
     Statistic<"numGuarded", "guarded-checks", "Checked loops run only when a check can fail">,
     Statistic<"numDepthwise", "depthwise", "Depthwise convolutions calling the microkernel">,
     Statistic<"numConv", "conv2d", "One-group f32 convolutions calling mixrt_ukernel_conv2d_f32">,
+    Statistic<"numGroupedConv", "grouped-conv2d", "Grouped f32 convolutions (and int8 ones on the f32 kernels) calling mixrt_ukernel_conv2d_grouped_f32">,
     Statistic<"numConvS8", "int8-conv2d", "One-group int8 convolutions calling mixrt_ukernel_conv2d_s8s8s32">,
     Statistic<"numFusedConvEpilogue", "fused-conv-epilogues", "Bias and relu epilogues fused into mixrt_ukernel_conv2d_f32">,
     Statistic<"numFusedConvS8Rescale", "fused-int8-conv2d-rescales", "int8 rescales (with their bias and relu) fused into mixrt_ukernel_conv2d_s8_rescale">,

@@ -72,6 +72,7 @@ constexpr StringLiteral kDepthwiseF32 = "mixrt_ukernel_depthwise_f32";
 constexpr StringLiteral kDepthwiseS8Rescale =
     "mixrt_ukernel_depthwise_s8_rescale";
 constexpr StringLiteral kConvF32 = "mixrt_ukernel_conv2d_f32";
+constexpr StringLiteral kConvGroupedF32 = "mixrt_ukernel_conv2d_grouped_f32";
 constexpr StringLiteral kConvS8 = "mixrt_ukernel_conv2d_s8s8s32";
 constexpr StringLiteral kConvS8Rescale = "mixrt_ukernel_conv2d_s8_rescale";
 /// Rows (M) up to which a weight-only int8 dense dequantizes in the GEMM.
@@ -1267,20 +1268,29 @@ struct MixUseMicrokernelsPass
             (isExt(product.getLhs(), 2) && isExt(product.getRhs(), 1)));
   }
 
-  /// Declares mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32
-  /// (ukernel.h) and returns its name: (N, C, H, W, input, [F,] KH, KW,
-  /// weight, strides[2], dilations[2], pads[4], OH, OW, output, bias, flags)
-  /// -> status, the two alike but for F, which only the convolution takes.
-  StringLiteral declareWindowCall(OpBuilder &b, bool depthwise) {
+  /// The f32 window kernels of mixrt (ukernel.h).
+  enum class WindowCall { Depthwise, Conv, Grouped };
+
+  /// Declares mixrt_ukernel_depthwise_f32, mixrt_ukernel_conv2d_f32 or
+  /// mixrt_ukernel_conv2d_grouped_f32 (ukernel.h) and returns its name: (N,
+  /// C, H, W, input, [F, [groups,]] KH, KW, weight, strides[2],
+  /// dilations[2], pads[4], OH, OW, output, bias, flags) -> status, the
+  /// three alike but for F, which the convolutions take, and groups, which
+  /// the grouped one takes.
+  StringLiteral declareWindowCall(OpBuilder &b, WindowCall kind) {
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
     SmallVector<Type> types = {i64, i64, i64, i64, ptr};
-    if (!depthwise)
+    if (kind != WindowCall::Depthwise)
+      types.push_back(i64);
+    if (kind == WindowCall::Grouped)
       types.push_back(i64);
     types.append({i64, i64, ptr});
     types.append(10, i64);
     types.append({ptr, ptr, i32});
-    StringLiteral callee = depthwise ? kDepthwiseF32 : kConvF32;
+    StringLiteral callee = kind == WindowCall::Depthwise ? kDepthwiseF32
+                           : kind == WindowCall::Conv    ? kConvF32
+                                                         : kConvGroupedF32;
     declare(getOperation(), callee, b.getFunctionType(types, {i32}));
     return callee;
   }
@@ -1293,10 +1303,9 @@ struct MixUseMicrokernelsPass
   /// mixrt_ukernel_depthwise_f32 or mixrt_ukernel_conv2d_f32, with the
   /// strides, dilations and padding of mix.ukernel_window; the weight's and
   /// output's indexing maps must then be exactly convMaps'. With several
-  /// groups (not depthwise), a loop over images x groups calls
-  /// mixrt_ukernel_conv2d_f32 once per group: one image of the group's
-  /// C / groups input planes, its F / groups filters and output planes
-  /// (contiguous in NCHW and in the weight).
+  /// groups (not depthwise), one call of mixrt_ukernel_conv2d_grouped_f32
+  /// (each output the chain mixrt_ukernel_conv2d_f32 would compute on its
+  /// group's channels).
   LogicalResult rewriteConvolution(linalg::GenericOp op, bool depthwise,
                                    SymbolTable &symbols) {
     FailureOr<UnpaddedLoop> loop = matchUnpaddedLoop(op, 1, 1);
@@ -1340,80 +1349,33 @@ struct MixUseMicrokernelsPass
     OpBuilder b(epilogue ? epilogue : op.getOperation());
     Location loc = op.getLoc();
     Type i32 = b.getI32Type();
-    StringLiteral callee = declareWindowCall(b, depthwise);
+    WindowCall kind = depthwise     ? WindowCall::Depthwise
+                      : groups == 1 ? WindowCall::Conv
+                                    : WindowCall::Grouped;
+    StringLiteral callee = declareWindowCall(b, kind);
     int64_t h = inType.getDimSize(2), wd = inType.getDimSize(3),
             kh = wType.getDimSize(2), kw = wType.getDimSize(3),
             oh = outType.getDimSize(2), ow = outType.getDimSize(3);
     Value dest = epilogue ? fused.output : out;
-    // One call over `images` images of `cs` channels into `fs` filters; a
-    // null pointer stands for the whole buffer's, taken in argument order.
-    auto call = [&](OpBuilder &cb, int64_t images, int64_t cs, int64_t fs,
-                    Value inPtr, Value wPtr, Value outPtr, Value biasPtr) {
-      SmallVector<Value> args = {i64Const(cb, loc, images),
-                                 i64Const(cb, loc, cs), i64Const(cb, loc, h),
-                                 i64Const(cb, loc, wd)};
-      args.push_back(inPtr ? inPtr : pointerTo(cb, loc, in));
-      if (!depthwise)
-        args.push_back(i64Const(cb, loc, fs));
-      for (int64_t v : {kh, kw})
-        args.push_back(i64Const(cb, loc, v));
-      args.push_back(wPtr ? wPtr : pointerTo(cb, loc, w));
-      for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
-                        pad[0], pad[1], pad[2], pad[3], oh, ow})
-        args.push_back(i64Const(cb, loc, v));
-      args.push_back(outPtr ? outPtr : pointerTo(cb, loc, dest));
-      args.push_back(biasPtr      ? biasPtr
-                     : fused.bias ? pointerTo(cb, loc, fused.bias)
-                                  : nullPointer(cb, loc));
-      args.push_back(arith::ConstantIntOp::create(
-          cb, loc, i32, fused.relu ? MIXRT_UKERNEL_RELU : 0));
-      func::CallOp::create(cb, loc, callee, TypeRange{i32}, args);
-    };
-    if (depthwise || groups == 1) {
-      call(b, n, c, f, Value(), Value(), Value(), Value());
-    } else {
-      Value inPtr = pointerTo(b, loc, in), wPtr = pointerTo(b, loc, w),
-            outPtr = pointerTo(b, loc, dest),
-            biasPtr = fused.bias ? pointerTo(b, loc, fused.bias) : Value();
-      // Iteration i: image i / groups, group g = i % groups; element
-      // offsets image * C*H*W + g * (C/groups)*H*W into the input,
-      // g * (F/groups)*(C/groups)*KH*KW into the weight, image * F*OH*OW +
-      // g * (F/groups)*OH*OW into the output.
-      auto ptr = LLVM::LLVMPointerType::get(&getContext());
-      Type i64 = b.getI64Type(), f32Type = b.getF32Type();
-      int64_t perGroupOut = f / groups;
-      auto index = [&](int64_t v) -> Value {
-        return arith::ConstantIndexOp::create(b, loc, v);
-      };
-      scf::ForOp::create(
-          b, loc, index(0), index(n * groups), index(1), ValueRange{},
-          [&](OpBuilder &lb, Location, Value i, ValueRange) {
-            Value iv = arith::IndexCastOp::create(lb, loc, i64, i);
-            Value groupCount = i64Const(lb, loc, groups);
-            Value image = arith::DivUIOp::create(lb, loc, iv, groupCount);
-            Value g = arith::RemUIOp::create(lb, loc, iv, groupCount);
-            auto at = [&](Value base, int64_t imageStride,
-                          int64_t groupStride) -> Value {
-              Value offset = arith::MulIOp::create(
-                  lb, loc, g, i64Const(lb, loc, groupStride));
-              if (imageStride) {
-                Value byImage = arith::MulIOp::create(
-                    lb, loc, image, i64Const(lb, loc, imageStride));
-                offset = arith::AddIOp::create(lb, loc, byImage, offset);
-              }
-              return LLVM::GEPOp::create(lb, loc, ptr, f32Type, base,
-                                         ValueRange{offset});
-            };
-            // One statement each (host-compiler independent IR order).
-            Value groupIn = at(inPtr, c * h * wd, perGroupIn * h * wd);
-            Value groupW = at(wPtr, 0, perGroupOut * perGroupIn * kh * kw);
-            Value groupOut = at(outPtr, f * oh * ow, perGroupOut * oh * ow);
-            Value groupBias = biasPtr ? at(biasPtr, 0, perGroupOut) : Value();
-            call(lb, 1, perGroupIn, perGroupOut, groupIn, groupW, groupOut,
-                 groupBias);
-            scf::YieldOp::create(lb, loc);
-          });
-    }
+    SmallVector<Value> args = {i64Const(b, loc, n), i64Const(b, loc, c),
+                               i64Const(b, loc, h), i64Const(b, loc, wd),
+                               pointerTo(b, loc, in)};
+    if (kind != WindowCall::Depthwise)
+      args.push_back(i64Const(b, loc, f));
+    if (kind == WindowCall::Grouped)
+      args.push_back(i64Const(b, loc, groups));
+    for (int64_t v : {kh, kw})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, w));
+    for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
+                      pad[0], pad[1], pad[2], pad[3], oh, ow})
+      args.push_back(i64Const(b, loc, v));
+    args.push_back(pointerTo(b, loc, dest));
+    args.push_back(fused.bias ? pointerTo(b, loc, fused.bias)
+                              : nullPointer(b, loc));
+    args.push_back(arith::ConstantIntOp::create(
+        b, loc, i32, fused.relu ? MIXRT_UKERNEL_RELU : 0));
+    func::CallOp::create(b, loc, callee, TypeRange{i32}, args);
     if (epilogue) {
       epilogue->erase();
       ++numFusedConvEpilogue;
@@ -1421,10 +1383,12 @@ struct MixUseMicrokernelsPass
     if (fill)
       fill.erase();
     op.erase();
-    if (depthwise)
+    if (kind == WindowCall::Depthwise)
       ++numDepthwise;
-    else
+    else if (kind == WindowCall::Conv)
       ++numConv;
+    else
+      ++numGroupedConv;
     return success();
   }
 
@@ -2049,7 +2013,7 @@ struct MixUseMicrokernelsPass
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = b.getI64Type(), i32 = b.getI32Type();
-    declareWindowCall(b, /*depthwise=*/false);
+    declareWindowCall(b, WindowCall::Conv);
     Value pa = pointerTo(b, loc, a), pb = pointerTo(b, loc, bm),
           pc = pointerTo(b, loc, c);
     auto call = [&](OpBuilder &cb, Value image) {

@@ -833,6 +833,194 @@ static void runConv(const uk_conv_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
+|* Grouped convolutions (mixrt_ukernel_conv2d_grouped_f32)                    *|
+\*===----------------------------------------------------------------------===*/
+
+/* A one-group problem whose every output reads the input at its own
+ * position (1x1, stride 1, no padding) as one row. */
+static void convAsRow(uk_conv_problem *p) {
+  if (p->KH == 1 && p->KW == 1 && p->sh == 1 && p->sw == 1 && p->pt == 0 &&
+      p->pl == 0 && p->OH == p->H && p->OW == p->W) {
+    p->W = p->OW = p->OH * p->OW;
+    p->H = p->OH = 1;
+  }
+}
+
+typedef void (*uk_gconv_fn)(const uk_gconv_tile *t);
+typedef void (*uk_gconv_fill_fn)(const uk_gconv_fill *f);
+static void gconvPortable(const uk_gconv_tile *t);
+
+/* The portable band copy (uk_gconv_fill). */
+static void gconvFill(const uk_gconv_fill *f) {
+  for (int64_t c = 0; c < f->cg; ++c)
+    for (int64_t r = 0; r < f->rows; ++r) {
+      float *d = f->band + c * f->plane + r * f->wp;
+      const int64_t ih = f->ih0 + r;
+      int64_t j = 0;
+      if (ih >= 0 && ih < f->H) {
+        const float *src = f->in + (c * f->H + ih) * f->W;
+        for (; j < f->lead; ++j)
+          d[j] = 0.0f;
+        for (; j < f->lead + f->copy; ++j)
+          d[j] = src[j - f->lead];
+      }
+      for (; j < f->wp; ++j)
+        d[j] = 0.0f;
+    }
+  float *slack = f->band + f->cg * f->plane;
+  for (int64_t j = 0; j < 16 + f->wp; ++j)
+    slack[j] = 0.0f;
+}
+
+/* A grouped convolution of stride 1 on the direct path: items (image,
+ * group, band of `rows` output rows), N * groups * bands of them. */
+typedef struct uk_gconv_problem {
+  const uk_conv_problem *p;
+  uk_gconv_fn fn;
+  uk_gconv_fill_fn fill;
+  int fr; /* filters per tile */
+  int64_t groups, cg, fg, taps, wp, rows, bands;
+  int32_t toff[UK_GC_TAPS];
+} uk_gconv_problem;
+
+/* Items [begin, end): the band's +0-padded input rows copied to the stack,
+ * then per tile of filters their weights interleaved and the tile path. */
+static void gconvItems(const void *context, int64_t begin, int64_t end) {
+  const uk_gconv_problem *g = (const uk_gconv_problem *)context;
+  const uk_conv_problem *p = g->p;
+  float band[UK_GC_BAND] __attribute__((aligned(64)));
+  const int64_t wp = g->wp, halo = (p->KH - 1) * p->dh;
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t image, group, b;
+    mixrt_uk_divmod(item, g->bands, &image, &b);
+    mixrt_uk_divmod(image, g->groups, &image, &group);
+    const int64_t oh0 = b * g->rows;
+    const int64_t rows = p->OH - oh0 < g->rows ? p->OH - oh0 : g->rows;
+    const int64_t plane = (rows + halo) * wp;
+    const int64_t lead = p->pl < wp ? p->pl : wp;
+    const uk_gconv_fill fill = {band,
+                                plane,
+                                wp,
+                                g->cg,
+                                rows + halo,
+                                oh0 - p->pt,
+                                p->H,
+                                p->W,
+                                lead,
+                                p->W < wp - lead ? p->W : wp - lead,
+                                p->input + (image * p->C + group * g->cg) *
+                                               p->H * p->W};
+    g->fill(&fill);
+    const int64_t f0g = group * g->fg;
+    float *out = p->output + ((image * p->F + f0g) * p->OH + oh0) * p->OW;
+    for (int64_t f0 = 0; f0 < g->fg; f0 += g->fr) {
+      const int fr = g->fg - f0 < g->fr ? (int)(g->fg - f0) : g->fr;
+      const uk_gconv_tile t = {band,
+                               plane,
+                               wp,
+                               p->OW,
+                               rows * wp,
+                               g->cg,
+                               g->taps,
+                               g->toff,
+                               p->weight + (f0g + f0) * g->cg * g->taps,
+                               g->cg * g->taps,
+                               fr,
+                               p->bias ? p->bias + f0g + f0 : NULL,
+                               p->relu,
+                               out + f0 * p->OH * p->OW,
+                               p->OH * p->OW};
+      g->fn(&t);
+    }
+  }
+}
+
+/* `groups` groups of `p` (C and F all of them): the direct path for stride
+ * 1 when a band of at least one output row and a tile's weights fit their
+ * stack buffers, else per image and group the GEMMs of
+ * mixrt_ukernel_conv2d_f32. */
+static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
+  uk_gconv_problem g;
+  int64_t rest;
+  g.p = p;
+  g.groups = groups;
+  mixrt_uk_divmod(p->C, groups, &g.cg, &rest);
+  mixrt_uk_divmod(p->F, groups, &g.fg, &rest);
+  g.taps = p->KH * p->KW;
+  g.fn = gconvPortable;
+  g.fill = gconvFill;
+  g.fr = UK_GC_FR_AVX512;
+#if defined(__x86_64__)
+  switch (mixrt_ukernel_get_isa()) {
+  case MIXRT_UKERNEL_ISA_AMX:
+  case MIXRT_UKERNEL_ISA_AVX512_VNNI:
+  case MIXRT_UKERNEL_ISA_AVX512:
+    g.fn = mixrt_uk_gconv_avx512;
+    g.fill = mixrt_uk_gconv_fill_avx512;
+    break;
+  case MIXRT_UKERNEL_ISA_AVX2:
+    g.fn = mixrt_uk_gconv_avx2;
+    g.fill = mixrt_uk_gconv_fill_avx2;
+    g.fr = UK_GC_FR_AVX2;
+    break;
+  default:
+    break;
+  }
+#endif
+  /* Bounded first, so that the products below cannot overflow. */
+  int direct = p->sh == 1 && p->sw == 1 && g.taps <= UK_GC_TAPS &&
+               g.cg <= UK_GC_BAND && p->KH <= UK_GC_BAND &&
+               p->dh <= UK_GC_BAND && p->KW <= UK_GC_BAND &&
+               p->dw <= UK_GC_BAND && p->OW <= UK_GC_BAND;
+  /* Output rows per band: (rows + halo) * wp * cg floats of padded rows,
+   * then 16 + wp of slack. */
+  int64_t rows = p->OH;
+  if (direct) {
+    g.wp = p->OW + (p->KW - 1) * p->dw;
+    const int64_t room = UK_GC_BAND - 16 - g.wp;
+    if (room < 0)
+      direct = 0;
+    else if (g.cg > 0) {
+      mixrt_uk_divmod(room, g.wp * g.cg, &rows, &rest);
+      rows -= (p->KH - 1) * p->dh;
+      if (rows > p->OH)
+        rows = p->OH;
+      direct = rows >= 1;
+    }
+  }
+  if (!direct) {
+    const int64_t cgTaps = g.cg * g.taps;
+    for (int64_t image = 0; image < p->N; ++image)
+      for (int64_t group = 0; group < groups; ++group) {
+        uk_conv_problem sub = *p;
+        sub.N = 1;
+        sub.C = g.cg;
+        sub.F = g.fg;
+        sub.input = p->input + (image * p->C + group * g.cg) * p->H * p->W;
+        sub.weight = p->weight + group * g.fg * cgTaps;
+        sub.bias = p->bias ? p->bias + group * g.fg : NULL;
+        sub.output = p->output + (image * p->F + group * g.fg) * p->OH * p->OW;
+        convAsRow(&sub);
+        runConv(&sub);
+      }
+    return;
+  }
+  /* Bands of equal height (but the last). */
+  int64_t bands;
+  mixrt_uk_divmod(p->OH + rows - 1, rows, &bands, &rest);
+  mixrt_uk_divmod(p->OH + bands - 1, bands, &rows, &rest);
+  g.rows = rows;
+  g.bands = bands;
+  for (int64_t kh = 0, t = 0; kh < p->KH; ++kh)
+    for (int64_t kw = 0; kw < p->KW; ++kw, ++t)
+      g.toff[t] = (int32_t)(kh * p->dh * g.wp + kw * p->dw);
+  runBlocks(p->N * groups * bands,
+            (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
+                (double)(g.cg * g.taps),
+            gconvItems, &g);
+}
+
+/*===----------------------------------------------------------------------===*\
 |* int8 convolutions as GEMMs (mixrt_ukernel_conv2d_s8s8s32)                  *|
 \*===----------------------------------------------------------------------===*/
 
@@ -1400,41 +1588,89 @@ mixrt_status_code mixrt_ukernel_depthwise_f32(
   return MIXRT_STATUS_OK;
 }
 
+/* The checks and the problem of the f32 convolutions (`groups` groups:
+ * C and F multiples of it, the weight F x C / groups x KH x KW):
+ * INVALID_ARGUMENT, or OK with *empty set when there is nothing to
+ * compute. */
+static mixrt_status_code
+convF32Problem(int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
+               int64_t F, int64_t groups, int64_t KH, int64_t KW,
+               const float *weight, int64_t stride_h, int64_t stride_w,
+               int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
+               int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+               int64_t OH, int64_t OW, float *output, const float *bias,
+               uint32_t flags, uk_conv_problem *p, int *empty) {
+  *empty = 0;
+  if (N < 0 || C < 0 || F < 0 || groups < 1 ||
+      (flags & ~(uint32_t)MIXRT_UKERNEL_RELU) ||
+      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
+                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  int64_t cg, fg, rest;
+  mixrt_uk_divmod(C, groups, &cg, &rest);
+  if (rest != 0)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  mixrt_uk_divmod(F, groups, &fg, &rest);
+  if (rest != 0)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  int64_t inPlane, outPlane, taps, k, e;
+  if (!mulFits(H, W, &inPlane) || !mulFits(OH, OW, &outPlane) ||
+      !mulFits(KH, KW, &taps) || !mulFits(cg, taps, &k) || !mulFits(N, C, &e) ||
+      !mulFits(e, inPlane, &e) || !mulFits(e, 4, &e) || !mulFits(N, F, &e) ||
+      !mulFits(e, outPlane, &e) || !mulFits(e, 4, &e) || !mulFits(F, k, &e) ||
+      !mulFits(e, 4, &e))
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  if (N == 0 || F == 0 || outPlane == 0) {
+    *empty = 1;
+    return MIXRT_STATUS_OK;
+  }
+  if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
+      output == NULL)
+    return MIXRT_STATUS_INVALID_ARGUMENT;
+  const uk_conv_problem q = {
+      N,        C,          H,          W,
+      F,        KH,         KW,         stride_h,
+      stride_w, dilation_h, dilation_w, pad_top,
+      pad_left, OH,         OW,         input,
+      weight,   bias,       output,     (flags & MIXRT_UKERNEL_RELU) != 0};
+  *p = q;
+  return MIXRT_STATUS_OK;
+}
+
 mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
     int64_t KH, int64_t KW, const float *weight, int64_t stride_h,
     int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t pad_top,
     int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
     int64_t OW, float *output, const float *bias, uint32_t flags) {
-  if (N < 0 || C < 0 || F < 0 || (flags & ~(uint32_t)MIXRT_UKERNEL_RELU) ||
-      !windowValid(H, W, KH, KW, stride_h, stride_w, dilation_h, dilation_w,
-                   pad_top, pad_left, pad_bottom, pad_right, OH, OW))
-    return MIXRT_STATUS_INVALID_ARGUMENT;
-  int64_t inPlane, outPlane, taps, k, e;
-  if (!mulFits(H, W, &inPlane) || !mulFits(OH, OW, &outPlane) ||
-      !mulFits(KH, KW, &taps) || !mulFits(C, taps, &k) || !mulFits(N, C, &e) ||
-      !mulFits(e, inPlane, &e) || !mulFits(e, 4, &e) || !mulFits(N, F, &e) ||
-      !mulFits(e, outPlane, &e) || !mulFits(e, 4, &e) || !mulFits(F, k, &e) ||
-      !mulFits(e, 4, &e))
-    return MIXRT_STATUS_INVALID_ARGUMENT;
-  if (N == 0 || F == 0 || outPlane == 0)
-    return MIXRT_STATUS_OK;
-  if ((inPlane != 0 && C != 0 && input == NULL) || (k != 0 && weight == NULL) ||
-      output == NULL)
-    return MIXRT_STATUS_INVALID_ARGUMENT;
-  uk_conv_problem p = {
-      N,        C,          H,          W,
-      F,        KH,         KW,         stride_h,
-      stride_w, dilation_h, dilation_w, pad_top,
-      pad_left, OH,         OW,         input,
-      weight,   bias,       output,     (flags & MIXRT_UKERNEL_RELU) != 0};
-  if (KH == 1 && KW == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
-      pad_left == 0 && OH == H && OW == W) {
-    /* Every output reads the input at its own position: one row. */
-    p.H = p.OH = 1;
-    p.W = p.OW = outPlane;
-  }
+  uk_conv_problem p;
+  int empty;
+  const mixrt_status_code status = convF32Problem(
+      N, C, H, W, input, F, 1, KH, KW, weight, stride_h, stride_w, dilation_h,
+      dilation_w, pad_top, pad_left, pad_bottom, pad_right, OH, OW, output,
+      bias, flags, &p, &empty);
+  if (status != MIXRT_STATUS_OK || empty)
+    return status;
+  convAsRow(&p);
   runConv(&p);
+  return MIXRT_STATUS_OK;
+}
+
+mixrt_status_code mixrt_ukernel_conv2d_grouped_f32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
+    int64_t groups, int64_t KH, int64_t KW, const float *weight,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t OH, int64_t OW, float *output, const float *bias, uint32_t flags) {
+  uk_conv_problem p;
+  int empty;
+  const mixrt_status_code status = convF32Problem(
+      N, C, H, W, input, F, groups, KH, KW, weight, stride_h, stride_w,
+      dilation_h, dilation_w, pad_top, pad_left, pad_bottom, pad_right, OH, OW,
+      output, bias, flags, &p, &empty);
+  if (status != MIXRT_STATUS_OK || empty)
+    return status;
+  runGroupedConv(&p, groups);
   return MIXRT_STATUS_OK;
 }
 
@@ -2221,4 +2457,24 @@ void mixrt_uk_dw_portable(const uk_dw_problem *p) {
     if (++c == p->C)
       c = 0;
   }
+}
+
+/* The portable tile of a grouped convolution's band: each output's chain
+ * in turn. */
+static void gconvPortable(const uk_gconv_tile *t) {
+  int64_t row = 0;
+  for (int64_t base = 0; base < t->nq; base += t->wp, ++row)
+    for (int64_t col = 0; col < t->ow; ++col)
+      for (int i = 0; i < t->fr; ++i) {
+        float acc = 0.0f;
+        const float *src = t->band + base + col, *w = t->w + i * t->ws;
+        for (int64_t c = 0; c < t->cg; ++c, src += t->plane)
+          for (int64_t k = 0; k < t->taps; ++k)
+            acc = ukFmaf(*w++, src[t->toff[k]], acc);
+        if (t->bias)
+          acc = acc + t->bias[i];
+        if (t->relu)
+          acc = uk_relu(acc);
+        t->out[i * t->out_plane + row * t->ow + col] = acc;
+      }
 }

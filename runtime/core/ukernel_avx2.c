@@ -1419,6 +1419,123 @@ UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
   }
 }
 
+/*===----------------------------------------------------------------------===*\
+|* Grouped convolutions of stride 1: a band's tiles (mixrt_uk_gconv_avx2)     *|
+\*===----------------------------------------------------------------------===*/
+
+/* Positions [q0, q0 + 8 * V) of FR filters (FR x V ymm accumulators), as
+ * gcTile of ukernel_avx512.c. */
+UK_INLINE void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
+                      const int V, int64_t row, int64_t col) {
+  __m256 acc[UK_GC_FR_AVX2][3];
+#pragma GCC unroll 4
+  for (int i = 0; i < FR; ++i)
+#pragma GCC unroll 3
+    for (int v = 0; v < V; ++v)
+      acc[i][v] = _mm256_setzero_ps();
+  const float *src = t->band + q0;
+  const float *w[UK_GC_FR_AVX512];
+#pragma GCC unroll 8
+  for (int i = 0; i < FR; ++i)
+    w[i] = t->w + i * t->ws;
+  for (int64_t c = 0, kk = 0; c < t->cg; ++c, src += t->plane)
+    for (int64_t k = 0; k < t->taps; ++k, ++kk) {
+      const float *x = src + t->toff[k];
+      __m256 xv[3];
+#pragma GCC unroll 3
+      for (int v = 0; v < V; ++v)
+        xv[v] = _mm256_loadu_ps(x + 8 * v);
+#pragma GCC unroll 4
+      for (int i = 0; i < FR; ++i) {
+        const __m256 wv = _mm256_broadcast_ss(w[i] + kk);
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm256_fmadd_ps(wv, xv[v], acc[i][v]);
+      }
+    }
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+#pragma GCC unroll 3
+  for (int v = 0; v < V; ++v) {
+    int l0[8], len[8];
+    int64_t at[8];
+    const int segs = mixrt_uk_gc_segments(t, row, col, 8, l0, len, at);
+    for (col += 8; col >= t->wp; col -= t->wp)
+      ++row;
+#pragma GCC unroll 4
+    for (int i = 0; i < FR; ++i) {
+      __m256 x = acc[i][v];
+      if (t->bias)
+        x = _mm256_add_ps(x, _mm256_set1_ps(t->bias[i]));
+      if (t->relu)
+        x = _mm256_and_ps(x,
+                          _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ));
+      float *out = t->out + i * t->out_plane;
+      for (int s = 0; s < segs; ++s) {
+        if (l0[s] == 0 && len[s] == 8) {
+          _mm256_storeu_ps(out + at[s], x);
+          continue;
+        }
+        const __m256 y = _mm256_permutevar8x32_ps(
+            x, _mm256_add_epi32(iota, _mm256_set1_epi32(l0[s])));
+        _mm256_maskstore_ps(out + at[s], laneMask(len[s]), y);
+      }
+    }
+  }
+}
+
+/* The band copy (uk_gconv_fill), as mixrt_uk_gconv_fill_avx512. */
+UK_T void mixrt_uk_gconv_fill_avx2(const uk_gconv_fill *f) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (int64_t c = 0; c < f->cg; ++c)
+    for (int64_t r = 0; r < f->rows; ++r) {
+      float *d = f->band + c * f->plane + r * f->wp;
+      for (int64_t j = 0; j < f->wp; j += 8)
+        _mm256_storeu_ps(d + j, zero);
+      const int64_t ih = f->ih0 + r;
+      if (ih < 0 || ih >= f->H)
+        continue;
+      const float *src = f->in + (c * f->H + ih) * f->W;
+      for (int64_t j = 0; j < f->copy; j += 8) {
+        const __m256i m = laneMask(f->copy - j < 8 ? f->copy - j : 8);
+        _mm256_maskstore_ps(d + f->lead + j, m, _mm256_maskload_ps(src + j, m));
+      }
+    }
+  float *slack = f->band + f->cg * f->plane;
+  for (int64_t j = 0; j < 16 + f->wp; j += 8)
+    _mm256_maskstore_ps(
+        slack + j, laneMask(16 + f->wp - j < 8 ? 16 + f->wp - j : 8), zero);
+}
+
+#define UK_GC_TILE(FR)                                                         \
+  case FR:                                                                     \
+    if (V == 3)                                                                \
+      gcTile(t, q0, FR, 3, row, col);                                          \
+    else if (V == 2)                                                           \
+      gcTile(t, q0, FR, 2, row, col);                                          \
+    else                                                                       \
+      gcTile(t, q0, FR, 1, row, col);                                          \
+    break;
+
+UK_T void mixrt_uk_gconv_avx2(const uk_gconv_tile *t) {
+  const int64_t vectors = (t->nq + 7) / 8;
+  int64_t row = 0, col = 0;
+  for (int64_t v0 = 0; v0 < vectors; v0 += 3) {
+    const int V = vectors - v0 >= 3 ? 3 : (int)(vectors - v0);
+    const int64_t q0 = v0 * 8;
+    switch (t->fr) {
+      UK_GC_TILE(1)
+      UK_GC_TILE(2)
+      UK_GC_TILE(3)
+      UK_GC_TILE(4)
+    default:
+      break;
+    }
+    for (col += 24; col >= t->wp; col -= t->wp)
+      ++row;
+  }
+}
+#undef UK_GC_TILE
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int mixrt_uk_avx2_unused;

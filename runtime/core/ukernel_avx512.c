@@ -2174,6 +2174,132 @@ UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
     mixrt_uk_dw_portable(p);
 }
 
+/*===----------------------------------------------------------------------===*\
+|* Grouped convolutions of stride 1: a band's tiles (mixrt_uk_gconv_avx512)   *|
+\*===----------------------------------------------------------------------===*/
+
+/* Positions [q0, q0 + 16 * V) (from band position (row, col)) of FR
+ * filters: one unaligned load per tap and vector, FR broadcasts per tap,
+ * FR x V accumulators; every output the chain fma(w, x, acc) from +0 over
+ * (c, kh, kw) ascending, then + bias (one add), then relu (x > 0 or NaN ?
+ * x : +0). */
+UK_INLINE UK_T void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
+                           const int V, int64_t row, int64_t col) {
+  __m512 acc[UK_GC_FR_AVX512][3];
+#pragma GCC unroll 8
+  for (int i = 0; i < FR; ++i)
+#pragma GCC unroll 3
+    for (int v = 0; v < V; ++v)
+      acc[i][v] = _mm512_setzero_ps();
+  const float *src = t->band + q0;
+  const float *w[UK_GC_FR_AVX512];
+#pragma GCC unroll 8
+  for (int i = 0; i < FR; ++i)
+    w[i] = t->w + i * t->ws;
+  for (int64_t c = 0, kk = 0; c < t->cg; ++c, src += t->plane)
+    for (int64_t k = 0; k < t->taps; ++k, ++kk) {
+      const float *x = src + t->toff[k];
+      __m512 xv[3];
+#pragma GCC unroll 3
+      for (int v = 0; v < V; ++v)
+        xv[v] = _mm512_loadu_ps(x + 16 * v);
+#pragma GCC unroll 8
+      for (int i = 0; i < FR; ++i) {
+        const __m512 wv = _mm512_set1_ps(w[i][kk]);
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm512_fmadd_ps(wv, xv[v], acc[i][v]);
+      }
+    }
+  const __m512i iota =
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#pragma GCC unroll 3
+  for (int v = 0; v < V; ++v) {
+    int l0[16], len[16];
+    int64_t at[16];
+    const int segs = mixrt_uk_gc_segments(t, row, col, 16, l0, len, at);
+    for (col += 16; col >= t->wp; col -= t->wp)
+      ++row;
+#pragma GCC unroll 8
+    for (int i = 0; i < FR; ++i) {
+      __m512 x = acc[i][v];
+      if (t->bias)
+        x = _mm512_add_ps(x, _mm512_set1_ps(t->bias[i]));
+      if (t->relu)
+        x = _mm512_maskz_mov_ps(
+            _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
+      float *out = t->out + i * t->out_plane;
+      for (int s = 0; s < segs; ++s) {
+        const __m512 y =
+            l0[s] == 0
+                ? x
+                : _mm512_permutexvar_ps(
+                      _mm512_add_epi32(iota, _mm512_set1_epi32(l0[s])), x);
+        _mm512_mask_storeu_ps(out + at[s], (__mmask16)((1u << len[s]) - 1u), y);
+      }
+    }
+  }
+}
+
+/* The band copy (uk_gconv_fill): each row zeroed by whole vectors (the
+ * last one runs into the next row, filled after it, or the slack), then
+ * its input columns copied by masked vectors. */
+UK_T void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t c = 0; c < f->cg; ++c)
+    for (int64_t r = 0; r < f->rows; ++r) {
+      float *d = f->band + c * f->plane + r * f->wp;
+      for (int64_t j = 0; j < f->wp; j += 16)
+        _mm512_storeu_ps(d + j, zero);
+      const int64_t ih = f->ih0 + r;
+      if (ih < 0 || ih >= f->H)
+        continue;
+      const float *src = f->in + (c * f->H + ih) * f->W;
+      for (int64_t j = 0; j < f->copy; j += 16) {
+        const __mmask16 m = colMask(f->copy - j);
+        _mm512_mask_storeu_ps(d + f->lead + j, m,
+                              _mm512_maskz_loadu_ps(m, src + j));
+      }
+    }
+  float *slack = f->band + f->cg * f->plane;
+  for (int64_t j = 0; j < 16 + f->wp; j += 16)
+    _mm512_mask_storeu_ps(slack + j, colMask(16 + f->wp - j), zero);
+}
+
+#define UK_GC_TILE(FR)                                                         \
+  case FR:                                                                     \
+    if (V == 3)                                                                \
+      gcTile(t, q0, FR, 3, row, col);                                          \
+    else if (V == 2)                                                           \
+      gcTile(t, q0, FR, 2, row, col);                                          \
+    else                                                                       \
+      gcTile(t, q0, FR, 1, row, col);                                          \
+    break;
+
+UK_T void mixrt_uk_gconv_avx512(const uk_gconv_tile *t) {
+  const int64_t vectors = (t->nq + 15) / 16;
+  int64_t row = 0, col = 0;
+  for (int64_t v0 = 0; v0 < vectors; v0 += 3) {
+    const int V = vectors - v0 >= 3 ? 3 : (int)(vectors - v0);
+    const int64_t q0 = v0 * 16;
+    switch (t->fr) {
+      UK_GC_TILE(1)
+      UK_GC_TILE(2)
+      UK_GC_TILE(3)
+      UK_GC_TILE(4)
+      UK_GC_TILE(5)
+      UK_GC_TILE(6)
+      UK_GC_TILE(7)
+      UK_GC_TILE(8)
+    default:
+      break;
+    }
+    for (col += 48; col >= t->wp; col -= t->wp)
+      ++row;
+  }
+}
+#undef UK_GC_TILE
+
 #else
 typedef int mixrt_uk_avx512_unused;
 #endif

@@ -96,6 +96,91 @@ typedef struct uk_conv_problem {
   int relu; /* mixrt_ukernel_conv2d_f32's MIXRT_UKERNEL_RELU */
 } uk_conv_problem;
 
+/* The direct path of a grouped convolution of stride 1
+ * (mixrt_ukernel_conv2d_grouped_f32): one band of output rows of one image
+ * and group is computed from a +0-padded copy of the group's input rows
+ * (UK_GC_BAND floats of stack): channel c's rows at band + c * plane, row
+ * r at + r * wp, wp = OW + (KW - 1) * dw columns (column j is input column
+ * j - pl, +0 outside). Position q = row * wp + col of the band reads tap t
+ * at q + toff[t] (toff[t] = kh * dh * wp + kw * dw), so a vector of 16
+ * consecutive q is one unaligned load per tap; the lanes with col >= OW or
+ * q >= nq are computed and dropped at the store; each tap's fr weights
+ * are broadcast from the weight as it is (fr rows of cg * taps). */
+#define UK_GC_BAND 12288 /* 48 KiB */
+#define UK_GC_TAPS 1024
+/* Filters per tile: AVX-512 (and the portable path), AVX2. */
+#define UK_GC_FR_AVX512 8
+#define UK_GC_FR_AVX2 4
+
+typedef struct uk_gconv_tile {
+  const float *band;
+  int64_t plane, wp, ow, nq; /* nq = band rows * wp */
+  int64_t cg, taps;
+  const int32_t *toff;
+  /* Filter i's weights (cg x taps, the group's KH x KW windows) at w + i
+   * * ws. */
+  const float *w;
+  int64_t ws;
+  int fr;
+  const float *bias; /* the tile's fr biases, or NULL */
+  int relu;
+  /* Filter i's output row 0 of the band at out + i * out_plane (rows OW
+   * apart). */
+  float *out;
+  int64_t out_plane;
+} uk_gconv_tile;
+
+/* The padded rows of a grouped convolution's band: for each of `cg`
+ * channels (input planes H x W apart from `in`, rows W apart) its rows
+ * `ih0` to `ih0 + rows - 1` (+0 outside [0, H)), each as wp floats at band
+ * + c * plane + r * wp: `lead` zeros, then `copy` input columns, then
+ * zeros; then 16 + wp floats of +0 after the last channel. */
+typedef struct uk_gconv_fill {
+  float *band;
+  int64_t plane, wp, cg, rows, ih0, H, W, lead, copy;
+  const float *in;
+} uk_gconv_fill;
+
+/* The output segments of the vector of `lanes` positions from band
+ * position (row, col): lanes [l0[i], l0[i] + len[i]) go to output elements
+ * from at[i] (row * OW + col, consecutive within the segment; lanes of
+ * columns >= OW or rows past the band are dropped). Segments that continue
+ * each other in the output (wp == OW) are merged. Returns their count. */
+static inline int mixrt_uk_gc_segments(const uk_gconv_tile *t, int64_t row,
+                                       int64_t col, int lanes, int *l0,
+                                       int *len, int64_t *at) {
+  if (col + lanes <= t->ow && row * t->wp < t->nq) {
+    /* Inside one row (most vectors of rows wider than a vector). */
+    l0[0] = 0;
+    len[0] = lanes;
+    at[0] = row * t->ow + col;
+    return 1;
+  }
+  int n = 0;
+  for (int l = 0; l < lanes && row * t->wp < t->nq;) {
+    int64_t step = lanes - l;
+    if (col < t->ow) {
+      if (t->ow - col < step)
+        step = t->ow - col;
+      const int64_t o = row * t->ow + col;
+      if (n > 0 && l0[n - 1] + len[n - 1] == l && at[n - 1] + len[n - 1] == o)
+        len[n - 1] += (int)step;
+      else {
+        l0[n] = l;
+        len[n] = (int)step;
+        at[n++] = o;
+      }
+    } else if (t->wp - col < step)
+      step = t->wp - col;
+    l += (int)step;
+    if ((col += step) == t->wp) {
+      col = 0;
+      ++row;
+    }
+  }
+  return n;
+}
+
 /* A run of consecutive positions of a block that lie in one output row and
  * one 16-column panel: panel column j0 of panel `panel`, `len` positions
  * from output (oh, ow0). */
@@ -485,6 +570,13 @@ UK_HIDDEN void mixrt_uk_conv_pack_avx512(const uk_conv_problem *p,
                                          const uk_conv_run *runs, int nruns,
                                          int panels, int64_t k0, int64_t kb,
                                          float *buf);
+/* A tile of a grouped convolution's band (fr <= UK_GC_FR_AVX512 or
+ * UK_GC_FR_AVX2): every position of [0, nq), every output the chain of the
+ * contract. */
+UK_HIDDEN void mixrt_uk_gconv_avx2(const uk_gconv_tile *t);
+UK_HIDDEN void mixrt_uk_gconv_fill_avx2(const uk_gconv_fill *f);
+UK_HIDDEN void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f);
+UK_HIDDEN void mixrt_uk_gconv_avx512(const uk_gconv_tile *t);
 UK_HIDDEN void mixrt_uk_dw_avx2(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_dw_avx512(const uk_dw_problem *p);
 UK_HIDDEN void mixrt_uk_s8_avx512(const uk_s8_problem *p);

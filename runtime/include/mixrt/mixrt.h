@@ -38,7 +38,7 @@
 
 /** Version of this header. Bumped on every ABI change; compare it with
  *  mixrt_api_version() to detect a header/library mismatch. */
-#define MIXRT_API_VERSION 17
+#define MIXRT_API_VERSION 18
 
 #ifdef __cplusplus
 extern "C" {

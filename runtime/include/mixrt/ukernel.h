@@ -358,6 +358,39 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
     int64_t pad_left, int64_t pad_bottom, int64_t pad_right, int64_t OH,
     int64_t OW, float *output, const float *bias, uint32_t flags);
 
+/** A grouped convolution (NCHW; `groups` >= 1 divides C and F): group g's
+ *  F / groups filters read its C / groups input channels, `weight` is F x
+ *  C / groups x KH x KW, `bias` F floats or NULL. Every output is computed
+ *  as mixrt_ukernel_conv2d_f32 computes it with the group's channels as C:
+ *
+ *    acc = +0; for (c, kh, kw) ascending over the group's C / groups
+ *    channels: acc = fmaf(weight[f][c][kh][kw], x, acc) (x as there, +0
+ *    for padded taps, never skipped), then + bias[f], then relu with
+ *    MIXRT_UKERNEL_RELU,
+ *
+ *  so the results are those of one mixrt_ukernel_conv2d_f32 call per image
+ *  and group, bit for bit, on every path and for any thread count. Stride 1
+ *  (any dilation) takes a direct path when a band of at least one output
+ *  row fits: per image, group and band of output rows, the group's input
+ *  rows are copied +0-padded into 48 KiB of stack, and tiles of filters x
+ *  consecutive positions of the padded rows (AVX-512: 8 filters x 48
+ *  positions, AVX2: 4 x 24, portable: one output at a time) take one load
+ *  per tap and vector and one broadcast per tap and filter, the weights
+ *  read where they are. Other layers run the GEMMs of
+ *  mixrt_ukernel_conv2d_f32 per image and group. With
+ *  mixrt_ukernel_set_parallel, direct work of at least 2^20 multiply-adds
+ *  is split by whole (image, group, band) items. Stack: about 52 KiB per
+ *  calling thread (85 KiB on the GEMM path). `flags`: 0 or
+ *  MIXRT_UKERNEL_RELU. INVALID_ARGUMENT for what mixrt_ukernel_conv2d_f32
+ *  refuses, `groups` < 1, or C or F not a multiple of `groups`. Added in
+ *  API version 18. */
+MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_grouped_f32(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t F,
+    int64_t groups, int64_t KH, int64_t KW, const float *weight,
+    int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t pad_top, int64_t pad_left, int64_t pad_bottom, int64_t pad_right,
+    int64_t OH, int64_t OW, float *output, const float *bias, uint32_t flags);
+
 /** An int8 convolution (NCHW, one group) into exact int32 sums, as GEMMs
  *  like mixrt_ukernel_conv2d_f32:
  *

@@ -15,8 +15,8 @@
 // both and its output cannot overlap the input (@conv_relu); otherwise it
 // stays a loop after the call (@conv: caller buffers may overlap;
 // @conv_residual: an add in the epilogue). Without the rewrite the loop
-// stays correct (OFF). Grouped convolutions: one call per image and group
-// (@grouped).
+// stays correct (OFF). Grouped convolutions: one call of
+// mixrt_ukernel_conv2d_grouped_f32 (@grouped).
 
 mix.network @conv precision(f32) (%x: tensor<1x2x15x17xf32>) -> tensor<1x3x8x8xf32> {
   %w = mix.weight dense<0.5> : tensor<3x2x3x3xf32>
@@ -81,19 +81,17 @@ mix.network @half_weight precision(f32) (%x: tensor<1x2x4x4xf32>) -> tensor<1x4x
 }
 
 // Two groups (C = 8, F = 6: 4 input channels and 3 filters each) of two
-// images: the loop reads input channel f / 3 * 4 + c; then a loop over
-// images x groups (4 iterations) calls mixrt_ukernel_conv2d_f32 per group
-// on one image of 4 channels into 3 filters, at element offsets image *
-// 800 + group * 400 (input), group * 108 (weight), image * 600 + group *
-// 300 (output).
+// images: the loop reads input channel f / 3 * 4 + c; then one call of
+// mixrt_ukernel_conv2d_grouped_f32 (N = 2, C = 8, F = 6, groups = 2) on the
+// whole input, weight and output.
 mix.network @grouped precision(f32) (%x: tensor<2x8x10x10xf32>) -> tensor<2x6x10x10xf32> {
   %w = mix.weight dense<0.5> : tensor<6x4x3x3xf32>
   %y = mix.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<2x8x10x10xf32>, tensor<6x4x3x3xf32>) -> tensor<2x6x10x10xf32>
   mix.return %y : tensor<2x6x10x10xf32>
 }
 
-// Grouped with fewer than 64 output positions: still one call per image
-// and group (the im2col GEMMs are one group only).
+// Grouped with fewer than 64 output positions: still the grouped call (the
+// im2col GEMMs are one group only).
 mix.network @grouped_small precision(f32) (%x: tensor<1x8x7x7xf32>) -> tensor<1x6x7x7xf32> {
   %w = mix.weight dense<0.5> : tensor<6x4x3x3xf32>
   %y = mix.conv2d %x, %w {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x7x7xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x7x7xf32>
@@ -154,6 +152,7 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 // MARK:         mix.ukernel = "conv2d_f32"
 
 // CHECK-DAG:   func.func private @mixrt_ukernel_conv2d_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32) -> i32
+// CHECK-DAG:   func.func private @mixrt_ukernel_conv2d_grouped_f32(i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32) -> i32
 
 // N = 1, C = 2, the unpadded 15 x 17 input -- the network's argument
 // itself, no copy --, F = 3, 3x3, strides 2, 2, dilations 1, 1, padding 1,
@@ -242,36 +241,23 @@ mix.network @product_f16 precision(f32) (%a: tensor<5x6xf32>, %b: tensor<6x7xf32
 
 // CHECK-LABEL: func.func @mixc_net_grouped(
 // CHECK-NOT:     linalg.generic
-// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c4{{.*}} step
-// CHECK-NEXT:      %[[IV:.*]] = arith.index_cast %[[I]] : index to i64
-// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : i64
-// CHECK-NEXT:      %[[IMG:.*]] = arith.divui %[[IV]], %[[TWO]] : i64
-// CHECK-NEXT:      %[[G:.*]] = arith.remui %[[IV]], %[[TWO]] : i64
-// CHECK-NEXT:      arith.constant 400 : i64
-// CHECK-NEXT:      arith.muli %[[G]]
-// CHECK-NEXT:      arith.constant 800 : i64
-// CHECK-NEXT:      arith.muli %[[IMG]]
-// CHECK-NEXT:      arith.addi
-// CHECK-NEXT:      %[[GIN:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
-// CHECK-NEXT:      arith.constant 108 : i64
-// CHECK-NEXT:      arith.muli %[[G]]
-// CHECK-NEXT:      %[[GW:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
-// CHECK-NEXT:      arith.constant 300 : i64
-// CHECK-NEXT:      arith.muli %[[G]]
-// CHECK-NEXT:      arith.constant 600 : i64
-// CHECK-NEXT:      arith.muli %[[IMG]]
-// CHECK-NEXT:      arith.addi
-// CHECK-NEXT:      %[[GOUT:.*]] = llvm.getelementptr {{.*}} -> !llvm.ptr, f32
-// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i64
-// CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : i64
-// CHECK:           %[[THREE:.*]] = arith.constant 3 : i64
-// CHECK:           call @mixrt_ukernel_conv2d_f32(%[[ONE]], %[[FOUR]], %{{.*}}, %{{.*}}, %[[GIN]], %[[THREE]], %{{.*}}, %{{.*}}, %[[GW]], {{.*}}, %[[GOUT]], %{{.*}}, %{{.*}})
-// CHECK-NEXT:    }
+// CHECK-NOT:     scf.for
+// CHECK:         %[[N:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 8 : i64
+// CHECK:         %[[IN:.*]] = llvm.inttoptr
+// CHECK-NEXT:    %[[F:.*]] = arith.constant 6 : i64
+// CHECK-NEXT:    %[[G:.*]] = arith.constant 2 : i64
+// CHECK:         %[[W:.*]] = llvm.inttoptr
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    call @mixrt_ukernel_conv2d_grouped_f32(%[[N]], %[[C]], %{{.*}}, %{{.*}}, %[[IN]], %[[F]], %[[G]], %{{.*}}, %{{.*}}, %[[W]], {{.*}}, %[[NULL]], %[[NONE]])
+// CHECK-NOT:     scf.for
+// CHECK-NOT:     mixrt_ukernel_conv2d_f32
 // CHECK:         return
 
 // CHECK-LABEL: func.func @mixc_net_grouped_small(
-// CHECK:         scf.for
-// CHECK:           call @mixrt_ukernel_conv2d_f32(
+// CHECK-NOT:     scf.for
+// CHECK:         call @mixrt_ukernel_conv2d_grouped_f32(
 // CHECK-NOT:     math.fma
 // CHECK:         return
 

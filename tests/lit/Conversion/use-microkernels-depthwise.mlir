@@ -143,8 +143,7 @@ mix.network @grouped precision(f32) (%x: tensor<1x4x5x5xf32>) -> tensor<1x4x5x5x
 
 // CHECK-LABEL: func.func @mixc_net_grouped(
 // CHECK-NOT:     call @mixrt_ukernel_depthwise_f32
-// CHECK:         scf.for
-// CHECK:           call @mixrt_ukernel_conv2d_f32(
+// CHECK:         call @mixrt_ukernel_conv2d_grouped_f32(
 // CHECK-NOT:     math.fma
 // CHECK:         return
 

@@ -8,7 +8,7 @@
 // quantized input (a - za, in f32), the constant weight at compile time
 // (b - zb), and computes the sums by the f32 convolution loop that
 // mix-use-microkernels turns into mixrt_ukernel_depthwise_f32 or
-// mixrt_ukernel_conv2d_f32 (one call per group); the rescale reads the f32
+// mixrt_ukernel_conv2d_grouped_f32; the rescale reads the f32
 // sums (extended to f64, exactly). Otherwise the i32 loops stay.
 
 // Depthwise, 3x3: always exact (9 * 255 * 255 < 2^24).
@@ -68,8 +68,7 @@ mix.network @too_wide precision(int8<asymmetric>) (%x: tensor<1x128x3x3xf32>) ->
 // CHECK:         scf.if
 // CHECK:           linalg.generic
 // CHECK-LABEL: func.func @mixc_net_grouped(
-// CHECK:         scf.for
-// CHECK:           call @mixrt_ukernel_conv2d_f32(
+// CHECK:         call @mixrt_ukernel_conv2d_grouped_f32(
 // CHECK-LABEL: func.func @mixc_net_too_wide(
-// CHECK-NOT:     call @mixrt_ukernel_conv2d_f32
+// CHECK-NOT:     call @mixrt_ukernel_conv2d_grouped_f32
 // CHECK:         return

@@ -405,7 +405,8 @@ void checkConv(const ConvCase &c, unsigned seed, const char *callee = nullptr,
     REQUIRE(llvm::all_of(x, [](float v) { return std::isfinite(v); }));
   checkModel(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, callee, x,
              checked);
-  if (StringRef(callee) == "mixrt_ukernel_conv2d_f32")
+  if (StringRef(callee) == "mixrt_ukernel_conv2d_f32" ||
+      StringRef(callee) == "mixrt_ukernel_conv2d_grouped_f32")
     checkMarkedLoop(text, {c.n, c.c, c.h, c.w}, {c.n, c.f, oh, ow}, x,
                     "conv2d_f32", callee);
   else if (StringRef(callee) == "mixrt_ukernel_depthwise_f32")
@@ -755,7 +756,7 @@ TEST_CASE("compiled f16 and bf16 dense and conv2d: the widened input through "
             {{2, 5, 9, 7, 17, 3, 3, 2, 1, 1, precision, false},
              "mixrt_ukernel_gemm_f32"},
             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
-             "mixrt_ukernel_conv2d_f32"},
+             "mixrt_ukernel_conv2d_grouped_f32"},
             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
              "mixrt_ukernel_depthwise_f32"},
             {{2, 4, 9, 9, 4, 3, 3, 2, 1, 1, precision, false, 4},
@@ -868,9 +869,10 @@ TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
       ++seed;
     }
     // Convolutions: the dequantized weight is computed at run time, so one
-    // group takes mixrt_ukernel_conv2d_f32 at any plane size, as do grouped
-    // ones; depthwise ones mixrt_ukernel_depthwise_f32 (per-channel scales
-    // along axis 0, the filters).
+    // group takes mixrt_ukernel_conv2d_f32 at any plane size, grouped ones
+    // mixrt_ukernel_conv2d_grouped_f32; depthwise ones
+    // mixrt_ukernel_depthwise_f32 (per-channel scales along axis 0, the
+    // filters).
     checkConvCalls(
         {
             std::pair<ConvCase, const char *>{
@@ -879,7 +881,7 @@ TEST_CASE("compiled weight-only int8 dense and conv2d: the dequantized "
             {{2, 5, 5, 4, 7, 3, 3, 2, 1, 1, precision, false},
              "mixrt_ukernel_conv2d_f32"},
             {{2, 8, 9, 9, 6, 3, 3, 1, 1, 1, precision, true, 2},
-             "mixrt_ukernel_conv2d_f32"},
+             "mixrt_ukernel_conv2d_grouped_f32"},
             {{1, 6, 10, 12, 6, 3, 3, 1, 1, 1, precision, true, 6},
              "mixrt_ukernel_depthwise_f32"},
         },
@@ -918,13 +920,13 @@ TEST_CASE("compiled weight-only int8 dense with per-tensor scales: the "
   }
 }
 
-// Grouped convolutions (1 < groups < C), f32 weights, any plane: a loop
-// over images x groups calling mixrt_ukernel_conv2d_f32
-// per group (its input planes, filters and output planes at offsets). Two
-// images, so both offsets count; groups of one input channel but several
+// Grouped convolutions (1 < groups < C), f32 weights, any plane: one call
+// of mixrt_ukernel_conv2d_grouped_f32 (the direct path for stride 1, the
+// GEMMs per image and group for stride 2). Two images, so both offsets
+// count; groups of one input channel but several
 // filters (not depthwise); a 1x1 grouped layer (ShuffleNet's); K per group
 // across the 128-k block; ResNeXt's 32 groups of 4.
-TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
+TEST_CASE("compiled grouped f32 conv2d: the grouped microkernel call equals "
           "the loops bit for bit",
           "[exec][ukernel]") {
   unsigned seed = 300;
@@ -934,8 +936,8 @@ TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
            ConvCase{1, 12, 10, 12, 9, 1, 1, 1, 0, 1, "", true, 3},
            ConvCase{1, 30, 17, 17, 10, 3, 3, 2, 1, 1, "", true, 2},
            ConvCase{2, 64, 8, 8, 64, 3, 3, 1, 1, 1, "", false, 32},
-           // Below 64 output positions (7x7, 5x5): still one call per
-           // group (the im2col GEMMs are one group only).
+           // Below 64 output positions (7x7, 5x5): still the grouped call
+           // (the im2col GEMMs are one group only).
            ConvCase{2, 16, 7, 7, 8, 3, 3, 1, 1, 1, "", true, 4},
            ConvCase{1, 6, 5, 5, 6, 1, 1, 1, 0, 1, "", false, 2},
            // f16 and bf16 weights: widened exactly first.
@@ -948,7 +950,7 @@ TEST_CASE("compiled grouped f32 conv2d: one microkernel call per group equals "
                          << " F " << c.f << " " << c.kh << "x" << c.kw
                          << " stride " << c.stride << " groups " << c.groups
                          << " " << c.precision << (c.bias ? " bias" : "")) {
-      checkConv(c, seed, "mixrt_ukernel_conv2d_f32");
+      checkConv(c, seed, "mixrt_ukernel_conv2d_grouped_f32");
     }
     ++seed;
   }
@@ -1290,7 +1292,7 @@ TEST_CASE("compiled int8 grouped and depthwise conv2d: the f32 convolution "
                << c.groups << " " << precision << (c.bias ? " bias" : "")) {
         checkConv(c, seed,
                   depthwise ? "mixrt_ukernel_depthwise_f32"
-                            : "mixrt_ukernel_conv2d_f32");
+                            : "mixrt_ukernel_conv2d_grouped_f32");
       }
       ++seed;
     }
@@ -1506,9 +1508,8 @@ TEST_CASE("compiled f32 conv2d: bias and relu epilogues run inside the "
           inputData(inputs, 2 * 4 * 9 * 9, rng));
     }
   }
-  // Grouped (3 groups of 4 channels): each group's call gets its part of
-  // the bias and writes the relu's output (a planted bias offset of group
-  // 0 for every group fails 2 assertions).
+  // Grouped (3 groups of 4 channels): the grouped call gets the bias and
+  // writes the relu's output.
   std::string grouped = llvm::formatv(
       "mix.network @d precision(f32) (%x: tensor<2x12x8x8xf32>) -> "
       "tensor<2x6x8x8xf32> {\n"
@@ -1558,7 +1559,7 @@ TEST_CASE("compiled f32 conv2d: bias and relu epilogues run inside the "
         grouped, {2, 12, 8, 8}, {2, 6, 8, 8},
         [](MixPipelineOptions &o) { o.microkernels = false; },
         [](ModuleOp kernels, ModuleOp loops) {
-          const char *conv = "mixrt_ukernel_conv2d_f32";
+          const char *conv = "mixrt_ukernel_conv2d_grouped_f32";
           CHECK(countCallsWithEpilogue(kernels, conv, MIXRT_UKERNEL_RELU,
                                        true) == 1);
           CHECK(countCalls(loops, conv) == 0);
