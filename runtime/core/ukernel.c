@@ -848,6 +848,15 @@ static void convAsRow(uk_conv_problem *p) {
 
 typedef void (*uk_gconv_fn)(const uk_gconv_tile *t);
 typedef void (*uk_gconv_fill_fn)(const uk_gconv_fill *f);
+
+/* The path with one-tile small bands (AVX-512), or NULL. */
+static uk_gconv_fn gconvSmallFn(void) {
+#if defined(__x86_64__)
+  return mixrt_uk_gconv_avx512;
+#else
+  return NULL;
+#endif
+}
 static void gconvPortable(const uk_gconv_tile *t);
 
 /* The portable band copy (uk_gconv_fill). */
@@ -913,8 +922,19 @@ static void gconvItems(const void *context, int64_t begin, int64_t end) {
     g->fill(&fill);
     const int64_t f0g = group * g->fg;
     float *out = p->output + ((image * p->F + f0g) * p->OH + oh0) * p->OW;
-    for (int64_t f0 = 0; f0 < g->fg; f0 += g->fr) {
-      const int fr = g->fg - f0 < g->fr ? (int)(g->fg - f0) : g->fr;
+    /* Tiles of at most fr filters, balanced (sizes differ by at most 1):
+     * the AVX-512 path takes a band of 49 to 64 positions as one tile of
+     * 4 vectors of at most UK_GC_FR_SMALL filters. */
+    const int frMax =
+        g->fn == gconvSmallFn() && rows * wp > 48 && rows * wp <= 64
+            ? UK_GC_FR_SMALL
+            : g->fr;
+    int64_t tiles, rest;
+    mixrt_uk_divmod(g->fg + frMax - 1, frMax, &tiles, &rest);
+    int64_t base, extra;
+    mixrt_uk_divmod(g->fg, tiles > 0 ? tiles : 1, &base, &extra);
+    for (int64_t f0 = 0, i = 0; f0 < g->fg; ++i) {
+      const int fr = (int)(base + (i < extra ? 1 : 0));
       const uk_gconv_tile t = {band,
                                plane,
                                wp,
@@ -931,6 +951,7 @@ static void gconvItems(const void *context, int64_t begin, int64_t end) {
                                out + f0 * p->OH * p->OW,
                                p->OH * p->OW};
       g->fn(&t);
+      f0 += fr;
     }
   }
 }

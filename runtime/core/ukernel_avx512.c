@@ -2185,10 +2185,10 @@ UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
  * x : +0). */
 UK_INLINE UK_T void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
                            const int V, int64_t row, int64_t col) {
-  __m512 acc[UK_GC_FR_AVX512][3];
+  __m512 acc[UK_GC_FR_AVX512][4];
 #pragma GCC unroll 8
   for (int i = 0; i < FR; ++i)
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v)
       acc[i][v] = _mm512_setzero_ps();
   const float *src = t->band + q0;
@@ -2199,21 +2199,21 @@ UK_INLINE UK_T void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
   for (int64_t c = 0, kk = 0; c < t->cg; ++c, src += t->plane)
     for (int64_t k = 0; k < t->taps; ++k, ++kk) {
       const float *x = src + t->toff[k];
-      __m512 xv[3];
-#pragma GCC unroll 3
+      __m512 xv[4];
+#pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
         xv[v] = _mm512_loadu_ps(x + 16 * v);
 #pragma GCC unroll 8
       for (int i = 0; i < FR; ++i) {
         const __m512 wv = _mm512_set1_ps(w[i][kk]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v)
           acc[i][v] = _mm512_fmadd_ps(wv, xv[v], acc[i][v]);
       }
     }
   const __m512i iota =
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) {
     int l0[16], len[16];
     int64_t at[16];
@@ -2276,8 +2276,30 @@ UK_T void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f) {
       gcTile(t, q0, FR, 1, row, col);                                          \
     break;
 
+/* A band of at most 4 vectors (a plane of up to 64 padded positions, e.g.
+ * 7x7 with 3x3 windows: 63) with at most UK_GC_FR_SMALL filters per tile
+ * (the caller's choice) is one tile of 4 vectors: 4 loads and FR <= 6
+ * broadcasts per 4 x FR fma, where 3 + 1 vectors would take 20 per 32. */
+#define UK_GC_SMALL(FR)                                                        \
+  case FR:                                                                     \
+    gcTile(t, 0, FR, (int)vectors, 0, 0);                                      \
+    break;
+
 UK_T void mixrt_uk_gconv_avx512(const uk_gconv_tile *t) {
   const int64_t vectors = (t->nq + 15) / 16;
+  if (vectors == 4 && t->fr <= UK_GC_FR_SMALL) {
+    switch (t->fr) {
+      UK_GC_SMALL(1)
+      UK_GC_SMALL(2)
+      UK_GC_SMALL(3)
+      UK_GC_SMALL(4)
+      UK_GC_SMALL(5)
+      UK_GC_SMALL(6)
+    default:
+      break;
+    }
+    return;
+  }
   int64_t row = 0, col = 0;
   for (int64_t v0 = 0; v0 < vectors; v0 += 3) {
     const int V = vectors - v0 >= 3 ? 3 : (int)(vectors - v0);
@@ -2298,6 +2320,7 @@ UK_T void mixrt_uk_gconv_avx512(const uk_gconv_tile *t) {
       ++row;
   }
 }
+#undef UK_GC_SMALL
 #undef UK_GC_TILE
 
 #else

@@ -108,9 +108,11 @@ typedef struct uk_conv_problem {
  * are broadcast from the weight as it is (fr rows of cg * taps). */
 #define UK_GC_BAND 12288 /* 48 KiB */
 #define UK_GC_TAPS 1024
-/* Filters per tile: AVX-512 (and the portable path), AVX2. */
+/* Filters per tile: AVX-512 (and the portable path), AVX2; AVX-512 on a
+ * band of 49 to 64 positions (one tile of 4 vectors). */
 #define UK_GC_FR_AVX512 8
 #define UK_GC_FR_AVX2 4
+#define UK_GC_FR_SMALL 6
 
 typedef struct uk_gconv_tile {
   const float *band;

@@ -5,16 +5,17 @@
 // the contract of mixrt/ukernel.h (per output: fmaf over the group's (c, kh,
 // kw) ascending from +0, a padded tap an fma of +0, then + bias[f], then
 // relu); a NaN output must be a NaN in both. The shapes cover the direct
-// path of stride 1 (filters per group not a multiple of the tiles' 8 or 4,
+// path of stride 1 (filters per group not a multiple of the tiles' 8, 6
+// or 4, bands of 49 to 64 positions (AVX-512's one-tile case),
 // one input channel per group, 1x1 windows whose positions run on across
 // rows, planes narrower than a vector (7x7, 1 x 5, 9 x 1), rows wider than
 // three vectors, planes split into bands of rows, dilation, asymmetric and
-// large padding, 5x3 windows) and the GEMM path it leaves to (stride 2,
-// (C / groups) * KH * KW beyond the tile's weights, a padded input row of
-// all channels beyond the band); infinities, NaN, -0 and subnormals; relu; no
-// bias; an empty sum; two images; the words after the output stay untouched.
-// Then the results of one mixrt_ukernel_conv2d_f32 call per image and group,
-// threads (1, 2, 3: the same bits) and the argument checks.
+// large padding, 5x3 windows, K = 576) and the GEMM path it leaves to
+// (stride 2, the padded rows of one output row beyond the band); infinities,
+// NaN, -0 and subnormals; relu; no bias; an empty sum; two images; the words
+// after the output stay untouched. Then the results of one
+// mixrt_ukernel_conv2d_f32 call per image and group, threads (1, 2, 3: the same
+// bits) and the argument checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +157,12 @@ TEST_CASE("ukernel.conv2d_grouped equals the reference on every path",
   for (int64_t fg : {1, 3, 5, 6, 7, 9, 11, 17})
     check(grouped(1, 6, 3 * fg, 3, 9, 13, 3, 1), false, true, rng);
   check(grouped(2, 12, 24, 12, 10, 10, 3, 1), false, true, rng);
+  // 49 to 64 padded positions (7x7 and 6x8 planes of 3x3 windows: 63, 60):
+  // AVX-512 takes them as one tile of 4 vectors, at most 6 filters a tile
+  // (balanced: 13 filters as 5 + 4 + 4).
+  for (int64_t fg : {1, 2, 5, 7, 13})
+    check(grouped(1, 4, 2 * fg, 2, 7, 7, 3, 1), false, true, rng);
+  check(grouped(2, 6, 12, 3, 6, 8, 3, 1), false, true, rng);
   // 1x1 (positions run on across rows: one segment per vector), planes
   // narrower than a vector, one column, one row, rows of 50 (three vectors
   // and a tail).
@@ -179,10 +186,10 @@ TEST_CASE("ukernel.conv2d_grouped equals the reference on every path",
            Grouped{
                ConvShape{1, 4, 6, 4, 5, 3, 3, 1, 1, 1, 1}.padded(3, 3, 3, 3),
                2},
-           // The GEMM path: stride 2; (C / groups) * 9 = 576 (beyond the
-           // AVX-512 and portable tiles' 512, direct on AVX2); (C / groups)
-           // * 9 = 3600; one padded row of a band, 400 channels of 40
-           // floats, beyond its 48 KiB (1x1: direct but for that).
+           // K = (C / groups) * 9 = 576 (direct: 64 channels of three
+           // 8-float rows); the GEMM path: stride 2, and a band of 400
+           // channels of 3 rows of 12 floats (3x3) or of one row of 40
+           // (1x1) beyond its 48 KiB.
            Grouped{
                ConvShape{2, 16, 24, 7, 9, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
                4},
