@@ -366,13 +366,12 @@ LogicalResult Quantizer::rewrite(LayerOpInterface layer) const {
   if (int8W && !int8Act &&
       isa<DenseOp, Conv2DOp, AttentionOp, LstmOp, GruOp>(op))
     return rewriteWeightOnly(op, *w);
-  if (w && int8Act != int8W)
+  // Weight-only int8 was rewritten above (matmul has no weight), so what
+  // is left with a mismatch is int8 activations over float weights.
+  if (w && int8Act && !int8W)
     return op->emitOpError()
-           << "quantizes only its " << (int8Act ? "activations" : "weights")
-           << " (activations " << act.str() << ", weights " << w->str() << "); "
-           << (int8Act ? "int8 layers need both in int8"
-                       : "weight-only int8 is for dense, conv2d, attention, "
-                         "lstm and gru");
+           << "quantizes only its activations (activations " << act.str()
+           << ", weights " << w->str() << "); int8 layers need both in int8";
 
   OpBuilder b(op);
   auto chunk = op->getAttrOfType<IntegerAttr>(kKChunkAttrName);
