@@ -2241,24 +2241,30 @@ UK_INLINE UK_T void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
   }
 }
 
-/* The band copy (uk_gconv_fill): each row zeroed by whole vectors (the
- * last one runs into the next row, filled after it, or the slack), then
- * its input columns copied by masked vectors. */
+/* The band copy (uk_gconv_fill): whole vectors per row (the last one runs
+ * into the next row, filled after it, or the slack). */
 UK_T void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f) {
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t c = 0; c < f->cg; ++c)
     for (int64_t r = 0; r < f->rows; ++r) {
       float *d = f->band + c * f->plane + r * f->wp;
-      for (int64_t j = 0; j < f->wp; j += 16)
-        _mm512_storeu_ps(d + j, zero);
       const int64_t ih = f->ih0 + r;
-      if (ih < 0 || ih >= f->H)
+      if (ih < 0 || ih >= f->H) {
+        for (int64_t j = 0; j < f->wp; j += 16)
+          _mm512_storeu_ps(d + j, zero);
         continue;
-      const float *src = f->in + (c * f->H + ih) * f->W;
-      for (int64_t j = 0; j < f->copy; j += 16) {
-        const __mmask16 m = colMask(f->copy - j);
-        _mm512_mask_storeu_ps(d + f->lead + j, m,
-                              _mm512_maskz_loadu_ps(m, src + j));
+      }
+      /* One pass: lane l of the vector at padded column j reads input
+       * column j + l - lead when that lies in [0, copy) (masked loads do
+       * not touch the other lanes' addresses), else +0. */
+      const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
+      for (int64_t j = 0; j < f->wp; j += 16) {
+        const __mmask16 m =
+            (__mmask16)(colMask(f->lead + f->copy - j) & ~colMask(f->lead - j));
+        _mm512_storeu_ps(
+            d + j,
+            _mm512_maskz_loadu_ps(
+                m, (const void *)(src + (uintptr_t)((j - f->lead) * 4))));
       }
     }
   float *slack = f->band + f->cg * f->plane;
