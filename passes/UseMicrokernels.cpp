@@ -261,6 +261,17 @@ Value nullPointer(OpBuilder &b, Location loc) {
                               LLVM::LLVMPointerType::get(b.getContext()));
 }
 
+/// Appends the window arguments of mixrt's convolution kernels (ukernel.h):
+/// stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left,
+/// pad_bottom, pad_right, OH, OW.
+void appendWindowArgs(OpBuilder &b, Location loc, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations, ArrayRef<int64_t> pad,
+                      int64_t oh, int64_t ow, SmallVectorImpl<Value> &args) {
+  for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1], pad[0],
+                    pad[1], pad[2], pad[3], oh, ow})
+    args.push_back(i64Const(b, loc, v));
+}
+
 /// Declares `name` (an external mixrt function) once.
 void declare(ModuleOp module, StringRef name, FunctionType type) {
   if (module.lookupSymbol(name))
@@ -1367,9 +1378,7 @@ struct MixUseMicrokernelsPass
     for (int64_t v : {kh, kw})
       args.push_back(i64Const(b, loc, v));
     args.push_back(pointerTo(b, loc, w));
-    for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
-                      pad[0], pad[1], pad[2], pad[3], oh, ow})
-      args.push_back(i64Const(b, loc, v));
+    appendWindowArgs(b, loc, strides, dilations, pad, oh, ow, args);
     args.push_back(pointerTo(b, loc, dest));
     args.push_back(fused.bias ? pointerTo(b, loc, fused.bias)
                               : nullPointer(b, loc));
@@ -1470,10 +1479,8 @@ struct MixUseMicrokernelsPass
         args.push_back(i64Const(b, loc, v));
       args.push_back(pointerTo(b, loc, w));
       args.push_back(zwNone ? nullPointer(b, loc) : pointerTo(b, loc, zw));
-      for (int64_t v :
-           {strides[0], strides[1], dilations[0], dilations[1], pad[0], pad[1],
-            pad[2], pad[3], outType.getDimSize(2), outType.getDimSize(3)})
-        args.push_back(i64Const(b, loc, v));
+      appendWindowArgs(b, loc, strides, dilations, pad, outType.getDimSize(2),
+                       outType.getDimSize(3), args);
       return args;
     };
     const uint32_t zwFlags =
@@ -1665,9 +1672,7 @@ struct MixUseMicrokernelsPass
     for (int64_t v : {kh, kw})
       args.push_back(i64Const(after, loc, v));
     args.push_back(pointerTo(after, loc, w));
-    for (int64_t v : {strides[0], strides[1], dilations[0], dilations[1],
-                      pad[0], pad[1], pad[2], pad[3], oh, ow})
-      args.push_back(i64Const(after, loc, v));
+    appendWindowArgs(after, loc, strides, dilations, pad, oh, ow, args);
     args.push_back(
         memref::LoadOp::create(after, loc, epilogue->sa, ValueRange{}));
     args.push_back(pointerTo(after, loc, epilogue->sb));

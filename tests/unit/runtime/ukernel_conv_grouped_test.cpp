@@ -271,15 +271,14 @@ TEST_CASE("ukernel.conv2d_grouped gives the same bits for any number of "
       INFO("path " << mixrt_ukernel_isa_name(isa));
       for (int32_t threads : {1, 2, 3}) {
         INFO(threads << " threads");
-        REQUIRE(mixrt_set_num_threads(threads) == MIXRT_STATUS_OK);
-        std::vector<float> got(want.size(), -7.0f);
-        REQUIRE(run(g, d.in, d.w, got.data(), d.bias.data()) ==
-                MIXRT_STATUS_OK);
+        const std::vector<float> got =
+            runOnThreads(threads, want.size(), -7.0f, [&](float *out) {
+              return run(g, d.in, d.w, out, d.bias.data());
+            });
         CHECK(std::memcmp(got.data(), want.data(), want.size() * 4) == 0);
       }
     }
   }
-  REQUIRE(mixrt_set_num_threads(1) == MIXRT_STATUS_OK);
 }
 
 TEST_CASE("ukernel.conv2d_grouped checks its arguments",
