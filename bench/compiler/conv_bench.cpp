@@ -169,11 +169,13 @@ const ConvShape kLayers[] = {
     {"dw3:3x3dw_144_56", 144, 144, 56, 56, 3, 1, 1, 144},
     {"dw4:3x3dw_960_7", 960, 960, 7, 7, 3, 1, 1, 960},
     // Grouped 3x3: ResNeXt-50's (32 groups of 8 channels at 28x28, and of
-    // 32 at 7x7) and a RegNet-like one (8 groups of 16 at 56x56); one call
-    // of mixrt_ukernel_conv2d_f32 per image and group.
+    // 32 at 7x7; the stride-2 one that opens its third stage, 56x56 ->
+    // 28x28) and a RegNet-like one (8 groups of 16 at 56x56); one call of
+    // mixrt_ukernel_conv2d_grouped_f32.
     {"g1:3x3g32_256_28", 256, 256, 28, 28, 3, 1, 1, 32},
     {"g2:3x3g8_128_56", 128, 128, 56, 56, 3, 1, 1, 8},
     {"g3:3x3g32_1024_7", 1024, 1024, 7, 7, 3, 1, 1, 32},
+    {"g4:3x3g32_256_56/2", 256, 256, 56, 56, 3, 2, 1, 32},
 };
 
 /// The whole CNN's convolutions, in order, then global_avg_pool and a dense

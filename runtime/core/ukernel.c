@@ -862,33 +862,44 @@ static void gconvPortable(const uk_gconv_tile *t);
 /* The portable band copy (uk_gconv_fill). */
 static void gconvFill(const uk_gconv_fill *f) {
   for (int64_t c = 0; c < f->cg; ++c)
-    for (int64_t r = 0; r < f->rows; ++r) {
-      float *d = f->band + c * f->plane + r * f->wp;
-      const int64_t ih = f->ih0 + r;
-      int64_t j = 0;
-      if (ih >= 0 && ih < f->H) {
-        const float *src = f->in + (c * f->H + ih) * f->W;
-        for (; j < f->lead; ++j)
-          d[j] = 0.0f;
-        for (; j < f->lead + f->copy; ++j)
-          d[j] = src[j - f->lead];
+    for (int ri = 0; ri < f->nrp; ++ri)
+      for (int ci = 0; ci < f->ncp; ++ci) {
+        float *d0 = f->band + c * f->plane + (ri * f->ncp + ci) * f->ps;
+        int64_t lo, hi;
+        mixrt_uk_gc_lanes(f->x0[ci], f->sw, f->W, f->wp, &lo, &hi);
+        for (int64_t i = 0; i < f->rows; ++i) {
+          float *d = d0 + i * f->wp;
+          /* ih0 < H first: ih0 + i * sh cannot overflow then. */
+          const int64_t ih = f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
+          int64_t j = 0;
+          if (ih >= 0 && ih < f->H) {
+            const float *src = f->in + (c * f->H + ih) * f->W;
+            for (; j < lo; ++j)
+              d[j] = 0.0f;
+            for (; j < hi; ++j)
+              d[j] = src[f->x0[ci] + j * f->sw];
+          }
+          for (; j < f->wp; ++j)
+            d[j] = 0.0f;
+        }
       }
-      for (; j < f->wp; ++j)
-        d[j] = 0.0f;
-    }
   float *slack = f->band + f->cg * f->plane;
   for (int64_t j = 0; j < 16 + f->wp; ++j)
     slack[j] = 0.0f;
 }
 
-/* A grouped convolution of stride 1 on the direct path: items (image,
- * group, band of `rows` output rows), N * groups * bands of them. */
+/* A grouped convolution on the direct path: items (image, group, band of
+ * `rows` output rows), N * groups * bands of them; each band's copy holds
+ * rows + halo rows per phase plane, nrp x ncp planes (row phases rp[],
+ * column phases cp[]) of ps floats per channel. */
 typedef struct uk_gconv_problem {
   const uk_conv_problem *p;
   uk_gconv_fn fn;
   uk_gconv_fill_fn fill;
   int fr; /* filters per tile */
-  int64_t groups, cg, fg, taps, wp, rows, bands;
+  int nrp, ncp;
+  int rp[UK_GC_PHASES], cp[UK_GC_PHASES];
+  int64_t groups, cg, fg, taps, wp, halo, ps, rows, bands;
   int32_t toff[UK_GC_TAPS];
 } uk_gconv_problem;
 
@@ -898,27 +909,25 @@ static void gconvItems(const void *context, int64_t begin, int64_t end) {
   const uk_gconv_problem *g = (const uk_gconv_problem *)context;
   const uk_conv_problem *p = g->p;
   float band[UK_GC_BAND] __attribute__((aligned(64)));
-  const int64_t wp = g->wp, halo = (p->KH - 1) * p->dh;
+  const int64_t wp = g->wp, plane = g->nrp * g->ncp * g->ps;
   for (int64_t item = begin; item < end; ++item) {
     int64_t image, group, b;
     mixrt_uk_divmod(item, g->bands, &image, &b);
     mixrt_uk_divmod(image, g->groups, &image, &group);
     const int64_t oh0 = b * g->rows;
     const int64_t rows = p->OH - oh0 < g->rows ? p->OH - oh0 : g->rows;
-    const int64_t plane = (rows + halo) * wp;
-    const int64_t lead = p->pl < wp ? p->pl : wp;
-    const uk_gconv_fill fill = {band,
-                                plane,
-                                wp,
-                                g->cg,
-                                rows + halo,
-                                oh0 - p->pt,
-                                p->H,
-                                p->W,
-                                lead,
-                                p->W < wp - lead ? p->W : wp - lead,
-                                p->input + (image * p->C + group * g->cg) *
-                                               p->H * p->W};
+    /* Every band copies rows + halo rows per plane (the last one too, so
+     * that the planes stay ps apart as toff[] assumes). */
+    uk_gconv_fill fill = {
+        band,  plane,  g->ps,
+        wp,    g->cg,  g->rows + g->halo,
+        p->H,  p->W,   p->sh,
+        p->sw, g->nrp, g->ncp,
+        {0},   {0},    p->input + (image * p->C + group * g->cg) * p->H * p->W};
+    for (int i = 0; i < g->nrp; ++i)
+      fill.ih0[i] = oh0 * p->sh + g->rp[i] - p->pt;
+    for (int i = 0; i < g->ncp; ++i)
+      fill.x0[i] = g->cp[i] - p->pl;
     g->fill(&fill);
     const int64_t f0g = group * g->fg;
     float *out = p->output + ((image * p->F + f0g) * p->OH + oh0) * p->OW;
@@ -956,9 +965,9 @@ static void gconvItems(const void *context, int64_t begin, int64_t end) {
   }
 }
 
-/* `groups` groups of `p` (C and F all of them): the direct path for stride
- * 1 when a band of at least one output row and a tile's weights fit their
- * stack buffers, else per image and group the GEMMs of
+/* `groups` groups of `p` (C and F all of them): the direct path for
+ * strides up to UK_GC_PHASES when a band of at least one output row fits
+ * the stack buffer, else per image and group the GEMMs of
  * mixrt_ukernel_conv2d_f32. */
 static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
   uk_gconv_problem g;
@@ -989,21 +998,42 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
   }
 #endif
   /* Bounded first, so that the products below cannot overflow. */
-  int direct = p->sh == 1 && p->sw == 1 && g.taps <= UK_GC_TAPS &&
-               g.cg <= UK_GC_BAND && p->KH <= UK_GC_BAND &&
-               p->dh <= UK_GC_BAND && p->KW <= UK_GC_BAND &&
-               p->dw <= UK_GC_BAND && p->OW <= UK_GC_BAND;
-  /* Output rows per band: (rows + halo) * wp * cg floats of padded rows,
-   * then 16 + wp of slack. */
+  int direct =
+      p->sh <= UK_GC_PHASES && p->sw <= UK_GC_PHASES && g.taps <= UK_GC_TAPS &&
+      g.cg <= UK_GC_BAND && p->KH <= UK_GC_BAND && p->dh <= UK_GC_BAND &&
+      p->KW <= UK_GC_BAND && p->dw <= UK_GC_BAND && p->OW <= UK_GC_BAND;
+  /* Output rows per band: (rows + halo) * wp floats per phase plane and
+   * channel, then 16 + wp of slack. */
   int64_t rows = p->OH;
+  int ri[UK_GC_PHASES] = {0}, ci[UK_GC_PHASES] = {0};
   if (direct) {
-    g.wp = p->OW + (p->KW - 1) * p->dw;
+    /* The phases the taps use, numbered in increasing order. */
+    /* int arithmetic (no 64-bit division on 32-bit targets): kh * dh and
+     * kw * dw stay below 2^28 here. */
+    int usedR[UK_GC_PHASES] = {0}, usedC[UK_GC_PHASES] = {0};
+    for (int kh = 0; kh < (int)p->KH; ++kh)
+      usedR[kh * (int)p->dh % (int)p->sh] = 1;
+    for (int kw = 0; kw < (int)p->KW; ++kw)
+      usedC[kw * (int)p->dw % (int)p->sw] = 1;
+    g.nrp = g.ncp = 0;
+    for (int i = 0; i < UK_GC_PHASES; ++i) {
+      if (usedR[i]) {
+        ri[i] = g.nrp;
+        g.rp[g.nrp++] = i;
+      }
+      if (usedC[i]) {
+        ci[i] = g.ncp;
+        g.cp[g.ncp++] = i;
+      }
+    }
+    g.wp = p->OW + ((int)p->KW - 1) * (int)p->dw / (int)p->sw;
+    g.halo = ((int)p->KH - 1) * (int)p->dh / (int)p->sh;
     const int64_t room = UK_GC_BAND - 16 - g.wp;
     if (room < 0)
       direct = 0;
     else if (g.cg > 0) {
-      mixrt_uk_divmod(room, g.wp * g.cg, &rows, &rest);
-      rows -= (p->KH - 1) * p->dh;
+      mixrt_uk_divmod(room, g.wp * g.cg * g.nrp * g.ncp, &rows, &rest);
+      rows -= g.halo;
       if (rows > p->OH)
         rows = p->OH;
       direct = rows >= 1;
@@ -1032,9 +1062,16 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
   mixrt_uk_divmod(p->OH + bands - 1, bands, &rows, &rest);
   g.rows = rows;
   g.bands = bands;
-  for (int64_t kh = 0, t = 0; kh < p->KH; ++kh)
-    for (int64_t kw = 0; kw < p->KW; ++kw, ++t)
-      g.toff[t] = (int32_t)(kh * p->dh * g.wp + kw * p->dw);
+  /* A band's copy: (rows + halo) * wp * cg * nrp * ncp <= room floats
+   * (nothing to copy when cg = 0, where rows may be any OH). */
+  g.ps = g.cg > 0 ? (rows + g.halo) * g.wp : 0;
+  for (int kh = 0, t = 0; kh < (int)p->KH; ++kh)
+    for (int kw = 0; kw < (int)p->KW; ++kw, ++t) {
+      const int y = kh * (int)p->dh, x = kw * (int)p->dw;
+      const int sh = (int)p->sh, sw = (int)p->sw;
+      g.toff[t] = (int32_t)((ri[y % sh] * g.ncp + ci[x % sw]) * g.ps +
+                            y / sh * g.wp + x / sw);
+    }
   runBlocks(p->N * groups * bands,
             (double)p->N * (double)(p->OH * p->OW) * (double)p->F *
                 (double)(g.cg * g.taps),
@@ -2480,22 +2517,28 @@ void mixrt_uk_dw_portable(const uk_dw_problem *p) {
   }
 }
 
-/* The portable tile of a grouped convolution's band: each output's chain
- * in turn. */
+/* The portable tile of a grouped convolution's band: per position the fr
+ * filters' chains side by side (independent fmas, each tap read once). */
 static void gconvPortable(const uk_gconv_tile *t) {
   int64_t row = 0;
   for (int64_t base = 0; base < t->nq; base += t->wp, ++row)
-    for (int64_t col = 0; col < t->ow; ++col)
+    for (int64_t col = 0; col < t->ow; ++col) {
+      float acc[UK_GC_FR_AVX512] = {0.0f};
+      const float *src = t->band + base + col;
+      for (int64_t c = 0; c < t->cg; ++c, src += t->plane)
+        for (int64_t k = 0; k < t->taps; ++k) {
+          const float v = src[t->toff[k]];
+          const float *w = t->w + c * t->taps + k;
+          for (int i = 0; i < t->fr; ++i)
+            acc[i] = ukFmaf(w[i * t->ws], v, acc[i]);
+        }
       for (int i = 0; i < t->fr; ++i) {
-        float acc = 0.0f;
-        const float *src = t->band + base + col, *w = t->w + i * t->ws;
-        for (int64_t c = 0; c < t->cg; ++c, src += t->plane)
-          for (int64_t k = 0; k < t->taps; ++k)
-            acc = ukFmaf(*w++, src[t->toff[k]], acc);
+        float y = acc[i];
         if (t->bias)
-          acc = acc + t->bias[i];
+          y = y + t->bias[i];
         if (t->relu)
-          acc = uk_relu(acc);
-        t->out[i * t->out_plane + row * t->ow + col] = acc;
+          y = uk_relu(y);
+        t->out[i * t->out_plane + row * t->ow + col] = y;
       }
+    }
 }

@@ -1483,23 +1483,41 @@ UK_INLINE void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
   }
 }
 
-/* The band copy (uk_gconv_fill), as mixrt_uk_gconv_fill_avx512. */
+/* The band copy (uk_gconv_fill), as mixrt_uk_gconv_fill_avx512: 8
+ * columns a store (x + l * sw, +0 outside [0, W)), stride 1 a masked load,
+ * else a masked gather; masked-off lanes touch no memory. */
 UK_T void mixrt_uk_gconv_fill_avx2(const uk_gconv_fill *f) {
   const __m256 zero = _mm256_setzero_ps();
+  const __m256i idx = _mm256_mullo_epi32(
+      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)f->sw));
   for (int64_t c = 0; c < f->cg; ++c)
-    for (int64_t r = 0; r < f->rows; ++r) {
-      float *d = f->band + c * f->plane + r * f->wp;
-      for (int64_t j = 0; j < f->wp; j += 8)
-        _mm256_storeu_ps(d + j, zero);
-      const int64_t ih = f->ih0 + r;
-      if (ih < 0 || ih >= f->H)
-        continue;
-      const float *src = f->in + (c * f->H + ih) * f->W;
-      for (int64_t j = 0; j < f->copy; j += 8) {
-        const __m256i m = laneMask(f->copy - j < 8 ? f->copy - j : 8);
-        _mm256_maskstore_ps(d + f->lead + j, m, _mm256_maskload_ps(src + j, m));
+    for (int ri = 0; ri < f->nrp; ++ri)
+      for (int ci = 0; ci < f->ncp; ++ci) {
+        float *d0 = f->band + c * f->plane + (ri * f->ncp + ci) * f->ps;
+        for (int64_t i = 0; i < f->rows; ++i) {
+          float *d = d0 + i * f->wp;
+          /* ih0 < H first: ih0 + i * sh cannot overflow then. */
+          const int64_t ih = f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
+          if (ih < 0 || ih >= f->H) {
+            for (int64_t j = 0; j < f->wp; j += 8)
+              _mm256_storeu_ps(d + j, zero);
+            continue;
+          }
+          const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
+          for (int64_t j = 0; j < f->wp; j += 8) {
+            const int64_t x = f->x0[ci] + j * f->sw;
+            int64_t lo, hi;
+            mixrt_uk_gc_lanes(x, f->sw, f->W, 8, &lo, &hi);
+            const __m256i m = _mm256_andnot_si256(laneMask(lo), laneMask(hi));
+            const void *at = (const void *)(src + (uintptr_t)x * 4);
+            _mm256_storeu_ps(
+                d + j, f->sw == 1 ? _mm256_maskload_ps((const float *)at, m)
+                                  : _mm256_mask_i32gather_ps(
+                                        zero, (const float *)at, idx,
+                                        _mm256_castsi256_ps(m), 4));
+          }
+        }
       }
-    }
   float *slack = f->band + f->cg * f->plane;
   for (int64_t j = 0; j < 16 + f->wp; j += 8)
     _mm256_maskstore_ps(

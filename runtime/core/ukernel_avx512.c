@@ -2241,35 +2241,101 @@ UK_INLINE UK_T void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
   }
 }
 
-/* The band copy (uk_gconv_fill): whole vectors per row (the last one runs
- * into the next row, filled after it, or the slack). */
-UK_T void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f) {
+/* The 16 band columns from column x of an input row (columns x + l * sw,
+ * +0 outside [0, W)): stride 1 one masked load, stride 2 two and a lane
+ * permutation, else a masked gather. Masked-off lanes touch no memory. */
+UK_INLINE UK_T __m512 gcColumns(uintptr_t src, int64_t x, int64_t sw,
+                                int64_t W) {
+  if (sw == 1)
+    return _mm512_maskz_loadu_ps(colMask(W - x) & ~colMask(-x),
+                                 (const void *)(src + (uintptr_t)x * 4));
+  if (sw == 2) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                           20, 22, 24, 26, 28, 30);
+    const __m512 lo = _mm512_maskz_loadu_ps(
+        colMask(W - x) & ~colMask(-x), (const void *)(src + (uintptr_t)x * 4));
+    const __m512 hi =
+        _mm512_maskz_loadu_ps(colMask(W - x - 16) & ~colMask(-x - 16),
+                              (const void *)(src + (uintptr_t)(x + 16) * 4));
+    return _mm512_permutex2var_ps(lo, even, hi);
+  }
+  int64_t lo, hi;
+  mixrt_uk_gc_lanes(x, sw, W, 16, &lo, &hi);
+  const __m512i idx = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32((int)sw));
+  return _mm512_mask_i32gather_ps(_mm512_setzero_ps(),
+                                  colMask(hi) & ~colMask(lo), idx,
+                                  (const void *)(src + (uintptr_t)x * 4), 4);
+}
+
+/* The band copy (uk_gconv_fill) in one pass: 16 columns a store, each
+ * row's last store running up to 15 floats into the next row (written
+ * after it) or into the slack (written last). */
+/* Row i of channel c's phase plane (ri, ci), and with `pairs` (stride 2,
+ * both column phases: x0[1] = x0[0] + 1) of plane (ri, ci + 1) too, from
+ * the same 32 floats per 16 columns (even and odd lanes); pairs store
+ * exactly wp floats a row, the other rows whole vectors (running up to 15
+ * floats into what is written after them). */
+UK_INLINE UK_T void gcFillRow(const uk_gconv_fill *f, int64_t c, int ri, int ci,
+                              int64_t i, int pairs) {
   const __m512 zero = _mm512_setzero_ps();
-  for (int64_t c = 0; c < f->cg; ++c)
-    for (int64_t r = 0; r < f->rows; ++r) {
-      float *d = f->band + c * f->plane + r * f->wp;
-      const int64_t ih = f->ih0 + r;
-      if (ih < 0 || ih >= f->H) {
-        for (int64_t j = 0; j < f->wp; j += 16)
-          _mm512_storeu_ps(d + j, zero);
-        continue;
-      }
-      /* One pass: lane l of the vector at padded column j reads input
-       * column j + l - lead when that lies in [0, copy) (masked loads do
-       * not touch the other lanes' addresses), else +0. */
-      const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
-      for (int64_t j = 0; j < f->wp; j += 16) {
-        const __mmask16 m =
-            (__mmask16)(colMask(f->lead + f->copy - j) & ~colMask(f->lead - j));
-        _mm512_storeu_ps(
-            d + j,
-            _mm512_maskz_loadu_ps(
-                m, (const void *)(src + (uintptr_t)((j - f->lead) * 4))));
-      }
+  float *d = f->band + c * f->plane + (ri * f->ncp + ci) * f->ps + i * f->wp;
+  /* ih0 < H first: ih0 + i * sh cannot overflow then. */
+  const int64_t ih = f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
+  if (ih < 0 || ih >= f->H) {
+    for (int64_t j = 0; j < f->wp; j += 16) {
+      _mm512_mask_storeu_ps(d + j, colMask(f->wp - j), zero);
+      if (pairs)
+        _mm512_mask_storeu_ps(d + f->ps + j, colMask(f->wp - j), zero);
     }
+    return;
+  }
+  const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
+  if (!pairs) {
+    for (int64_t j = 0; j < f->wp; j += 16)
+      _mm512_storeu_ps(d + j,
+                       gcColumns(src, f->x0[ci] + j * f->sw, f->sw, f->W));
+    return;
+  }
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30),
+                odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (int64_t j = 0; j < f->wp; j += 16) {
+    const __mmask16 m = colMask(f->wp - j);
+    const int64_t x = f->x0[ci] + 2 * j;
+    const __m512 lo =
+        _mm512_maskz_loadu_ps(colMask(f->W - x) & ~colMask(-x),
+                              (const void *)(src + (uintptr_t)x * 4));
+    const __m512 hi =
+        _mm512_maskz_loadu_ps(colMask(f->W - x - 16) & ~colMask(-x - 16),
+                              (const void *)(src + (uintptr_t)(x + 16) * 4));
+    _mm512_mask_storeu_ps(d + j, m, _mm512_permutex2var_ps(lo, even, hi));
+    _mm512_mask_storeu_ps(d + f->ps + j, m,
+                          _mm512_permutex2var_ps(lo, odd, hi));
+  }
+}
+
+/* The band copy (uk_gconv_fill) in one pass, 16 columns a store. Stride 2
+ * in both directions (four planes) reads each channel's input rows in
+ * order: plane row i of row phase 0, then of row phase 1. */
+UK_T void mixrt_uk_gconv_fill_avx512(const uk_gconv_fill *f) {
+  if (f->sw == 2 && f->ncp == 2) {
+    for (int64_t c = 0; c < f->cg; ++c)
+      for (int64_t i = 0; i < f->rows; ++i)
+        for (int ri = 0; ri < f->nrp; ++ri)
+          gcFillRow(f, c, ri, 0, i, 1);
+  } else {
+    for (int64_t c = 0; c < f->cg; ++c)
+      for (int ri = 0; ri < f->nrp; ++ri)
+        for (int ci = 0; ci < f->ncp; ++ci)
+          for (int64_t i = 0; i < f->rows; ++i)
+            gcFillRow(f, c, ri, ci, i, 0);
+  }
   float *slack = f->band + f->cg * f->plane;
   for (int64_t j = 0; j < 16 + f->wp; j += 16)
-    _mm512_mask_storeu_ps(slack + j, colMask(16 + f->wp - j), zero);
+    _mm512_mask_storeu_ps(slack + j, colMask(16 + f->wp - j),
+                          _mm512_setzero_ps());
 }
 
 #define UK_GC_TILE(FR)                                                         \

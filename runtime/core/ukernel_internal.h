@@ -96,16 +96,23 @@ typedef struct uk_conv_problem {
   int relu; /* mixrt_ukernel_conv2d_f32's MIXRT_UKERNEL_RELU */
 } uk_conv_problem;
 
-/* The direct path of a grouped convolution of stride 1
- * (mixrt_ukernel_conv2d_grouped_f32): one band of output rows of one image
- * and group is computed from a +0-padded copy of the group's input rows
- * (UK_GC_BAND floats of stack): channel c's rows at band + c * plane, row
- * r at + r * wp, wp = OW + (KW - 1) * dw columns (column j is input column
- * j - pl, +0 outside). Position q = row * wp + col of the band reads tap t
- * at q + toff[t] (toff[t] = kh * dh * wp + kw * dw), so a vector of 16
- * consecutive q is one unaligned load per tap; the lanes with col >= OW or
- * q >= nq are computed and dropped at the store; each tap's fr weights
- * are broadcast from the weight as it is (fr rows of cg * taps). */
+/* The direct path of a grouped convolution (mixrt_ukernel_conv2d_grouped_f32,
+ * strides up to UK_GC_PHASES): one band of output rows of one image and
+ * group is computed from a +0-padded copy of the group's input rows
+ * (UK_GC_BAND floats of stack), split by stride phase so that every tap of
+ * consecutive outputs reads consecutive floats. Channel c's copy is at band
+ * + c * plane: one phase plane (ps floats apart) per row phase ph (of kh *
+ * dh mod sh) and column phase pw (of kw * dw mod sw) that a tap uses; plane
+ * row i of row phase ph holds input row (oh0 + i) * sh + ph - pt, column j
+ * of column phase pw input column j * sw + pw - pl (+0 outside), rows wp =
+ * OW + (KW - 1) * dw / sw floats wide. Position q = row * wp + col of the
+ * band reads tap t at q + toff[t] (toff[t] = its phase plane's offset + kh
+ * * dh / sh * wp + kw * dw / sw; stride 1: one plane, the padded rows, and
+ * toff[t] = kh * dh * wp + kw * dw), so a vector of 16 consecutive q is one
+ * unaligned load per tap; the lanes with col >= OW or q >= nq are computed
+ * and dropped at the store; each tap's fr weights are broadcast from the
+ * weight as it is (fr rows of cg * taps). */
+#define UK_GC_PHASES 8   /* the largest stride of the direct path */
 #define UK_GC_BAND 12288 /* 48 KiB */
 #define UK_GC_TAPS 1024
 /* Filters per tile: AVX-512 (and the portable path), AVX2; AVX-512 on a
@@ -132,14 +139,18 @@ typedef struct uk_gconv_tile {
   int64_t out_plane;
 } uk_gconv_tile;
 
-/* The padded rows of a grouped convolution's band: for each of `cg`
- * channels (input planes H x W apart from `in`, rows W apart) its rows
- * `ih0` to `ih0 + rows - 1` (+0 outside [0, H)), each as wp floats at band
- * + c * plane + r * wp: `lead` zeros, then `copy` input columns, then
- * zeros; then 16 + wp floats of +0 after the last channel. */
+/* The padded rows of a grouped convolution's band (the layout above): for
+ * each of `cg` channels (input planes H x W apart from `in`, rows W apart)
+ * and each of its nrp x ncp phase planes (row phase index ri major, at band
+ * + c * plane + (ri * ncp + ci) * ps), plane row i < rows (at + i * wp) is
+ * input row ih0[ri] + i * sh and its column j < wp input column x0[ci] + j
+ * * sw, +0 outside the input; then 16 + wp floats of +0 after the last
+ * channel. */
 typedef struct uk_gconv_fill {
   float *band;
-  int64_t plane, wp, cg, rows, ih0, H, W, lead, copy;
+  int64_t plane, ps, wp, cg, rows, H, W, sh, sw;
+  int nrp, ncp;
+  int64_t ih0[UK_GC_PHASES], x0[UK_GC_PHASES];
   const float *in;
 } uk_gconv_fill;
 
@@ -295,6 +306,31 @@ static inline void mixrt_uk_divmod(int64_t a, int64_t b, int64_t *q,
   *q = (int64_t)quot;
   *r = (int64_t)rem;
 #endif
+}
+
+/* The lanes [*lo, *hi) of `n` (clamped to [0, n]) whose column x + l * sw
+ * (sw >= 1) lies in [0, W): x > -2^63, W - x < 2^63 (a grouped band's
+ * column; the window checks bound both). */
+static inline void mixrt_uk_gc_lanes(int64_t x, int64_t sw, int64_t W,
+                                     int64_t n, int64_t *lo, int64_t *hi) {
+  int64_t a = 0, b = 0, r;
+  if (sw == 1) {
+    a = x < 0 ? -x : 0;
+    b = W - x;
+  } else {
+    if (x < 0) {
+      mixrt_uk_divmod(-x, sw, &a, &r);
+      a += r != 0;
+    }
+    if (W - x > 0) {
+      mixrt_uk_divmod(W - x, sw, &b, &r);
+      b += r != 0;
+    }
+  }
+  *lo = a < n ? a : n;
+  *hi = b < n ? b : n;
+  if (*hi < *lo)
+    *hi = *lo;
 }
 
 /* (c, kh, kw) of the patch row k0: every packing starts its walk here. */

@@ -10,8 +10,11 @@
 // one input channel per group, 1x1 windows whose positions run on across
 // rows, planes narrower than a vector (7x7, 1 x 5, 9 x 1), rows wider than
 // three vectors, planes split into bands of rows, dilation, asymmetric and
-// large padding, 5x3 windows, K = 576) and the GEMM path it leaves to
-// (stride 2, the padded rows of one output row beyond the band); infinities,
+// large padding, 5x3 windows, K = 576); strides 2 to 8 on the same path
+// (phase planes: one or two strided directions, 3 of 4 phases used,
+// dilation with stride, 1x1 of stride 2, bands, the one-tile band), and the
+// GEMM path it leaves to (stride 9, the padded rows of one output row
+// beyond the band); infinities,
 // NaN, -0 and subnormals; relu; no bias; an empty sum; two images; the words
 // after the output stay untouched. Then the results of one
 // mixrt_ukernel_conv2d_f32 call per image and group, threads (1, 2, 3: the same
@@ -187,17 +190,69 @@ TEST_CASE("ukernel.conv2d_grouped equals the reference on every path",
                ConvShape{1, 4, 6, 4, 5, 3, 3, 1, 1, 1, 1}.padded(3, 3, 3, 3),
                2},
            // K = (C / groups) * 9 = 576 (direct: 64 channels of three
-           // 8-float rows); the GEMM path: stride 2, and a band of 400
-           // channels of 3 rows of 12 floats (3x3) or of one row of 40
-           // (1x1) beyond its 48 KiB.
-           Grouped{
-               ConvShape{2, 16, 24, 7, 9, 3, 3, 2, 2, 1, 1}.padded(1, 1, 1, 1),
-               4},
+           // 8-float rows); the GEMM path: a band of 400 channels of 3 rows
+           // of 12 floats (3x3) or of one row of 40 (1x1) beyond its 48 KiB.
            grouped(1, 128, 8, 2, 6, 6, 3, 1),
            grouped(1, 800, 4, 2, 3, 10, 3, 1),
            grouped(1, 800, 4, 2, 3, 40, 1, 0),
        })
     check(g, false, true, rng);
+}
+
+TEST_CASE("ukernel.conv2d_grouped with strides equals the reference on "
+          "every path",
+          "[ukernel][conv][grouped]") {
+  std::mt19937 rng(61);
+  auto strided = [](int64_t n, int64_t c, int64_t f, int64_t groups, int64_t oh,
+                    int64_t ow, int64_t k, int64_t sh, int64_t sw, int64_t d,
+                    int64_t pad) {
+    return Grouped{ConvShape{n, c, f, oh, ow, k, k, sh, sw, d, d}.padded(
+                       pad, pad, pad, pad),
+                   groups};
+  };
+  // ResNeXt's stride-2 3x3 layers (the first block of a stage): four
+  // phase planes of 15 (14 + 1) floats a row, two images; 7x7 outputs (8-
+  // float rows: AVX-512's one-tile band of 56 positions).
+  check(strided(2, 64, 64, 8, 14, 14, 3, 2, 2, 1, 1), false, true, rng);
+  check(strided(1, 64, 64, 4, 7, 7, 3, 2, 2, 1, 1), false, true, rng);
+  // Every tile remainder of the filters per group.
+  for (int64_t fg : {1, 3, 5, 7, 9, 13})
+    check(strided(1, 6, 3 * fg, 3, 7, 9, 3, 2, 2, 1, 1), false, true, rng);
+  // Bands: 16 channels x 4 planes of 29-float rows, 5 output rows a band.
+  check(strided(1, 32, 32, 2, 28, 28, 3, 2, 2, 1, 1), false, true, rng);
+  for (Grouped g : {
+           // One strided direction (two phase planes): rows, then columns.
+           strided(1, 8, 8, 2, 6, 11, 3, 2, 1, 1, 1),
+           strided(1, 8, 8, 2, 11, 6, 3, 1, 2, 1, 1),
+           // Strides 3 and 4 (the gather copy), 5x5 windows; 3x3 windows
+           // of stride 4 use 3 of its 4 phases, stride 8 (the largest of
+           // the direct path) one each.
+           strided(1, 6, 6, 3, 5, 7, 5, 3, 3, 1, 2),
+           strided(2, 4, 8, 2, 4, 6, 3, 4, 4, 1, 1),
+           strided(1, 4, 4, 2, 3, 20, 3, 8, 8, 1, 1),
+           // Stride 9: per group the GEMMs.
+           strided(1, 4, 4, 2, 3, 4, 3, 9, 9, 1, 1),
+           // Dilation 2 of stride 2 (one phase plane: every tap even) and
+           // dilation 3 (taps 0, 3, 6: phases 0, 1, 0).
+           strided(1, 8, 8, 2, 5, 6, 3, 2, 2, 2, 2),
+           strided(1, 8, 8, 2, 5, 6, 3, 2, 2, 3, 3),
+           // 1x1 of stride 2 (every other column of every other row).
+           strided(2, 16, 32, 4, 7, 7, 1, 2, 2, 1, 0),
+           // Padding beyond the window, asymmetric padding, a 2x4 window.
+           strided(1, 4, 6, 2, 4, 5, 3, 2, 2, 1, 4),
+           Grouped{
+               ConvShape{1, 6, 9, 7, 10, 2, 4, 2, 3, 1, 1}.padded(0, 3, 1, 2),
+               3},
+           // A band of 400 channels x 4 planes of 11 floats beyond its
+           // 48 KiB: the GEMM path.
+           strided(1, 800, 4, 2, 3, 10, 3, 2, 2, 1, 1),
+       })
+    check(g, false, true, rng);
+  // Specials, relu, no bias.
+  for (bool withBias : {false, true})
+    for (bool relu : {false, true})
+      check(strided(1, 8, 8, 2, 5, 6, 3, 2, 2, 1, 1), true, withBias, rng,
+            relu);
 }
 
 TEST_CASE("ukernel.conv2d_grouped propagates specials, fuses relu, and sums "
