@@ -369,15 +369,18 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
  *    MIXRT_UKERNEL_RELU,
  *
  *  so the results are those of one mixrt_ukernel_conv2d_f32 call per image
- *  and group, bit for bit, on every path and for any thread count. Stride 1
- *  (any dilation) takes a direct path when a band of at least one output
- *  row fits: per image, group and band of output rows, the group's input
- *  rows are copied +0-padded into 48 KiB of stack, and tiles of filters x
- *  consecutive positions of the padded rows (AVX-512: 8 filters x 48
- *  positions, AVX2: 4 x 24, portable: one output at a time) take one load
- *  per tap and vector and one broadcast per tap and filter, the weights
- *  read where they are. Other layers run the GEMMs of
- *  mixrt_ukernel_conv2d_f32 per image and group. With
+ *  and group, bit for bit, on every path and for any thread count. Strides
+ *  up to 8 (any dilation) take a direct path when a band of at least one
+ *  output row fits: per image, group and band of output rows, the group's
+ *  input rows are copied +0-padded into 48 KiB of stack -- with a stride,
+ *  split by phase (even and odd rows and columns for stride 2), so that a
+ *  tap of consecutive outputs reads consecutive floats -- and tiles of
+ *  filters x consecutive positions of the padded rows (AVX-512: 8 filters
+ *  x 48 positions, AVX2: 4 x 24, portable: one position's filters at a
+ *  time) take one load per tap and vector and one broadcast per tap and
+ *  filter, the weights read where they are. Other layers (strides above 8,
+ *  a band beyond the stack) run the GEMMs of mixrt_ukernel_conv2d_f32 per
+ *  image and group. With
  *  mixrt_ukernel_set_parallel, direct work of at least 2^20 multiply-adds
  *  is split by whole (image, group, band) items. Stack: about 52 KiB per
  *  calling thread (85 KiB on the GEMM path). `flags`: 0 or
