@@ -193,13 +193,30 @@ void markRecurrentGemm(OpBuilder &b, Value gemm, Value a,
                                   b.getStringAttr("recurrent_gemm_f32"));
 }
 
+/// C[m, g] += A[m, k] x W[g, k]^T on the rank-2 `a`, `w` and `c` as one
+/// generic (k the reduction, ascending: each output's chain continues from
+/// the value in C), marked for mixrt's GEMM by markRecurrentGemm.
+Value rowsGemm(OpBuilder &b, Location loc, Value a, Value w, Value c, Type acc,
+               const MixToLinalgOptions &options) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  Value sum = generic(
+      b, loc, ValueRange{a, w}, c,
+      {AffineMap::get(3, 0, {m, k}, ctx), AffineMap::get(3, 0, {g, k}, ctx),
+       AffineMap::get(3, 0, {m, g}, ctx)},
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
+      fmaBody(acc));
+  markRecurrentGemm(b, sum, a, options);
+  return sum;
+}
+
 /// The input GEMM of direction `d` of a batch-first layer, one sequence at
 /// a time: for n in [0, B), xw[d, s, n, :] += x[n, s, :] W_d^T, each output
 /// accumulated in ascending k from the value in xw (the same chains as the
 /// one generic over (s, n, g, k)); each marked "recurrent_gemm_f32".
 Value sequenceGemms(OpBuilder &b, Location loc, Value x, Value wd, Value xw,
                     int64_t d, Type acc, const MixToLinalgOptions &options) {
-  MLIRContext *ctx = b.getContext();
   ArrayRef<int64_t> xwShape = cast<ShapedType>(xw.getType()).getShape();
   ArrayRef<int64_t> xShape = cast<ShapedType>(x.getType()).getShape();
   int64_t steps = xwShape[1], batch = xwShape[2], gates = xwShape[3];
@@ -218,16 +235,7 @@ Value sequenceGemms(OpBuilder &b, Location loc, Value x, Value wd, Value xw,
                     indices(lb2, {Value(), Value(), seq}, {d, 0, 0, 0}), 1, 3,
                     acc); // xw[d, :, n, :]: [S, G]
         Value init = cSlice.extract(lb2, l, carried[0]);
-        AffineExpr s = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
-                   k = getAffineDimExpr(2, ctx);
-        Value sum = generic(lb2, l, ValueRange{xn, wd}, init,
-                            {AffineMap::get(3, 0, {s, k}, ctx),
-                             AffineMap::get(3, 0, {g, k}, ctx),
-                             AffineMap::get(3, 0, {s, g}, ctx)},
-                            {IteratorType::parallel, IteratorType::parallel,
-                             IteratorType::reduction},
-                            fmaBody(acc));
-        markRecurrentGemm(lb2, sum, xn, options);
+        Value sum = rowsGemm(lb2, l, xn, wd, init, acc, options);
         scf::YieldOp::create(
             lb2, l, ValueRange{cSlice.insert(lb2, l, sum, carried[0])});
       });
@@ -376,17 +384,7 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
                 slice2D(lbld, xwShape,
                         indices(lbld, {Value(), t}, {dir, 0, 0, 0}), 2, 3, acc);
             Value gInit = gSlice.extract(lbld, l, xwIn);
-            AffineExpr n = getAffineDimExpr(0, ctx),
-                       g = getAffineDimExpr(1, ctx),
-                       k = getAffineDimExpr(2, ctx);
-            Value gv = generic(lbld, l, ValueRange{hPrev, rd}, gInit,
-                               {AffineMap::get(3, 0, {n, k}, ctx),
-                                AffineMap::get(3, 0, {g, k}, ctx),
-                                AffineMap::get(3, 0, {n, g}, ctx)},
-                               {IteratorType::parallel, IteratorType::parallel,
-                                IteratorType::reduction},
-                               fmaBody(acc));
-            markRecurrentGemm(lbld, gv, hPrev, options);
+            Value gv = rowsGemm(lbld, l, hPrev, rd, gInit, acc, options);
             Value xwOut = gSlice.insert(lbld, l, gv, xwIn);
             // The gates and the new states, written over the previous ones
             // and into y's slice.
@@ -467,7 +465,6 @@ struct LstmLowering : MixLoweringPattern<LstmOp> {
 Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
                     int64_t row0, int64_t rows,
                     const MixToLinalgOptions &options) {
-  MLIRContext *ctx = b.getContext();
   auto accType = cast<RankedTensorType>(acc.getType());
   auto rType = cast<RankedTensorType>(rd.getType());
   Type accElem = accType.getElementType();
@@ -483,15 +480,7 @@ Value recurrentGemm(OpBuilder &b, Location loc, Value v, Value rd, Value acc,
   rSlice.type = RankedTensorType::get({rows, hidden}, rType.getElementType());
   Value init = whole ? acc : accSlice.extract(b, loc, acc);
   Value rows2 = whole ? rd : rSlice.extract(b, loc, rd);
-  AffineExpr n = getAffineDimExpr(0, ctx), g = getAffineDimExpr(1, ctx),
-             k = getAffineDimExpr(2, ctx);
-  Value sum = generic(
-      b, loc, ValueRange{v, rows2}, init,
-      {AffineMap::get(3, 0, {n, k}, ctx), AffineMap::get(3, 0, {g, k}, ctx),
-       AffineMap::get(3, 0, {n, g}, ctx)},
-      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
-      fmaBody(accElem));
-  markRecurrentGemm(b, sum, v, options);
+  Value sum = rowsGemm(b, loc, v, rows2, init, accElem, options);
   return whole ? sum : accSlice.insert(b, loc, sum, acc);
 }
 
