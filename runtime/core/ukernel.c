@@ -997,11 +997,19 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
     break;
   }
 #endif
-  /* Bounded first, so that the products below cannot overflow. */
-  int direct =
-      p->sh <= UK_GC_PHASES && p->sw <= UK_GC_PHASES && g.taps <= UK_GC_TAPS &&
-      g.cg <= UK_GC_BAND && p->KH <= UK_GC_BAND && p->dh <= UK_GC_BAND &&
-      p->KW <= UK_GC_BAND && p->dw <= UK_GC_BAND && p->OW <= UK_GC_BAND;
+  /* A 1x1 window of stride 1 without padding reads each group's input in
+   * place as the GEMM's right-hand side (no copy): with more than one
+   * channel per group the GEMMs beat the direct path there (which ran at
+   * 0.48-0.71 of their speed on ShuffleNet-like layers, docs/compiler.md).
+   * Bounded first, so that the products below cannot overflow. */
+  const int inPlace = p->KH == 1 && p->KW == 1 && p->sh == 1 && p->sw == 1 &&
+                      p->pt == 0 && p->pl == 0 && p->OH == p->H &&
+                      p->OW == p->W;
+  int direct = !(inPlace && g.cg > 1) && p->sh <= UK_GC_PHASES &&
+               p->sw <= UK_GC_PHASES && g.taps <= UK_GC_TAPS &&
+               g.cg <= UK_GC_BAND && p->KH <= UK_GC_BAND &&
+               p->dh <= UK_GC_BAND && p->KW <= UK_GC_BAND &&
+               p->dw <= UK_GC_BAND && p->OW <= UK_GC_BAND;
   /* Output rows per band: (rows + halo) * wp floats per phase plane and
    * channel, then 16 + wp of slack. */
   int64_t rows = p->OH;

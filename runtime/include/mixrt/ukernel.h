@@ -379,8 +379,9 @@ MIXRT_API mixrt_status_code mixrt_ukernel_conv2d_f32(
  *  x 48 positions, AVX2: 4 x 24, portable: one position's filters at a
  *  time) take one load per tap and vector and one broadcast per tap and
  *  filter, the weights read where they are. Other layers (strides above 8,
- *  a band beyond the stack) run the GEMMs of mixrt_ukernel_conv2d_f32 per
- *  image and group. With
+ *  a band beyond the stack, 1x1 windows of stride 1 without padding and
+ *  more than one channel per group, whose GEMMs read the input in place)
+ *  run the GEMMs of mixrt_ukernel_conv2d_f32 per image and group. With
  *  mixrt_ukernel_set_parallel, direct work of at least 2^20 multiply-adds
  *  is split by whole (image, group, band) items. Stack: about 52 KiB per
  *  calling thread (85 KiB on the GEMM path). `flags`: 0 or

@@ -7,14 +7,15 @@
 // relu); a NaN output must be a NaN in both. The shapes cover the direct
 // path of stride 1 (filters per group not a multiple of the tiles' 8, 6
 // or 4, bands of 49 to 64 positions (AVX-512's one-tile case),
-// one input channel per group, 1x1 windows whose positions run on across
-// rows, planes narrower than a vector (7x7, 1 x 5, 9 x 1), rows wider than
-// three vectors, planes split into bands of rows, dilation, asymmetric and
-// large padding, 5x3 windows, K = 576); strides 2 to 8 on the same path
-// (phase planes: one or two strided directions, 3 of 4 phases used,
-// dilation with stride, 1x1 of stride 2, bands, the one-tile band), and the
-// GEMM path it leaves to (stride 9, the padded rows of one output row
-// beyond the band); infinities,
+// one input channel per group, 1x1 windows (one channel per group, or
+// padded: positions run on across rows), planes narrower than a vector (7x7, 1
+// x 5, 9 x 1), rows wider than three vectors, planes split into bands of rows,
+// dilation, asymmetric and large padding, 5x3 windows, K = 576); strides 2 to 8
+// on the same path (phase planes: one or two strided directions, 3 of 4 phases
+// used, dilation with stride, 1x1 of stride 2, bands, the one-tile band), and
+// the GEMM path it leaves to (stride 9, the padded rows of one output row
+// beyond the band, 1x1 of stride 1 unpadded with several channels per
+// group); infinities,
 // NaN, -0 and subnormals; relu; no bias; an empty sum; two images; the words
 // after the output stay untouched. Then the results of one
 // mixrt_ukernel_conv2d_f32 call per image and group, threads (1, 2, 3: the same
@@ -170,6 +171,10 @@ TEST_CASE("ukernel.conv2d_grouped equals the reference on every path",
   // narrower than a vector, one column, one row, rows of 50 (three vectors
   // and a tail).
   check(grouped(2, 32, 48, 4, 9, 9, 1, 0), false, true, rng);
+  // 1x1 with one channel per group (direct; with more, stride 1 and no
+  // padding, per group the GEMMs), and padded (direct).
+  check(grouped(2, 8, 16, 8, 9, 9, 1, 0), false, true, rng);
+  check(grouped(1, 16, 16, 4, 5, 6, 1, 1), false, true, rng);
   check(grouped(1, 16, 16, 2, 1, 5, 3, 1), false, true, rng);
   check(grouped(1, 16, 16, 2, 9, 1, 3, 1), false, true, rng);
   check(grouped(1, 8, 8, 2, 3, 50, 3, 1), false, true, rng);
