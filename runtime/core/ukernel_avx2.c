@@ -1483,41 +1483,87 @@ UK_INLINE void gcTile(const uk_gconv_tile *t, int64_t q0, const int FR,
   }
 }
 
+/* Row i of channel c's phase planes (ri, 0) and (ri, 1) of stride 2 (x0[1]
+ * = x0[0] + 1), as the AVX-512 copy: per 8 columns of each, 16 floats
+ * (masked loads) split into even and odd lanes; stores stop at wp. */
+UK_INLINE UK_T void gcFillPairs(const uk_gconv_fill *f, int64_t c, int ri,
+                                int64_t i) {
+  float *d = f->band + c * f->plane + ri * 2 * f->ps + i * f->wp;
+  const int64_t ih = f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
+  const int inside = ih >= 0 && ih < f->H;
+  const uintptr_t src =
+      inside ? (uintptr_t)(f->in + (c * f->H + ih) * f->W) : 0;
+  for (int64_t j = 0; j < f->wp; j += 8) {
+    const __m256i m = laneMask(f->wp - j < 8 ? f->wp - j : 8);
+    __m256 even = _mm256_setzero_ps(), odd = even;
+    if (inside) {
+      const int64_t x = f->x0[0] + 2 * j;
+      int64_t l0, h0, l1, h1;
+      mixrt_uk_gc_lanes(x, 1, f->W, 8, &l0, &h0);
+      mixrt_uk_gc_lanes(x + 8, 1, f->W, 8, &l1, &h1);
+      const __m256 a =
+          _mm256_maskload_ps((const float *)(src + (uintptr_t)x * 4),
+                             _mm256_andnot_si256(laneMask(l0), laneMask(h0)));
+      const __m256 b =
+          _mm256_maskload_ps((const float *)(src + (uintptr_t)(x + 8) * 4),
+                             _mm256_andnot_si256(laneMask(l1), laneMask(h1)));
+      /* a0 a2 b0 b2 | a4 a6 b4 b6 -> a0 a2 a4 a6 b0 b2 b4 b6; odd alike. */
+      even = _mm256_castpd_ps(_mm256_permute4x64_pd(
+          _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))),
+          _MM_SHUFFLE(3, 1, 2, 0)));
+      odd = _mm256_castpd_ps(_mm256_permute4x64_pd(
+          _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))),
+          _MM_SHUFFLE(3, 1, 2, 0)));
+    }
+    _mm256_maskstore_ps(d + j, m, even);
+    _mm256_maskstore_ps(d + f->ps + j, m, odd);
+  }
+}
+
 /* The band copy (uk_gconv_fill), as mixrt_uk_gconv_fill_avx512: 8
  * columns a store (x + l * sw, +0 outside [0, W)), stride 1 a masked load,
- * else a masked gather; masked-off lanes touch no memory. */
+ * stride 2 in both directions the paired rows above, else a masked gather;
+ * masked-off lanes touch no memory. */
 UK_T void mixrt_uk_gconv_fill_avx2(const uk_gconv_fill *f) {
   const __m256 zero = _mm256_setzero_ps();
   const __m256i idx = _mm256_mullo_epi32(
       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)f->sw));
-  for (int64_t c = 0; c < f->cg; ++c)
-    for (int ri = 0; ri < f->nrp; ++ri)
-      for (int ci = 0; ci < f->ncp; ++ci) {
-        float *d0 = f->band + c * f->plane + (ri * f->ncp + ci) * f->ps;
-        for (int64_t i = 0; i < f->rows; ++i) {
-          float *d = d0 + i * f->wp;
-          /* ih0 < H first: ih0 + i * sh cannot overflow then. */
-          const int64_t ih = f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
-          if (ih < 0 || ih >= f->H) {
-            for (int64_t j = 0; j < f->wp; j += 8)
-              _mm256_storeu_ps(d + j, zero);
-            continue;
-          }
-          const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
-          for (int64_t j = 0; j < f->wp; j += 8) {
-            const int64_t x = f->x0[ci] + j * f->sw;
-            int64_t lo, hi;
-            mixrt_uk_gc_lanes(x, f->sw, f->W, 8, &lo, &hi);
-            const __m256i m = _mm256_andnot_si256(laneMask(lo), laneMask(hi));
-            const void *at = (const void *)(src + (uintptr_t)x * 4);
-            _mm256_storeu_ps(
-                d + j, f->sw == 1 ? _mm256_maskload_ps((const float *)at, m)
-                                  : _mm256_mask_i32gather_ps(
-                                        zero, (const float *)at, idx,
-                                        _mm256_castsi256_ps(m), 4));
+  if (f->sw == 2 && f->ncp == 2) {
+    for (int64_t c = 0; c < f->cg; ++c)
+      for (int64_t i = 0; i < f->rows; ++i)
+        for (int ri = 0; ri < f->nrp; ++ri)
+          gcFillPairs(f, c, ri, i);
+  } else {
+    for (int64_t c = 0; c < f->cg; ++c)
+      for (int ri = 0; ri < f->nrp; ++ri)
+        for (int ci = 0; ci < f->ncp; ++ci) {
+          float *d0 = f->band + c * f->plane + (ri * f->ncp + ci) * f->ps;
+          for (int64_t i = 0; i < f->rows; ++i) {
+            float *d = d0 + i * f->wp;
+            /* ih0 < H first: ih0 + i * sh cannot overflow then. */
+            const int64_t ih =
+                f->ih0[ri] < f->H ? f->ih0[ri] + i * f->sh : f->H;
+            if (ih < 0 || ih >= f->H) {
+              for (int64_t j = 0; j < f->wp; j += 8)
+                _mm256_storeu_ps(d + j, zero);
+              continue;
+            }
+            const uintptr_t src = (uintptr_t)(f->in + (c * f->H + ih) * f->W);
+            for (int64_t j = 0; j < f->wp; j += 8) {
+              const int64_t x = f->x0[ci] + j * f->sw;
+              int64_t lo, hi;
+              mixrt_uk_gc_lanes(x, f->sw, f->W, 8, &lo, &hi);
+              const __m256i m = _mm256_andnot_si256(laneMask(lo), laneMask(hi));
+              const void *at = (const void *)(src + (uintptr_t)x * 4);
+              _mm256_storeu_ps(
+                  d + j, f->sw == 1 ? _mm256_maskload_ps((const float *)at, m)
+                                    : _mm256_mask_i32gather_ps(
+                                          zero, (const float *)at, idx,
+                                          _mm256_castsi256_ps(m), 4));
+            }
           }
         }
-      }
+  }
   float *slack = f->band + f->cg * f->plane;
   for (int64_t j = 0; j < 16 + f->wp; j += 8)
     _mm256_maskstore_ps(
