@@ -1244,9 +1244,14 @@ UK_T int64_t mixrt_uk_rescale_s32_avx512(const int32_t *acc, int64_t n,
 UK_T void mixrt_uk_s8_to_f32_avx512(const int8_t *x, int64_t n, int32_t zp,
                                     float *out) {
   const __m512i z = _mm512_set1_epi32(zp);
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m =
-        n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1u);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v = _mm512_cvtepi8_epi32(
+        _mm_loadu_si128((const __m128i *)(const void *)(x + i)));
+    _mm512_storeu_ps(out + i, _mm512_cvtepi32_ps(_mm512_sub_epi32(v, z)));
+  }
+  if (i < n) {
+    const __mmask16 m = colMask(n - i);
     const __m512i v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, x + i));
     _mm512_mask_storeu_ps(out + i, m,
                           _mm512_cvtepi32_ps(_mm512_sub_epi32(v, z)));
