@@ -1015,14 +1015,19 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
   int64_t rows = p->OH;
   int ri[UK_GC_PHASES] = {0}, ci[UK_GC_PHASES] = {0};
   if (direct) {
-    /* The phases the taps use, numbered in increasing order. */
-    /* int arithmetic (no 64-bit division on 32-bit targets): kh * dh and
-     * kw * dw stay below 2^28 here. */
+    /* The phases the taps use, numbered in increasing order (divisions
+     * by mixrt_uk_divmod: no division helper on 32-bit targets; kh * dh
+     * and kw * dw stay below 2^28 here). */
     int usedR[UK_GC_PHASES] = {0}, usedC[UK_GC_PHASES] = {0};
-    for (int kh = 0; kh < (int)p->KH; ++kh)
-      usedR[kh * (int)p->dh % (int)p->sh] = 1;
-    for (int kw = 0; kw < (int)p->KW; ++kw)
-      usedC[kw * (int)p->dw % (int)p->sw] = 1;
+    int64_t quot, phase;
+    for (int64_t kh = 0; kh < p->KH; ++kh) {
+      mixrt_uk_divmod(kh * p->dh, p->sh, &quot, &phase);
+      usedR[phase] = 1;
+    }
+    for (int64_t kw = 0; kw < p->KW; ++kw) {
+      mixrt_uk_divmod(kw * p->dw, p->sw, &quot, &phase);
+      usedC[phase] = 1;
+    }
     g.nrp = g.ncp = 0;
     for (int i = 0; i < UK_GC_PHASES; ++i) {
       if (usedR[i]) {
@@ -1034,8 +1039,9 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
         g.cp[g.ncp++] = i;
       }
     }
-    g.wp = p->OW + ((int)p->KW - 1) * (int)p->dw / (int)p->sw;
-    g.halo = ((int)p->KH - 1) * (int)p->dh / (int)p->sh;
+    mixrt_uk_divmod((p->KW - 1) * p->dw, p->sw, &quot, &phase);
+    g.wp = p->OW + quot;
+    mixrt_uk_divmod((p->KH - 1) * p->dh, p->sh, &g.halo, &phase);
     const int64_t room = UK_GC_BAND - 16 - g.wp;
     if (room < 0)
       direct = 0;
@@ -1073,12 +1079,12 @@ static void runGroupedConv(const uk_conv_problem *p, int64_t groups) {
   /* A band's copy: (rows + halo) * wp * cg * nrp * ncp <= room floats
    * (nothing to copy when cg = 0, where rows may be any OH). */
   g.ps = g.cg > 0 ? (rows + g.halo) * g.wp : 0;
-  for (int kh = 0, t = 0; kh < (int)p->KH; ++kh)
-    for (int kw = 0; kw < (int)p->KW; ++kw, ++t) {
-      const int y = kh * (int)p->dh, x = kw * (int)p->dw;
-      const int sh = (int)p->sh, sw = (int)p->sw;
-      g.toff[t] = (int32_t)((ri[y % sh] * g.ncp + ci[x % sw]) * g.ps +
-                            y / sh * g.wp + x / sw);
+  for (int64_t kh = 0, t = 0; kh < p->KH; ++kh)
+    for (int64_t kw = 0; kw < p->KW; ++kw, ++t) {
+      int64_t yq, yr, xq, xr;
+      mixrt_uk_divmod(kh * p->dh, p->sh, &yq, &yr);
+      mixrt_uk_divmod(kw * p->dw, p->sw, &xq, &xr);
+      g.toff[t] = (int32_t)((ri[yr] * g.ncp + ci[xr]) * g.ps + yq * g.wp + xq);
     }
   runBlocks(p->N * groups * bands,
             (double)p->N * (double)(p->OH * p->OW) * (double)p->F *

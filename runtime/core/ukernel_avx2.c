@@ -1420,7 +1420,7 @@ UK_T void mixrt_uk_conv_s8_interleave_avx2(const int8_t *t, int64_t pitch,
 }
 
 /*===----------------------------------------------------------------------===*\
-|* Grouped convolutions of stride 1: a band's tiles (mixrt_uk_gconv_avx2)     *|
+|* Grouped convolutions: a band's tiles (mixrt_uk_gconv_avx2) and copy        *|
 \*===----------------------------------------------------------------------===*/
 
 /* Positions [q0, q0 + 8 * V) of FR filters (FR x V ymm accumulators), as

@@ -2207,7 +2207,7 @@ UK_T void mixrt_uk_dw_avx512(const uk_dw_problem *p) {
 }
 
 /*===----------------------------------------------------------------------===*\
-|* Grouped convolutions of stride 1: a band's tiles (mixrt_uk_gconv_avx512)   *|
+|* Grouped convolutions: a band's tiles (mixrt_uk_gconv_avx512) and copy      *|
 \*===----------------------------------------------------------------------===*/
 
 /* Positions [q0, q0 + 16 * V) (from band position (row, col)) of FR
